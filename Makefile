@@ -1,0 +1,42 @@
+# warpgraph — the two commands for a fresh machine are `make run` and `make test`.
+GO ?= go
+CLANG ?= clang++-16
+CUDA_ARCH ?= sm_70
+KERNEL_SRCS := $(wildcard kernels/*.cu)
+KERNEL_PTX := $(patsubst kernels/%.cu,kernels/ptx/%.ptx,$(KERNEL_SRCS))
+# The exact flags of DESIGN.md plus line directives for diagnostics and a
+# path map so the PTX does not depend on where the repository lives.
+CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
+	--cuda-gpu-arch=$(CUDA_ARCH) -Xclang -target-feature -Xclang +ptx64 -O3 -S \
+	-gline-directives-only -ffile-prefix-map=$(CURDIR)=.
+
+.PHONY: run test bench fuzz kernels device-build vet
+
+run:
+	$(GO) run ./cmd/warpgraph demo
+
+test: vet
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Each parser fuzzed for a bounded time (FUZZTIME per target).
+FUZZTIME ?= 60s
+fuzz:
+	./scripts/fuzz-all.sh $(FUZZTIME)
+
+kernels: $(KERNEL_PTX)
+
+kernels/ptx/%.ptx: kernels/%.cu kernels/warpgraph.h
+	@mkdir -p kernels/ptx
+	$(CLANG) $(CLANG_CUDA_FLAGS) $< -o $@
+
+# Binaries for the GPU machine (it has no Go): carry .device in the device call.
+device-build:
+	@mkdir -p .device
+	CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .device/hw.test ./hw
+	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o .device/warpgraph ./cmd/warpgraph
