@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/hw"
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// deviceEnv is an open executor: the simulator or a GPU.
+type deviceEnv struct {
+	dev     kernels.Device
+	target  string
+	simMode string
+	config  string
+}
+
+func (e *deviceEnv) close() { _ = e.dev.Close() }
+
+func (e *deviceEnv) describe(r *runResult) {
+	r.Device = e.dev.Properties().Name
+	r.SimMode = e.simMode
+	r.Config = e.config
+}
+
+// openDevice opens the executor a --target names.
+func openDevice(o runOptions) (*deviceEnv, error) {
+	switch o.target {
+	case "hw":
+		dev, err := hw.Open(0)
+		if err != nil {
+			if errors.Is(err, hw.ErrNoDriver) {
+				return nil, fmt.Errorf("--target hw needs an NVIDIA GPU with its driver: %w", err)
+			}
+			return nil, err
+		}
+		return &deviceEnv{dev: dev, target: "hw"}, nil
+	case "sim":
+		return openSimulator(o.simMode, o.config)
+	default:
+		return nil, badInput("target %q has no device", o.target)
+	}
+}

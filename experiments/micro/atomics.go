@@ -1,0 +1,97 @@
+package micro
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// AtomicDegrees are the synchronisation degrees (threads per address) of
+// WolfGraph's mini-benchmark.
+var AtomicDegrees = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+
+// atomicThreads is the benchmark's CTA: 1024 threads, one CTA.
+const atomicThreads = 1024
+
+// AtomicContention runs atomicMin into shared and into global memory at each
+// synchronisation degree and checks every slot against the host formula of
+// kernels/atomic_contention.cu.
+func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p Params) (*Table, error) {
+	shared, err := kernels.Lookup("atomic_contention_shared")
+	if err != nil {
+		return nil, err
+	}
+	global, err := kernels.Lookup("atomic_contention_global")
+	if err != nil {
+		return nil, err
+	}
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	out, err := kernels.Slice[uint32](mem, atomicThreads)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Name: "atomic_contention", Device: dev.Properties().Name}
+	for _, d := range degrees {
+		if d < 1 || d > atomicThreads {
+			return nil, fmt.Errorf("atomic_contention: degree %d is outside 1..%d", d, atomicThreads)
+		}
+		want := atomicExpected(d, p.Reps)
+		var costs [2]kernels.LaunchStats
+		for i, k := range []*kernels.Kernel{shared, global} {
+			s, err := dev.Launch(ctx, k, p.launch(1, atomicThreads), out, uint32(d), uint32(p.Reps))
+			if err != nil {
+				return nil, fmt.Errorf("atomic_contention degree %d: %w", d, err)
+			}
+			got := make([]uint32, len(want))
+			if err := kernels.Download(dev, got, out); err != nil {
+				return nil, err
+			}
+			if err := firstMismatch(k.Name, got, func(i int) uint32 { return want[i] }); err != nil {
+				return nil, fmt.Errorf("degree %d: %w", d, err)
+			}
+			costs[i] = s
+		}
+		if t.Columns == nil {
+			u := costUnit(costs[0])
+			t.Columns = []string{"degree", "shared (" + u + ")", "global (" + u + ")", "global/shared", "validated"}
+		}
+		t.add(d, cost(costs[0]), cost(costs[1]), ratio(costs[1], costs[0]), "all slots exact")
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("1024 threads in one CTA, %d atomicMin per thread; degree = threads per address.", p.Reps))
+	return t, nil
+}
+
+// atomicExpected is the final content of the slots of one CTA: the minimum
+// of v(t, r) = t ^ (r * 0x9E3779B9) over the d threads of each slot.
+func atomicExpected(d, reps int) []uint32 {
+	slots := (atomicThreads + d - 1) / d
+	want := make([]uint32, slots)
+	for a := range want {
+		want[a] = 0xFFFFFFFF
+	}
+	for t := 0; t < atomicThreads; t++ {
+		a := t / d
+		for r := 0; r < reps; r++ {
+			if v := uint32(t) ^ (uint32(r) * 0x9E3779B9); v < want[a] {
+				want[a] = v
+			}
+		}
+	}
+	return want
+}
+
+// ratio divides two launch costs in the unit they share.
+func ratio(num, den kernels.LaunchStats) string {
+	var n, d float64
+	switch {
+	case num.Elapsed > 0 && den.Elapsed > 0:
+		n, d = float64(num.Elapsed), float64(den.Elapsed)
+	case num.Cycles > 0 && den.Cycles > 0:
+		n, d = float64(num.Cycles), float64(den.Cycles)
+	default:
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", n/d)
+}
