@@ -78,7 +78,7 @@ type KernelAttrs struct {
 // fills Cycles and Counters (and Elapsed from its clock).
 type LaunchStats struct {
 	Elapsed time.Duration
-	// Samples holds every timed repetition on hardware, when more than one.
+	// Samples holds the time of every timed launch on hardware.
 	Samples  []time.Duration
 	Cycles   uint64
 	Counters map[string]float64
@@ -97,6 +97,8 @@ type Device interface {
 	CopyToDevice(dst DevPtr, src []byte) error
 	CopyFromDevice(dst []byte, src DevPtr) error
 	Memset(p DevPtr, value byte, bytes int) error
+	// Launch runs k to completion. Give ctx a deadline: on hardware a kernel
+	// still running when ctx ends cannot be stopped and the device is lost.
 	Launch(ctx context.Context, k *Kernel, cfg LaunchConfig, args ...any) (LaunchStats, error)
 	// Occupancy returns how many CTAs of k fit on one SM at once.
 	Occupancy(k *Kernel, blockThreads, dynamicSmem int) (ctasPerSM int, err error)
