@@ -10,7 +10,7 @@ CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -Xclang -target-feature -Xclang +ptx64 -O3 -S \
 	-gline-directives-only -ffile-prefix-map=$(CURDIR)=.
 
-.PHONY: run test bench fuzz kernels device-build vet
+.PHONY: run test bench fuzz kernels print-clang-flags device-build vet
 
 run:
 	$(GO) run ./cmd/warpgraph demo
@@ -29,14 +29,22 @@ FUZZTIME ?= 60s
 fuzz:
 	./scripts/fuzz-all.sh $(FUZZTIME)
 
+# Regenerate the committed PTX. Run from the repository root: the PTX's .file
+# table holds ./kernels/NAME.cu, so kernels/ptx_fresh_test.go compiles the
+# same relative paths from here with the flags print-clang-flags reports.
 kernels: $(KERNEL_PTX)
 
 kernels/ptx/%.ptx: kernels/%.cu kernels/warpgraph.h
 	@mkdir -p kernels/ptx
 	$(CLANG) $(CLANG_CUDA_FLAGS) $< -o $@
 
+# The compiler and its flags, one line: the single source of truth that
+# kernels/ptx_fresh_test.go reads (make -s --no-print-directory print-clang-flags).
+print-clang-flags:
+	@echo $(CLANG) $(CLANG_CUDA_FLAGS)
+
 # Binaries for the GPU machine (it has no Go): carry .device in the device call.
 device-build:
 	@mkdir -p .device
 	CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .device/hw.test ./hw
-	CGO_ENABLED=1 $(GO) build -ldflags='-s -w' -o .device/warpgraph ./cmd/warpgraph
+	CGO_ENABLED=1 $(GO) build -ldflags="-s -w -X main.buildCommit=$$(git rev-parse --short HEAD)" -o .device/warpgraph ./cmd/warpgraph

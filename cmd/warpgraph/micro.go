@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/warpgraph/warpgraph/experiments/micro"
+)
+
+func init() { extraCommands = append(extraCommands, newMicroCommand) }
+
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier"}
+
+type microOptions struct {
+	target, simMode, config string
+	reps, warmup, repeat    int
+	elements                int
+	spinBudget              uint32
+	timeout                 time.Duration
+	asJSON                  bool
+}
+
+func newMicroCommand() *cobra.Command {
+	var o microOptions
+	cmd := &cobra.Command{
+		Use:   "micro NAME|all [--target hw|sim]",
+		Short: "Run a microbenchmark (" + strings.Join(microNames, ", ") + ") and print its validated table",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names := []string{args[0]}
+			if args[0] == "all" {
+				names = microNames
+			} else if !slices.Contains(microNames, args[0]) {
+				return badInput("unknown microbenchmark %q: use one of %s or all", args[0], strings.Join(microNames, ", "))
+			}
+			if o.target != "hw" && o.target != "sim" {
+				return badInput("unknown target %q: microbenchmarks run on hw or sim", o.target)
+			}
+			env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
+			if err != nil {
+				return err
+			}
+			defer env.close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout)
+			defer cancel()
+			var tables []*micro.Table
+			for _, name := range names {
+				t, err := runMicro(ctx, env, name, o)
+				if err != nil {
+					return fmt.Errorf("micro %s: %w", name, err)
+				}
+				if !o.asJSON {
+					if err := t.Write(cmd.OutOrStdout()); err != nil {
+						return err
+					}
+					fmt.Fprintln(cmd.OutOrStdout())
+				}
+				tables = append(tables, t)
+			}
+			if o.asJSON {
+				return writeJSON(cmd.OutOrStdout(), tables)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
+	f.StringVar(&o.simMode, "sim-mode", "functional", "simulator mode")
+	f.StringVar(&o.config, "config", "h100", "simulator configuration name")
+	f.IntVar(&o.reps, "reps", 0, "work per thread inside the kernel (0: a default per benchmark and target)")
+	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
+	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
+	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
+	f.Uint32Var(&o.spinBudget, "spin-budget", 1_000_000, "global_barrier: polls per wait before the kernel aborts (0 = unbounded, simulator only)")
+	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "host timeout for all launches")
+	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
+	return cmd
+}
+
+// orDefault picks the per-target default when the flag was left at 0:
+// hardware needs long kernels to time, a simulation needs short ones.
+func orDefault(v int, hw, sim int, target string) int {
+	if v > 0 {
+		return v
+	}
+	if target == "hw" {
+		return hw
+	}
+	return sim
+}
+
+func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) (*micro.Table, error) {
+	p := micro.Params{Warmup: o.warmup, Repeat: o.repeat}
+	if o.target == "sim" {
+		p.Warmup, p.Repeat = 0, 1 // the simulator is deterministic
+	}
+	switch name {
+	case "stream":
+		t, _, err := micro.Stream(ctx, env.dev, orDefault(o.elements, 1<<24, 1<<20, o.target), 256, p)
+		return t, err
+	case "atomic_contention":
+		p.Reps = orDefault(o.reps, 256, 8, o.target)
+		return micro.AtomicContention(ctx, env.dev, micro.AtomicDegrees, p)
+	case "bank_stride":
+		p.Reps = orDefault(o.reps, 4096, 32, o.target)
+		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
+		return micro.BankStride(ctx, env.dev, micro.BankStrides, grid, 256, p)
+	case "global_barrier":
+		rounds := orDefault(o.reps, 20, 3, o.target)
+		return micro.BarrierStudy(ctx, env.dev, 128, rounds, o.spinBudget)
+	}
+	return nil, badInput("unknown microbenchmark %q", name)
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of every package, one at a time, for a bounded time
+# each: scripts/fuzz-all.sh [duration [packages...]] (duration defaults to
+# 60s and takes any `go test -fuzztime` value; packages default to ./...). Exits non-zero on the first finding (go test then prints the
+# failing input and writes it under the package's testdata/fuzz/) or when a
+# package fails to build. `make fuzz` calls it.
+set -euo pipefail
+
+duration="${1:-60s}"
+shift || true
+packages=("$@")
+[ "${#packages[@]}" -gt 0 ] || packages=(./...)
+cd "$(dirname "$0")/.."
+go="${GO:-go}"
+
+# `go test -list` prints each package's matching tests, then a line
+# "ok <package> <time>"; pair the names with the package that follows them.
+if ! listing="$("$go" test -run '^$' -list '^Fuzz' "${packages[@]}" 2>&1)"; then
+	printf '%s\n' "$listing" >&2
+	echo "fuzz-all: listing the fuzz targets failed" >&2
+	exit 1
+fi
+targets=()
+pending=()
+while IFS= read -r line; do
+	case "$line" in
+	Fuzz*)
+		pending+=("$line")
+		;;
+	ok*)
+		pkg="$(awk '{print $2}' <<<"$line")"
+		for name in "${pending[@]+"${pending[@]}"}"; do
+			targets+=("$pkg $name")
+		done
+		pending=()
+		;;
+	esac
+done <<<"$listing"
+
+if [ "${#targets[@]}" -eq 0 ]; then
+	echo "fuzz-all: no fuzz targets found" >&2
+	exit 1
+fi
+
+echo "fuzz-all: ${#targets[@]} targets, $duration each"
+for target in "${targets[@]}"; do
+	read -r pkg name <<<"$target"
+	echo "=== $name ($pkg)"
+	if ! "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" "$pkg"; then
+		echo "fuzz-all: $name in $pkg found a failure (see above)" >&2
+		exit 1
+	fi
+done
+echo "fuzz-all: no findings"
