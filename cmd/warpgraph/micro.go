@@ -13,7 +13,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "divmod"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -112,6 +112,9 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "global_barrier":
 		rounds := orDefault(o.reps, 20, 3, o.target)
 		return micro.BarrierStudy(ctx, env.dev, 128, rounds, o.spinBudget)
+	case "divmod":
+		_, t, err := micro.DivModProbe(ctx, env.dev)
+		return t, err
 	}
 	return nil, badInput("unknown microbenchmark %q", name)
 }

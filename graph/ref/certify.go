@@ -1,8 +1,10 @@
 package ref
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/warpgraph/warpgraph/graph"
 )
@@ -128,6 +130,8 @@ func certify(g *graph.Graph, src uint32, val []uint32, p pathProblem, weighted b
 			flag(uint32(v), "a value realised by a path from the source", fmt.Sprint(val[v]))
 		}
 	}
+	// The two passes find mismatches in different orders; report them by id.
+	slices.SortFunc(r.First, func(a, b Mismatch) int { return cmp.Compare(a.Vertex, b.Vertex) })
 	return r
 }
 
