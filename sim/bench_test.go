@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"context"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// BenchmarkStreamFunctional1M runs the stream kernel with 1M threads
+// (blocks of 256) on the simulated h100 in functional mode — the speed
+// anchor of DESIGN.md — and reports the simulator's speed and memory:
+//
+//	thread-inst/s  thread-instructions per wall second
+//	bytes/thread   peak Go heap during a launch minus the simulated global
+//	               memory image, divided by the threads launched
+//
+// Run it on one core: go test -run '^$' -bench StreamFunctional -cpu 1 ./sim
+func BenchmarkStreamFunctional1M(b *testing.B) {
+	const n = 1 << 20
+	const block = 256
+	cfg, err := ConfigByName("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	k, err := kernels.Lookup("stream")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, bb := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i], bb[i] = float32(i), float32(2*i)+0.5
+	}
+	pa, err := kernels.AllocCopy(d, a)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pb, err := kernels.AllocCopy(d, bb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pc, err := kernels.AllocSlice[float32](d, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lc := kernels.LaunchConfig{Grid: kernels.D1(n / block), Block: kernels.D1(block)}
+	run := func() kernels.LaunchStats {
+		st, err := d.Launch(context.Background(), k, lc, pa, pb, pc, uint32(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+
+	// Memory per simulated thread, measured on one launch with the
+	// collector off, so the heap after the launch is its peak: everything
+	// the launch allocated is still there.
+	run() // load and prepare the module outside the measurement
+	runtime.GC()
+	old := debug.SetGCPercent(-1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run()
+	runtime.ReadMemStats(&after)
+	debug.SetGCPercent(old)
+	peak := float64(after.HeapInuse)
+	image := float64(d.MemoryBytes())
+	bytesPerThread := (peak - image) / n
+
+	c := make([]float32, n)
+	if err := kernels.Download(d, c, pc); err != nil {
+		b.Fatal(err)
+	}
+	for i := range c {
+		if c[i] != a[i]+bb[i] {
+			b.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+bb[i])
+		}
+	}
+
+	var threadInsts float64
+	b.ResetTimer()
+	for b.Loop() {
+		threadInsts += run().Counters["thread_instructions"]
+	}
+	b.ReportMetric(threadInsts/b.Elapsed().Seconds(), "thread-inst/s")
+	b.ReportMetric(bytesPerThread, "bytes/thread")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-bytes/thread")
+}

@@ -1,0 +1,436 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Device is a simulated GPU implementing kernels.Device. It runs launches
+// in functional mode: exact values, warps of co-resident CTAs interleaved,
+// no time (Elapsed and Cycles are zero). A Device is safe for concurrent
+// use; launches run one at a time.
+type Device struct {
+	cfg  Config
+	opts options
+
+	mu       sync.Mutex
+	mem      *exec.Memory
+	mods     map[*kernels.Module]*exec.Module
+	attrs    *kernels.AttrTable
+	launches uint64
+	closed   bool
+}
+
+var _ kernels.Device = (*Device)(nil)
+
+type options struct {
+	slice       int
+	quietWindow uint64
+	memLimit    uint64
+}
+
+// Option configures a Device.
+type Option func(*options)
+
+// WithSlice sets how many instructions a warp runs per scheduling turn
+// (default 256).
+func WithSlice(n int) Option { return func(o *options) { o.slice = n } }
+
+// WithQuietWindow sets how many warp-instructions without a memory write,
+// barrier release or finishing warp pass before the livelock check starts
+// (default 1<<20).
+func WithQuietWindow(n uint64) Option { return func(o *options) { o.quietWindow = n } }
+
+// WithMemoryLimit caps the simulated global memory (default: the
+// configuration's GlobalMemBytes).
+func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memLimit = bytes } }
+
+// New returns a simulated device with configuration cfg.
+func New(cfg Config, opts ...Option) (*Device, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{memLimit: cfg.GlobalMemBytes}
+	for _, f := range opts {
+		f(&o)
+	}
+	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemory(o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
+	if cfg.AttrsGPU != "" {
+		t, err := kernels.LoadAttrs(cfg.AttrsGPU)
+		switch {
+		case err == nil:
+			d.attrs = t
+		case errors.Is(err, kernels.ErrNoAttrs):
+			// No measured table yet: residency uses the register estimate.
+		default:
+			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
+		}
+	}
+	return d, nil
+}
+
+// Config returns the device's configuration.
+func (d *Device) Config() Config { return d.cfg }
+
+// Properties reports the configuration as kernels.Properties.
+func (d *Device) Properties() kernels.Properties {
+	c := d.cfg
+	return kernels.Properties{
+		Name:               "warpgraph sim " + c.Name,
+		ComputeCapability:  c.ComputeCapability,
+		SMs:                c.SMs,
+		WarpSize:           c.WarpSize,
+		RegistersPerSM:     c.RegistersPerSM,
+		RegistersPerCTA:    c.RegistersPerCTA,
+		SharedMemPerSM:     c.SharedMemPerSM,
+		SharedMemPerCTA:    c.SharedMemPerCTA,
+		MaxThreadsPerCTA:   c.MaxThreadsPerCTA,
+		MaxThreadsPerSM:    c.MaxThreadsPerSM,
+		MaxWarpsPerSM:      c.MaxWarpsPerSM,
+		MaxCTAsPerSM:       c.MaxCTAsPerSM,
+		ClockKHz:           c.ClockMHz * 1000,
+		GlobalMemBytes:     c.GlobalMemBytes,
+		RegisterAllocUnit:  c.RegisterAllocUnit,
+		SharedMemAllocUnit: c.SharedMemAllocUnit,
+	}
+}
+
+var errClosed = errors.New("sim: device is closed")
+
+// module returns the loaded form of k's module, parsing its PTX once.
+// d.mu is held.
+func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
+	if d.closed {
+		return nil, errClosed
+	}
+	if k == nil || k.Module == nil {
+		return nil, errors.New("sim: kernel without a module")
+	}
+	if m, ok := d.mods[k.Module]; ok {
+		return m, nil
+	}
+	pm, err := ptx.Parse(k.Module.Name+".ptx", k.Module.PTX)
+	if err != nil {
+		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
+	}
+	m, err := exec.LoadModule(pm, d.mem)
+	if err != nil {
+		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
+	}
+	d.mods[k.Module] = m
+	return m, nil
+}
+
+// program returns k's prepared program. d.mu is held.
+func (d *Device) program(k *kernels.Kernel) (*exec.Program, error) {
+	m, err := d.module(k)
+	if err != nil {
+		return nil, err
+	}
+	p, err := m.Program(k.Name)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	return p, nil
+}
+
+// Load parses k's module (once per module) and prepares k.
+func (d *Device) Load(k *kernels.Kernel) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err := d.program(k)
+	return err
+}
+
+// Alloc reserves zeroed global memory.
+func (d *Device) Alloc(bytes int) (kernels.DevPtr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, errClosed
+	}
+	a, err := d.mem.Alloc(bytes)
+	if err != nil {
+		return 0, fmt.Errorf("sim: %w", err)
+	}
+	return kernels.DevPtr(a), nil
+}
+
+// Free releases an allocation.
+func (d *Device) Free(p kernels.DevPtr) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errClosed
+	}
+	if err := d.mem.Free(uint64(p)); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}
+
+// CopyToDevice copies src to device memory at dst.
+func (d *Device) CopyToDevice(dst kernels.DevPtr, src []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errClosed
+	}
+	if err := d.mem.Write(uint64(dst), src); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}
+
+// CopyFromDevice copies device memory at src into dst.
+func (d *Device) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errClosed
+	}
+	if err := d.mem.Read(dst, uint64(src)); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}
+
+// Memset sets bytes of device memory at p to value.
+func (d *Device) Memset(p kernels.DevPtr, value byte, bytes int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errClosed
+	}
+	if err := d.mem.Fill(uint64(p), value, bytes); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}
+
+// MemoryBytes is the size of the simulated global memory image.
+func (d *Device) MemoryBytes() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mem.Size()
+}
+
+// Close releases the device's memory; later calls fail.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	d.mem = exec.NewMemory(1)
+	d.mods = nil
+	return nil
+}
+
+// kernelAttrs are k's resource needs: measured (kernels/attrs) when the
+// configuration has a table with an up-to-date record, else estimated.
+// d.mu is held.
+type kernelAttrs struct {
+	kernels.KernelAttrs
+	measured *kernels.KernelAttrRecord // nil when estimated
+}
+
+func (d *Device) attributes(k *kernels.Kernel) (kernelAttrs, error) {
+	p, err := d.program(k)
+	if err != nil {
+		return kernelAttrs{}, err
+	}
+	e := p.Entry
+	a := kernelAttrs{KernelAttrs: kernels.KernelAttrs{
+		RegistersPerThread: min(max(e.RegEstimate.Regs32, 1), d.cfg.MaxRegistersPerThread),
+		StaticSharedMem:    e.StaticSharedSize,
+		LocalMemPerThread:  p.LocalBytes(),
+	}}
+	if e.MaxNReg > 0 {
+		a.RegistersPerThread = min(a.RegistersPerThread, e.MaxNReg)
+	}
+	if d.attrs != nil {
+		if r, ok := d.attrs.Lookup(k.Name); ok && r.PTXSHA256 == k.Module.SHA256() {
+			a.RegistersPerThread = r.RegistersPerThread
+			a.StaticSharedMem = r.StaticSharedMem
+			a.LocalMemPerThread = r.LocalMemPerThread
+			a.measured = r
+		}
+	}
+	limit := d.cfg.MaxThreadsPerCTA
+	if n := e.MaxNTID; n[0] > 0 {
+		limit = min(limit, max(n[0], 1)*max(n[1], 1)*max(n[2], 1))
+	}
+	if n := e.ReqNTID; n[0] > 0 {
+		limit = min(limit, max(n[0], 1)*max(n[1], 1)*max(n[2], 1))
+	}
+	// The register file bounds the block too (as cudaFuncGetAttributes
+	// reports it): whole warps whose registers fit one CTA.
+	perWarp := d.regsPerWarp(a.RegistersPerThread)
+	limit = min(limit, d.cfg.RegistersPerCTA/perWarp*32)
+	if a.measured != nil {
+		limit = min(limit, a.measured.MaxThreadsPerCTA)
+	}
+	a.MaxThreadsPerCTA = limit
+	return a, nil
+}
+
+func (d *Device) regsPerWarp(regsPerThread int) int {
+	u := d.cfg.RegisterAllocUnit
+	return (regsPerThread*32 + u - 1) / u * u
+}
+
+// Attributes reports k's registers per thread (measured, else estimated),
+// static shared memory, local memory and largest block.
+func (d *Device) Attributes(k *kernels.Kernel) (kernels.KernelAttrs, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a, err := d.attributes(k)
+	return a.KernelAttrs, err
+}
+
+// occupancy is CTAs of k per SM for a block size and dynamic shared
+// memory, with the reason that limits it. d.mu is held.
+func (d *Device) occupancy(k *kernels.Kernel, a kernelAttrs, blockThreads, dynamicSmem int) (int, string) {
+	c := d.cfg
+	if a.measured != nil {
+		if n, ok := a.measured.CTAsPerSM(blockThreads, dynamicSmem); ok {
+			return n, "measured occupancy (kernels/attrs/" + c.AttrsGPU + ".json)"
+		}
+	}
+	warps := (blockThreads + 31) / 32
+	n, why := c.MaxCTAsPerSM, fmt.Sprintf("at most %d CTAs per SM", c.MaxCTAsPerSM)
+	lim := func(v int, reason string) {
+		if v < n {
+			n, why = v, reason
+		}
+	}
+	lim(c.MaxWarpsPerSM/warps, fmt.Sprintf("%d warps per CTA of %d per SM", warps, c.MaxWarpsPerSM))
+	lim(c.MaxThreadsPerSM/(warps*32), fmt.Sprintf("%d threads per CTA of %d per SM", warps*32, c.MaxThreadsPerSM))
+	perWarp := d.regsPerWarp(a.RegistersPerThread)
+	lim(c.RegistersPerSM/perWarp/warps, fmt.Sprintf("%d registers per thread (%d per warp) of %d per SM", a.RegistersPerThread, perWarp, c.RegistersPerSM))
+	smem := a.StaticSharedMem + dynamicSmem + c.SharedMemReservedPerCTA
+	if smem > 0 {
+		u := c.SharedMemAllocUnit
+		smem = (smem + u - 1) / u * u
+		lim(c.SharedMemPerSM/smem, fmt.Sprintf("%d bytes of shared memory per CTA of %d per SM", smem, c.SharedMemPerSM))
+	}
+	return max(n, 0), why
+}
+
+// Occupancy returns how many CTAs of k fit on one SM at once.
+func (d *Device) Occupancy(k *kernels.Kernel, blockThreads, dynamicSmem int) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a, err := d.attributes(k)
+	if err != nil {
+		return 0, err
+	}
+	if blockThreads <= 0 || blockThreads > a.MaxThreadsPerCTA {
+		return 0, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf("block of %d threads; the kernel allows 1 to %d", blockThreads, a.MaxThreadsPerCTA)}
+	}
+	n, _ := d.occupancy(k, a, blockThreads, dynamicSmem)
+	return n, nil
+}
+
+// checkLaunch applies the hardware's launch rules and returns the number
+// of co-resident CTAs. d.mu is held.
+func (d *Device) checkLaunch(k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig) (int, error) {
+	fail := func(format string, args ...any) (int, error) {
+		return 0, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(format, args...)}
+	}
+	b, g := cfg.Block, cfg.Grid
+	for _, v := range []int{b.X, b.Y, b.Z, g.X, g.Y, g.Z} {
+		if v < 0 {
+			return fail("negative extent in grid %+v or block %+v", g, b)
+		}
+	}
+	bx, by, bz := max(b.X, 1), max(b.Y, 1), max(b.Z, 1)
+	if bx > 1024 || by > 1024 || bz > 64 {
+		return fail("block %dx%dx%d exceeds the per-dimension limits 1024x1024x64", bx, by, bz)
+	}
+	threads := b.Count()
+	if threads > a.MaxThreadsPerCTA {
+		return fail("block of %d threads exceeds the kernel's limit of %d (device %d, %d registers per thread)",
+			threads, a.MaxThreadsPerCTA, d.cfg.MaxThreadsPerCTA, a.RegistersPerThread)
+	}
+	if gx, gy, gz := max(g.X, 1), max(g.Y, 1), max(g.Z, 1); gx > 1<<31-1 || gy > 65535 || gz > 65535 {
+		return fail("grid %dx%dx%d exceeds the limits 2147483647x65535x65535", gx, gy, gz)
+	}
+	if cfg.DynamicSharedMem < 0 {
+		return fail("negative dynamic shared memory")
+	}
+	if smem := a.StaticSharedMem + cfg.DynamicSharedMem; smem > d.cfg.SharedMemPerCTA {
+		return fail("%d bytes of shared memory (%d static + %d dynamic) exceed the %d-byte limit per CTA",
+			smem, a.StaticSharedMem, cfg.DynamicSharedMem, d.cfg.SharedMemPerCTA)
+	}
+	if regs := d.regsPerWarp(a.RegistersPerThread) * ((threads + 31) / 32); regs > d.cfg.RegistersPerCTA {
+		return fail("%d registers per CTA exceed the limit of %d", regs, d.cfg.RegistersPerCTA)
+	}
+	perSM, why := d.occupancy(k, a, threads, cfg.DynamicSharedMem)
+	if perSM == 0 {
+		return fail("no CTA fits on an SM (%s)", why)
+	}
+	resident := perSM * d.cfg.SMs
+	if cfg.Cooperative && g.Count() > resident {
+		return fail("cooperative grid of %d CTAs exceeds the %d that can be co-resident (%d per SM, limited by %s, on %d SMs)",
+			g.Count(), resident, perSM, why, d.cfg.SMs)
+	}
+	return resident, nil
+}
+
+// Launch runs k to completion in functional mode. ctx bounds the wall
+// time: the run checks it between scheduling rounds. Counters:
+// warp_instructions, thread_instructions, ctas, max_resident_ctas.
+func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var stats kernels.LaunchStats
+	if k == nil {
+		return stats, errors.New("sim: launch of a nil kernel")
+	}
+	params, err := k.PackArgs(args...)
+	if err != nil {
+		return stats, fmt.Errorf("sim: %w", err)
+	}
+	p, err := d.program(k)
+	if err != nil {
+		return stats, err
+	}
+	a, err := d.attributes(k)
+	if err != nil {
+		return stats, err
+	}
+	resident, err := d.checkLaunch(k, a, cfg)
+	if err != nil {
+		return stats, err
+	}
+	d.launches++
+	g, err := exec.NewGrid(p, d.mem, exec.Launch{
+		Grid:           [3]int{max(cfg.Grid.X, 1), max(cfg.Grid.Y, 1), max(cfg.Grid.Z, 1)},
+		Block:          [3]int{max(cfg.Block.X, 1), max(cfg.Block.Y, 1), max(cfg.Block.Z, 1)},
+		DynamicShared:  cfg.DynamicSharedMem,
+		Params:         params,
+		SMs:            d.cfg.SMs,
+		WarpSlotsPerSM: d.cfg.MaxWarpsPerSM,
+		GridID:         d.launches,
+	})
+	if err != nil {
+		return stats, fmt.Errorf("sim: %w", err)
+	}
+	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow})
+	stats.Counters = map[string]float64{
+		"warp_instructions":   float64(g.WarpInsts),
+		"thread_instructions": float64(g.ThreadInsts),
+		"ctas":                float64(g.CTAs()),
+		"max_resident_ctas":   float64(min(resident, g.CTAs())),
+	}
+	if runErr != nil {
+		return stats, fmt.Errorf("sim: %w", runErr)
+	}
+	return stats, nil
+}

@@ -1,0 +1,40 @@
+// Package exec is the simulator's functional SIMT executor: it runs the
+// lowered PTX of sim/ptx exactly, warp by warp, on one coherent memory
+// image.
+//
+// It models grids of CTAs and CTAs of 32-lane warps; per-thread registers
+// (one uint64 slot per PTX register, laid out warp-major so each
+// instruction decodes once and loops over its active lanes); a SIMT
+// reconvergence stack driven by the front end's immediate post-dominators;
+// guard predicates, divergent branches, loops with early exits, calls,
+// ret and exit; CTA barriers (bar.sync, bar.arrive, bar.red) counting
+// warps, with exited warps counting as arrived; vote, shfl, match and
+// activemask; global, shared, local and param memory with generic
+// addressing through per-space windows, every access checked; atomics
+// applied lane by lane in ascending lane order; integer and float
+// arithmetic with PTX semantics. Fences are no-ops: there is one memory
+// image, always coherent.
+//
+// Two drivers share the same instruction implementations. Grid.Run is the
+// functional mode: the warps of all co-resident CTAs interleave
+// round-robin, a bounded slice each, so kernels that wait on other CTAs
+// (global barriers, task queues) run as on hardware; later CTAs start as
+// resident ones finish. A timing model instead dispatches CTAs itself
+// (Grid.Dispatch, Grid.Retire) and issues one warp-instruction at a time
+// with Warp.Step, which reports what it needs (StepInfo: the instruction,
+// masks, per-lane memory addresses, barrier and exit events).
+//
+// Where PTX leaves results unspecified or the hardware approximates, the
+// executor documents its choice: DivByZero for integer division by zero;
+// approximate transcendentals (ex2, lg2, sin, cos, tanh, rsqrt and the
+// .approx forms of rcp, sqrt and div) are computed in float64 and rounded
+// once, so they are at least as accurate as the hardware (whose bounds the
+// PTX ISA states, e.g. 2 ulp for ex2.approx.f32) and may differ from it in
+// the last bits; f32 arithmetic returns the canonical NaN 0x7FFFFFFF; fma
+// and mad on f32 round once (FmaF32). Directed rounding (.rz, .rm, .rp) is
+// supported on cvt and refused, at preparation, on float arithmetic.
+//
+// The package models values and order, never time: it knows nothing of
+// cycles or latencies and must not import akita; the timing model drives
+// it from outside.
+package exec

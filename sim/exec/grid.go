@@ -1,0 +1,486 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Launch describes one kernel launch to the executor.
+type Launch struct {
+	// Grid and Block are the extents (each at least 1).
+	Grid, Block [3]int
+	// DynamicShared is the dynamic shared memory per CTA in bytes.
+	DynamicShared int
+	// Params is the packed parameter buffer (kernels.Kernel.PackArgs).
+	Params []byte
+	// SMs is %nsmid; WarpSlotsPerSM is %nwarpid; GridID is %gridid.
+	SMs, WarpSlotsPerSM int
+	GridID              uint64
+	// Clock, when set, supplies %clock and %clock64 (a timing model's
+	// cycle count). By default the clock is the number of warp-
+	// instructions the grid has executed: monotonic and deterministic.
+	Clock func() uint64
+}
+
+// Grid is one launch in execution: the CTAs not yet dispatched, counters,
+// and pools of CTA state (registers, shared and local memory) reused as
+// CTAs finish, so memory grows with the resident CTAs, not the grid.
+type Grid struct {
+	prog *Program
+	mem  *Memory
+	L    Launch
+
+	ctas         int // CTAs in the grid
+	next         int // next CTA to dispatch
+	warpsPerCTA  int
+	threadsInCTA int
+	sharedSize   int
+	localStride  int
+
+	// WarpInsts and ThreadInsts count executed warp-instructions and
+	// thread-instructions (active lanes summed over warp-instructions).
+	WarpInsts, ThreadInsts uint64
+	// Finished counts the CTAs that completed.
+	Finished int
+
+	// epoch changes whenever the machine makes progress that spinning
+	// cannot undo: a store, an atomic that changed memory, a barrier
+	// release, a warp or CTA finishing, a CTA starting.
+	epoch uint64
+	pool  []*CTA
+}
+
+// NewGrid prepares a launch of prog on mem. It checks only what the
+// executor needs; resource limits are the device's business.
+func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
+	for i := range 3 {
+		if l.Grid[i] < 1 || l.Block[i] < 1 {
+			return nil, fmt.Errorf("kernel %s: grid %v and block %v must be at least 1 in every dimension", prog.Name(), l.Grid, l.Block)
+		}
+	}
+	if l.DynamicShared < 0 {
+		return nil, fmt.Errorf("kernel %s: negative dynamic shared memory", prog.Name())
+	}
+	if len(l.Params) < prog.Entry.KernelParamSize {
+		return nil, fmt.Errorf("kernel %s: parameter buffer of %d bytes, the kernel takes %d", prog.Name(), len(l.Params), prog.Entry.KernelParamSize)
+	}
+	g := &Grid{prog: prog, mem: mem, L: l}
+	g.ctas = l.Grid[0] * l.Grid[1] * l.Grid[2]
+	g.threadsInCTA = l.Block[0] * l.Block[1] * l.Block[2]
+	g.warpsPerCTA = (g.threadsInCTA + WarpSize - 1) / WarpSize
+	g.sharedSize = SharedBytes(prog, l.DynamicShared)
+	g.localStride = alignUp(prog.localStack, 8)
+	if g.L.SMs < 1 {
+		g.L.SMs = 1
+	}
+	return g, nil
+}
+
+// SharedBytes is the shared memory a CTA of prog holds with dynamic bytes
+// of dynamic shared memory.
+func SharedBytes(prog *Program, dynamic int) int {
+	if dynamic == 0 {
+		return prog.Entry.StaticSharedSize
+	}
+	return prog.Entry.DynamicSharedOffset + dynamic
+}
+
+// Program returns the grid's program.
+func (g *Grid) Program() *Program { return g.prog }
+
+// CTAs is the number of CTAs in the grid.
+func (g *Grid) CTAs() int { return g.ctas }
+
+// Pending is the number of CTAs not dispatched yet.
+func (g *Grid) Pending() int { return g.ctas - g.next }
+
+func (g *Grid) clock() uint64 {
+	if g.L.Clock != nil {
+		return g.L.Clock()
+	}
+	return g.WarpInsts
+}
+
+// CTA is one thread block: its warps, shared memory and barriers.
+type CTA struct {
+	g      *Grid
+	ID     [3]uint32
+	Linear int // index in the grid, x fastest
+	SM     int // the SM it runs on (%smid)
+
+	warps  []*Warp
+	wstore []Warp
+	shared []byte
+	regs   []uint64
+	local  []byte
+	bars   [16]barrier
+	done   int // finished warps
+}
+
+// barrier is one of the CTA's 16 hardware barriers.
+type barrier struct {
+	arrived  int // warps that arrived (bar.sync, bar.red, bar.arrive)
+	expect   int // warps expected; 0: every warp of the CTA still running
+	waiting  []*Warp
+	redCount uint64 // bar.red: threads whose predicate held
+	redAll   bool
+	redAny   bool
+}
+
+// Warps returns the CTA's warps.
+func (c *CTA) Warps() []*Warp { return c.warps }
+
+// Done reports whether every warp of the CTA has finished.
+func (c *CTA) Done() bool { return c.done == len(c.warps) }
+
+// Dispatch starts the next CTA of the grid on SM sm and returns it, or nil
+// when every CTA has been dispatched.
+func (g *Grid) Dispatch(sm int) *CTA {
+	if g.next >= g.ctas {
+		return nil
+	}
+	lin := g.next
+	g.next++
+	var c *CTA
+	if n := len(g.pool); n > 0 {
+		c = g.pool[n-1]
+		g.pool = g.pool[:n-1]
+		clear(c.shared)
+		clear(c.regs)
+		clear(c.local)
+	} else {
+		c = g.newCTA()
+	}
+	gx, gy := g.L.Grid[0], g.L.Grid[1]
+	c.ID = [3]uint32{uint32(lin % gx), uint32(lin / gx % gy), uint32(lin / (gx * gy))}
+	c.Linear, c.SM = lin, sm
+	c.done = 0
+	for i := range c.bars {
+		c.bars[i] = barrier{waiting: c.bars[i].waiting[:0]}
+	}
+	for i, w := range c.warps {
+		lanes := min(WarpSize, g.threadsInCTA-i*WarpSize)
+		w.reset(lanes)
+	}
+	g.epoch++
+	return c
+}
+
+func (g *Grid) newCTA() *CTA {
+	entry := g.prog.entry
+	c := &CTA{g: g}
+	c.shared = make([]byte, g.sharedSize)
+	per := entry.nregs * WarpSize
+	c.regs = make([]uint64, g.warpsPerCTA*per)
+	c.local = make([]byte, g.warpsPerCTA*WarpSize*g.localStride)
+	c.wstore = make([]Warp, g.warpsPerCTA)
+	c.warps = make([]*Warp, g.warpsPerCTA)
+	for i := range c.wstore {
+		w := &c.wstore[i]
+		w.g, w.cta, w.index = g, c, i
+		regs := c.regs[i*per : (i+1)*per : (i+1)*per]
+		var params []byte
+		if entry.paramFrame > 0 {
+			params = make([]byte, entry.paramFrame*WarpSize)
+		}
+		w.frames = []frame{{fn: entry, regs: regs, params: params, base: -1}}
+		w.local = c.local[i*WarpSize*g.localStride : (i+1)*WarpSize*g.localStride]
+		c.warps[i] = w
+	}
+	return c
+}
+
+// reset starts the warp at the kernel's first instruction with lanes
+// threads.
+func (w *Warp) reset(lanes int) {
+	w.init = fullMask
+	if lanes < WarpSize {
+		w.init = 1<<uint(lanes) - 1
+	}
+	w.state = WarpReady
+	w.stack = append(w.stack[:0], simtEntry{pc: 0, rpc: ptx.NoTarget, mask: w.init})
+	w.frames = w.frames[:1]
+	f := &w.frames[0]
+	clear(f.params)
+	w.fn, w.code, w.regs = f.fn, f.fn.code, f.regs
+	w.exited, w.carry = 0, 0
+}
+
+// Retire returns a finished CTA's state to the pool.
+func (g *Grid) Retire(c *CTA) {
+	g.pool = append(g.pool, c)
+}
+
+// warpDone records a finished warp: barriers count finished warps as
+// arrived.
+func (c *CTA) warpDone(w *Warp) {
+	c.done++
+	for id := range c.bars {
+		if c.bars[id].arrived > 0 {
+			c.checkBarrier(id)
+		}
+	}
+	if c.done == len(c.warps) {
+		c.g.Finished++
+	}
+}
+
+// barrier executes bar.sync / bar.arrive / bar.red for the lanes in m:
+// the warp arrives (counting as one warp) and, except for bar.arrive,
+// waits until the barrier completes. The pc has already advanced.
+func (w *Warp) barrier(x *xinst, m uint32) {
+	in := x.in
+	c := w.cta
+	f := firstLane(m)
+	id := int(w.src(&x.src[0], &w.t[0])[f] & 15)
+	red := in.Bar == ptx.BarRedPopc || in.Bar == ptx.BarRedAnd || in.Bar == ptx.BarRedOr
+	expect := 0
+	if red && x.nsrc == 3 || !red && x.nsrc == 2 {
+		n := int(uint32(w.src(&x.src[1], &w.t[1])[f]))
+		expect = (n + WarpSize - 1) / WarpSize
+	}
+	b := &c.bars[id]
+	if b.arrived == 0 {
+		b.expect, b.redCount, b.redAll, b.redAny = expect, 0, true, false
+	}
+	if red {
+		p := w.src(&x.src[x.nsrc-1], &w.t[2])
+		for mm := m; mm != 0; mm &= mm - 1 {
+			if p[firstLane(mm)]&1 != 0 {
+				b.redCount++
+				b.redAny = true
+			} else {
+				b.redAll = false
+			}
+		}
+	}
+	if w.rec != nil {
+		w.rec.Barrier = true
+	}
+	b.arrived++
+	if in.Bar != ptx.BarArrive {
+		w.state = WarpAtBarrier
+		w.barID, w.barMask, w.barInst = id, m, x
+		w.barDst = -1
+		if red {
+			w.barDst = x.dst[0]
+		}
+		b.waiting = append(b.waiting, w)
+	}
+	c.checkBarrier(id)
+}
+
+// checkBarrier releases barrier id when enough warps have arrived.
+func (c *CTA) checkBarrier(id int) {
+	b := &c.bars[id]
+	need := b.expect
+	if need == 0 {
+		need = len(c.warps) - c.done
+	}
+	if b.arrived < need {
+		return
+	}
+	for _, w := range b.waiting {
+		if w.state == WarpAtBarrier {
+			w.state = WarpReady
+		}
+		if w.rec != nil {
+			w.rec.Released = true
+		}
+		if w.barDst >= 0 {
+			var v uint64
+			switch w.barInst.in.Bar {
+			case ptx.BarRedPopc:
+				v = b.redCount
+			case ptx.BarRedAnd:
+				v = b2u(b.redAll)
+			case ptx.BarRedOr:
+				v = b2u(b.redAny)
+			}
+			d := w.row(w.barDst)
+			for mm := w.barMask; mm != 0; mm &= mm - 1 {
+				d[firstLane(mm)] = v
+			}
+		}
+	}
+	b.arrived = 0
+	b.waiting = b.waiting[:0]
+	c.g.epoch++
+}
+
+// RunOptions tune the functional scheduler.
+type RunOptions struct {
+	// Resident is how many CTAs may be co-resident (CTAs per SM times
+	// SMs). The first Resident CTAs start together; each later one starts
+	// when a resident CTA finishes, on that CTA's SM.
+	Resident int
+	// Slice is the number of instructions a warp runs per turn (default
+	// 256): small enough that a spinning warp lets the others progress.
+	Slice int
+	// QuietWindow is how many warp-instructions may pass without any
+	// progress event (a store, a changing atomic, a barrier release, a
+	// warp finishing, a CTA starting) before the livelock check starts
+	// (default 1<<20).
+	QuietWindow uint64
+}
+
+// Run executes the whole grid functionally: round-robin over the warps of
+// the resident CTAs, each running a slice per turn, until every CTA has
+// finished. It checks ctx once per round.
+//
+// Two hangs end with a *kernels.DeadlockError instead of waiting for ctx:
+// every remaining warp blocked at a barrier that cannot complete, and a
+// livelock — every ready warp repeating an architectural state (registers
+// and SIMT stack) while no memory changes, so no warp can ever observe
+// anything new. Spinning that reads %clock changes state and is bounded
+// only by ctx; when ctx ends a launch that had been quiet for the whole
+// window, the error wraps both a DeadlockError and ctx's error.
+func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
+	slice := opt.Slice
+	if slice <= 0 {
+		slice = 256
+	}
+	window := opt.QuietWindow
+	if window == 0 {
+		window = 1 << 20
+	}
+	resident := min(max(opt.Resident, 1), g.ctas)
+	slots := make([]*CTA, resident)
+	for i := range slots {
+		slots[i] = g.Dispatch(i % g.L.SMs)
+	}
+	live := resident
+	lastEpoch, quietStart := g.epoch, g.WarpInsts
+	var seen map[*Warp]map[uint64]struct{}
+	for live > 0 {
+		progressed := false
+		for i, c := range slots {
+			if c == nil {
+				continue
+			}
+			for _, w := range c.warps {
+				if w.state != WarpReady {
+					continue
+				}
+				n, err := w.run(slice)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					progressed = true
+				}
+			}
+			if c.Done() {
+				g.Retire(c)
+				slots[i] = g.Dispatch(c.SM)
+				if slots[i] == nil {
+					live--
+				}
+				progressed = true
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return g.stopped(err, slots, g.WarpInsts-quietStart >= window)
+		}
+		if !progressed {
+			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "every remaining warp waits at a barrier that cannot complete: " + g.describe(slots)}
+		}
+		if g.epoch != lastEpoch {
+			lastEpoch, quietStart, seen = g.epoch, g.WarpInsts, nil
+			continue
+		}
+		if g.WarpInsts-quietStart < window {
+			continue
+		}
+		if seen == nil {
+			seen = map[*Warp]map[uint64]struct{}{}
+		}
+		stuck, full := true, false
+		for _, c := range slots {
+			if c == nil {
+				continue
+			}
+			for _, w := range c.warps {
+				if w.state != WarpReady {
+					continue
+				}
+				h := w.hash()
+				s := seen[w]
+				if s == nil {
+					s = map[uint64]struct{}{}
+					seen[w] = s
+				}
+				if _, ok := s[h]; !ok {
+					stuck = false
+					s[h] = struct{}{}
+					full = full || len(s) > 512
+				}
+			}
+		}
+		if stuck {
+			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: fmt.Sprintf(
+				"livelock: no memory changed in %d warp-instructions and every running warp repeats its state (spinning on a value no running warp will write); %d CTAs wait to be dispatched: %s",
+				g.WarpInsts-quietStart, g.Pending(), g.describe(slots))}
+		}
+		if full {
+			// Too many distinct states to be a short spin loop: look
+			// again after a longer quiet stretch.
+			seen, quietStart, window = nil, g.WarpInsts, window*2
+		}
+	}
+	return nil
+}
+
+// stopped is the error of a run that ctx ended.
+func (g *Grid) stopped(err error, slots []*CTA, quiet bool) error {
+	msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
+	if quiet {
+		d := &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "made no progress (no memory written) before the deadline: " + g.describe(slots)}
+		return fmt.Errorf("%s: %w: %w", msg, d, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// describe lists where the resident warps are, grouped by state and PTX
+// line, for deadlock reports.
+func (g *Grid) describe(slots []*CTA) string {
+	groups := map[string][]string{}
+	for _, c := range slots {
+		if c == nil {
+			continue
+		}
+		for _, w := range c.warps {
+			var key string
+			switch w.state {
+			case WarpDone:
+				continue
+			case WarpAtBarrier:
+				key = fmt.Sprintf("at barrier %d (PTX line %d)", w.barID, w.barInst.in.Pos.PTXLine)
+			default:
+				fn, pc := w.Next()
+				key = fmt.Sprintf("running at PTX line %d", fn.Insts[pc].Pos.PTXLine)
+			}
+			groups[key] = append(groups[key], fmt.Sprintf("CTA %d warp %d", c.Linear, w.index))
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		ws := groups[k]
+		list := strings.Join(ws[:min(len(ws), 4)], ", ")
+		if len(ws) > 4 {
+			list += fmt.Sprintf(" and %d more", len(ws)-4)
+		}
+		parts = append(parts, k+": "+list)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,364 @@
+package exec
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// MemoryFault is an out-of-range or misaligned access (or a store to a
+// read-only space) by one thread. It unwraps to *kernels.MemoryFaultError.
+type MemoryFault struct {
+	Kernel  string
+	PTXLine int
+	// Source is "file:line" from the PTX's .loc, "" when unknown.
+	Source string
+	Inst   string
+	CTA    [3]uint32
+	Thread [3]uint32
+	Space  ptx.Space
+	Addr   uint64 // in Space (a device address for global and generic)
+	Size   int
+	Reason string
+}
+
+func (e *MemoryFault) detail() string {
+	src := ""
+	if e.Source != "" {
+		src = " (" + e.Source + ")"
+	}
+	return fmt.Sprintf("%s: %d-byte %s access at %#x by CTA (%d,%d,%d) thread (%d,%d,%d) at PTX line %d%s `%s`",
+		e.Reason, e.Size, e.Space, e.Addr, e.CTA[0], e.CTA[1], e.CTA[2], e.Thread[0], e.Thread[1], e.Thread[2], e.PTXLine, src, e.Inst)
+}
+
+func (e *MemoryFault) Error() string { return e.Unwrap().Error() }
+
+// Unwrap returns the kernels-level error.
+func (e *MemoryFault) Unwrap() error {
+	return &kernels.MemoryFaultError{Kernel: e.Kernel, Detail: e.detail()}
+}
+
+func (w *Warp) fault(x *xinst, l int, sp ptx.Space, addr uint64, size int, reason string) error {
+	f := &MemoryFault{
+		Kernel:  w.g.prog.Name(),
+		PTXLine: int(x.in.Pos.PTXLine),
+		Inst:    w.fn.fn.InstString(w.g.prog.Module.PTX, int(x.pc)),
+		CTA:     w.cta.ID,
+		Thread:  w.threadID(l),
+		Space:   sp,
+		Addr:    addr,
+		Size:    size,
+		Reason:  reason,
+	}
+	if p := x.in.Pos; p.Line > 0 {
+		files := w.g.prog.Module.PTX.Files
+		if int(p.File) < len(files) && files[p.File] != "" {
+			f.Source = fmt.Sprintf("%s:%d", files[p.File], p.Line)
+		}
+	}
+	return f
+}
+
+// addrRow is the per-lane base of an instruction's address (zero when it
+// has no base register).
+func (w *Warp) addrRow(x *xinst) *[32]uint64 {
+	if x.abase < 0 {
+		return &zeroRow
+	}
+	return w.row(x.abase)
+}
+
+// resolve maps lane l's address a (in x's space) to a buffer and offset,
+// checking range and alignment of an n-byte access. store says whether
+// the access writes.
+func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, uint64, error) {
+	sp := x.space
+	orig := a
+	if sp == ptx.SpaceGeneric {
+		switch {
+		case a-SharedWindow < windowSize:
+			sp, a = ptx.SpaceShared, a-SharedWindow
+		case a-LocalWindow < windowSize:
+			sp, a = ptx.SpaceLocal, a-LocalWindow
+		default:
+			sp = ptx.SpaceGlobal
+		}
+	}
+	if rec := w.rec; rec != nil {
+		rec.Mem.Space[l], rec.Mem.Addr[l] = sp, a
+	}
+	if a&uint64(n-1) != 0 {
+		return nil, 0, w.fault(x, l, x.space, orig, n, "misaligned address")
+	}
+	un := uint64(n)
+	switch sp {
+	case ptx.SpaceGlobal:
+		data := w.g.mem.data
+		o := a - GlobalBase
+		if a < GlobalBase || o >= uint64(len(data)) || uint64(len(data))-o < un {
+			reason := "address outside global memory"
+			if a < 4096 {
+				reason = "null pointer access"
+			}
+			return nil, 0, w.fault(x, l, x.space, orig, n, reason)
+		}
+		return data, o, nil
+	case ptx.SpaceShared:
+		sh := w.cta.shared
+		if a >= uint64(len(sh)) || uint64(len(sh))-a < un {
+			return nil, 0, w.fault(x, l, x.space, orig, n, fmt.Sprintf("address outside the CTA's %d bytes of shared memory", len(sh)))
+		}
+		return sh, a, nil
+	case ptx.SpaceLocal:
+		stride := uint64(w.g.localStride)
+		if a >= stride || stride-a < un {
+			return nil, 0, w.fault(x, l, x.space, orig, n, fmt.Sprintf("address outside the thread's %d bytes of local memory", stride))
+		}
+		return w.local, uint64(l)*stride + a, nil
+	case ptx.SpaceParam:
+		f := &w.frames[len(w.frames)-1]
+		if f.fn.entry && a < uint64(f.fn.fn.KernelParamSize) {
+			if store {
+				return nil, 0, w.fault(x, l, x.space, orig, n, "store to a kernel parameter")
+			}
+			p := w.g.L.Params
+			if a >= uint64(len(p)) || uint64(len(p))-a < un {
+				return nil, 0, w.fault(x, l, x.space, orig, n, "address outside the kernel parameters")
+			}
+			return p, a, nil
+		}
+		pf := uint64(f.fn.paramFrame)
+		if a >= pf || pf-a < un {
+			return nil, 0, w.fault(x, l, x.space, orig, n, "address outside the param frame")
+		}
+		return f.params, uint64(l)*pf + a, nil
+	}
+	return nil, 0, w.fault(x, l, x.space, orig, n, "unsupported state space")
+}
+
+// ext extends a loaded value by the instruction's signedness.
+func ext(x *xinst, v uint64) uint64 {
+	if x.signed && x.size < 8 {
+		return uint64(sx(v, int(x.size)*8))
+	}
+	return v
+}
+
+func (w *Warp) memRecord(x *xinst, kind MemKind, m uint32) {
+	if w.rec != nil {
+		w.rec.Mem.Kind = kind
+		w.rec.Mem.Size = int(x.size) * int(x.vec)
+		w.rec.Mem.Lanes = m
+	}
+}
+
+// ldParam loads a kernel parameter: the same value for every lane.
+func (w *Warp) ldParam(x *xinst, m uint32) {
+	w.memRecord(x, MemLoad, m)
+	if rec := w.rec; rec != nil {
+		for l := range WarpSize {
+			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceParam, x.aoff
+		}
+	}
+	p := w.g.L.Params
+	for i := 0; i < int(x.vec); i++ {
+		off := x.aoff + uint64(i)*uint64(x.size)
+		var v uint64
+		if off+uint64(x.size) <= uint64(len(p)) {
+			v = ext(x, load(p, off, int(x.size)))
+		}
+		d := w.row(x.dst[i])
+		if m == fullMask {
+			for l := range d {
+				d[l] = v
+			}
+			continue
+		}
+		for mm := m; mm != 0; mm &= mm - 1 {
+			d[bits.TrailingZeros32(mm)] = v
+		}
+	}
+}
+
+// ldGlobal is a scalar ld.global with a base register.
+func (w *Warp) ldGlobal(x *xinst, m uint32) error {
+	w.memRecord(x, MemLoad, m)
+	base := w.row(x.abase)
+	d := w.row(x.dst[0])
+	data := w.g.mem.data
+	n := uint64(len(data))
+	size := uint64(x.size)
+	off := x.aoff
+	rec := w.rec
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		o := a - GlobalBase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+			if _, _, err := w.resolve(x, l, a, int(size), false); err != nil {
+				return err
+			}
+			panic("exec: ldGlobal and resolve disagree on an address")
+		}
+		if rec != nil {
+			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
+		}
+		var v uint64
+		switch size {
+		case 4:
+			v = uint64(uint32(data[o]) | uint32(data[o+1])<<8 | uint32(data[o+2])<<16 | uint32(data[o+3])<<24)
+		default:
+			v = load(data, o, int(size))
+		}
+		d[l] = ext(x, v)
+	}
+	return nil
+}
+
+// stGlobal is a scalar st.global with a base register.
+func (w *Warp) stGlobal(x *xinst, m uint32) error {
+	w.memRecord(x, MemStore, m)
+	base := w.row(x.abase)
+	s := w.src(&x.src[0], &w.t[0])
+	data := w.g.mem.data
+	n := uint64(len(data))
+	size := uint64(x.size)
+	off := x.aoff
+	rec := w.rec
+	w.g.epoch++
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		o := a - GlobalBase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+			if _, _, err := w.resolve(x, l, a, int(size), true); err != nil {
+				return err
+			}
+			panic("exec: stGlobal and resolve disagree on an address")
+		}
+		if rec != nil {
+			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
+		}
+		v := s[l]
+		switch size {
+		case 4:
+			_ = data[o+3]
+			data[o], data[o+1], data[o+2], data[o+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		default:
+			store(data, o, int(size), v)
+		}
+	}
+	return nil
+}
+
+// localBase is the local address offset of symbol-relative local
+// addresses in the current frame.
+func (w *Warp) localOff(x *xinst) uint64 {
+	if !x.alocal {
+		return 0
+	}
+	return w.frames[len(w.frames)-1].localBase
+}
+
+// ld is the general load: any space, vectors, generic addresses.
+func (w *Warp) ld(x *xinst, m uint32) error {
+	w.memRecord(x, MemLoad, m)
+	base := w.addrRow(x)
+	off := x.aoff + w.localOff(x)
+	size := int(x.size)
+	vec := int(x.vec)
+	// Load every lane first: a destination may be the base register.
+	var vals [4][32]uint64
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		buf, o, err := w.resolve(x, l, base[l]+off, size*vec, false)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < vec; i++ {
+			vals[i][l] = ext(x, load(buf, o+uint64(i*size), size))
+		}
+	}
+	for i := 0; i < vec; i++ {
+		d := w.row(x.dst[i])
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			d[l] = vals[i][l]
+		}
+	}
+	return nil
+}
+
+// st is the general store.
+func (w *Warp) st(x *xinst, m uint32) error {
+	w.memRecord(x, MemStore, m)
+	base := w.addrRow(x)
+	off := x.aoff + w.localOff(x)
+	size := int(x.size)
+	vec := int(x.vec)
+	var srcs [4]*[32]uint64
+	for i := 0; i < vec; i++ {
+		srcs[i] = w.src(&x.src[i], &w.t[i])
+	}
+	w.g.epoch++
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		buf, o, err := w.resolve(x, l, base[l]+off, size*vec, true)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < vec; i++ {
+			store(buf, o+uint64(i*size), size, srcs[i][l])
+		}
+	}
+	return nil
+}
+
+// atom performs atom/red for the lanes in m, one lane at a time in
+// ascending lane order: with several lanes on one address, lane 0's
+// operation happens first and each later lane sees the value the previous
+// one left.
+func (w *Warp) atom(x *xinst, m uint32) error {
+	w.memRecord(x, MemAtomic, m)
+	in := x.in
+	base := w.addrRow(x)
+	off := x.aoff
+	size := int(x.size)
+	b := w.src(&x.src[0], &w.t[0])
+	c := &zeroRow
+	if in.Atom == ptx.AtomCas {
+		c = w.src(&x.src[1], &w.t[1])
+	}
+	var d *[32]uint64
+	if in.Op == ptx.OpAtom {
+		d = w.row(x.dst[0])
+	}
+	var old [32]uint64
+	changed := false
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		buf, o, err := w.resolve(x, l, base[l]+off, size, true)
+		if err != nil {
+			return err
+		}
+		v := load(buf, o, size)
+		nv := atomApply(in, v, b[l], c[l])
+		if nv != v {
+			store(buf, o, size, nv)
+			changed = true
+		}
+		old[l] = v
+	}
+	if changed {
+		w.g.epoch++
+	}
+	if d != nil {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			d[l] = old[l]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Address map. Global memory is one flat image starting at GlobalBase, so
+// a null pointer, a small offset from one, or a pointer truncated to 32 bits
+// all fault. Generic addresses reach a CTA's shared memory through
+// SharedWindow (the same window in every CTA, as on hardware: the SM
+// resolves it to the issuing CTA's allocation) and a thread's local memory
+// through LocalWindow; everything else in the generic space is global.
+const (
+	// GlobalBase is the device address of the first byte of global memory.
+	GlobalBase uint64 = 1 << 32
+	// LocalWindow is the generic address of local address 0.
+	LocalWindow uint64 = 0x0000_7e00_0000_0000
+	// SharedWindow is the generic address of shared address 0.
+	SharedWindow uint64 = 0x0000_7f00_0000_0000
+	// windowSize is the extent of each generic window.
+	windowSize uint64 = 1 << 32
+	// AllocAlign is the alignment (and size granularity) of allocations.
+	AllocAlign = 256
+)
+
+// Memory is a device's global memory: one flat, growable byte image with a
+// first-fit allocator. Kernel accesses are checked against the image (the
+// range from GlobalBase to the end of the highest allocation), host copies
+// against the live allocation they touch. Memory is not safe for concurrent
+// use.
+type Memory struct {
+	data  []byte
+	limit uint64 // most bytes the image may hold
+	live  []span // live allocations (size rounded), sorted by address
+	free  []span // free spans below len(data), sorted by address
+}
+
+type span struct{ addr, size uint64 }
+
+// NewMemory returns an empty global memory that may grow to limit bytes
+// (0: no limit beyond the host's).
+func NewMemory(limit uint64) *Memory {
+	if limit == 0 {
+		limit = math.MaxInt64
+	}
+	return &Memory{limit: limit}
+}
+
+// Size is the number of bytes in the image: the simulated global memory.
+func (m *Memory) Size() int { return len(m.data) }
+
+// Alloc reserves n bytes (rounded up to AllocAlign), zeroed, and returns
+// their device address.
+func (m *Memory) Alloc(n int) (uint64, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("alloc of %d bytes", n)
+	}
+	size := (uint64(n) + AllocAlign - 1) / AllocAlign * AllocAlign
+	if size == 0 {
+		size = AllocAlign
+	}
+	for i, f := range m.free {
+		if f.size < size {
+			continue
+		}
+		addr := f.addr
+		if f.size == size {
+			m.free = slices.Delete(m.free, i, i+1)
+		} else {
+			m.free[i] = span{f.addr + size, f.size - size}
+		}
+		off := addr - GlobalBase
+		clear(m.data[off : off+size])
+		m.live = insertSpan(m.live, span{addr, size})
+		return addr, nil
+	}
+	top := uint64(len(m.data))
+	if top+size > m.limit {
+		return 0, fmt.Errorf("out of device memory: %d bytes requested, %d of %d in use", n, top, m.limit)
+	}
+	m.data = append(m.data, make([]byte, size)...)
+	addr := GlobalBase + top
+	m.live = insertSpan(m.live, span{addr, size})
+	return addr, nil
+}
+
+// Free releases an allocation made by Alloc.
+func (m *Memory) Free(addr uint64) error {
+	j, ok := findSpan(m.live, addr)
+	if !ok {
+		return fmt.Errorf("free of %#x: not an allocation", addr)
+	}
+	size := m.live[j].size
+	m.live = slices.Delete(m.live, j, j+1)
+	m.free = insertSpan(m.free, span{addr, size})
+	i, _ := findSpan(m.free, addr)
+	// Coalesce with the neighbours.
+	if i+1 < len(m.free) && m.free[i].addr+m.free[i].size == m.free[i+1].addr {
+		m.free[i].size += m.free[i+1].size
+		m.free = slices.Delete(m.free, i+1, i+2)
+	}
+	if i > 0 && m.free[i-1].addr+m.free[i-1].size == m.free[i].addr {
+		m.free[i-1].size += m.free[i].size
+		m.free = slices.Delete(m.free, i, i+1)
+		i--
+	}
+	// A free span at the top shrinks the image.
+	if last := m.free[len(m.free)-1]; last.addr+last.size == GlobalBase+uint64(len(m.data)) {
+		m.data = m.data[:last.addr-GlobalBase]
+		m.free = m.free[:len(m.free)-1]
+	}
+	return nil
+}
+
+// hostRange checks that [addr, addr+n) lies inside one live allocation and
+// returns its offset in the image.
+func (m *Memory) hostRange(addr uint64, n int, what string) (uint64, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("%s of %d bytes", what, n)
+	}
+	if addr < GlobalBase || addr-GlobalBase > uint64(len(m.data)) || uint64(n) > uint64(len(m.data))-(addr-GlobalBase) {
+		return 0, fmt.Errorf("%s of %d bytes at %#x: outside device memory [%#x, %#x)", what, n, addr, GlobalBase, GlobalBase+uint64(len(m.data)))
+	}
+	if n == 0 {
+		return addr - GlobalBase, nil
+	}
+	// The allocation containing addr is the last one starting at or below.
+	i, found := findSpan(m.live, addr)
+	if !found {
+		i--
+	}
+	if i < 0 || addr+uint64(n) > m.live[i].addr+m.live[i].size {
+		return 0, fmt.Errorf("%s of %d bytes at %#x: not inside one live allocation", what, n, addr)
+	}
+	return addr - GlobalBase, nil
+}
+
+// Write copies src to device address addr.
+func (m *Memory) Write(addr uint64, src []byte) error {
+	off, err := m.hostRange(addr, len(src), "copy to device")
+	if err != nil {
+		return err
+	}
+	copy(m.data[off:], src)
+	return nil
+}
+
+// Read copies device memory at addr into dst.
+func (m *Memory) Read(dst []byte, addr uint64) error {
+	off, err := m.hostRange(addr, len(dst), "copy from device")
+	if err != nil {
+		return err
+	}
+	copy(dst, m.data[off:])
+	return nil
+}
+
+// Fill sets n bytes at addr to v.
+func (m *Memory) Fill(addr uint64, v byte, n int) error {
+	off, err := m.hostRange(addr, n, "memset")
+	if err != nil {
+		return err
+	}
+	b := m.data[off : off+uint64(n)]
+	for i := range b {
+		b[i] = v
+	}
+	return nil
+}
+
+// load reads size bytes (1, 2, 4 or 8) little-endian at offset off of buf.
+// The caller has checked the range.
+func load(buf []byte, off uint64, size int) uint64 {
+	switch size {
+	case 1:
+		return uint64(buf[off])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(buf[off:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(buf[off:]))
+	default:
+		return binary.LittleEndian.Uint64(buf[off:])
+	}
+}
+
+// store writes the low size bytes of v at offset off of buf.
+func store(buf []byte, off uint64, size int, v uint64) {
+	switch size {
+	case 1:
+		buf[off] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(buf[off:], uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(buf[off:], uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(buf[off:], v)
+	}
+}
+
+// findSpan returns the index of the span starting at addr in the sorted
+// spans, or where one would be inserted.
+func findSpan(spans []span, addr uint64) (int, bool) {
+	return slices.BinarySearchFunc(spans, addr, func(s span, a uint64) int {
+		switch {
+		case s.addr < a:
+			return -1
+		case s.addr > a:
+			return 1
+		}
+		return 0
+	})
+}
+
+func insertSpan(spans []span, s span) []span {
+	i, _ := findSpan(spans, s.addr)
+	return slices.Insert(spans, i, s)
+}
