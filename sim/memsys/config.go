@@ -1,0 +1,316 @@
+package memsys
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// L1 models.
+const (
+	// L1Sectored is warpgraph's own L1 (the default): sectored as NVIDIA's
+	// L1 is (a miss fetches only the 32-byte sectors it lacks), write-through
+	// with no allocation on a store miss, and event-driven, so it costs no
+	// ticks. See sectoredL1 for why it replaces akita's caches by default.
+	L1Sectored = "sectored"
+	// L1AkitaWriteAround is akita's writearound cache: write-through, no
+	// allocation on a store miss, whole-line fills, ticked every cycle
+	// while busy.
+	L1AkitaWriteAround = "akita_writearound"
+	// L1AkitaWriteThrough is akita's writethrough cache: write-through with
+	// allocation on a store miss (a partial store fetches the line first),
+	// whole-line fills, ticked every cycle while busy.
+	L1AkitaWriteThrough = "akita_writethrough"
+)
+
+// Config describes one GPU's global memory system. Every latency is in core
+// cycles, end to end, as a dependent-load (pointer-chasing) microbenchmark
+// measures it on an otherwise idle GPU: from the cycle the SM sends the
+// request to the cycle its Tick can retrieve the response. The Builder splits
+// each latency between the caches' pipelines and the interconnect.
+//
+// The fields carry YAML tags so that a simulator configuration can embed a
+// Config under a `memory:` key.
+type Config struct {
+	// LineSizeBytes is the cache line of L1 and L2. NVIDIA's L1 fetches
+	// only the 32-byte sectors that missed (NVIDIA's answer on the Volta L1
+	// in the forum thread "Pascal L1 cache",
+	// forums.developer.nvidia.com/t/pascal-l1-cache/49571), and so does the
+	// sectored L1; akita's caches are not sectored, so akita L1s fetch
+	// whole lines from L2, and L2 always fetches whole lines from DRAM:
+	// scattered accesses cost more DRAM traffic here than on hardware.
+	// Setting LineSizeBytes equal to SectorSizeBytes makes every fetch a
+	// sector, at up to four times the requests and L2 blocks. A power of
+	// two; 128 on NVIDIA GPUs.
+	LineSizeBytes int `yaml:"line_size_bytes"`
+	// SectorSizeBytes is the unit an SM coalesces into and an atomic
+	// request covers, and the unit DRAM write traffic is counted in. A power
+	// of two that divides LineSizeBytes; 32 on NVIDIA GPUs.
+	SectorSizeBytes int `yaml:"sector_size_bytes"`
+
+	// L1SizeBytes is the capacity of each SM's L1 data cache (on GPUs whose
+	// L1 shares storage with shared memory, the part left to L1).
+	L1SizeBytes int `yaml:"l1_size_bytes"`
+	// L1Ways is the associativity of L1.
+	L1Ways int `yaml:"l1_ways"`
+	// L1MSHRs is the number of distinct lines L1 can have outstanding misses
+	// to; a miss to a line that already has one waits in that entry (an
+	// MSHR hit).
+	L1MSHRs int `yaml:"l1_mshrs"`
+	// L1MaxInflight bounds the requests one L1 holds at once: loads waiting
+	// for fills in the sectored L1, every transaction in akita's. The SM's
+	// further requests wait in the interconnect.
+	L1MaxInflight int `yaml:"l1_max_inflight"`
+	// L1RequestsPerCycle is the number of line requests an L1 accepts, looks
+	// up and answers per cycle (128 bytes per cycle when it is 1).
+	L1RequestsPerCycle int `yaml:"l1_requests_per_cycle"`
+	// L1HitLatency is the load-to-use latency of an L1 hit.
+	L1HitLatency int `yaml:"l1_hit_latency_cycles"`
+	// L1Model picks the L1 implementation: L1Sectored (the default when
+	// empty), L1AkitaWriteAround or L1AkitaWriteThrough. All three write
+	// global stores through to L2.
+	L1Model string `yaml:"l1_model"`
+
+	// L2Slices is the number of L2 slices; each has its own DRAM channel and
+	// atomic unit.
+	L2Slices int `yaml:"l2_slices"`
+	// L2SliceSizeBytes is the capacity of one slice.
+	L2SliceSizeBytes int `yaml:"l2_slice_size_bytes"`
+	// L2Ways is the associativity of each slice.
+	L2Ways int `yaml:"l2_ways"`
+	// L2MSHRs is the number of distinct lines a slice can be fetching from
+	// DRAM at once.
+	L2MSHRs int `yaml:"l2_mshrs"`
+	// L2RequestsPerCycle is the number of requests a slice accepts and looks
+	// up per cycle.
+	L2RequestsPerCycle int `yaml:"l2_requests_per_cycle"`
+	// L2SliceBytesPerCycle is the data bandwidth of one slice's port to the
+	// interconnect in each direction: read data leaving the slice and write
+	// data entering it each get this much. 0 means unlimited.
+	L2SliceBytesPerCycle float64 `yaml:"l2_slice_bytes_per_cycle"`
+	// L2HitLatency is the load-to-use latency of a load that misses L1 and
+	// hits L2.
+	L2HitLatency int `yaml:"l2_hit_latency_cycles"`
+	// L2InterleaveBytes is how many consecutive bytes map to one slice
+	// before the next slice takes over (slice = address / L2InterleaveBytes
+	// mod L2Slices). A multiple of LineSizeBytes. Hashed interleavings are
+	// not offered: akita's L2 directory needs a linear mapping to index its
+	// sets.
+	L2InterleaveBytes int `yaml:"l2_interleave_bytes"`
+
+	// SMToL2BytesPerCycle is the data bandwidth between one SM's L1 and the
+	// interconnect in each direction: fills arriving and write-throughs
+	// leaving each get this much. 0 means unlimited.
+	SMToL2BytesPerCycle float64 `yaml:"sm_l2_bytes_per_cycle"`
+
+	// DRAMLatency is the load-to-use latency of a load that misses L1 and
+	// L2.
+	DRAMLatency int `yaml:"dram_latency_cycles"`
+	// DRAMBandwidthGBPerS is the total DRAM bandwidth in GB/s (1e9 bytes
+	// per second), split evenly over the slices' channels and converted to
+	// bytes per cycle with the core clock. Reads and writes share it.
+	DRAMBandwidthGBPerS float64 `yaml:"dram_bandwidth_gb_per_s"`
+	// DRAMQueueDepth is the number of requests an L2 slice may have waiting
+	// for its DRAM channel's bandwidth before it stops sending to DRAM.
+	// Requests in service are not limited. 0 picks 64.
+	DRAMQueueDepth int `yaml:"dram_queue_depth"`
+
+	// AtomicLatency is the latency of an uncontended global atomic whose
+	// line is in L2, from the SM sending it to the SM retrieving its
+	// response. Atomics bypass L1.
+	AtomicLatency int `yaml:"atomic_latency_cycles"`
+	// AtomicOpsPerCycle is how many lane operations one slice's atomic unit
+	// starts per cycle (may be fractional).
+	AtomicOpsPerCycle float64 `yaml:"atomic_ops_per_cycle"`
+	// AtomicSameAddressCycles is how long an operation on an address holds
+	// that address: the next operation on the same address, in the same or
+	// another request, starts this many cycles later at the earliest.
+	AtomicSameAddressCycles float64 `yaml:"atomic_same_address_cycles"`
+}
+
+// overheads are the cycles the components' own pipelines add to each
+// end-to-end latency, beyond what the Builder places on the interconnect and
+// in the models' delays. The Builder subtracts them from the configured
+// latencies; TestLatencies checks that the sums come out exact.
+type overheads struct {
+	// l1Hit is what an L1 hit costs beyond the delay placed on the L1's
+	// responses.
+	l1Hit int
+	// l2Hit is what an L2 hit costs beyond an L1 hit and the
+	// interconnect's latency both ways.
+	l2Hit int
+	// dram is what an L2 miss costs beyond an L2 hit and the DRAM
+	// channel's latency.
+	dram int
+	// atomic is what an atomic costs beyond the interconnect both ways and
+	// the atomic unit's latency (its write to L2 included).
+	atomic int
+}
+
+func (c Config) overheads() overheads {
+	if c.l1Model() == L1Sectored {
+		// The sectored L1 adds no pipeline: only the SM's tick after a
+		// delivery (1 cycle) and the hops through akita's L2 stages remain.
+		return overheads{l1Hit: 1, l2Hit: 5, dram: 5, atomic: 8}
+	}
+	// akita's caches run their directory and bank stages with zero
+	// pipeline stages, which still costs a cycle per hop between stages.
+	return overheads{l1Hit: 6, l2Hit: 4, dram: 5, atomic: 8}
+}
+
+// Validate reports every field that is missing, out of range or inconsistent
+// with another, joined into one error.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	positive := func(name string, v int) {
+		if v <= 0 {
+			bad("%s must be positive, got %d", name, v)
+		}
+	}
+	powerOfTwo := func(name string, v int) {
+		if v > 0 && v&(v-1) != 0 {
+			bad("%s must be a power of two, got %d", name, v)
+		}
+	}
+
+	positive("line_size_bytes", c.LineSizeBytes)
+	powerOfTwo("line_size_bytes", c.LineSizeBytes)
+	positive("sector_size_bytes", c.SectorSizeBytes)
+	powerOfTwo("sector_size_bytes", c.SectorSizeBytes)
+	if c.LineSizeBytes > 0 && c.SectorSizeBytes > 0 {
+		if c.SectorSizeBytes > c.LineSizeBytes {
+			bad("sector_size_bytes (%d) must not exceed line_size_bytes (%d)",
+				c.SectorSizeBytes, c.LineSizeBytes)
+		} else if c.LineSizeBytes/c.SectorSizeBytes > 32 {
+			bad("a line may hold at most 32 sectors, got %d/%d",
+				c.LineSizeBytes, c.SectorSizeBytes)
+		}
+	}
+
+	positive("l1_ways", c.L1Ways)
+	positive("l1_size_bytes", c.L1SizeBytes)
+	c.checkSets(&errs, "l1", c.L1SizeBytes, c.L1Ways)
+	positive("l1_mshrs", c.L1MSHRs)
+	positive("l1_max_inflight", c.L1MaxInflight)
+	positive("l1_requests_per_cycle", c.L1RequestsPerCycle)
+	switch c.L1Model {
+	case "", L1Sectored, L1AkitaWriteAround, L1AkitaWriteThrough:
+	default:
+		bad("l1_model must be %q, %q or %q, got %q",
+			L1Sectored, L1AkitaWriteAround, L1AkitaWriteThrough, c.L1Model)
+	}
+
+	positive("l2_slices", c.L2Slices)
+	positive("l2_ways", c.L2Ways)
+	positive("l2_slice_size_bytes", c.L2SliceSizeBytes)
+	c.checkSets(&errs, "l2", c.L2SliceSizeBytes, c.L2Ways)
+	positive("l2_mshrs", c.L2MSHRs)
+	positive("l2_requests_per_cycle", c.L2RequestsPerCycle)
+	positive("l2_interleave_bytes", c.L2InterleaveBytes)
+	if c.L2InterleaveBytes > 0 && c.LineSizeBytes > 0 &&
+		c.L2InterleaveBytes%c.LineSizeBytes != 0 {
+		bad("l2_interleave_bytes (%d) must be a multiple of line_size_bytes (%d)",
+			c.L2InterleaveBytes, c.LineSizeBytes)
+	}
+
+	nonNegative := func(name string, v float64) {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad("%s must be a finite number >= 0 (0 = unlimited), got %v", name, v)
+		}
+	}
+	nonNegative("l2_slice_bytes_per_cycle", c.L2SliceBytesPerCycle)
+	nonNegative("sm_l2_bytes_per_cycle", c.SMToL2BytesPerCycle)
+	if !(c.DRAMBandwidthGBPerS > 0) || math.IsInf(c.DRAMBandwidthGBPerS, 0) {
+		bad("dram_bandwidth_gb_per_s must be positive, got %v", c.DRAMBandwidthGBPerS)
+	}
+	if c.DRAMQueueDepth < 0 {
+		bad("dram_queue_depth must be >= 0 (0 picks 64), got %d", c.DRAMQueueDepth)
+	}
+	if !(c.AtomicOpsPerCycle > 0) || math.IsInf(c.AtomicOpsPerCycle, 0) {
+		bad("atomic_ops_per_cycle must be positive, got %v", c.AtomicOpsPerCycle)
+	}
+	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles)
+
+	// The end-to-end latencies must leave room for the fixed pipeline
+	// overheads and must grow down the hierarchy.
+	o := c.overheads()
+	if c.L1HitLatency < o.l1Hit {
+		bad("l1_hit_latency_cycles must be at least %d (the L1 pipeline), got %d",
+			o.l1Hit, c.L1HitLatency)
+	}
+	if minL2 := c.L1HitLatency + o.l2Hit; c.L2HitLatency < minL2 {
+		bad("l2_hit_latency_cycles must be at least l1_hit_latency_cycles+%d = %d, got %d",
+			o.l2Hit, minL2, c.L2HitLatency)
+	}
+	if minDRAM := c.L2HitLatency + o.dram; c.DRAMLatency < minDRAM {
+		bad("dram_latency_cycles must be at least l2_hit_latency_cycles+%d = %d, got %d",
+			o.dram, minDRAM, c.DRAMLatency)
+	}
+	if c.L2HitLatency >= c.L1HitLatency+o.l2Hit {
+		roundTrip := c.L2HitLatency - c.L1HitLatency - o.l2Hit
+		if minAtomic := roundTrip + o.atomic; c.AtomicLatency < minAtomic {
+			bad("atomic_latency_cycles must be at least the interconnect round trip "+
+				"(l2_hit_latency_cycles-l1_hit_latency_cycles-%d) + %d = %d, got %d",
+				o.l2Hit, o.atomic, minAtomic, c.AtomicLatency)
+		}
+	}
+
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid memory configuration: %w", errors.Join(errs...))
+}
+
+// checkSets reports a capacity that does not divide into whole sets of
+// whole lines.
+func (c Config) checkSets(errs *[]error, level string, size, ways int) {
+	if size <= 0 || ways <= 0 || c.LineSizeBytes <= 0 {
+		return
+	}
+	setBytes := ways * c.LineSizeBytes
+	if size%setBytes != 0 {
+		*errs = append(*errs, fmt.Errorf(
+			"%s size (%d bytes) must be a multiple of ways*line_size_bytes (%d)",
+			level, size, setBytes))
+	}
+}
+
+func (c Config) l1Model() string {
+	if c.L1Model == "" {
+		return L1Sectored
+	}
+	return c.L1Model
+}
+
+func (c Config) dramQueueDepth() int {
+	if c.DRAMQueueDepth == 0 {
+		return 64
+	}
+	return c.DRAMQueueDepth
+}
+
+// timing is where the Builder places each configured latency.
+type timing struct {
+	l1Response  float64 // added to every L1 response on its way to the SM
+	crossReq    float64 // SM side to L2 side
+	crossRsp    float64 // L2 side to SM side
+	dramLatency int     // the DRAM channel's own latency
+	atomicALU   float64 // the atomic unit's read-modify-write latency
+}
+
+func (c Config) timing() timing {
+	o := c.overheads()
+	cross := c.L2HitLatency - c.L1HitLatency - o.l2Hit
+	req := cross / 2
+	t := timing{
+		l1Response:  float64(c.L1HitLatency - o.l1Hit),
+		crossReq:    float64(req),
+		crossRsp:    float64(cross - req),
+		dramLatency: c.DRAMLatency - c.L2HitLatency - o.dram,
+	}
+	t.atomicALU = float64(c.AtomicLatency) - t.crossReq - t.crossRsp - float64(o.atomic)
+	return t
+}

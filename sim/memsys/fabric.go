@@ -1,0 +1,518 @@
+package memsys
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// zone says on which side of the SM-to-L2 interconnect a port sits.
+type zone uint8
+
+const (
+	zoneSM zone = iota // SMs and their L1s
+	zoneL2             // L2 slices, atomic units and DRAM channels
+)
+
+// fabric is the one sim.Connection of a memory system: every port of every
+// component, SMs included, plugs into it. It delivers each message after the
+// latency of its route and, through ports that have a data link, no faster
+// than the link's bandwidth.
+//
+// It replaces a network of akita DirectConnections and latency components
+// because it costs one event per delivery time instead of one tick per
+// cycle per component: a message's delivery time is computed when it is
+// sent (latency plus link reservations), and an event wakes the destination
+// at that time. An idle fabric schedules nothing.
+type fabric struct {
+	sim.HookableBase
+
+	name   string
+	engine sim.Engine
+	freq   sim.Freq
+
+	crossReq, crossRsp float64 // cycles from SM side to L2 side and back
+	sectorSize         int
+
+	ends map[sim.Port]*fabricEnd
+	seq  uint64
+
+	// The calendar: the ports to wake, by cycle, and the cycles for which
+	// an engine event is scheduled. One event serves every port due in its
+	// cycle.
+	wakes       minHeap[wake]
+	eventCycles map[int64]struct{}
+
+	dramReadBytes, dramWriteBytes uint64
+}
+
+// endSpec is how a port plugs into the fabric.
+type endSpec struct {
+	zone zone
+	// bufSize bounds the messages the port has sent that are not yet
+	// delivered; Send fails beyond it.
+	bufSize int
+	// egressLatency is added to every message the port sends.
+	egressLatency float64
+	// bytesPerCycle is the bandwidth of the port's data links, one for
+	// what it sends and one for what it receives; 0 means unlimited.
+	bytesPerCycle float64
+	// dram marks a DRAM channel: reads and writes share one link (the DRAM
+	// bus), a read reserves its data's bytes on it when the request
+	// arrives, so the channel's responses are never held back, and the
+	// traffic counts as DRAM bytes.
+	dram bool
+}
+
+type fabricEnd struct {
+	endSpec
+	port sim.Port
+
+	undelivered     int  // messages sent from this port, not yet delivered
+	waitingForSpace bool // a Send or CanSend failed; notify when space frees
+
+	// Each link is reserved when a message is sent, for the cycles its
+	// payload occupies the link: the outgoing one at the send cycle, the
+	// incoming one at the arrival cycle. Reservations are made in order
+	// of those cycles (the sends of one port happen in time order, and the
+	// messages into one port mostly share a route latency), so one
+	// "free from" cycle per link suffices and leaves no holes.
+	egressFree, ingressFree float64
+
+	pending minHeap[delivery] // messages to this port, by delivery cycle
+	refused bool              // the port refused a message; it will NotifyAvailable
+	wakeSet bool
+	wakeAt  int64 // the cycle of this port's entry in the fabric's calendar
+}
+
+func newFabric(name string, engine sim.Engine, freq sim.Freq,
+	crossReq, crossRsp float64, sectorSize int,
+) *fabric {
+	return &fabric{
+		name:        name,
+		engine:      engine,
+		freq:        freq,
+		crossReq:    crossReq,
+		crossRsp:    crossRsp,
+		sectorSize:  sectorSize,
+		ends:        make(map[sim.Port]*fabricEnd),
+		eventCycles: make(map[int64]struct{}),
+	}
+}
+
+// Name returns the fabric's name.
+func (f *fabric) Name() string { return f.name }
+
+// plug connects a port with the given properties.
+func (f *fabric) plug(port sim.Port, spec endSpec) {
+	if _, dup := f.ends[port]; dup {
+		panic(fmt.Sprintf("memsys: port %s plugged into %s twice", port.Name(), f.name))
+	}
+	if spec.bufSize < 1 {
+		spec.bufSize = 1
+	}
+	f.ends[port] = &fabricEnd{endSpec: spec, port: port}
+	port.SetConnection(f)
+}
+
+// PlugIn connects a port on the SM side without a link, as akita's
+// connections do; the System uses plug for its own ports.
+func (f *fabric) PlugIn(port sim.Port, sourceSideBufSize int) {
+	f.plug(port, endSpec{zone: zoneSM, bufSize: sourceSideBufSize})
+}
+
+// Unplug is not supported: a memory system's wiring is fixed when built.
+func (f *fabric) Unplug(port sim.Port) {
+	panic("memsys: fabric does not support Unplug")
+}
+
+// CanSend reports whether the port may send a message now.
+func (f *fabric) CanSend(src sim.Port) bool {
+	end := f.mustEnd(src, "send from")
+	if end.undelivered >= end.bufSize {
+		end.waitingForSpace = true
+		return false
+	}
+	return true
+}
+
+// Send accepts a message and schedules its delivery, or fails when the
+// sender has too many undelivered messages.
+func (f *fabric) Send(msg sim.Msg) *sim.SendError {
+	meta := msg.Meta()
+	src := f.mustEnd(meta.Src, "send from")
+	if src.undelivered >= src.bufSize {
+		src.waitingForSpace = true
+		return sim.NewSendError()
+	}
+	f.enqueue(msg, src, f.mustEnd(meta.Dst, "send to"), 0)
+	return nil
+}
+
+// sendDelayed sends a message from one of the system's own event-driven
+// models, which always may send, as if it were sent delay cycles from now.
+func (f *fabric) sendDelayed(msg sim.Msg, delay float64) {
+	meta := msg.Meta()
+	f.enqueue(msg, f.mustEnd(meta.Src, "send from"), f.mustEnd(meta.Dst, "send to"), delay)
+}
+
+// forward sends a message on through port via, delay cycles from now,
+// leaving its source unchanged so that the response skips via. The sectored
+// L1 forwards stores this way.
+func (f *fabric) forward(msg sim.Msg, via sim.Port, delay float64) {
+	f.enqueue(msg, f.mustEnd(via, "forward through"), f.mustEnd(msg.Meta().Dst, "send to"), delay)
+}
+
+// enqueue computes when a message reaches its destination (link
+// reservations and route latency) and puts it in the destination's queue.
+func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
+	at := f.cycles(f.engine.CurrentTime()) + delay
+	if src.bytesPerCycle > 0 {
+		if b := f.payload(msg, src.dram); b > 0 {
+			at = math.Max(at, src.egressFree)
+			src.egressFree = at + b/src.bytesPerCycle
+		}
+	}
+	at += src.egressLatency + f.crossing(src.zone, dst.zone)
+	if dst.bytesPerCycle > 0 {
+		if b := f.payload(msg, dst.dram); b > 0 {
+			at = math.Max(at, dst.ingressFree)
+			dst.ingressFree = at + b/dst.bytesPerCycle
+		}
+	}
+
+	src.undelivered++
+	dst.pending.push(delivery{msg: msg, at: at, seq: f.nextSeq(), src: src})
+	f.scheduleNext(dst)
+
+	if f.NumHooks() > 0 {
+		f.InvokeHook(sim.HookCtx{Domain: f, Pos: sim.HookPosConnStartSend, Item: msg})
+	}
+}
+
+// NotifyAvailable is called by a port that refused a message and has since
+// freed buffer space.
+func (f *fabric) NotifyAvailable(now sim.VTimeInSec, port sim.Port) {
+	end := f.mustEnd(port, "notify from")
+	end.refused = false
+	f.scheduleNext(end)
+}
+
+// Handle runs one calendar cycle: it delivers what is due at every port
+// that asked to be woken at or before this cycle.
+func (f *fabric) Handle(e sim.Event) error {
+	evt, ok := e.(*fabricEvent)
+	if !ok {
+		panic(fmt.Sprintf("memsys: fabric cannot handle %T", e))
+	}
+	delete(f.eventCycles, evt.cycle)
+	for f.wakes.len() > 0 && f.wakes.peek().cycle <= evt.cycle {
+		w := f.wakes.pop()
+		end := w.end
+		if !end.wakeSet || end.wakeAt != w.cycle {
+			continue // superseded by an earlier wake of the same port
+		}
+		end.wakeSet = false
+		f.deliverDue(end, evt.time, evt.cycle)
+		f.scheduleNext(end)
+	}
+	if f.wakes.len() > 0 {
+		f.scheduleEvent(f.wakes.peek().cycle)
+	}
+	return nil
+}
+
+func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
+	for end.pending.len() > 0 {
+		d := *end.pending.peek()
+		if dueCycle(d.at) > cycle {
+			return
+		}
+		d.msg.Meta().RecvTime = now
+		if err := end.port.Recv(d.msg); err != nil {
+			end.refused = true
+			return
+		}
+		end.pending.pop()
+		f.account(end, d.msg)
+
+		src := d.src
+		src.undelivered--
+		if src.waitingForSpace {
+			src.waitingForSpace = false
+			src.port.NotifyAvailable(now)
+		}
+		if f.NumHooks() > 0 {
+			f.InvokeHook(sim.HookCtx{Domain: f, Pos: sim.HookPosConnDeliver, Item: d.msg})
+		}
+	}
+}
+
+// scheduleNext makes sure the calendar will wake the port when its earliest
+// pending message is due, unless the port is full.
+func (f *fabric) scheduleNext(end *fabricEnd) {
+	if end.refused || end.pending.len() == 0 {
+		return
+	}
+	cycle := max(dueCycle(end.pending.peek().at), dueCycle(f.cycles(f.engine.CurrentTime())))
+	if end.wakeSet && end.wakeAt <= cycle {
+		return
+	}
+	end.wakeSet = true
+	end.wakeAt = cycle
+	f.wakes.push(wake{cycle: cycle, seq: f.nextSeq(), end: end})
+	f.scheduleEvent(cycle)
+}
+
+// scheduleEvent makes sure the engine runs the calendar at a cycle. Events
+// are secondary, as akita's DirectConnection uses: deliveries at a time
+// happen after every component has ticked at that time, so a receiver sees
+// a message no earlier than its next cycle.
+func (f *fabric) scheduleEvent(cycle int64) {
+	if _, ok := f.eventCycles[cycle]; ok {
+		return
+	}
+	f.eventCycles[cycle] = struct{}{}
+	now := f.engine.CurrentTime()
+	t := sim.VTimeInSec(float64(cycle) / float64(f.freq))
+	if t < now {
+		t = now
+	}
+	f.engine.Schedule(&fabricEvent{time: t, cycle: cycle, fabric: f})
+}
+
+func (f *fabric) nextSeq() uint64 {
+	f.seq++
+	return f.seq
+}
+
+// dueCycle is the cycle at which a message that may arrive at cycle `at`
+// is delivered. A receiver acts on a message at its first tick after the
+// delivery, so delivering a message due at a fractional cycle at the whole
+// cycle before it changes nothing for the receiver and lets every message
+// of a cycle share one event.
+func dueCycle(at float64) int64 {
+	return int64(math.Floor(at + cycleEpsilon))
+}
+
+func (f *fabric) crossing(from, to zone) float64 {
+	switch {
+	case from == zoneSM && to == zoneL2:
+		return f.crossReq
+	case from == zoneL2 && to == zoneSM:
+		return f.crossRsp
+	default:
+		return 0
+	}
+}
+
+// payload is the number of data bytes a message moves over a link. Headers
+// are free. A DRAM link counts a read's data when the request passes, so
+// that the response does not count again.
+func (f *fabric) payload(msg sim.Msg, dramLink bool) float64 {
+	switch m := msg.(type) {
+	case *mem.ReadReq:
+		if dramLink {
+			return float64(m.AccessByteSize)
+		}
+	case *mem.DataReadyRsp:
+		if !dramLink {
+			return float64(len(m.Data))
+		}
+	case *mem.WriteReq:
+		return float64(writtenBytes(m, f.sectorSize))
+	}
+	return 0
+}
+
+func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
+	if !end.dram {
+		return
+	}
+	switch m := msg.(type) {
+	case *mem.ReadReq:
+		f.dramReadBytes += m.AccessByteSize
+	case *mem.WriteReq:
+		f.dramWriteBytes += uint64(writtenBytes(m, f.sectorSize))
+	}
+}
+
+func (f *fabric) resetStats() {
+	f.dramReadBytes = 0
+	f.dramWriteBytes = 0
+}
+
+func (f *fabric) mustEnd(port sim.Port, what string) *fabricEnd {
+	end := f.ends[port]
+	if end == nil {
+		name := "<nil>"
+		if port != nil {
+			name = port.Name()
+		}
+		panic(fmt.Sprintf("memsys: %s port %s, which is not plugged into %s",
+			what, name, f.name))
+	}
+	return end
+}
+
+// cycleEpsilon absorbs floating-point error when times are compared in
+// cycles.
+const cycleEpsilon = 1e-6
+
+// cycles converts an engine time to cycles, snapping values within
+// cycleEpsilon of a whole cycle onto it.
+func (f *fabric) cycles(t sim.VTimeInSec) float64 {
+	c := float64(t) * float64(f.freq)
+	if r := math.Round(c); math.Abs(c-r) < cycleEpsilon {
+		return r
+	}
+	return c
+}
+
+// writtenBytes is the data a write moves: whole sectors that hold at least
+// one dirty byte, or all of Data when there is no dirty mask.
+func writtenBytes(w *mem.WriteReq, sectorSize int) int {
+	if w.DirtyMask == nil {
+		return len(w.Data)
+	}
+	n := 0
+	for s := 0; s < len(w.DirtyMask); s += sectorSize {
+		end := min(s+sectorSize, len(w.DirtyMask))
+		for _, dirty := range w.DirtyMask[s:end] {
+			if dirty {
+				n += end - s
+				break
+			}
+		}
+	}
+	return n
+}
+
+// fabricEvent runs the fabric's calendar at one cycle.
+type fabricEvent struct {
+	time   sim.VTimeInSec
+	cycle  int64
+	fabric *fabric
+}
+
+func (e *fabricEvent) Time() sim.VTimeInSec { return e.time }
+func (e *fabricEvent) Handler() sim.Handler { return e.fabric }
+func (e *fabricEvent) IsSecondary() bool    { return true }
+
+type delivery struct {
+	msg sim.Msg
+	at  float64 // cycle at which the message may be delivered
+	seq uint64  // send order, to break ties
+	src *fabricEnd
+}
+
+type wake struct {
+	cycle int64
+	seq   uint64
+	end   *fabricEnd
+}
+
+func (d delivery) before(o delivery) bool {
+	if d.at != o.at {
+		return d.at < o.at
+	}
+	return d.seq < o.seq
+}
+
+func (w wake) before(o wake) bool {
+	if w.cycle != o.cycle {
+		return w.cycle < o.cycle
+	}
+	return w.seq < o.seq
+}
+
+// minHeap is a binary min-heap. It is typed rather than built on
+// container/heap so that pushes do not box their items.
+type minHeap[T interface{ before(T) bool }] struct {
+	items []T
+}
+
+func (h *minHeap[T]) len() int { return len(h.items) }
+func (h *minHeap[T]) peek() *T { return &h.items[0] }
+
+func (h *minHeap[T]) push(x T) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.items[i].before(h.items[parent]) {
+			break
+		}
+		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		i = parent
+	}
+}
+
+func (h *minHeap[T]) pop() T {
+	var zero T
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items[last] = zero
+	h.items = h.items[:last]
+	i := 0
+	for {
+		l, r := 2*i+1, 2*i+2
+		smallest := i
+		if l < last && h.items[l].before(h.items[smallest]) {
+			smallest = l
+		}
+		if r < last && h.items[r].before(h.items[smallest]) {
+			smallest = r
+		}
+		if smallest == i {
+			return top
+		}
+		h.items[i], h.items[smallest] = h.items[smallest], h.items[i]
+		i = smallest
+	}
+}
+
+// sinkPort is the port of one of the system's event-driven models (the
+// sectored L1): the fabric's delivery hands each message straight to the
+// model instead of queuing it for a Tick. Refusing a message makes the
+// fabric hold it until the model calls the fabric's NotifyAvailable.
+type sinkPort struct {
+	sim.HookableBase
+
+	name   string
+	conn   sim.Connection
+	accept func(msg sim.Msg, now sim.VTimeInSec) bool
+}
+
+func newSinkPort(name string, accept func(sim.Msg, sim.VTimeInSec) bool) *sinkPort {
+	sim.NameMustBeValid(name)
+	return &sinkPort{name: name, accept: accept}
+}
+
+func (p *sinkPort) Name() string                   { return p.name }
+func (p *sinkPort) SetConnection(c sim.Connection) { p.conn = c }
+
+// Component returns nil: the model behind the port is not an akita
+// component.
+func (p *sinkPort) Component() sim.Component { return nil }
+
+// Recv hands a delivered message to the model.
+func (p *sinkPort) Recv(msg sim.Msg) *sim.SendError {
+	if !p.accept(msg, msg.Meta().RecvTime) {
+		return sim.NewSendError()
+	}
+	return nil
+}
+
+// NotifyAvailable does nothing: a model's sends never fail.
+func (p *sinkPort) NotifyAvailable(sim.VTimeInSec) {}
+
+func (p *sinkPort) CanSend() bool                   { return p.conn.CanSend(p) }
+func (p *sinkPort) Send(msg sim.Msg) *sim.SendError { return p.conn.Send(msg) }
+
+// Retrieve and Peek return nil: nothing waits in a sink port.
+func (p *sinkPort) Retrieve(sim.VTimeInSec) sim.Msg { return nil }
+func (p *sinkPort) Peek() sim.Msg                   { return nil }

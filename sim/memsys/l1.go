@@ -1,0 +1,295 @@
+package memsys
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// sectoredL1 is the default L1 (Config.L1Model L1Sectored): a sectored,
+// write-through, no-write-allocate data cache, as NVIDIA's L1 behaves: a
+// line's sectors are valid independently and a miss fetches only the
+// sectors it lacks from L2.
+//
+// It is event-driven rather than a ticking akita component: the fabric hands
+// it each message when the message is delivered, it updates its tags and
+// MSHRs at once and schedules its answers through the fabric with the
+// latency they take. Throughput comes from a reservation calendar (a lookup
+// every 1/L1RequestsPerCycle cycles), so the cache never ticks. akita's
+// writearound L1 ticks through five stages for every request; on the
+// H100-sized stream benchmark the whole system took 2.3 s of wall time with
+// it and 1.3 s with this cache.
+type sectoredL1 struct {
+	name   string
+	fabric *fabric
+	top    *sinkPort // loads and stores from the SM, responses to it
+	bottom *sinkPort // fills from L2
+
+	lineShift      uint
+	sectorShift    uint
+	numSets        uint64
+	ways           int
+	lines          []l1Line // set-major: set s holds lines[s*ways : (s+1)*ways]
+	useClock       uint64
+	maxMSHRs       int
+	maxWaiting     int
+	waiting        int
+	mshrs          map[uint64]*l1MSHR // by line address
+	fills          map[string]l1Fill  // by fill request ID
+	ids            *idSource
+	l2For          func(addr uint64) sim.Port
+	lookupFree     float64 // next free lookup slot, in cycles
+	cyclesPerLook  float64
+	responseDelay  float64 // cycles from lookup (or fill) to delivery at the SM
+	refusedRequest bool
+
+	stats CacheStats
+}
+
+type l1Line struct {
+	tag     uint64 // line address
+	valid   uint32 // sector mask; 0 means the way is empty
+	lastUse uint64
+}
+
+type l1MSHR struct {
+	line     uint64
+	fetching uint32 // sectors requested from L2 and not yet arrived
+	waiters  []l1Waiter
+}
+
+type l1Fill struct {
+	mshr    *l1MSHR
+	sectors uint32
+}
+
+type l1Waiter struct {
+	req  *mem.ReadReq
+	need uint32 // sectors still missing
+}
+
+// accept handles a load or store from the SM. It refuses (and the fabric
+// keeps the request) when a miss finds no free MSHR or too many loads wait.
+func (c *sectoredL1) accept(msg sim.Msg, now sim.VTimeInSec) bool {
+	cycle := c.fabric.cycles(now)
+	switch req := msg.(type) {
+	case *mem.ReadReq:
+		return c.read(req, cycle)
+	case *mem.WriteReq:
+		c.write(req, cycle)
+		return true
+	default:
+		panic(fmt.Sprintf("memsys: %s cannot handle %T", c.name, msg))
+	}
+}
+
+// reserveLookup books the next lookup slot and returns the cycles from now
+// until it.
+func (c *sectoredL1) reserveLookup(cycle float64) float64 {
+	slot := math.Max(cycle, c.lookupFree)
+	c.lookupFree = slot + c.cyclesPerLook
+	return slot - cycle
+}
+
+func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
+	lineAddr := req.Address >> c.lineShift << c.lineShift
+	if req.AccessByteSize == 0 || req.Address+req.AccessByteSize > lineAddr+1<<c.lineShift {
+		panic(fmt.Sprintf("memsys: %s: load of %d bytes at %#x does not fit one line",
+			c.name, req.AccessByteSize, req.Address))
+	}
+	mask := c.sectorMask(req.Address, req.AccessByteSize)
+	if sectors, ok := req.Info.(SectorMask); ok {
+		// The load reads only these sectors of its span.
+		mask &= uint32(sectors)
+		if mask == 0 {
+			panic(fmt.Sprintf("memsys: %s: load at %#x has sector mask %#x outside its %d bytes",
+				c.name, req.Address, uint32(sectors), req.AccessByteSize))
+		}
+	}
+	line := c.lookup(lineAddr)
+
+	if line != nil && line.valid&mask == mask {
+		wait := c.reserveLookup(cycle)
+		c.touch(line)
+		c.stats.ReadHits++
+		c.respond(req, wait)
+		return true
+	}
+	if m := c.mshrs[lineAddr]; m != nil {
+		if c.waiting >= c.maxWaiting {
+			return c.refuse()
+		}
+		wait := c.reserveLookup(cycle)
+		need := mask
+		if line != nil {
+			need &^= line.valid
+		}
+		if extra := need &^ m.fetching; extra != 0 {
+			c.fetch(m, extra, wait)
+		}
+		m.waiters = append(m.waiters, l1Waiter{req: req, need: need})
+		c.waiting++
+		c.stats.ReadMSHRHits++
+		return true
+	}
+	if len(c.mshrs) >= c.maxMSHRs || c.waiting >= c.maxWaiting {
+		return c.refuse()
+	}
+	wait := c.reserveLookup(cycle)
+	need := mask
+	if line != nil {
+		need &^= line.valid
+	}
+	m := &l1MSHR{line: lineAddr}
+	c.mshrs[lineAddr] = m
+	c.fetch(m, need, wait)
+	m.waiters = append(m.waiters, l1Waiter{req: req, need: need})
+	c.waiting++
+	c.stats.ReadMisses++
+	return true
+}
+
+// write passes a store through to L2. The store keeps the SM as its source,
+// so L2's WriteDoneRsp goes straight back to the SM. A store to a present
+// line updates it (and counts as a hit); a store to an absent line does not
+// allocate one.
+func (c *sectoredL1) write(req *mem.WriteReq, cycle float64) {
+	wait := c.reserveLookup(cycle)
+	if line := c.lookup(req.Address >> c.lineShift << c.lineShift); line != nil {
+		c.touch(line)
+		c.stats.WriteHits++
+	} else {
+		c.stats.WriteMisses++
+	}
+	req.Dst = c.l2For(req.Address)
+	c.fabric.forward(req, c.bottom, wait)
+}
+
+func (c *sectoredL1) refuse() bool {
+	c.refusedRequest = true
+	return false
+}
+
+// fetch asks L2 for the sectors in mask, one request per run of
+// consecutive sectors.
+func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
+	for mask != 0 {
+		first := bits.TrailingZeros32(mask)
+		n := bits.TrailingZeros32(^(mask >> first))
+		run := (uint32(1)<<n - 1) << first
+		mask &^= run
+
+		fill := &mem.ReadReq{
+			Address:        m.line + uint64(first)<<c.sectorShift,
+			AccessByteSize: uint64(n) << c.sectorShift,
+		}
+		fill.ID = c.ids.nextID()
+		fill.Src = c.bottom
+		fill.Dst = c.l2For(m.line)
+		c.fabric.sendDelayed(fill, delay)
+		c.fills[fill.ID] = l1Fill{mshr: m, sectors: run}
+		m.fetching |= run
+	}
+}
+
+// acceptFill installs the sectors that L2 returned and answers the loads
+// that now have all their sectors.
+func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
+	rsp, ok := msg.(*mem.DataReadyRsp)
+	if !ok {
+		panic(fmt.Sprintf("memsys: %s got %T from L2", c.name, msg))
+	}
+	fill, ok := c.fills[rsp.RespondTo]
+	if !ok {
+		panic(fmt.Sprintf("memsys: %s got a fill for unknown request %s", c.name, rsp.RespondTo))
+	}
+	delete(c.fills, rsp.RespondTo)
+	m, arrived := fill.mshr, fill.sectors
+	c.install(m.line, arrived)
+
+	kept := m.waiters[:0]
+	for _, w := range m.waiters {
+		w.need &^= arrived
+		if w.need != 0 {
+			kept = append(kept, w)
+			continue
+		}
+		c.respond(w.req, 0)
+		c.waiting--
+	}
+	for i := len(kept); i < len(m.waiters); i++ {
+		m.waiters[i] = l1Waiter{}
+	}
+	m.waiters = kept
+	m.fetching &^= arrived
+	if m.fetching == 0 {
+		delete(c.mshrs, m.line)
+	}
+	if c.refusedRequest {
+		c.refusedRequest = false
+		c.fabric.NotifyAvailable(now, c.top)
+	}
+	return true
+}
+
+func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
+	rsp := &mem.DataReadyRsp{RespondTo: req.ID}
+	rsp.ID = c.ids.nextID()
+	rsp.Src = c.top
+	rsp.Dst = req.Src
+	c.fabric.sendDelayed(rsp, delay+c.responseDelay)
+}
+
+// sectorMask returns the sectors of its line that [addr, addr+size) covers.
+func (c *sectoredL1) sectorMask(addr, size uint64) uint32 {
+	offset := addr & (1<<c.lineShift - 1)
+	first := offset >> c.sectorShift
+	last := (offset + max(size, 1) - 1) >> c.sectorShift
+	return (uint32(1)<<(last-first+1) - 1) << first
+}
+
+func (c *sectoredL1) set(lineAddr uint64) []l1Line {
+	s := (lineAddr >> c.lineShift) % c.numSets
+	return c.lines[s*uint64(c.ways) : (s+1)*uint64(c.ways)]
+}
+
+func (c *sectoredL1) lookup(lineAddr uint64) *l1Line {
+	set := c.set(lineAddr)
+	for i := range set {
+		if set[i].valid != 0 && set[i].tag == lineAddr {
+			return &set[i]
+		}
+	}
+	return nil
+}
+
+func (c *sectoredL1) touch(line *l1Line) {
+	c.useClock++
+	line.lastUse = c.useClock
+}
+
+// install marks sectors valid, allocating the line (over an empty way or the
+// least recently used one) if it is not present.
+func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
+	if line := c.lookup(lineAddr); line != nil {
+		line.valid |= sectors
+		c.touch(line)
+		return
+	}
+	set := c.set(lineAddr)
+	victim := &set[0]
+	for i := range set {
+		if set[i].valid == 0 {
+			victim = &set[i]
+			break
+		}
+		if set[i].lastUse < victim.lastUse {
+			victim = &set[i]
+		}
+	}
+	*victim = l1Line{tag: lineAddr, valid: sectors}
+	c.touch(victim)
+}

@@ -1,0 +1,79 @@
+package memsys
+
+import (
+	"strconv"
+
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// SectorMask marks the sectors of a line a load reads: bit k is sector k,
+// counted from the start of the line. NewLineRead puts it in a ReadReq's Info
+// so that the sectored L1 fetches only those sectors of the request's span;
+// akita's L1s ignore it and fetch whole lines.
+type SectorMask uint32
+
+// AtomicOp is one address of an atomic request and the number of lanes of
+// the warp that update it.
+type AtomicOp struct {
+	Address uint64
+	Lanes   int
+}
+
+// AtomicReq carries the part of one warp's atomic (or reduction) instruction
+// that falls in one sector: an SM sends one AtomicReq per distinct sector the
+// active lanes touch, listing each distinct address once with its lane
+// count, so that the atomic unit can serialize operations on the same
+// address. Send it to AtomicPortFor(SectorAddress).
+type AtomicReq struct {
+	sim.MsgMeta
+
+	// SectorAddress is the first byte of the sector every Op falls in.
+	SectorAddress uint64
+	// Ops lists the distinct addresses and their lane counts.
+	Ops []AtomicOp
+}
+
+// Meta returns the message's metadata.
+func (r *AtomicReq) Meta() *sim.MsgMeta { return &r.MsgMeta }
+
+// Operations is the number of lane operations the request carries.
+func (r *AtomicReq) Operations() int {
+	n := 0
+	for _, op := range r.Ops {
+		n += op.Lanes
+	}
+	return n
+}
+
+// AtomicRsp tells the SM that every operation of an AtomicReq has completed
+// its read-modify-write at L2. A reduction (red.*) may ignore it.
+type AtomicRsp struct {
+	sim.MsgMeta
+
+	// RespondTo is the ID of the AtomicReq.
+	RespondTo string
+}
+
+// Meta returns the message's metadata.
+func (r *AtomicRsp) Meta() *sim.MsgMeta { return &r.MsgMeta }
+
+// GetRspTo returns the ID of the request this response answers.
+func (r *AtomicRsp) GetRspTo() string { return r.RespondTo }
+
+// idSource names the messages one component creates. Each System owns its
+// sources, so simulations in one process stay independent and their IDs do
+// not depend on what else ran (akita's process-wide generator is still used
+// inside akita's own components; see the package's caveats).
+type idSource struct {
+	prefix string
+	next   uint64
+}
+
+func newIDSource(prefix string) *idSource {
+	return &idSource{prefix: prefix + "#"}
+}
+
+func (s *idSource) nextID() string {
+	s.next++
+	return s.prefix + strconv.FormatUint(s.next, 10)
+}

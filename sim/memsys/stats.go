@@ -1,0 +1,120 @@
+package memsys
+
+import (
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/sarchlab/akita/v3/tracing"
+)
+
+// CacheStats counts how one cache (or a sum of caches) handled requests. An
+// MSHR hit is a request to a line whose miss is already outstanding; it
+// counts neither as a hit nor as a miss.
+type CacheStats struct {
+	ReadHits      uint64 `json:"read_hits"`
+	ReadMisses    uint64 `json:"read_misses"`
+	ReadMSHRHits  uint64 `json:"read_mshr_hits"`
+	WriteHits     uint64 `json:"write_hits"`
+	WriteMisses   uint64 `json:"write_misses"`
+	WriteMSHRHits uint64 `json:"write_mshr_hits"`
+}
+
+// Reads is the number of read requests the cache handled.
+func (c CacheStats) Reads() uint64 { return c.ReadHits + c.ReadMisses + c.ReadMSHRHits }
+
+// Writes is the number of write requests the cache handled.
+func (c CacheStats) Writes() uint64 { return c.WriteHits + c.WriteMisses + c.WriteMSHRHits }
+
+// ReadHitRate is the fraction of reads that hit; 0 when there were none.
+func (c CacheStats) ReadHitRate() float64 {
+	if c.Reads() == 0 {
+		return 0
+	}
+	return float64(c.ReadHits) / float64(c.Reads())
+}
+
+func (c *CacheStats) add(o CacheStats) {
+	c.ReadHits += o.ReadHits
+	c.ReadMisses += o.ReadMisses
+	c.ReadMSHRHits += o.ReadMSHRHits
+	c.WriteHits += o.WriteHits
+	c.WriteMisses += o.WriteMisses
+	c.WriteMSHRHits += o.WriteMSHRHits
+}
+
+// AtomicStats counts the work of the atomic units.
+type AtomicStats struct {
+	// Requests is the number of AtomicReqs (warp-sector pieces) completed.
+	Requests uint64 `json:"requests"`
+	// Operations is the number of lane operations they carried.
+	Operations uint64 `json:"operations"`
+	// MaxSameAddressDepth is the most operations ever queued on one address
+	// (the one that starts plus those waiting behind it); 1 when no two
+	// operations on one address overlapped.
+	MaxSameAddressDepth int `json:"max_same_address_depth"`
+	// SameAddressWaitCycles is the total time operations waited for an
+	// earlier operation on their address to release it.
+	SameAddressWaitCycles float64 `json:"same_address_wait_cycles"`
+}
+
+func (a *AtomicStats) add(o AtomicStats) {
+	a.Requests += o.Requests
+	a.Operations += o.Operations
+	a.MaxSameAddressDepth = max(a.MaxSameAddressDepth, o.MaxSameAddressDepth)
+	a.SameAddressWaitCycles += o.SameAddressWaitCycles
+}
+
+// Stats is a snapshot of the memory system's counters since it was built or
+// last reset.
+type Stats struct {
+	L1         CacheStats   `json:"l1"`
+	L2         CacheStats   `json:"l2"`
+	L1PerSM    []CacheStats `json:"l1_per_sm"`
+	L2PerSlice []CacheStats `json:"l2_per_slice"`
+	// DRAMReadBytes and DRAMWriteBytes are the bytes the DRAM channels
+	// transferred; writes count whole dirty sectors.
+	DRAMReadBytes  uint64      `json:"dram_read_bytes"`
+	DRAMWriteBytes uint64      `json:"dram_write_bytes"`
+	Atomics        AtomicStats `json:"atomics"`
+}
+
+// cacheCounter is a hook that counts a cache's hits and misses from the
+// task steps akita's caches report ("read-hit", "write-mshr-hit", ...), so
+// the counts come from the caches' own decisions without editing akita.
+type cacheCounter struct {
+	stats CacheStats
+
+	lastTask, lastStep string
+}
+
+// Func counts one task step.
+func (h *cacheCounter) Func(ctx sim.HookCtx) {
+	if ctx.Pos != tracing.HookPosTaskStep {
+		return
+	}
+	task, ok := ctx.Item.(tracing.Task)
+	if !ok || len(task.Steps) == 0 {
+		return
+	}
+	step := task.Steps[0].What
+	// akita's writeback directory reports "read-hit" before it knows whether
+	// the bank can take the request and reports it again when it retries;
+	// a transaction reaches a given step once otherwise.
+	if task.ID == h.lastTask && step == h.lastStep {
+		return
+	}
+	h.lastTask, h.lastStep = task.ID, step
+
+	switch step {
+	case "read-hit":
+		h.stats.ReadHits++
+	case "read-miss":
+		h.stats.ReadMisses++
+	case "read-mshr-hit":
+		h.stats.ReadMSHRHits++
+	case "write-hit":
+		h.stats.WriteHits++
+	case "write-miss":
+		h.stats.WriteMisses++
+	case "write-mshr-hit":
+		h.stats.WriteMSHRHits++
+	}
+}

@@ -1,0 +1,222 @@
+package memsys
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/mem/cache/writeback"
+	"github.com/sarchlab/akita/v3/mem/idealmemcontroller"
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// System is a built memory system: the akita components and the fabric that
+// connects them to each other and to the SMs.
+type System struct {
+	name   string
+	config Config
+	freq   sim.Freq
+	engine sim.Engine
+	timing timing
+	fabric *fabric
+
+	numSMs  int
+	l1Top   []sim.Port
+	l1Stats []*CacheStats // kept by the sectored L1s or by hooks on akita's
+	l2s     []*writeback.Cache
+	l2Top   []sim.Port
+	l2Stats []*CacheStats
+	drams   []*idealmemcontroller.Comp
+	atomics []*atomicUnit
+
+	smConnected []bool
+	smBufSize   int
+
+	zeroLine []byte
+	masks    map[uint32][]bool // dirty masks by sector mask, shared read-only
+}
+
+// Name returns the name the System was built with.
+func (s *System) Name() string { return s.name }
+
+// Config returns the configuration the System was built from.
+func (s *System) Config() Config { return s.config }
+
+// Freq returns the clock every memory component ticks with.
+func (s *System) Freq() sim.Freq { return s.freq }
+
+// NumSMs returns the number of SMs (and L1s) the System serves.
+func (s *System) NumSMs() int { return s.numSMs }
+
+// NumSlices returns the number of L2 slices.
+func (s *System) NumSlices() int { return len(s.l2s) }
+
+// L1Port returns the port SM sm sends its loads and stores to.
+func (s *System) L1Port(sm int) sim.Port { return s.l1Top[sm] }
+
+// SliceOf returns the L2 slice that owns an address.
+func (s *System) SliceOf(address uint64) int {
+	return int(address / uint64(s.config.L2InterleaveBytes) % uint64(len(s.l2s)))
+}
+
+func (s *System) l2PortFor(address uint64) sim.Port {
+	return s.l2Top[s.SliceOf(address)]
+}
+
+// AtomicPortFor returns the port of the atomic unit that owns an address:
+// the one at the address's L2 slice. Every SM sends there directly.
+func (s *System) AtomicPortFor(address uint64) sim.Port {
+	return s.atomics[s.SliceOf(address)].topPort
+}
+
+// ConnectSM plugs SM sm's port into the system, so that it can send to
+// L1Port(sm) and to any AtomicPortFor port and receive their responses. The
+// port's buffer, set when the SM created it, bounds the responses waiting
+// for the SM; further responses wait in the system.
+func (s *System) ConnectSM(sm int, smPort sim.Port) {
+	if sm < 0 || sm >= len(s.smConnected) {
+		panic(fmt.Sprintf("memsys: ConnectSM(%d): the system has %d SMs", sm, len(s.smConnected)))
+	}
+	if s.smConnected[sm] {
+		panic(fmt.Sprintf("memsys: SM %d is already connected", sm))
+	}
+	s.smConnected[sm] = true
+	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize})
+}
+
+// NewLineRead builds the load request of one warp instruction for one line:
+// sectorMask has bit k set when the warp reads sector k of the line at
+// lineAddr. The request's address range covers the sectors from the first
+// to the last set bit, and its Info carries the mask (a SectorMask), so
+// that the sectored L1 fetches no sector between them that the warp does
+// not read. id must be unique among the SM's outstanding requests; the
+// response is a *mem.DataReadyRsp with RespondTo == id.
+func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.ReadReq {
+	first, span := s.sectorSpan(lineAddr, sectorMask)
+	r := &mem.ReadReq{
+		Address:        lineAddr + uint64(first*s.config.SectorSizeBytes),
+		AccessByteSize: uint64(span * s.config.SectorSizeBytes),
+		Info:           SectorMask(sectorMask),
+	}
+	r.ID = id
+	r.Src = src
+	r.Dst = s.l1Top[sm]
+	r.SendTime = s.engine.CurrentTime()
+	return r
+}
+
+// NewLineWrite builds the store request of one warp instruction for one
+// line, as NewLineRead does for loads. Sectors between the first and last
+// that the warp does not write are masked out. The data is a shared,
+// read-only buffer of zeros. The response is a *mem.WriteDoneRsp, sent once
+// L2 has the data; an SM may retire the store without waiting for it and
+// count it only for fences and the end of the kernel.
+func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.WriteReq {
+	first, span := s.sectorSpan(lineAddr, sectorMask)
+	sector := s.config.SectorSizeBytes
+	w := &mem.WriteReq{
+		Address: lineAddr + uint64(first*sector),
+		Data:    s.zeroLine[:span*sector],
+	}
+	if shifted := sectorMask >> first; shifted != 1<<span-1 {
+		w.DirtyMask = s.dirtyMask(shifted, span)
+	}
+	w.ID = id
+	w.Src = src
+	w.Dst = s.l1Top[sm]
+	w.SendTime = s.engine.CurrentTime()
+	return w
+}
+
+// NewAtomic builds the atomic request of one warp instruction for one
+// sector: ops lists each distinct address the active lanes update, all in
+// the sector at sectorAddr, with its lane count. The request goes to the
+// owning slice's atomic unit; the response is an *AtomicRsp.
+func (s *System) NewAtomic(src sim.Port, sectorAddr uint64, ops []AtomicOp, id string) *AtomicReq {
+	sector := uint64(s.config.SectorSizeBytes)
+	if sectorAddr%sector != 0 {
+		panic(fmt.Sprintf("memsys: atomic sector address %#x is not %d-byte aligned", sectorAddr, sector))
+	}
+	for _, op := range ops {
+		if op.Address-sectorAddr >= sector || op.Lanes < 1 {
+			panic(fmt.Sprintf("memsys: atomic op %+v does not fit sector %#x", op, sectorAddr))
+		}
+	}
+	r := &AtomicReq{SectorAddress: sectorAddr, Ops: ops}
+	r.ID = id
+	r.Src = src
+	r.Dst = s.AtomicPortFor(sectorAddr)
+	r.SendTime = s.engine.CurrentTime()
+	return r
+}
+
+func (s *System) sectorSpan(lineAddr uint64, sectorMask uint32) (first, span int) {
+	line := uint64(s.config.LineSizeBytes)
+	sectors := s.config.LineSizeBytes / s.config.SectorSizeBytes
+	if lineAddr%line != 0 {
+		panic(fmt.Sprintf("memsys: line address %#x is not %d-byte aligned", lineAddr, line))
+	}
+	if sectorMask == 0 || (sectors < 32 && sectorMask>>sectors != 0) {
+		panic(fmt.Sprintf("memsys: sector mask %#x does not fit a line of %d sectors", sectorMask, sectors))
+	}
+	first = bits.TrailingZeros32(sectorMask)
+	last := 31 - bits.LeadingZeros32(sectorMask)
+	return first, last - first + 1
+}
+
+// dirtyMask returns the byte mask of the sectors set in mask (bit 0 = the
+// first sector of the span), built once per mask.
+func (s *System) dirtyMask(mask uint32, span int) []bool {
+	if m, ok := s.masks[mask]; ok {
+		return m
+	}
+	sector := s.config.SectorSizeBytes
+	m := make([]bool, span*sector)
+	for k := range span {
+		if mask&(1<<k) != 0 {
+			for i := k * sector; i < (k+1)*sector; i++ {
+				m[i] = true
+			}
+		}
+	}
+	s.masks[mask] = m
+	return m
+}
+
+// Stats returns the counters accumulated since the System was built or
+// ResetStats was last called.
+func (s *System) Stats() Stats {
+	st := Stats{
+		L1PerSM:        make([]CacheStats, len(s.l1Stats)),
+		L2PerSlice:     make([]CacheStats, len(s.l2Stats)),
+		DRAMReadBytes:  s.fabric.dramReadBytes,
+		DRAMWriteBytes: s.fabric.dramWriteBytes,
+	}
+	for i, c := range s.l1Stats {
+		st.L1PerSM[i] = *c
+		st.L1.add(*c)
+	}
+	for i, c := range s.l2Stats {
+		st.L2PerSlice[i] = *c
+		st.L2.add(*c)
+	}
+	for _, u := range s.atomics {
+		st.Atomics.add(u.stats)
+	}
+	return st
+}
+
+// ResetStats zeroes every counter, e.g. between kernel launches. Cache
+// contents and in-flight requests are kept.
+func (s *System) ResetStats() {
+	for _, c := range s.l1Stats {
+		*c = CacheStats{}
+	}
+	for _, c := range s.l2Stats {
+		*c = CacheStats{}
+	}
+	for _, u := range s.atomics {
+		u.stats = AtomicStats{}
+	}
+	s.fabric.resetStats()
+}
