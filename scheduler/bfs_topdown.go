@@ -83,8 +83,12 @@ func BFSTopDown(ctx context.Context, dev kernels.Device, g *graph.Graph, src uin
 	if err != nil {
 		return nil, err
 	}
-	frontierIn, err := kernels.Copy(mem, append(make([]uint32, 0, n), src))
+	// Both queues hold up to n vertices: they swap roles every level.
+	frontierIn, err := kernels.Slice[uint32](mem, n)
 	if err != nil {
+		return nil, err
+	}
+	if err := kernels.Upload(dev, frontierIn, []uint32{src}); err != nil {
 		return nil, err
 	}
 	frontierOut, err := kernels.Slice[uint32](mem, n)

@@ -1,5 +1,21 @@
 package main
 
+import (
+	"github.com/warpgraph/warpgraph/sim"
+)
+
 func openSimulator(mode, config string) (*deviceEnv, error) {
-	return nil, badInput("--target sim (mode %s, config %s): the simulator is not wired into the command line yet", mode, config)
+	m, err := sim.ParseMode(mode)
+	if err != nil {
+		return nil, &inputError{err}
+	}
+	cfg, err := sim.ConfigByName(config)
+	if err != nil {
+		return nil, &inputError{err}
+	}
+	dev, err := sim.New(cfg, sim.WithMode(m))
+	if err != nil {
+		return nil, err
+	}
+	return &deviceEnv{dev: dev, target: "sim", simMode: string(m), config: config}, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ type microOptions struct {
 	target, simMode, config string
 	reps, warmup, repeat    int
 	elements                int
-	spinBudget              uint32
+	spinBudget              int64
 	timeout                 time.Duration
 	asJSON                  bool
 }
@@ -75,7 +76,7 @@ func newMicroCommand() *cobra.Command {
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
-	f.Uint32Var(&o.spinBudget, "spin-budget", 1_000_000, "global_barrier: polls per wait before the kernel aborts (0 = unbounded, simulator only)")
+	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 20000 in simulation)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "host timeout for all launches")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
 	return cmd
@@ -111,7 +112,17 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		return micro.BankStride(ctx, env.dev, micro.BankStrides, grid, 256, p)
 	case "global_barrier":
 		rounds := orDefault(o.reps, 20, 3, o.target)
-		return micro.BarrierStudy(ctx, env.dev, 128, rounds, o.spinBudget)
+		budget := o.spinBudget
+		if budget < 0 {
+			budget = int64(orDefault(0, 1_000_000, 20_000, o.target))
+		}
+		if budget > math.MaxUint32 {
+			return nil, badInput("--spin-budget %d does not fit 32 bits", budget)
+		}
+		if budget == 0 && o.target == "hw" {
+			return nil, badInput("--spin-budget 0 (unbounded) would hang a GPU when the grid is too large: it is for the simulator only")
+		}
+		return micro.BarrierStudy(ctx, env.dev, 128, rounds, uint32(budget), o.target == "sim")
 	case "divmod":
 		_, t, err := micro.DivModProbe(ctx, env.dev)
 		return t, err

@@ -110,8 +110,10 @@ func CoResidentLimit(dev kernels.Device, k *kernels.Kernel, block int) (int, err
 
 // BarrierStudy runs the SIMD-X deadlock study: the barrier at the
 // co-resident limit (completes), one CTA past it with a finite spin budget
-// (ends by the budget), and a cooperative launch one CTA past it (refused).
-func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, budget uint32) (*Table, error) {
+// (ends by the budget), a cooperative launch one CTA past it (refused before
+// it runs) and, where the device has a deadlock detector (the simulator),
+// one CTA past it with an unbounded budget (diagnosed as a deadlock).
+func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, budget uint32, unbounded bool) (*Table, error) {
 	k, err := kernels.Lookup("global_barrier")
 	if err != nil {
 		return nil, err
@@ -128,6 +130,9 @@ func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, bu
 		{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: budget},
 		{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: budget, Cooperative: true},
 	}
+	if unbounded {
+		cases = append(cases, BarrierRun{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: 0})
+	}
 	for _, c := range cases {
 		stats, err := GlobalBarrier(ctx, dev, c)
 		kind := "normal"
@@ -141,13 +146,16 @@ func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, bu
 		switch {
 		case err == nil:
 		case errors.As(err, &spin):
-			outcome = "aborted by spin budget: " + spin.Error()
+			outcome = "aborted by its spin budget"
 		case errors.As(err, &res):
-			outcome = "refused: " + res.Error()
+			outcome = "refused before launch"
 		case errors.As(err, &dead):
-			outcome = "deadlock: " + dead.Error()
+			outcome = "deadlock detected"
 		default:
 			return nil, fmt.Errorf("global_barrier with %d CTAs: %w", c.Grid, err)
+		}
+		if err != nil {
+			t.Notes = append(t.Notes, fmt.Sprintf("%d CTAs, %s launch, budget %d: %v", c.Grid, kind, c.SpinBudget, err))
 		}
 		cst := "-"
 		if err == nil || spin != nil {

@@ -44,7 +44,7 @@ func formatCell(c any) string {
 // Write prints the table aligned, with its notes below.
 func (t *Table) Write(w io.Writer) error {
 	fmt.Fprintf(w, "%s on %s\n", t.Name, t.Device)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.Columns, "\t")+"\t")
 	for _, r := range t.Rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")

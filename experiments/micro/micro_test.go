@@ -1,0 +1,89 @@
+package micro_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/experiments/micro"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// The drivers are exercised on the functional simulator with the tiny
+// configuration; the same code runs on hardware through hw.
+func tinyDevice(t *testing.T) *sim.Device {
+	t.Helper()
+	cfg, err := sim.ConfigByName("tiny")
+	require.NoError(t, err)
+	dev, err := sim.New(cfg, sim.WithMode(sim.ModeFunctional))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestStreamValidates(t *testing.T) {
+	tab, stats, err := micro.Stream(ctx(t), tinyDevice(t), 5000, 128, micro.Params{})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, "5000", tab.Rows[0][0])
+	assert.Positive(t, stats.Counters["thread_instructions"])
+}
+
+func TestAtomicContentionValidatesEveryDegree(t *testing.T) {
+	tab, err := micro.AtomicContention(ctx(t), tinyDevice(t), []int{1, 3, 32, 1000}, micro.Params{Reps: 3})
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, 4)
+	_, err = micro.AtomicContention(ctx(t), tinyDevice(t), []int{0}, micro.Params{Reps: 1})
+	assert.ErrorContains(t, err, "degree 0")
+}
+
+func TestBankStrideValidatesBothLayouts(t *testing.T) {
+	tab, err := micro.BankStride(ctx(t), tinyDevice(t), []int{1, 2, 32, 33}, 2, 64, micro.Params{Reps: 5})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 4)
+	assert.Equal(t, "1", tab.Rows[3][1], "stride 33 is conflict-free: gcd(33, 32) = 1")
+}
+
+func TestBarrierStudyShowsTheDeadlockBoundary(t *testing.T) {
+	dev := tinyDevice(t)
+	k, err := kernels.Lookup("global_barrier")
+	require.NoError(t, err)
+	limit, err := micro.CoResidentLimit(dev, k, 64)
+	require.NoError(t, err)
+	_, err = micro.GlobalBarrier(ctx(t), dev, micro.BarrierRun{Grid: limit, Block: 64, Rounds: 3, SpinBudget: 100000})
+	require.NoError(t, err, "at the co-resident limit the barrier completes")
+	_, err = micro.GlobalBarrier(ctx(t), dev, micro.BarrierRun{Grid: limit + 1, Block: 64, Rounds: 3, SpinBudget: 500})
+	var spin *kernels.SpinBudgetError
+	require.True(t, errors.As(err, &spin), "one CTA past the limit ends by its budget: %v", err)
+	_, err = micro.GlobalBarrier(ctx(t), dev, micro.BarrierRun{Grid: limit + 1, Block: 64, Rounds: 3, Cooperative: true, SpinBudget: 500})
+	var res *kernels.LaunchResourceError
+	require.True(t, errors.As(err, &res), "a cooperative launch past the limit is refused: %v", err)
+
+	tab, err := micro.BarrierStudy(ctx(t), dev, 64, 2, 100000, true)
+	require.NoError(t, err)
+	outcomes := make([]string, len(tab.Rows))
+	for i, r := range tab.Rows {
+		outcomes[i] = r[3]
+	}
+	assert.Equal(t, []string{"completed 2 rounds, validated", "completed 2 rounds, validated",
+		"aborted by its spin budget", "refused before launch", "deadlock detected"}, outcomes)
+	assert.True(t, strings.Contains(strings.Join(tab.Notes, "\n"), "PTX line"), "the deadlock note says where warps spin")
+}
+
+func TestDivModProbeChecksOrdinaryCases(t *testing.T) {
+	r, tab, err := micro.DivModProbe(ctx(t), tinyDevice(t))
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, len(micro.DivModInputs32)+len(micro.DivModInputs64))
+	assert.Equal(t, uint32(100/7), r.Q32U[0])
+}
