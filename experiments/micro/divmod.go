@@ -143,3 +143,20 @@ func (r *DivModResult) checkOrdinary() error {
 	}
 	return nil
 }
+
+// H100DivMod is what an NVIDIA H100 80GB HBM3 (driver 580.159.04, CUDA
+// 13.0) computed for DivModInputs32/64 with divmod_probe, measured with
+// `warpgraph micro divmod --target hw` on 2026-11-21 (results/hw-h100/).
+// The simulator must reproduce it exactly. Note the 64-bit rows whose
+// operands fit 32 bits: clang's division takes a 32-bit path there, so a
+// small dividend over 0 gives 0xFFFFFFFF rather than all 64 ones.
+var H100DivMod = DivModResult{
+	Q32U: []uint32{0xe, 0x24924916, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0},
+	R32U: []uint32{0x2, 0x2, 0x7, 0x0, 0xffffffff, 0x80000000, 0xfffffff9, 0x80000000, 0x5},
+	Q32S: []uint32{0xe, 0xfffffff2, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x80000000, 0xfffffffb},
+	R32S: []uint32{0x2, 0xfffffffe, 0x7, 0x0, 0xffffffff, 0x80000000, 0xfffffff9, 0x0, 0x0},
+	Q64U: []uint64{0xe, 0x2492492492492484, 0xffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x0, 0x0},
+	R64U: []uint64{0x2, 0x0, 0x7, 0x0, 0xffffffffffffffff, 0x10000000000, 0x8000000000000000, 0xfffffffffffffff9, 0x8000000000000000, 0x10000000000},
+	Q64S: []uint64{0xe, 0xfffffffffffffff2, 0xffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x8000000000000000, 0xffffff0000000000},
+	R64S: []uint64{0x2, 0xfffffffffffffffe, 0x7, 0x0, 0xffffffffffffffff, 0x10000000000, 0x8000000000000000, 0xfffffffffffffff9, 0x0, 0x0},
+}

@@ -87,3 +87,11 @@ func TestDivModProbeChecksOrdinaryCases(t *testing.T) {
 	assert.Len(t, tab.Rows, len(micro.DivModInputs32)+len(micro.DivModInputs64))
 	assert.Equal(t, uint32(100/7), r.Q32U[0])
 }
+
+// The simulator reproduces, bit for bit, what the H100 computed for the
+// cases PTX leaves machine-specific.
+func TestSimulatorDivModMatchesH100(t *testing.T) {
+	r, _, err := micro.DivModProbe(ctx(t), tinyDevice(t))
+	require.NoError(t, err)
+	assert.Equal(t, micro.H100DivMod, *r)
+}

@@ -75,23 +75,16 @@ func sat01(f float64) float64 {
 	return f
 }
 
-// DivByZero is the single table of integer division by zero: PTX leaves
-// the result unspecified, and the simulator returns what the hardware's
-// division sequence is believed to produce (to be confirmed on the H100 by
-// the hw backend):
+// DivByZero is the single table of integer division by zero. PTX leaves
+// the result unspecified; these are the values an H100 (driver 580, CUDA
+// 13) returned for the divmod_probe kernel (results/hw-h100/README.md):
 //
-//	unsigned:  x / 0 = all ones (0xFFFFFFFF for 32 bits),  x % 0 = x
-//	signed:    x / 0 = -1 when x >= 0, 1 when x < 0,       x % 0 = x
+//	x / 0 = all ones (0xFFFFFFFF for 32 bits), signed or unsigned, whatever x
+//	x % 0 = x
 //
-// (signed division divides magnitudes, all ones, and negates for x < 0).
+// So a signed x/0 is -1 even for negative x.
 func DivByZero(t ptx.Type, x uint64) (q, r uint64) {
 	n := t.Bits()
-	if t.IsSigned() {
-		if sx(x, n) >= 0 {
-			return zx(math.MaxUint64, n), zx(x, n)
-		}
-		return 1, zx(x, n)
-	}
 	return zx(math.MaxUint64, n), zx(x, n)
 }
 
