@@ -5,49 +5,60 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/warpgraph/warpgraph/sim/memsys"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // Config describes a simulated GPU: the SM count and the per-SM limits
-// that decide how many CTAs are co-resident, and the clock. (The timing
-// model's latencies, caches and DRAM join it in the next issue, loaded from
-// YAML; until then the configurations are built in.)
+// that decide how many CTAs are co-resident, the clock, and (for timing
+// mode) the SMs' timing and the memory system. The YAML files of
+// sim/configs fill it; the field tags are their keys.
 type Config struct {
-	Name              string
-	ComputeCapability [2]int
-	SMs               int
-	WarpSize          int
+	Name              string `yaml:"name"`
+	ComputeCapability [2]int `yaml:"compute_capability"`
+	SMs               int    `yaml:"sms"`
+	WarpSize          int    `yaml:"warp_size"`
 
-	MaxThreadsPerCTA int
-	MaxThreadsPerSM  int
-	MaxWarpsPerSM    int
-	MaxCTAsPerSM     int
+	MaxThreadsPerCTA int `yaml:"max_threads_per_cta"`
+	MaxThreadsPerSM  int `yaml:"max_threads_per_sm"`
+	MaxWarpsPerSM    int `yaml:"max_warps_per_sm"`
+	MaxCTAsPerSM     int `yaml:"max_ctas_per_sm"`
 
-	RegistersPerSM        int
-	RegistersPerCTA       int
-	MaxRegistersPerThread int
+	RegistersPerSM        int `yaml:"registers_per_sm"`
+	RegistersPerCTA       int `yaml:"registers_per_cta"`
+	MaxRegistersPerThread int `yaml:"max_registers_per_thread"`
 	// RegisterAllocUnit: registers are allocated per warp in units of
 	// this many (a warp of r registers per thread takes
 	// roundup(32*r, RegisterAllocUnit)).
-	RegisterAllocUnit int
+	RegisterAllocUnit int `yaml:"register_alloc_unit"`
 
-	SharedMemPerSM int // bytes
+	SharedMemPerSM int `yaml:"shared_mem_per_sm"` // bytes
 	// SharedMemPerCTA is the default (non-opt-in) limit per CTA, the one a
 	// launch is checked against; SharedMemPerCTAOptIn is the most a kernel
 	// may opt into (reported, not used yet).
-	SharedMemPerCTA      int
-	SharedMemPerCTAOptIn int
-	SharedMemAllocUnit   int
+	SharedMemPerCTA      int `yaml:"shared_mem_per_cta"`
+	SharedMemPerCTAOptIn int `yaml:"shared_mem_per_cta_opt_in"`
+	SharedMemAllocUnit   int `yaml:"shared_mem_alloc_unit"`
 	// SharedMemReservedPerCTA is shared memory the system reserves for
 	// each resident CTA (1 KB from compute capability 8.0).
-	SharedMemReservedPerCTA int
+	SharedMemReservedPerCTA int `yaml:"shared_mem_reserved_per_cta"`
 
-	ClockMHz       int
-	GlobalMemBytes uint64
+	ClockMHz       int    `yaml:"clock_mhz"`
+	GlobalMemBytes uint64 `yaml:"global_mem_bytes"`
 
 	// AttrsGPU names the kernels/attrs table (measured registers and
 	// occupancy) used for residency; "" or a missing table falls back to
 	// the front end's register estimate.
-	AttrsGPU string
+	AttrsGPU string `yaml:"attrs_gpu"`
+
+	// SM is the timing of one SM (warp schedulers, latencies per
+	// instruction class, shared memory banks and atomics, load/store unit,
+	// deadlock window): see timing.SMConfig. Used in timing mode only.
+	SM timing.SMConfig `yaml:"sm"`
+	// Memory is the timing of the global memory system (L1, L2 slices,
+	// DRAM, atomic units): see memsys.Config. Used in timing mode only.
+	Memory memsys.Config `yaml:"memory"`
 }
 
 // Validate checks that every limit is positive and consistent.
@@ -95,78 +106,20 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// builtinConfigs are the named configurations. Sources:
-//   - h100: NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022) and
-//     the CUDA C++ Programming Guide, "Compute Capabilities" table for 9.0
-//     (132 SMs on H100 SXM5, 64K 32-bit registers per SM, 255 per thread,
-//     2048 threads, 64 warps and 32 CTAs per SM, 228 KB shared memory per
-//     SM of which 227 KB per CTA by opt-in, 48 KB by default, 1 KB
-//     reserved per CTA). Clock: 1755 MHz, the H100 boost clock of the
-//     project brief — the PCIe card's; the 132-SM SXM5 part boosts to
-//     1980 MHz. To be confirmed with nvidia-smi on the project's H100 (a
-//     check on 2026-11-21 got an H200 instead, which reports 1980 MHz).
-//   - v100: NVIDIA Tesla V100 GPU Architecture whitepaper (2017) and the
-//     compute capability 7.0 table: 80 SMs, 64K registers, 2048 threads, 64
-//     warps, 32 CTAs per SM, 96 KB shared memory per SM (48 KB per CTA by
-//     default, 96 KB opt-in), 1530 MHz boost, 16 GB HBM2.
-//   - gtx780ti: NVIDIA GeForce GTX 780 Ti (GK110B, compute capability
-//     3.5; the WolfGraph GPU): 15 SMXs, 64K registers, 2048 threads, 64
-//     warps and 16 CTAs per SMX, 48 KB shared memory per CTA and SMX (in
-//     the 48/16 split), 928 MHz boost, 3 GB (Kepler GK110 whitepaper; CUDA
-//     compute capability 3.5 table).
-//   - tiny: not a real GPU: two small SMs so tests exercise residency
-//     limits, CTA dispatch and barriers with few threads.
-var builtinConfigs = map[string]Config{
-	"h100": {
-		Name: "h100", ComputeCapability: [2]int{9, 0}, SMs: 132, WarpSize: 32,
-		MaxThreadsPerCTA: 1024, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxCTAsPerSM: 32,
-		RegistersPerSM: 65536, RegistersPerCTA: 65536, MaxRegistersPerThread: 255, RegisterAllocUnit: 256,
-		SharedMemPerSM: 228 << 10, SharedMemPerCTA: 48 << 10, SharedMemPerCTAOptIn: 227 << 10,
-		SharedMemAllocUnit: 128, SharedMemReservedPerCTA: 1 << 10,
-		ClockMHz: 1755, GlobalMemBytes: 80 << 30, AttrsGPU: "h100",
-	},
-	"v100": {
-		Name: "v100", ComputeCapability: [2]int{7, 0}, SMs: 80, WarpSize: 32,
-		MaxThreadsPerCTA: 1024, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxCTAsPerSM: 32,
-		RegistersPerSM: 65536, RegistersPerCTA: 65536, MaxRegistersPerThread: 255, RegisterAllocUnit: 256,
-		SharedMemPerSM: 96 << 10, SharedMemPerCTA: 48 << 10, SharedMemPerCTAOptIn: 96 << 10,
-		SharedMemAllocUnit: 256,
-		ClockMHz:           1530, GlobalMemBytes: 16 << 30, AttrsGPU: "v100",
-	},
-	"gtx780ti": {
-		Name: "gtx780ti", ComputeCapability: [2]int{3, 5}, SMs: 15, WarpSize: 32,
-		MaxThreadsPerCTA: 1024, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxCTAsPerSM: 16,
-		RegistersPerSM: 65536, RegistersPerCTA: 65536, MaxRegistersPerThread: 255, RegisterAllocUnit: 256,
-		SharedMemPerSM: 48 << 10, SharedMemPerCTA: 48 << 10, SharedMemPerCTAOptIn: 48 << 10,
-		SharedMemAllocUnit: 256,
-		ClockMHz:           928, GlobalMemBytes: 3 << 30, AttrsGPU: "gtx780ti",
-	},
-	"tiny": {
-		Name: "tiny", ComputeCapability: [2]int{7, 0}, SMs: 2, WarpSize: 32,
-		MaxThreadsPerCTA: 1024, MaxThreadsPerSM: 1024, MaxWarpsPerSM: 32, MaxCTAsPerSM: 4,
-		RegistersPerSM: 32768, RegistersPerCTA: 32768, MaxRegistersPerThread: 255, RegisterAllocUnit: 256,
-		SharedMemPerSM: 32 << 10, SharedMemPerCTA: 32 << 10, SharedMemPerCTAOptIn: 32 << 10,
-		SharedMemAllocUnit: 128,
-		ClockMHz:           1000, GlobalMemBytes: 1 << 30,
-	},
-}
+// ConfigNames lists the shipped configurations (the YAML files of
+// sim/configs), sorted.
+func ConfigNames() []string { return embeddedConfigNames() }
 
-// ConfigNames lists the built-in configurations, sorted.
-func ConfigNames() []string {
-	names := make([]string, 0, len(builtinConfigs))
-	for n := range builtinConfigs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// ConfigByName returns a built-in configuration; the error for an unknown
-// name lists the known ones.
+// ConfigByName returns a shipped configuration, loaded from its YAML file in
+// sim/configs (see LoadConfig, which also reads files by path); the error
+// for an unknown name lists the known ones.
 func ConfigByName(name string) (Config, error) {
-	c, ok := builtinConfigs[name]
-	if !ok {
+	if !slices.Contains(ConfigNames(), name) {
 		return Config{}, fmt.Errorf("no simulator configuration named %q; known: %s", name, strings.Join(ConfigNames(), ", "))
 	}
-	return c, nil
+	f, err := LoadConfig(name)
+	if err != nil {
+		return Config{}, err
+	}
+	return f.Config, nil
 }

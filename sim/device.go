@@ -5,16 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	akitasim "github.com/sarchlab/akita/v3/sim"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/exec"
 	"github.com/warpgraph/warpgraph/sim/ptx"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // Device is a simulated GPU implementing kernels.Device. It runs launches
-// in functional mode: exact values, warps of co-resident CTAs interleaved,
-// no time (Elapsed and Cycles are zero). A Device is safe for concurrent
-// use; launches run one at a time.
+// in one of two modes (WithMode):
+//
+//   - ModeTiming, the default: cycle-level timing on akita/v3 (sim/timing
+//     and sim/memsys). Values are exact as in functional mode; Cycles,
+//     Elapsed and the counters of timing.Stats describe the launch.
+//   - ModeFunctional: exact values, warps of co-resident CTAs interleaved,
+//     no time (Elapsed and Cycles are zero); fast.
+//
+// A Device is safe for concurrent use; launches run one at a time.
 type Device struct {
 	cfg  Config
 	opts options
@@ -25,14 +34,40 @@ type Device struct {
 	attrs    *kernels.AttrTable
 	launches uint64
 	closed   bool
+
+	gpu       *timing.GPU // built on the first timing launch
+	lastStats *timing.Stats
+}
+
+// Mode is how a Device executes launches.
+type Mode string
+
+// Modes.
+const (
+	// ModeTiming simulates every cycle of the SMs and the memory system.
+	ModeTiming Mode = "timing"
+	// ModeFunctional computes exact values without time.
+	ModeFunctional Mode = "functional"
+)
+
+// ParseMode reads a mode name ("timing" or "functional").
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeTiming, ModeFunctional:
+		return m, nil
+	}
+	return "", fmt.Errorf("sim: unknown mode %q (want %q or %q)", s, ModeTiming, ModeFunctional)
 }
 
 var _ kernels.Device = (*Device)(nil)
 
 type options struct {
-	slice       int
-	quietWindow uint64
-	memLimit    uint64
+	slice          int
+	quietWindow    uint64
+	memLimit       uint64
+	mode           Mode
+	parallel       bool
+	deadlockWindow int
 }
 
 // Option configures a Device.
@@ -47,6 +82,17 @@ func WithSlice(n int) Option { return func(o *options) { o.slice = n } }
 // (default 1<<20).
 func WithQuietWindow(n uint64) Option { return func(o *options) { o.quietWindow = n } }
 
+// WithMode selects timing (the default) or functional execution.
+func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
+
+// WithParallelEngine runs timing mode on akita's parallel engine (see
+// timing.Builder.WithParallelEngine); the serial engine is the default.
+func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel = on } }
+
+// WithDeadlockWindow overrides the configuration's deadlock window (in
+// cycles) in timing mode.
+func WithDeadlockWindow(cycles int) Option { return func(o *options) { o.deadlockWindow = cycles } }
+
 // WithMemoryLimit caps the simulated global memory (default: the
 // configuration's GlobalMemBytes).
 func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memLimit = bytes } }
@@ -56,9 +102,23 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{memLimit: cfg.GlobalMemBytes}
+	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming}
 	for _, f := range opts {
 		f(&o)
+	}
+	if _, err := ParseMode(string(o.mode)); err != nil {
+		return nil, err
+	}
+	if o.deadlockWindow > 0 {
+		cfg.SM.DeadlockWindowCycles = o.deadlockWindow
+	}
+	if o.mode == ModeTiming {
+		if err := cfg.SM.Validate(); err != nil {
+			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
+		}
+		if err := cfg.Memory.Validate(); err != nil {
+			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
+		}
 	}
 	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemory(o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
 	if cfg.AttrsGPU != "" {
@@ -77,6 +137,17 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 
 // Config returns the device's configuration.
 func (d *Device) Config() Config { return d.cfg }
+
+// Mode returns the device's execution mode.
+func (d *Device) Mode() Mode { return d.opts.mode }
+
+// LastStats returns the structured statistics of the last launch in timing
+// mode (nil before one, or in functional mode).
+func (d *Device) LastStats() *timing.Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lastStats
+}
 
 // Properties reports the configuration as kernels.Properties.
 func (d *Device) Properties() kernels.Properties {
@@ -228,6 +299,7 @@ func (d *Device) Close() error {
 	d.closed = true
 	d.mem = exec.NewMemory(1)
 	d.mods = nil
+	d.gpu = nil
 	return nil
 }
 
@@ -383,9 +455,10 @@ func (d *Device) checkLaunch(k *kernels.Kernel, a kernelAttrs, cfg kernels.Launc
 	return resident, nil
 }
 
-// Launch runs k to completion in functional mode. ctx bounds the wall
-// time: the run checks it between scheduling rounds. Counters:
-// warp_instructions, thread_instructions, ctas, max_resident_ctas.
+// Launch runs k to completion. ctx bounds the wall time. In functional
+// mode the counters are warp_instructions, thread_instructions, ctas and
+// max_resident_ctas; in timing mode every counter of timing.Stats.Counters
+// (LastStats has the structured form), with Cycles and Elapsed.
 func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -409,8 +482,11 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 	if err != nil {
 		return stats, err
 	}
+	if err := ctx.Err(); err != nil {
+		return stats, fmt.Errorf("sim: kernel %s not started: %w", k.Name, err)
+	}
 	d.launches++
-	g, err := exec.NewGrid(p, d.mem, exec.Launch{
+	el := exec.Launch{
 		Grid:           [3]int{max(cfg.Grid.X, 1), max(cfg.Grid.Y, 1), max(cfg.Grid.Z, 1)},
 		Block:          [3]int{max(cfg.Block.X, 1), max(cfg.Block.Y, 1), max(cfg.Block.Z, 1)},
 		DynamicShared:  cfg.DynamicSharedMem,
@@ -418,7 +494,11 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		SMs:            d.cfg.SMs,
 		WarpSlotsPerSM: d.cfg.MaxWarpsPerSM,
 		GridID:         d.launches,
-	})
+	}
+	if d.opts.mode == ModeTiming {
+		return d.launchTiming(ctx, k, a, cfg, p, el)
+	}
+	g, err := exec.NewGrid(p, d.mem, el)
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
@@ -429,6 +509,78 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		"ctas":                float64(g.CTAs()),
 		"max_resident_ctas":   float64(min(resident, g.CTAs())),
 	}
+	if runErr != nil {
+		return stats, fmt.Errorf("sim: %w", runErr)
+	}
+	return stats, nil
+}
+
+// timingGPU returns the device's timing model, building it on first use.
+// d.mu is held.
+func (d *Device) timingGPU() (*timing.GPU, error) {
+	if d.gpu != nil {
+		return d.gpu, nil
+	}
+	c := d.cfg
+	g, err := timing.MakeBuilder().
+		WithFreq(akitasim.Freq(c.ClockMHz) * akitasim.MHz).
+		WithSMConfig(c.SM).
+		WithMemoryConfig(c.Memory).
+		WithLimits(timing.Limits{
+			SMs:             c.SMs,
+			MaxWarpsPerSM:   c.MaxWarpsPerSM,
+			MaxCTAsPerSM:    c.MaxCTAsPerSM,
+			MaxThreadsPerSM: c.MaxThreadsPerSM,
+			RegistersPerSM:  c.RegistersPerSM,
+			SharedMemPerSM:  c.SharedMemPerSM,
+		}).
+		WithParallelEngine(d.opts.parallel).
+		Build("GPU")
+	if err != nil {
+		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)
+	}
+	d.gpu = g
+	return g, nil
+}
+
+// launchTiming runs a launch on the timing model. d.mu is held.
+func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch) (kernels.LaunchStats, error) {
+	var stats kernels.LaunchStats
+	gpu, err := d.timingGPU()
+	if err != nil {
+		return stats, err
+	}
+	el.Clock = gpu.Clock
+	g, err := exec.NewGrid(p, d.mem, el)
+	if err != nil {
+		return stats, fmt.Errorf("sim: %w", err)
+	}
+	threads := cfg.Block.Count()
+	warps := (threads + 31) / 32
+	smem := a.StaticSharedMem + cfg.DynamicSharedMem + d.cfg.SharedMemReservedPerCTA
+	if smem > 0 {
+		u := d.cfg.SharedMemAllocUnit
+		smem = (smem + u - 1) / u * u
+	}
+	l := timing.Launch{
+		Grid:               g,
+		ThreadsPerCTA:      threads,
+		WarpsPerCTA:        warps,
+		RegistersPerThread: a.RegistersPerThread,
+		RegistersPerCTA:    d.regsPerWarp(a.RegistersPerThread) * warps,
+		SharedPerCTA:       smem,
+	}
+	if a.measured != nil {
+		if n, ok := a.measured.CTAsPerSM(threads, cfg.DynamicSharedMem); ok {
+			l.MaxCTAsPerSM = n
+			l.CapReason = "measured occupancy, kernels/attrs/" + d.cfg.AttrsGPU + ".json"
+		}
+	}
+	st, runErr := gpu.Run(ctx, l)
+	d.lastStats = &st
+	stats.Cycles = st.Cycles
+	stats.Elapsed = time.Duration(float64(st.Cycles) / float64(d.cfg.ClockMHz) * 1e3)
+	stats.Counters = st.Counters()
 	if runErr != nil {
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}

@@ -19,6 +19,8 @@ func TestConfigs(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, name, c.Name)
 			require.NoError(t, c.Validate())
+			require.NoError(t, c.SM.Validate())
+			require.NoError(t, c.Memory.Validate())
 			d, err := New(c)
 			require.NoError(t, err)
 			p := d.Properties()
@@ -162,53 +164,96 @@ func TestLaunchResourceErrors(t *testing.T) {
 }
 
 func TestLaunchFaultNamesKernelThreadAndSource(t *testing.T) {
-	d := tinyDevice(t)
-	stream := lookup(t, "stream")
-	a := zeros[float32](t, d, 64)
-	_, err := d.Launch(context.Background(), stream, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(32)}, a, a, kernels.DevPtr(64), uint32(64))
-	var f *kernels.MemoryFaultError
-	require.ErrorAs(t, err, &f)
-	assert.Equal(t, "stream", f.Kernel)
-	assert.Contains(t, f.Detail, "null pointer")
-	assert.Contains(t, f.Detail, "CTA (0,0,0) thread (0,0,0)")
-	assert.Contains(t, f.Detail, "kernels/stream.cu:20")
-	assert.Contains(t, f.Detail, "st.global.f32")
-	t.Log(err)
+	forModes(t, func(t *testing.T, d *Device) {
+		stream := lookup(t, "stream")
+		a := zeros[float32](t, d, 64)
+		_, err := d.Launch(context.Background(), stream, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(32)}, a, a, kernels.DevPtr(64), uint32(64))
+		var f *kernels.MemoryFaultError
+		require.ErrorAs(t, err, &f)
+		assert.Equal(t, "stream", f.Kernel)
+		assert.Contains(t, f.Detail, "null pointer")
+		if d.Mode() == ModeFunctional {
+			assert.Contains(t, f.Detail, "CTA (0,0,0) thread (0,0,0)")
+		} else {
+			// Both CTAs store in the same cycle on their SMs; either may
+			// fault first.
+			assert.Regexp(t, `CTA \([01],0,0\) thread \(0,0,0\)`, f.Detail)
+		}
+		assert.Contains(t, f.Detail, "kernels/stream.cu:20")
+		assert.Contains(t, f.Detail, "st.global.f32")
+		t.Log(err)
+	})
 }
 
 func TestLaunchHonoursContext(t *testing.T) {
-	// A huge quiet window turns the livelock check off: only ctx ends the
-	// spinning global barrier.
-	d := tinyDevice(t, WithQuietWindow(1<<62))
-	k := lookup(t, "global_barrier")
-	perSM, err := d.Occupancy(k, 64, 0)
-	require.NoError(t, err)
-	start := time.Now()
-	r := runGlobalBarrier(t, d, perSM*2+1, 64, 1, 0, 200*time.Millisecond, false)
-	require.Error(t, r.err)
-	assert.True(t, errors.Is(r.err, context.DeadlineExceeded), "%v", r.err)
-	assert.Contains(t, r.err.Error(), "global_barrier")
-	assert.Less(t, time.Since(start), 5*time.Second)
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			// A huge quiet window (functional) or deadlock window (timing)
+			// turns the hang detection off: only ctx ends the spinning
+			// global barrier.
+			d := tinyDevice(t, WithMode(m), WithQuietWindow(1<<62), WithDeadlockWindow(1<<40))
+			k := lookup(t, "global_barrier")
+			perSM, err := d.Occupancy(k, 64, 0)
+			require.NoError(t, err)
+			start := time.Now()
+			r := runGlobalBarrier(t, d, perSM*2+1, 64, 1, 0, 200*time.Millisecond, false)
+			require.Error(t, r.err)
+			assert.True(t, errors.Is(r.err, context.DeadlineExceeded), "%v", r.err)
+			assert.Contains(t, r.err.Error(), "global_barrier")
+			assert.Less(t, time.Since(start), 5*time.Second)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	stream := lookup(t, "stream")
-	buf := zeros[float32](t, d, 32)
-	_, err = d.Launch(ctx, stream, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, buf, buf, buf, uint32(32))
-	assert.ErrorIs(t, err, context.Canceled)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			stream := lookup(t, "stream")
+			buf := zeros[float32](t, d, 32)
+			_, err = d.Launch(ctx, stream, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, buf, buf, buf, uint32(32))
+			assert.ErrorIs(t, err, context.Canceled)
+		})
+	}
 }
 
 func TestLaunchCountersAndModuleCache(t *testing.T) {
+	forModes(t, func(t *testing.T, d *Device) {
+		stream := lookup(t, "stream")
+		buf := zeros[float32](t, d, 4096)
+		st := launch(t, d, stream, 16, 256, buf, buf, buf, uint32(4096))
+		assert.Equal(t, 16.0, st.Counters["ctas"])
+		assert.Equal(t, 8.0, st.Counters["max_resident_ctas"], "4 per SM on 2 SMs")
+		assert.Equal(t, st.Counters["warp_instructions"]*32, st.Counters["thread_instructions"], "every warp is full and converged")
+		if d.Mode() == ModeFunctional {
+			assert.Zero(t, st.Cycles)
+			assert.Zero(t, st.Elapsed)
+			assert.Nil(t, d.LastStats())
+		} else {
+			assert.Positive(t, st.Cycles)
+			assert.Equal(t, time.Duration(st.Cycles)*time.Microsecond/time.Duration(d.Config().ClockMHz), st.Elapsed)
+			require.NotNil(t, d.LastStats())
+			assert.Equal(t, st.Cycles, d.LastStats().Cycles)
+			assert.Equal(t, 1.0, st.Counters["warp_execution_efficiency"])
+		}
+		before := len(d.mods)
+		launch(t, d, stream, 1, 32, buf, buf, buf, uint32(32))
+		assert.Equal(t, before, len(d.mods), "the module is parsed once")
+	})
+}
+
+func TestModes(t *testing.T) {
+	for _, s := range []string{"timing", "functional"} {
+		m, err := ParseMode(s)
+		require.NoError(t, err)
+		assert.Equal(t, Mode(s), m)
+	}
+	_, err := ParseMode("cycle")
+	assert.ErrorContains(t, err, "unknown mode")
 	d := tinyDevice(t)
-	stream := lookup(t, "stream")
-	buf := zeros[float32](t, d, 4096)
-	st := launch(t, d, stream, 16, 256, buf, buf, buf, uint32(4096))
-	assert.Equal(t, 16.0, st.Counters["ctas"])
-	assert.Equal(t, 8.0, st.Counters["max_resident_ctas"], "4 per SM on 2 SMs")
-	assert.Equal(t, st.Counters["warp_instructions"]*32, st.Counters["thread_instructions"], "every warp is full and converged")
-	assert.Zero(t, st.Cycles)
-	assert.Zero(t, st.Elapsed)
-	before := len(d.mods)
-	launch(t, d, stream, 1, 32, buf, buf, buf, uint32(32))
-	assert.Equal(t, before, len(d.mods), "the module is parsed once")
+	assert.Equal(t, ModeTiming, d.Mode(), "timing is the default")
+	_, err = New(Config{}, WithMode("bogus"))
+	assert.Error(t, err)
+	c, err := ConfigByName("tiny")
+	require.NoError(t, err)
+	c.SM.SchedulingPolicy = "fifo"
+	_, err = New(c)
+	assert.ErrorContains(t, err, "scheduling_policy", "timing mode validates the SM configuration")
+	_, err = New(c, WithMode(ModeFunctional))
+	assert.NoError(t, err, "functional mode does not need it")
 }

@@ -44,6 +44,17 @@ func TestEveryKernelIsTested(t *testing.T) {
 	}
 }
 
+// modes are the execution modes every kernel test runs in: results must
+// match the host formulas, and therefore each other, in both.
+var modes = []Mode{ModeFunctional, ModeTiming}
+
+// forModes runs f on a tiny device in each mode.
+func forModes(t *testing.T, f func(t *testing.T, d *Device)) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) { f(t, tinyDevice(t, WithMode(m))) })
+	}
+}
+
 func tinyDevice(t testing.TB, opts ...Option) *Device {
 	t.Helper()
 	cfg, err := ConfigByName("tiny")
@@ -92,100 +103,108 @@ func launch(t testing.TB, d *Device, k *kernels.Kernel, grid, block int, args ..
 }
 
 func TestKernelStream(t *testing.T) {
-	d := tinyDevice(t)
-	k := lookup(t, "stream")
-	tests := []struct {
-		name     string
-		n, block int
-	}{
-		{"one partial CTA", 100, 128},
-		{"many CTAs, ragged end", 5000, 128},
-		{"block of 96", 1000, 96},
-		{"exact multiple", 2048, 256},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b := make([]float32, tc.n), make([]float32, tc.n)
-			for i := range a {
-				a[i] = float32(i)*0.37 - 11
-				b[i] = float32(tc.n-i) / 7
-			}
-			const pad = 64
-			pa, pb, pc := upload(t, d, a), upload(t, d, b), zeros[float32](t, d, tc.n+pad)
-			grid := (tc.n + tc.block - 1) / tc.block
-			st := launch(t, d, k, grid, tc.block, pa, pb, pc, uint32(tc.n))
-			c := download[float32](t, d, pc, tc.n+pad)
-			for i := 0; i < tc.n; i++ {
-				if c[i] != a[i]+b[i] {
-					t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
+	forModes(t, func(t *testing.T, d *Device) {
+		k := lookup(t, "stream")
+		tests := []struct {
+			name     string
+			n, block int
+		}{
+			{"one partial CTA", 100, 128},
+			{"many CTAs, ragged end", 5000, 128},
+			{"block of 96", 1000, 96},
+			{"exact multiple", 2048, 256},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				a, b := make([]float32, tc.n), make([]float32, tc.n)
+				for i := range a {
+					a[i] = float32(i)*0.37 - 11
+					b[i] = float32(tc.n-i) / 7
 				}
-			}
-			assert.Equal(t, make([]float32, pad), c[tc.n:], "nothing past c[n-1] is written")
-			assert.Equal(t, float64(grid), st.Counters["ctas"])
-			assert.Positive(t, st.Counters["thread_instructions"])
-			assert.Zero(t, st.Elapsed)
-		})
-	}
+				const pad = 64
+				pa, pb, pc := upload(t, d, a), upload(t, d, b), zeros[float32](t, d, tc.n+pad)
+				grid := (tc.n + tc.block - 1) / tc.block
+				st := launch(t, d, k, grid, tc.block, pa, pb, pc, uint32(tc.n))
+				c := download[float32](t, d, pc, tc.n+pad)
+				for i := 0; i < tc.n; i++ {
+					if c[i] != a[i]+b[i] {
+						t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
+					}
+				}
+				assert.Equal(t, make([]float32, pad), c[tc.n:], "nothing past c[n-1] is written")
+				assert.Equal(t, float64(grid), st.Counters["ctas"])
+				assert.Positive(t, st.Counters["thread_instructions"])
+				if d.Mode() == ModeFunctional {
+					assert.Zero(t, st.Elapsed)
+				} else {
+					assert.Positive(t, st.Elapsed)
+					assert.Positive(t, st.Cycles)
+				}
+			})
+		}
+	})
 }
 
 func contentionValue(t, r uint32) uint32 { return t ^ (r * 0x9E3779B9) }
 
 func TestKernelAtomicContention(t *testing.T) {
-	d := tinyDevice(t)
-	for _, name := range []string{"atomic_contention_shared", "atomic_contention_global"} {
-		k := lookup(t, name)
-		for _, tc := range []struct{ threads, degree, reps, grid int }{
-			{1024, 1, 3, 1}, {1024, 32, 5, 1}, {1024, 1024, 2, 1}, {256, 0, 4, 3}, {256, 7, 9, 2}, {128, 3, 0, 1},
-		} {
-			t.Run(fmt.Sprintf("%s/T=%d/d=%d/reps=%d/grid=%d", name, tc.threads, tc.degree, tc.reps, tc.grid), func(t *testing.T) {
-				deg := max(tc.degree, 1)
-				slots := (tc.threads + deg - 1) / deg
-				out := zeros[uint32](t, d, tc.grid*slots)
-				launch(t, d, k, tc.grid, tc.threads, out, uint32(tc.degree), uint32(tc.reps))
-				got := download[uint32](t, d, out, tc.grid*slots)
-				for b := 0; b < tc.grid; b++ {
-					for a := 0; a < slots; a++ {
-						want := uint32(0xFFFFFFFF)
-						for th := a * deg; th < min((a+1)*deg, tc.threads); th++ {
-							for r := 0; r < tc.reps; r++ {
-								want = min(want, contentionValue(uint32(th), uint32(r)))
+	forModes(t, func(t *testing.T, d *Device) {
+		for _, name := range []string{"atomic_contention_shared", "atomic_contention_global"} {
+			k := lookup(t, name)
+			for _, tc := range []struct{ threads, degree, reps, grid int }{
+				{1024, 1, 3, 1}, {1024, 32, 5, 1}, {1024, 1024, 2, 1}, {256, 0, 4, 3}, {256, 7, 9, 2}, {128, 3, 0, 1},
+			} {
+				t.Run(fmt.Sprintf("%s/T=%d/d=%d/reps=%d/grid=%d", name, tc.threads, tc.degree, tc.reps, tc.grid), func(t *testing.T) {
+					deg := max(tc.degree, 1)
+					slots := (tc.threads + deg - 1) / deg
+					out := zeros[uint32](t, d, tc.grid*slots)
+					launch(t, d, k, tc.grid, tc.threads, out, uint32(tc.degree), uint32(tc.reps))
+					got := download[uint32](t, d, out, tc.grid*slots)
+					for b := 0; b < tc.grid; b++ {
+						for a := 0; a < slots; a++ {
+							want := uint32(0xFFFFFFFF)
+							for th := a * deg; th < min((a+1)*deg, tc.threads); th++ {
+								for r := 0; r < tc.reps; r++ {
+									want = min(want, contentionValue(uint32(th), uint32(r)))
+								}
+							}
+							if got[b*slots+a] != want {
+								t.Fatalf("out[%d*%d+%d] = %#x, want %#x", b, slots, a, got[b*slots+a], want)
 							}
 						}
-						if got[b*slots+a] != want {
-							t.Fatalf("out[%d*%d+%d] = %#x, want %#x", b, slots, a, got[b*slots+a], want)
-						}
 					}
-				}
-			})
+				})
+			}
 		}
-	}
+	})
 }
 
 func TestKernelBankStride(t *testing.T) {
-	d := tinyDevice(t)
-	for _, name := range []string{"bank_stride", "bank_stride_padded"} {
-		k := lookup(t, name)
-		for _, tc := range []struct{ stride, reps, grid, block int }{
-			{0, 5, 1, 32}, {1, 40, 2, 64}, {2, 7, 1, 96}, {3, 33, 1, 128}, {32, 10, 2, 32}, {33, 3, 1, 1024}, {16, 0, 1, 64},
-		} {
-			t.Run(fmt.Sprintf("%s/stride=%d/reps=%d", name, tc.stride, tc.reps), func(t *testing.T) {
-				n := tc.grid * tc.block
-				out := zeros[uint32](t, d, n)
-				launch(t, d, k, tc.grid, tc.block, out, uint32(tc.stride), uint32(tc.reps))
-				got := download[uint32](t, d, out, n)
-				for g := 0; g < n; g++ {
-					l := uint32(g % 32)
-					var want uint32
-					for r := uint32(0); r < uint32(tc.reps); r++ {
-						want += (l*uint32(tc.stride) + 32*r) % 1024
+	forModes(t, func(t *testing.T, d *Device) {
+		for _, name := range []string{"bank_stride", "bank_stride_padded"} {
+			k := lookup(t, name)
+			for _, tc := range []struct{ stride, reps, grid, block int }{
+				{0, 5, 1, 32}, {1, 40, 2, 64}, {2, 7, 1, 96}, {3, 33, 1, 128}, {32, 10, 2, 32}, {33, 3, 1, 1024}, {16, 0, 1, 64},
+			} {
+				t.Run(fmt.Sprintf("%s/stride=%d/reps=%d", name, tc.stride, tc.reps), func(t *testing.T) {
+					n := tc.grid * tc.block
+					out := zeros[uint32](t, d, n)
+					launch(t, d, k, tc.grid, tc.block, out, uint32(tc.stride), uint32(tc.reps))
+					got := download[uint32](t, d, out, n)
+					for g := 0; g < n; g++ {
+						l := uint32(g % 32)
+						var want uint32
+						for r := uint32(0); r < uint32(tc.reps); r++ {
+							want += (l*uint32(tc.stride) + 32*r) % 1024
+						}
+						if got[g] != want {
+							t.Fatalf("out[%d] = %d, want %d", g, got[g], want)
+						}
 					}
-					if got[g] != want {
-						t.Fatalf("out[%d] = %d, want %d", g, got[g], want)
-					}
-				}
-			})
+				})
+			}
 		}
-	}
+	})
 }
 
 // barrierRun launches global_barrier with G CTAs and returns its buffers.
@@ -224,53 +243,64 @@ func runGlobalBarrier(t *testing.T, d *Device, ctas, block, reps int, budget uin
 }
 
 func TestKernelGlobalBarrier(t *testing.T) {
-	d := tinyDevice(t)
-	k := lookup(t, "global_barrier")
-	const block = 64
-	perSM, err := d.Occupancy(k, block, 0)
-	require.NoError(t, err)
-	require.Positive(t, perSM)
-	limit := perSM * d.Properties().SMs
-	t.Logf("global_barrier: %d CTAs per SM, %d co-resident on tiny", perSM, limit)
+	forModes(t, func(t *testing.T, d *Device) {
+		k := lookup(t, "global_barrier")
+		const block = 64
+		perSM, err := d.Occupancy(k, block, 0)
+		require.NoError(t, err)
+		require.Positive(t, perSM)
+		limit := perSM * d.Properties().SMs
+		t.Logf("global_barrier: %d CTAs per SM, %d co-resident on tiny", perSM, limit)
 
-	t.Run("at the co-resident limit it completes", func(t *testing.T) {
-		for _, budget := range []uint32{0, 1 << 20} {
-			const reps = 4
-			r := runGlobalBarrier(t, d, limit, block, reps, budget, 30*time.Second, true)
-			require.NoError(t, r.err)
-			assert.Zero(t, r.abort, "abort flag")
-			assert.Zero(t, r.mismatches, "mismatches")
-			g := uint32(limit)
-			for i, c := range r.counters {
-				assert.Equal(t, g*(g+1)/2, c, "counters[%d]", i)
+		t.Run("at the co-resident limit it completes", func(t *testing.T) {
+			for _, budget := range []uint32{0, 1 << 20} {
+				const reps = 4
+				r := runGlobalBarrier(t, d, limit, block, reps, budget, 30*time.Second, true)
+				require.NoError(t, r.err)
+				assert.Zero(t, r.abort, "abort flag")
+				assert.Zero(t, r.mismatches, "mismatches")
+				g := uint32(limit)
+				for i, c := range r.counters {
+					assert.Equal(t, g*(g+1)/2, c, "counters[%d]", i)
+				}
+				assert.Equal(t, uint32(reps), r.release)
+				assert.Equal(t, make([]uint32, limit), r.arrive, "arrive flags cleared")
+				assert.Equal(t, float64(limit), r.maxResident)
 			}
-			assert.Equal(t, uint32(reps), r.release)
-			assert.Equal(t, make([]uint32, limit), r.arrive, "arrive flags cleared")
-			assert.Equal(t, float64(limit), r.maxResident)
-		}
-	})
-	t.Run("one CTA over the limit with a finite budget aborts", func(t *testing.T) {
-		r := runGlobalBarrier(t, d, limit+1, block, 3, 500, 30*time.Second, false)
-		require.NoError(t, r.err, "the kernel itself ends: every wait gives up")
-		assert.Equal(t, int32(1), r.abort, "abort flag")
-		assert.Less(t, r.release, uint32(3))
-	})
-	t.Run("one CTA over the limit with budget 0 ends as a deadlock", func(t *testing.T) {
-		start := time.Now()
-		r := runGlobalBarrier(t, d, limit+1, block, 2, 0, 20*time.Second, false)
-		require.Error(t, r.err)
-		var dl *kernels.DeadlockError
-		require.ErrorAs(t, r.err, &dl, "got %v", r.err)
-		assert.Equal(t, "global_barrier", dl.Kernel)
-		assert.Contains(t, r.err.Error(), "livelock")
-		assert.Less(t, time.Since(start), 15*time.Second, "detected without waiting for the deadline")
-		t.Log(r.err)
-	})
-	t.Run("a cooperative launch over the limit is refused", func(t *testing.T) {
-		r := runGlobalBarrier(t, d, limit+1, block, 1, 0, 10*time.Second, true)
-		var le *kernels.LaunchResourceError
-		require.ErrorAs(t, r.err, &le)
-		assert.Contains(t, le.Detail, "co-resident")
+		})
+		t.Run("one CTA over the limit with a finite budget aborts", func(t *testing.T) {
+			r := runGlobalBarrier(t, d, limit+1, block, 3, 500, 30*time.Second, false)
+			require.NoError(t, r.err, "the kernel itself ends: every wait gives up")
+			assert.Equal(t, int32(1), r.abort, "abort flag")
+			assert.Less(t, r.release, uint32(3))
+		})
+		t.Run("one CTA over the limit with budget 0 ends as a deadlock", func(t *testing.T) {
+			start := time.Now()
+			r := runGlobalBarrier(t, d, limit+1, block, 2, 0, 20*time.Second, false)
+			require.Error(t, r.err)
+			var dl *kernels.DeadlockError
+			require.ErrorAs(t, r.err, &dl, "got %v", r.err)
+			assert.Equal(t, "global_barrier", dl.Kernel)
+			if d.Mode() == ModeFunctional {
+				assert.Contains(t, r.err.Error(), "livelock")
+			} else {
+				// The timing model names the spinning PTX and the
+				// resource that keeps the last CTA out.
+				assert.Contains(t, dl.Detail, "deadlock window")
+				assert.Contains(t, dl.Detail, "spinning on the load")
+				assert.Contains(t, dl.Detail, "global_barrier.cu")
+				assert.Contains(t, dl.Detail, "1 CTAs wait to be dispatched")
+				assert.Contains(t, dl.Detail, "CTA slots: 4 of 4 in use on SMs 0, 1")
+			}
+			assert.Less(t, time.Since(start), 15*time.Second, "detected without waiting for the deadline")
+			t.Log(r.err)
+		})
+		t.Run("a cooperative launch over the limit is refused", func(t *testing.T) {
+			r := runGlobalBarrier(t, d, limit+1, block, 1, 0, 10*time.Second, true)
+			var le *kernels.LaunchResourceError
+			require.ErrorAs(t, r.err, &le)
+			assert.Contains(t, le.Detail, "co-resident")
+		})
 	})
 }
 
@@ -319,24 +349,25 @@ func bfsOnDevice(t *testing.T, d *Device, g *graph.Graph, src uint32, block int)
 }
 
 func TestKernelBFSTopDown(t *testing.T) {
-	d := tinyDevice(t)
-	for _, tc := range []struct {
-		spec  string
-		block int
-	}{
-		{"rmat:scale=10", 128},
-		{"grid:w=32,h=32", 64},
-	} {
-		t.Run(tc.spec, func(t *testing.T) {
-			g, err := graph.Load(tc.spec, graph.LoadOptions{})
-			require.NoError(t, err)
-			for _, src := range []uint32{0, g.MaxDegreeVertex()} {
-				got := bfsOnDevice(t, d, g, src, tc.block)
-				want := ref.BFS(g, src)
-				require.Equal(t, want, got, "depths from %d", src)
-			}
-		})
-	}
+	forModes(t, func(t *testing.T, d *Device) {
+		for _, tc := range []struct {
+			spec  string
+			block int
+		}{
+			{"rmat:scale=10", 128},
+			{"grid:w=32,h=32", 64},
+		} {
+			t.Run(tc.spec, func(t *testing.T) {
+				g, err := graph.Load(tc.spec, graph.LoadOptions{})
+				require.NoError(t, err)
+				for _, src := range []uint32{0, g.MaxDegreeVertex()} {
+					got := bfsOnDevice(t, d, g, src, tc.block)
+					want := ref.BFS(g, src)
+					require.Equal(t, want, got, "depths from %d", src)
+				}
+			})
+		}
+	})
 }
 
 // roundFMA32 is x*y+z rounded once to float32, computed exactly.
@@ -349,154 +380,156 @@ func roundFMA32(x, y, z float32) float32 {
 }
 
 func TestKernelIntrinsics(t *testing.T) {
-	d := tinyDevice(t)
-	k := lookup(t, "intrinsics")
-	const ctas, block = 3, 96
-	const T = ctas * block
-	in := make([]float32, T)
-	for i := range in {
-		in[i] = 0.03125 + float32(i%89)*0.73 + float32(i%7)/9 // 2^x stays finite
-	}
-	pin := upload(t, d, in)
-	pu := zeros[uint32](t, d, 16*T)
-	pf := zeros[float32](t, d, 8*T)
-	pc := zeros[uint64](t, d, 13) // 26 words, 8-byte aligned
-	launch(t, d, k, ctas, block, pin, pu, pf, pc)
-	u := download[uint32](t, d, pu, 16*T)
-	f := download[float32](t, d, pf, 8*T)
-	c := download[uint32](t, d, pc, 26)
-	c64 := download[uint64](t, d, pc, 13)
+	forModes(t, func(t *testing.T, d *Device) {
+		k := lookup(t, "intrinsics")
+		const ctas, block = 3, 96
+		const T = ctas * block
+		in := make([]float32, T)
+		for i := range in {
+			in[i] = 0.03125 + float32(i%89)*0.73 + float32(i%7)/9 // 2^x stays finite
+		}
+		pin := upload(t, d, in)
+		pu := zeros[uint32](t, d, 16*T)
+		pf := zeros[float32](t, d, 8*T)
+		pc := zeros[uint64](t, d, 13) // 26 words, 8-byte aligned
+		launch(t, d, k, ctas, block, pin, pu, pf, pc)
+		u := download[uint32](t, d, pu, 16*T)
+		f := download[float32](t, d, pf, 8*T)
+		c := download[uint32](t, d, pc, 26)
+		c64 := download[uint64](t, d, pc, 13)
 
-	ffs := func(x uint32) uint32 {
-		if x == 0 {
-			return 0
-		}
-		return uint32(bits.TrailingZeros32(x)) + 1
-	}
-	for g := uint32(0); g < T; g++ {
-		l := g % 32
-		b2 := func(b bool) uint32 {
-			if b {
-				return 1
+		ffs := func(x uint32) uint32 {
+			if x == 0 {
+				return 0
 			}
-			return 0
+			return uint32(bits.TrailingZeros32(x)) + 1
 		}
-		sel := func(c bool, a, b uint32) uint32 {
-			if c {
-				return a
+		for g := uint32(0); g < T; g++ {
+			l := g % 32
+			b2 := func(b bool) uint32 {
+				if b {
+					return 1
+				}
+				return 0
 			}
-			return b
-		}
-		want := [16]uint32{
-			l, (g % block) / 32, 1<<l - 1, 0x49249249, 1, 0,
-			7 * (g - l + (l+3)%32),
-			sel(l >= 1, g-1, g),
-			sel(l < 30, g+2, g),
-			g ^ 5,
-			g - l%8,
-			sel(l%8 < 4, g+4, g),
-			uint32(bits.OnesCount32(g * 0x9E3779B9)),
-			uint32(bits.LeadingZeros32(g)),
-			ffs(g << 4),
-			uint32(bits.OnesCount64(uint64(g) * 0x9E3779B97F4A7C15)),
-		}
-		_ = b2
-		require.Equal(t, want[:], u[16*g:16*g+16], "u32 results of thread %d", g)
+			sel := func(c bool, a, b uint32) uint32 {
+				if c {
+					return a
+				}
+				return b
+			}
+			want := [16]uint32{
+				l, (g % block) / 32, 1<<l - 1, 0x49249249, 1, 0,
+				7 * (g - l + (l+3)%32),
+				sel(l >= 1, g-1, g),
+				sel(l < 30, g+2, g),
+				g ^ 5,
+				g - l%8,
+				sel(l%8 < 4, g+4, g),
+				uint32(bits.OnesCount32(g * 0x9E3779B9)),
+				uint32(bits.LeadingZeros32(g)),
+				ffs(g << 4),
+				uint32(bits.OnesCount64(uint64(g) * 0x9E3779B97F4A7C15)),
+			}
+			_ = b2
+			require.Equal(t, want[:], u[16*g:16*g+16], "u32 results of thread %d", g)
 
-		x := in[g]
-		fr := f[8*g : 8*g+8]
-		assert.Equal(t, in[g-l+(l+1)%32], fr[0], "shfl f32 thread %d", g)
-		assert.InEpsilon(t, math.Exp2(float64(x)), float64(fr[1]), 1e-6, "ex2 thread %d", g)
-		assert.InEpsilon(t, math.Log2(float64(x)), float64(fr[2]), 1e-6, "lg2 thread %d", g)
-		assert.Equal(t, 1/x, fr[3], "rcp.rn thread %d", g)
-		assert.Equal(t, float32(math.Sqrt(float64(x))), fr[4], "sqrt.rn thread %d", g)
-		assert.InEpsilon(t, math.Exp2(float64(x*1.4426950408889634)), float64(fr[5]), 1e-6, "__expf thread %d", g)
-		assert.Equal(t, fr[2]*float32(0.6931471805599453), fr[6], "__logf thread %d", g)
-		assert.Equal(t, roundFMA32(x, 3, 0.25), fr[7], "fma thread %d", g)
-	}
-	i32 := func(v int) uint32 { return uint32(int32(v)) }
-	tt, cc := uint32(T), uint32(ctas)
-	want := map[int]uint32{
-		0: tt, 1: 0 - 2*tt, 2: tt - 1, 3: i32(-(T - 1)), 4: uint32(max(0, T-1001)),
-		5: 0xFFFFFFFF, 6: 0, 7: 7, 8: 5, 9: 1, 20: math.Float32bits(T), 21: 1,
-		22: tt, 23: ctas * (block - 1), 24: i32(-ctas * (block - 1)), 25: cc * 0xFFFFFFFF,
-	}
-	for i, w := range want {
-		assert.Equal(t, w, c[i], "counters[%d]", i)
-	}
-	assert.Equal(t, uint64(T)*(1<<32+1), c64[5], "u64 add")
-	assert.Equal(t, uint64(T-1)<<33, c64[6], "u64 max")
-	assert.Equal(t, uint64(1-int64(tt)), c64[7], "s64 min")
-	assert.Equal(t, uint64(1<<40+3), c64[8], "u64 exch")
-	assert.Equal(t, uint64(9), c64[9], "u64 cas")
+			x := in[g]
+			fr := f[8*g : 8*g+8]
+			assert.Equal(t, in[g-l+(l+1)%32], fr[0], "shfl f32 thread %d", g)
+			assert.InEpsilon(t, math.Exp2(float64(x)), float64(fr[1]), 1e-6, "ex2 thread %d", g)
+			assert.InEpsilon(t, math.Log2(float64(x)), float64(fr[2]), 1e-6, "lg2 thread %d", g)
+			assert.Equal(t, 1/x, fr[3], "rcp.rn thread %d", g)
+			assert.Equal(t, float32(math.Sqrt(float64(x))), fr[4], "sqrt.rn thread %d", g)
+			assert.InEpsilon(t, math.Exp2(float64(x*1.4426950408889634)), float64(fr[5]), 1e-6, "__expf thread %d", g)
+			assert.Equal(t, fr[2]*float32(0.6931471805599453), fr[6], "__logf thread %d", g)
+			assert.Equal(t, roundFMA32(x, 3, 0.25), fr[7], "fma thread %d", g)
+		}
+		i32 := func(v int) uint32 { return uint32(int32(v)) }
+		tt, cc := uint32(T), uint32(ctas)
+		want := map[int]uint32{
+			0: tt, 1: 0 - 2*tt, 2: tt - 1, 3: i32(-(T - 1)), 4: uint32(max(0, T-1001)),
+			5: 0xFFFFFFFF, 6: 0, 7: 7, 8: 5, 9: 1, 20: math.Float32bits(T), 21: 1,
+			22: tt, 23: ctas * (block - 1), 24: i32(-ctas * (block - 1)), 25: cc * 0xFFFFFFFF,
+		}
+		for i, w := range want {
+			assert.Equal(t, w, c[i], "counters[%d]", i)
+		}
+		assert.Equal(t, uint64(T)*(1<<32+1), c64[5], "u64 add")
+		assert.Equal(t, uint64(T-1)<<33, c64[6], "u64 max")
+		assert.Equal(t, uint64(1-int64(tt)), c64[7], "s64 min")
+		assert.Equal(t, uint64(1<<40+3), c64[8], "u64 exch")
+		assert.Equal(t, uint64(9), c64[9], "u64 cas")
+	})
 }
 
 func TestKernelDivMod(t *testing.T) {
-	d := tinyDevice(t)
-	k := lookup(t, "divmod_probe")
-	in32 := [][2]uint32{
-		{100, 7}, {0xFFFFFF9C, 7}, {7, 0}, {0, 0}, {0xFFFFFFFF, 0}, {0x80000000, 0}, {0xFFFFFFF9, 0},
-		{0x80000000, 0xFFFFFFFF}, {5, 0xFFFFFFFF}, {123456789, 1000}, {0xFFFFFFFF, 2},
-	}
-	in64 := [][2]uint64{
-		{100, 7}, {math.MaxUint64 - 99, 7}, {7, 0}, {0, 0}, {math.MaxUint64, 0}, {1 << 40, 0}, {1 << 63, 0},
-		{math.MaxUint64 - 6, 0}, {1 << 63, math.MaxUint64}, {1 << 40, math.MaxUint64}, {1 << 50, 3},
-	}
-	n := len(in32)
-	a32, b32, a64, b64 := make([]uint32, n), make([]uint32, n), make([]uint64, n), make([]uint64, n)
-	for i := range n {
-		a32[i], b32[i] = in32[i][0], in32[i][1]
-		a64[i], b64[i] = in64[i][0], in64[i][1]
-	}
-	args := []any{upload(t, d, a32), upload(t, d, b32), upload(t, d, a64), upload(t, d, b64)}
-	var outs []kernels.DevPtr
-	for i := range 8 {
-		if i < 4 {
-			outs = append(outs, zeros[uint32](t, d, n))
-		} else {
-			outs = append(outs, zeros[uint64](t, d, n))
+	forModes(t, func(t *testing.T, d *Device) {
+		k := lookup(t, "divmod_probe")
+		in32 := [][2]uint32{
+			{100, 7}, {0xFFFFFF9C, 7}, {7, 0}, {0, 0}, {0xFFFFFFFF, 0}, {0x80000000, 0}, {0xFFFFFFF9, 0},
+			{0x80000000, 0xFFFFFFFF}, {5, 0xFFFFFFFF}, {123456789, 1000}, {0xFFFFFFFF, 2},
 		}
-		args = append(args, outs[i])
-	}
-	args = append(args, uint32(n))
-	launch(t, d, k, 1, 32, args...)
-	q32u, r32u := download[uint32](t, d, outs[0], n), download[uint32](t, d, outs[1], n)
-	q32s, r32s := download[uint32](t, d, outs[2], n), download[uint32](t, d, outs[3], n)
-	q64u, r64u := download[uint64](t, d, outs[4], n), download[uint64](t, d, outs[5], n)
-	q64s, r64s := download[uint64](t, d, outs[6], n), download[uint64](t, d, outs[7], n)
-	// The kernel's 64-bit division takes clang's 32-bit fast path when
-	// both operands fit in 32 bits (div.u32, then widened), so a small
-	// dividend over zero gives the 32-bit answer; remainders are a - q*b.
-	for i := range n {
-		a, b := a32[i], b32[i]
-		var wq, wqs uint32
-		switch {
-		case b == 0:
-			q, _ := exec.DivByZero(ptx.TypeU32, uint64(a))
-			qs, _ := exec.DivByZero(ptx.TypeS32, uint64(a))
-			wq, wqs = uint32(q), uint32(qs)
-		case int32(a) == math.MinInt32 && int32(b) == -1:
-			wq, wqs = a/b, a
-		default:
-			wq, wqs = a/b, uint32(int32(a)/int32(b))
+		in64 := [][2]uint64{
+			{100, 7}, {math.MaxUint64 - 99, 7}, {7, 0}, {0, 0}, {math.MaxUint64, 0}, {1 << 40, 0}, {1 << 63, 0},
+			{math.MaxUint64 - 6, 0}, {1 << 63, math.MaxUint64}, {1 << 40, math.MaxUint64}, {1 << 50, 3},
 		}
-		wr, wrs := a-wq*b, a-wqs*b
-		assert.Equal(t, []uint32{wq, wr, wqs, wrs}, []uint32{q32u[i], r32u[i], q32s[i], r32s[i]}, "32-bit %#x / %#x", a, b)
-		c, e := a64[i], b64[i]
-		var xq, xqs uint64
-		switch {
-		case (c|e)>>32 == 0 && e == 0:
-			q, _ := exec.DivByZero(ptx.TypeU32, c)
-			xq, xqs = q, q
-		case e == 0:
-			xq, _ = exec.DivByZero(ptx.TypeU64, c)
-			xqs, _ = exec.DivByZero(ptx.TypeS64, c)
-		case int64(c) == math.MinInt64 && int64(e) == -1:
-			xq, xqs = c/e, c
-		default:
-			xq, xqs = c/e, uint64(int64(c)/int64(e))
+		n := len(in32)
+		a32, b32, a64, b64 := make([]uint32, n), make([]uint32, n), make([]uint64, n), make([]uint64, n)
+		for i := range n {
+			a32[i], b32[i] = in32[i][0], in32[i][1]
+			a64[i], b64[i] = in64[i][0], in64[i][1]
 		}
-		xr, xrs := c-xq*e, c-xqs*e
-		assert.Equal(t, []uint64{xq, xr, xqs, xrs}, []uint64{q64u[i], r64u[i], q64s[i], r64s[i]}, "64-bit %#x / %#x", c, e)
-	}
+		args := []any{upload(t, d, a32), upload(t, d, b32), upload(t, d, a64), upload(t, d, b64)}
+		var outs []kernels.DevPtr
+		for i := range 8 {
+			if i < 4 {
+				outs = append(outs, zeros[uint32](t, d, n))
+			} else {
+				outs = append(outs, zeros[uint64](t, d, n))
+			}
+			args = append(args, outs[i])
+		}
+		args = append(args, uint32(n))
+		launch(t, d, k, 1, 32, args...)
+		q32u, r32u := download[uint32](t, d, outs[0], n), download[uint32](t, d, outs[1], n)
+		q32s, r32s := download[uint32](t, d, outs[2], n), download[uint32](t, d, outs[3], n)
+		q64u, r64u := download[uint64](t, d, outs[4], n), download[uint64](t, d, outs[5], n)
+		q64s, r64s := download[uint64](t, d, outs[6], n), download[uint64](t, d, outs[7], n)
+		// The kernel's 64-bit division takes clang's 32-bit fast path when
+		// both operands fit in 32 bits (div.u32, then widened), so a small
+		// dividend over zero gives the 32-bit answer; remainders are a - q*b.
+		for i := range n {
+			a, b := a32[i], b32[i]
+			var wq, wqs uint32
+			switch {
+			case b == 0:
+				q, _ := exec.DivByZero(ptx.TypeU32, uint64(a))
+				qs, _ := exec.DivByZero(ptx.TypeS32, uint64(a))
+				wq, wqs = uint32(q), uint32(qs)
+			case int32(a) == math.MinInt32 && int32(b) == -1:
+				wq, wqs = a/b, a
+			default:
+				wq, wqs = a/b, uint32(int32(a)/int32(b))
+			}
+			wr, wrs := a-wq*b, a-wqs*b
+			assert.Equal(t, []uint32{wq, wr, wqs, wrs}, []uint32{q32u[i], r32u[i], q32s[i], r32s[i]}, "32-bit %#x / %#x", a, b)
+			c, e := a64[i], b64[i]
+			var xq, xqs uint64
+			switch {
+			case (c|e)>>32 == 0 && e == 0:
+				q, _ := exec.DivByZero(ptx.TypeU32, c)
+				xq, xqs = q, q
+			case e == 0:
+				xq, _ = exec.DivByZero(ptx.TypeU64, c)
+				xqs, _ = exec.DivByZero(ptx.TypeS64, c)
+			case int64(c) == math.MinInt64 && int64(e) == -1:
+				xq, xqs = c/e, c
+			default:
+				xq, xqs = c/e, uint64(int64(c)/int64(e))
+			}
+			xr, xrs := c-xq*e, c-xqs*e
+			assert.Equal(t, []uint64{xq, xr, xqs, xrs}, []uint64{q64u[i], r64u[i], q64s[i], r64s[i]}, "64-bit %#x / %#x", c, e)
+		}
+	})
 }

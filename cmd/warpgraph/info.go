@@ -27,9 +27,9 @@ func loadGraph(spec string) (*graph.Graph, graph.Spec, time.Duration, error) {
 }
 
 type infoOutput struct {
-	Graph    string        `json:"graph"`
-	LoadTime string        `json:"load_time"`
-	Stats    graph.Stats   `json:"stats"`
+	Graph    string      `json:"graph"`
+	LoadTime string      `json:"load_time"`
+	Stats    graph.Stats `json:"stats"`
 }
 
 func newInfoCommand() *cobra.Command {

@@ -1,0 +1,83 @@
+// Package timing is the cycle-level timing model of a GPU's streaming
+// multiprocessors on akita/v3: it issues the warps of the functional
+// executor (sim/exec) one warp-instruction at a time and charges each its
+// time, sending global memory traffic through the memory system of
+// sim/memsys.
+//
+// # What it models
+//
+//   - One akita component per SM (SM). Each has warp slots and CTA slots,
+//     and the register file, shared memory and thread capacity that decide
+//     residency; a GPU-wide dispatcher starts waiting CTAs round robin over
+//     the SMs that have room for them, in grid order.
+//   - SMConfig.WarpSchedulers warp schedulers per SM; warp slot w belongs to
+//     scheduler w mod WarpSchedulers. Each issues up to IssueWidth
+//     warp-instructions per cycle, choosing by loose round-robin (lrr) or
+//     greedy-then-oldest (gto).
+//   - A scoreboard per warp: an instruction issues when every register it
+//     reads or writes (sources, destinations, the address base and the
+//     guard, from the ptx.Inst) has its result. Fixed-latency classes
+//     (integer, multiply, divide, float32, float64, special function,
+//     warp collectives, parameter loads) make their destinations ready
+//     Latency cycles after issue and keep their pipeline busy for Interval
+//     cycles. Branches stall their warp for the branch latency.
+//   - The load/store unit. Global and local accesses are coalesced from the
+//     executor's per-lane addresses into one request per 128-byte line,
+//     with a mask of 32-byte sectors (atomics: one request per sector,
+//     listing each address with its lane count), queued behind the class's
+//     Latency and sent at LSURequestsPerCycle while fewer than
+//     MaxOutstandingRequests are in flight. A load's (or an atomic's)
+//     destinations become ready when its last response arrives; stores and
+//     reductions do not block their warp. Local memory goes through L1 at
+//     lane-interleaved addresses of a per-warp window.
+//   - Shared memory: SharedMemBanks banks of SharedMemBankWidthBytes. A
+//     warp's access takes as many passes as its conflict degree (the most
+//     distinct words one bank serves; lanes on one word share a
+//     broadcast), each extra pass costing SharedPassCycles of latency and of
+//     shared-memory occupancy. Shared atomics follow SharedAtomicModel:
+//     native (lanes on one address serialise at SharedAtomicNativeCycles
+//     each) or lock (Kepler's load-lock / store-unlock loop: one lane per
+//     lock per pass, locks held across warps, so the cost grows with
+//     contention).
+//   - Barriers: a warp that arrives at bar.sync waits until the executor
+//     releases the barrier, then Barrier.Latency more. membar and fence
+//     wait for the warp's outstanding stores and atomics.
+//   - A deadlock detector: when no store or atomic executes, no barrier
+//     releases and no warp or CTA starts or finishes for
+//     DeadlockWindowCycles while work remains, or when no warp can ever
+//     issue again, the launch ends with a *kernels.DeadlockError naming
+//     where every resident warp spins or waits (PTX line, source position,
+//     instruction), the CTAs still waiting and the resource that keeps
+//     them out of each SM.
+//   - Statistics per launch (Stats): cycles, warp- and thread-instructions,
+//     IPC, warp execution efficiency, achieved occupancy, bank conflicts
+//     with their degree histogram, shared and global atomics with their
+//     worst same-address serialisation, requests, cache hit rates and
+//     DRAM bytes.
+//
+// Values are never timed: the executor updates the one flat memory image
+// when an instruction issues, so memory is coherent by construction and a
+// warp spinning on a flag sees another warp's store from the cycle that
+// store issued. The timing model only decides when each warp may issue.
+//
+// # Following one warp-instruction
+//
+// An SM ticks only while it can issue or send; otherwise it schedules its
+// next tick at the earliest cycle a scoreboard entry, pipeline or CTA start
+// allows, or sleeps until a memory response arrives, so an idle SM costs
+// nothing and a stalled one skips the cycles in between. In a tick it takes
+// the memory responses (marking destinations ready), sends queued
+// requests, then asks each scheduler for warps whose next instruction
+// (exec.Warp.Next) passes the scoreboard and pipeline checks. Issuing calls
+// exec.Warp.Step, which executes the instruction and reports its masks,
+// per-lane addresses, barrier and exit events (exec.StepInfo); the SM then
+// charges the instruction's class as above. A warp that finishes retires
+// once its loads are back; a CTA retires when all its warps have, freeing
+// its resources for the dispatcher.
+//
+// # Dependencies
+//
+// The package imports akita, kernels (for its error types), sim/ptx,
+// sim/exec and sim/memsys. It must not import sim (which builds on it),
+// hw or scheduler (tests may).
+package timing

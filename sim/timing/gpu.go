@@ -1,0 +1,453 @@
+package timing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/memsys"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Limits are an SM's residency limits (sim.Config owns them).
+type Limits struct {
+	SMs             int
+	MaxWarpsPerSM   int
+	MaxCTAsPerSM    int
+	MaxThreadsPerSM int
+	RegistersPerSM  int
+	SharedMemPerSM  int // bytes
+}
+
+func (l Limits) validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"SMs", l.SMs}, {"MaxWarpsPerSM", l.MaxWarpsPerSM}, {"MaxCTAsPerSM", l.MaxCTAsPerSM},
+		{"MaxThreadsPerSM", l.MaxThreadsPerSM}, {"RegistersPerSM", l.RegistersPerSM}, {"SharedMemPerSM", l.SharedMemPerSM},
+	} {
+		if f.v <= 0 {
+			errs = append(errs, fmt.Errorf("limit %s must be positive, got %d", f.name, f.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Builder builds a GPU: an engine, a memory system and one SM component
+// per SM.
+type Builder struct {
+	freq     sim.Freq
+	sm       SMConfig
+	memory   memsys.Config
+	limits   Limits
+	parallel bool
+}
+
+// MakeBuilder returns a Builder with a 1 GHz clock and the serial engine.
+func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
+
+// WithFreq sets the core clock.
+func (b Builder) WithFreq(f sim.Freq) Builder { b.freq = f; return b }
+
+// WithSMConfig sets the SMs' timing.
+func (b Builder) WithSMConfig(c SMConfig) Builder { b.sm = c; return b }
+
+// WithMemoryConfig sets the memory system's timing.
+func (b Builder) WithMemoryConfig(c memsys.Config) Builder { b.memory = c; return b }
+
+// WithLimits sets the SM count and the residency limits.
+func (b Builder) WithLimits(l Limits) Builder { b.limits = l; return b }
+
+// WithParallelEngine selects akita's parallel engine, which runs the
+// events due at one time on several goroutines. The SMs still take turns
+// (they share the functional memory image and the CTA dispatcher: every SM
+// event runs under one lock), so only the memory system's components would
+// run in parallel; same-cycle ordering between SMs, and with it the values
+// of racy kernels, could then differ from run to run. The serial engine is
+// the default.
+//
+// Build refuses the parallel engine for now: sim/memsys's fabric (the one
+// connection every port plugs into) is not safe for concurrent use, and
+// under the race detector akita's own lazily created ID generator races
+// too. Lift the check in Build once the memory system locks its fabric.
+func (b Builder) WithParallelEngine(on bool) Builder { b.parallel = on; return b }
+
+// errParallel is Build's answer to WithParallelEngine(true).
+var errParallel = errors.New("timing: the parallel engine is not available yet: the memory system (sim/memsys) is not safe for concurrent use")
+
+// Build validates the settings and builds the GPU. name follows akita's
+// naming rules ("GPU"); the SMs are name.SM[i], the memory system name.Mem.
+func (b Builder) Build(name string) (*GPU, error) {
+	if err := b.sm.Validate(); err != nil {
+		return nil, err
+	}
+	if err := b.limits.validate(); err != nil {
+		return nil, fmt.Errorf("timing: %w", err)
+	}
+	if !(b.freq > 0) {
+		return nil, fmt.Errorf("timing: clock must be positive, got %v Hz", float64(b.freq))
+	}
+	if b.memory.SectorSizeBytes != b.sm.CoalesceSectorBytes || b.memory.LineSizeBytes != b.sm.CoalesceLineBytes {
+		return nil, fmt.Errorf("timing: the coalescer's sector and line (%d, %d bytes) must equal the memory system's (%d, %d)",
+			b.sm.CoalesceSectorBytes, b.sm.CoalesceLineBytes, b.memory.SectorSizeBytes, b.memory.LineSizeBytes)
+	}
+	if b.parallel {
+		return nil, errParallel
+	}
+	sim.NameMustBeValid(name)
+	var engine sim.Engine
+	if b.parallel {
+		engine = sim.NewParallelEngine()
+	} else {
+		engine = sim.NewSerialEngine()
+	}
+	mem, err := memsys.MakeBuilder().
+		WithEngine(engine).
+		WithFreq(b.freq).
+		WithConfig(b.memory).
+		WithNumSMs(b.limits.SMs).
+		Build(name + ".Mem")
+	if err != nil {
+		return nil, fmt.Errorf("timing: %w", err)
+	}
+	g := &GPU{
+		name:     name,
+		cfg:      b.sm,
+		limits:   b.limits,
+		freq:     b.freq,
+		engine:   engine,
+		mem:      mem,
+		parallel: b.parallel,
+		infos:    map[*ptx.Function][]instInfo{},
+	}
+	for i := range b.limits.SMs {
+		g.sms = append(g.sms, newSM(g, i))
+	}
+	return g, nil
+}
+
+// GPU is the timing model of a whole device: its SMs, the CTA dispatcher,
+// the deadlock detector and the memory system, on one akita engine. It
+// runs one launch at a time and keeps its caches' contents between
+// launches, as a GPU does.
+type GPU struct {
+	name     string
+	cfg      SMConfig
+	limits   Limits
+	freq     sim.Freq
+	engine   sim.Engine
+	mem      *memsys.System
+	sms      []*SM
+	parallel bool
+	mu       sync.Mutex
+
+	infos map[*ptx.Function][]instInfo
+
+	// now is the cycle of the SM tick in progress (the %clock of the
+	// kernel).
+	now uint64
+
+	// The launch in progress.
+	run *launchRun
+}
+
+// Engine returns the akita engine (for hooks and tracers).
+func (g *GPU) Engine() sim.Engine { return g.engine }
+
+// Memory returns the memory system.
+func (g *GPU) Memory() *memsys.System { return g.mem }
+
+// SMs returns the SM components (for hooks: HookPosIssue).
+func (g *GPU) SMs() []*SM { return g.sms }
+
+// Freq returns the core clock.
+func (g *GPU) Freq() sim.Freq { return g.freq }
+
+// Clock returns the current cycle; pass it as exec.Launch.Clock so that
+// %clock reads simulated time.
+func (g *GPU) Clock() uint64 { return g.now }
+
+// Launch describes one kernel launch to the timing model: the executor's
+// grid and what each CTA holds on its SM.
+type Launch struct {
+	Grid *exec.Grid
+	// ThreadsPerCTA and WarpsPerCTA are the CTA's size.
+	ThreadsPerCTA, WarpsPerCTA int
+	// RegistersPerThread is the kernel's register count (for reports);
+	// RegistersPerCTA is what a CTA allocates (per warp, at the device's
+	// allocation granularity).
+	RegistersPerThread, RegistersPerCTA int
+	// SharedPerCTA is the shared memory a CTA allocates (static, dynamic
+	// and reserved, at the allocation granularity).
+	SharedPerCTA int
+	// MaxCTAsPerSM caps the CTAs per SM beyond the resources (a measured
+	// occupancy); 0 means no cap. CapReason says where it comes from.
+	MaxCTAsPerSM int
+	CapReason    string
+}
+
+// launchRun is the state of the launch in progress.
+type launchRun struct {
+	Launch
+	ctx     context.Context
+	kernel  string
+	maxRegs int
+
+	startCycle   uint64
+	endCycle     uint64
+	lastProgress uint64
+	finished     int
+	resident     int
+	maxResident  int
+	rr           int // next SM for round-robin dispatch
+	ticks        uint64
+	err          error
+	stopped      bool
+}
+
+// Run executes a launch to completion and returns its statistics. It
+// returns a *kernels.DeadlockError when no memory write, atomic, barrier
+// release or CTA start or finish happens for SMConfig.DeadlockWindowCycles
+// (or no warp can ever issue again) while work remains, the executor's
+// error when a warp faults, and ctx's error (wrapped) when ctx ends first.
+func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
+	if l.Grid == nil {
+		return Stats{}, errors.New("timing: launch without a grid")
+	}
+	prog := l.Grid.Program()
+	r := &launchRun{Launch: l, ctx: ctx, kernel: prog.Name()}
+	for _, fn := range prog.Module.PTX.Funcs {
+		r.maxRegs = max(r.maxRegs, fn.NumRegs)
+	}
+	if l.WarpsPerCTA > g.limits.MaxWarpsPerSM || l.RegistersPerCTA > g.limits.RegistersPerSM ||
+		l.SharedPerCTA > g.limits.SharedMemPerSM || l.ThreadsPerCTA > g.limits.MaxThreadsPerSM {
+		return Stats{}, &kernels.LaunchResourceError{Kernel: r.kernel, Detail: "a CTA does not fit on an SM"}
+	}
+	g.run = r
+	defer func() { g.run = nil }()
+	g.mem.ResetStats()
+
+	start := g.freq.Cycle(g.engine.CurrentTime()) + 1
+	r.startCycle, r.endCycle, r.lastProgress = start, start, start
+	g.now = start
+	for _, s := range g.sms {
+		s.reset(r, start)
+	}
+	g.dispatch(start)
+	for _, s := range g.sms {
+		s.wakeAtCycle(start)
+	}
+	if err := g.engine.Run(); err != nil {
+		return Stats{}, fmt.Errorf("timing: engine: %w", err)
+	}
+	if r.err == nil && r.finished < l.Grid.CTAs() {
+		if s, w := g.runnable(); w != nil {
+			// Broken invariant: an SM stopped ticking with a warp that
+			// could issue. Say so rather than report a deadlock.
+			return g.stats(), fmt.Errorf("timing: internal error: SM %d stopped ticking at cycle %d with CTA %d warp %d able to issue (wake at %d)",
+				s.id, s.lastTick, w.cta.c.Linear, w.w.Index(), w.wakeAt)
+		}
+		r.err = &kernels.DeadlockError{Kernel: r.kernel, Detail: fmt.Sprintf(
+			"no warp can issue again (each waits at a barrier that cannot complete) at cycle %d; %s",
+			g.now-r.startCycle, g.describe())}
+	}
+	st := g.stats()
+	return st, r.err
+}
+
+// runnable returns a warp that is neither done nor waiting for an event
+// (nil when there is none).
+func (g *GPU) runnable() (*SM, *warpCtx) {
+	for _, s := range g.sms {
+		for _, c := range s.ctas {
+			for _, w := range c.warps {
+				if !w.done && !w.atBarrier && !w.fenceWait && !w.lsuWait && w.wakeAt != never {
+					return s, w
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// lock serialises the SMs under the parallel engine.
+func (g *GPU) lock() {
+	if g.parallel {
+		g.mu.Lock()
+	}
+}
+
+func (g *GPU) unlock() {
+	if g.parallel {
+		g.mu.Unlock()
+	}
+}
+
+// infosOf returns the instruction information of fn, computed once.
+func (g *GPU) infosOf(fn *ptx.Function) []instInfo {
+	x, ok := g.infos[fn]
+	if !ok {
+		x = analyse(fn)
+		g.infos[fn] = x
+	}
+	return x
+}
+
+// progress records an event that spinning cannot undo.
+func (g *GPU) progress(cyc uint64) {
+	g.run.lastProgress = cyc
+}
+
+// progressIf records progress when cond holds.
+func (g *GPU) progressIf(cond bool, cyc uint64) {
+	if cond {
+		g.progress(cyc)
+	}
+}
+
+// fail stops the launch with err (the first error wins).
+func (g *GPU) fail(err error) {
+	r := g.run
+	if r.err == nil {
+		r.err = err
+	}
+	r.stopped = true
+}
+
+// check runs the deadlock detector and the context check; it is called
+// from every SM tick.
+func (g *GPU) check(cyc uint64) {
+	r := g.run
+	if r.stopped {
+		return
+	}
+	r.ticks++
+	if r.ticks&1023 == 0 {
+		if err := r.ctx.Err(); err != nil {
+			g.fail(fmt.Errorf("kernel %s stopped at cycle %d, %d of %d CTAs finished: %w",
+				r.kernel, cyc-r.startCycle, r.finished, r.Grid.CTAs(), err))
+			return
+		}
+	}
+	if w := uint64(g.cfg.DeadlockWindowCycles); cyc > r.lastProgress+w {
+		g.fail(&kernels.DeadlockError{Kernel: r.kernel, Detail: fmt.Sprintf(
+			"no store or atomic changed memory and no CTA started or finished for %d cycles (the deadlock window is %d), at cycle %d of the launch; %s",
+			cyc-r.lastProgress, w, cyc-r.startCycle, g.describe())})
+	}
+}
+
+// fits says whether a CTA of the launch fits on SM s now.
+func (g *GPU) fits(s *SM) bool {
+	r := g.run
+	l := g.limits
+	return (r.MaxCTAsPerSM == 0 || len(s.ctas) < r.MaxCTAsPerSM) &&
+		len(s.ctas) < l.MaxCTAsPerSM &&
+		s.usedWarps+r.WarpsPerCTA <= l.MaxWarpsPerSM &&
+		s.usedThreads+r.ThreadsPerCTA <= l.MaxThreadsPerSM &&
+		s.usedRegs+r.RegistersPerCTA <= l.RegistersPerSM &&
+		s.usedShared+r.SharedPerCTA <= l.SharedMemPerSM
+}
+
+// whyNot says which resource keeps a CTA of the launch off SM s, with
+// numbers ("" when it fits).
+func (g *GPU) whyNot(s *SM) string {
+	r := g.run
+	l := g.limits
+	switch {
+	case r.MaxCTAsPerSM > 0 && len(s.ctas) >= r.MaxCTAsPerSM:
+		return fmt.Sprintf("CTA slots: %d of %d resident (%s)", len(s.ctas), r.MaxCTAsPerSM, r.CapReason)
+	case len(s.ctas) >= l.MaxCTAsPerSM:
+		return fmt.Sprintf("CTA slots: %d of %d in use", len(s.ctas), l.MaxCTAsPerSM)
+	case s.usedWarps+r.WarpsPerCTA > l.MaxWarpsPerSM:
+		return fmt.Sprintf("warp slots: %d of %d in use, a CTA needs %d", s.usedWarps, l.MaxWarpsPerSM, r.WarpsPerCTA)
+	case s.usedThreads+r.ThreadsPerCTA > l.MaxThreadsPerSM:
+		return fmt.Sprintf("threads: %d of %d in use, a CTA needs %d", s.usedThreads, l.MaxThreadsPerSM, r.ThreadsPerCTA)
+	case s.usedRegs+r.RegistersPerCTA > l.RegistersPerSM:
+		return fmt.Sprintf("registers: %d of %d in use, a CTA needs %d (%d per thread)", s.usedRegs, l.RegistersPerSM, r.RegistersPerCTA, r.RegistersPerThread)
+	case s.usedShared+r.SharedPerCTA > l.SharedMemPerSM:
+		return fmt.Sprintf("shared memory: %d of %d bytes in use, a CTA needs %d", s.usedShared, l.SharedMemPerSM, r.SharedPerCTA)
+	}
+	return ""
+}
+
+// dispatch starts waiting CTAs, round robin over the SMs, while one fits.
+func (g *GPU) dispatch(cyc uint64) {
+	r := g.run
+	n := len(g.sms)
+	for r.Grid.Pending() > 0 {
+		placed := false
+		for k := range n {
+			s := g.sms[(r.rr+k)%n]
+			if !g.fits(s) {
+				continue
+			}
+			c := r.Grid.Dispatch(s.id)
+			s.start(c, cyc)
+			r.rr = (s.id + 1) % n
+			r.resident++
+			r.maxResident = max(r.maxResident, r.resident)
+			g.progress(cyc)
+			placed = true
+			break
+		}
+		if !placed {
+			return
+		}
+	}
+}
+
+// ctaDone records a finished CTA and starts waiting ones.
+func (g *GPU) ctaDone(cyc uint64) {
+	r := g.run
+	r.finished++
+	r.resident--
+	r.endCycle = max(r.endCycle, cyc)
+	g.progress(cyc)
+	g.dispatch(cyc)
+}
+
+// stats gathers the launch's statistics.
+func (g *GPU) stats() Stats {
+	r := g.run
+	end := r.endCycle
+	for _, s := range g.sms {
+		end = max(end, s.lastActivity)
+	}
+	st := Stats{
+		Cycles:          end - r.startCycle + 1,
+		SMs:             len(g.sms),
+		CTAs:            r.finished,
+		MaxResidentCTAs: r.maxResident,
+	}
+	var warpCycles, activeCycles uint64
+	for _, s := range g.sms {
+		s.integrateOccupancy(end + 1)
+		st.add(&s.stats)
+		warpCycles += s.stats.warpCycles
+		activeCycles += s.stats.activeCycles
+	}
+	if st.Cycles > 0 {
+		st.IPCTotal = float64(st.WarpInstructions) / float64(st.Cycles)
+		st.IPC = st.IPCTotal / float64(len(g.sms))
+	}
+	if st.WarpInstructions > 0 {
+		st.WarpExecutionEfficiency = float64(st.ThreadInstructions) / (32 * float64(st.WarpInstructions))
+	}
+	if activeCycles > 0 {
+		st.AchievedOccupancy = float64(warpCycles) / (float64(activeCycles) * float64(g.limits.MaxWarpsPerSM))
+	}
+	ms := g.mem.Stats()
+	st.Memory = ms
+	st.L1HitRate = ms.L1.ReadHitRate()
+	st.L2HitRate = ms.L2.ReadHitRate()
+	st.DRAMReadBytes = ms.DRAMReadBytes
+	st.DRAMWriteBytes = ms.DRAMWriteBytes
+	st.MaxSameAddressSerializationGlobal = ms.Atomics.MaxSameAddressDepth
+	return st
+}

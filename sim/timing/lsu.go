@@ -1,0 +1,374 @@
+package timing
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/memsys"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Local memory goes through L1 like global memory, at addresses the SM
+// makes up: each warp slot of each SM owns a window, and a thread's local
+// word i sits next to the same word of the other lanes (lane-interleaved,
+// as on hardware), so that lanes reading the same local variable coalesce.
+const (
+	localRegion     = uint64(1) << 60
+	localWarpWindow = uint64(1) << 24
+)
+
+// reqKind is what a memory request does.
+type reqKind uint8
+
+const (
+	reqLoad reqKind = iota
+	reqStore
+	reqAtomic
+)
+
+// loadOp is a load (or an atomic with a result) waiting for its requests.
+type loadOp struct {
+	warp      *warpCtx
+	gen       uint32
+	remaining int
+	// minReady is when the shared-memory part (generic accesses) is done.
+	minReady uint64
+	ndst     uint8
+	dst      [4]ptx.RegIndex
+}
+
+// memReq is one line (or atomic sector) request of a warp instruction.
+type memReq struct {
+	kind      reqKind
+	addr      uint64 // line (loads, stores) or sector (atomics) address
+	mask      uint32 // sectors of the line
+	ops       []memsys.AtomicOp
+	notBefore uint64
+	warp      *warpCtx
+	gen       uint32
+	load      *loadOp
+}
+
+// lsu is an SM's load/store unit: the queue of coalesced requests waiting
+// to be sent and the requests in flight.
+type lsu struct {
+	sm      *SM
+	prefix  string
+	ids     uint64
+	queue   []*memReq
+	head    int
+	pending map[string]*memReq
+	// waiters are warps that could not issue a memory instruction because
+	// the unit was full.
+	waiters []*warpCtx
+	blocked bool // the port refused a request; NotifyPortFree wakes the SM
+
+	sectorShift, lineShift uint
+}
+
+func (l *lsu) init(s *SM, name string) {
+	l.sm = s
+	l.prefix = name + "#"
+	l.pending = map[string]*memReq{}
+	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
+	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
+}
+
+func (l *lsu) reset() {
+	clear(l.queue)
+	l.queue, l.head = l.queue[:0], 0
+	l.waiters = l.waiters[:0]
+	l.blocked = false
+	// Requests of an earlier (stopped) launch that are still in flight
+	// are answered before the engine stops; none is left here.
+	clear(l.pending)
+}
+
+// inUse is the number of requests queued or in flight.
+func (l *lsu) inUse() int { return len(l.queue) - l.head + len(l.pending) }
+
+// canAccept says whether a memory instruction may issue.
+func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingRequests }
+
+// nextSend is the next cycle the unit wants to tick for (never: it waits
+// for a response or for the port).
+func (l *lsu) nextSend(cyc uint64) uint64 {
+	if l.head == len(l.queue) || l.blocked || len(l.pending) >= l.sm.cfg.MaxOutstandingRequests {
+		return never
+	}
+	return max(l.queue[l.head].notBefore, cyc+1)
+}
+
+// send sends queued requests, up to LSURequestsPerCycle.
+func (l *lsu) send(cyc uint64) {
+	s := l.sm
+	mem := s.g.mem
+	for n := 0; n < s.cfg.LSURequestsPerCycle && l.head < len(l.queue); n++ {
+		r := l.queue[l.head]
+		if r.notBefore > cyc || len(l.pending) >= s.cfg.MaxOutstandingRequests {
+			break
+		}
+		id := l.nextID()
+		var msg sim.Msg
+		switch r.kind {
+		case reqLoad:
+			msg = mem.NewLineRead(s.port, s.id, r.addr, r.mask, id)
+		case reqStore:
+			msg = mem.NewLineWrite(s.port, s.id, r.addr, r.mask, id)
+		default:
+			msg = mem.NewAtomic(s.port, r.addr, r.ops, id)
+		}
+		if err := s.port.Send(msg); err != nil {
+			l.blocked = true
+			break
+		}
+		l.blocked = false
+		l.queue[l.head] = nil
+		l.head++
+		l.pending[id] = r
+	}
+	if l.head == len(l.queue) {
+		l.queue, l.head = l.queue[:0], 0
+	} else if l.head > 1024 && l.head*2 > len(l.queue) {
+		n := copy(l.queue, l.queue[l.head:])
+		clear(l.queue[n:])
+		l.queue, l.head = l.queue[:n], 0
+	}
+}
+
+// NotifyPortFree wakes the SM when the memory system takes requests again.
+func (s *SM) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
+	s.lsu.blocked = false
+	s.TickingComponent.NotifyPortFree(now, p)
+}
+
+// retrieve takes every response that has arrived.
+func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
+	s := l.sm
+	freed := false
+	for msg := s.port.Retrieve(now); msg != nil; msg = s.port.Retrieve(now) {
+		var id string
+		switch m := msg.(type) {
+		case *mem.DataReadyRsp:
+			id = m.RespondTo
+		case *mem.WriteDoneRsp:
+			id = m.RespondTo
+		case *memsys.AtomicRsp:
+			id = m.RespondTo
+		default:
+			panic(fmt.Sprintf("timing: SM %d got an unexpected %T", s.id, msg))
+		}
+		r, ok := l.pending[id]
+		if !ok {
+			continue // a response to a launch that was stopped
+		}
+		delete(l.pending, id)
+		freed = true
+		s.lastActivity = max(s.lastActivity, cyc)
+		if s.g.run == nil || s.g.run.stopped {
+			continue
+		}
+		l.complete(r, cyc)
+	}
+	if freed && len(l.waiters) > 0 {
+		for _, w := range l.waiters {
+			w.lsuWait = false
+			w.wakeAt = min(w.wakeAt, cyc)
+		}
+		l.waiters = l.waiters[:0]
+	}
+}
+
+// complete accounts for a finished request.
+func (l *lsu) complete(r *memReq, cyc uint64) {
+	s := l.sm
+	w := r.warp
+	if w.gen != r.gen {
+		return
+	}
+	w.outstanding--
+	if w.fenceWait && w.outstanding == 0 {
+		w.fenceWait = false
+		w.wakeAt = cyc + max(uint64(s.cfg.Fence.Latency), 1)
+	}
+	op := r.load
+	if op == nil {
+		return
+	}
+	op.remaining--
+	if op.remaining > 0 {
+		return
+	}
+	at := max(cyc, op.minReady)
+	for j := 0; j < int(op.ndst); j++ {
+		w.ready[op.dst[j]] = at
+	}
+	w.wakeAt = min(w.wakeAt, at)
+	w.pendingLoads--
+	if w.done {
+		s.maybeRetire(w, cyc)
+	}
+}
+
+// memory charges a memory instruction's time: shared lanes through the
+// bank model, global and local lanes through the coalescer and the memory
+// system.
+func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
+	m := &st.Mem
+	var shared, global uint32
+	for mm := m.Lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		switch m.Space[l] {
+		case ptx.SpaceShared:
+			shared |= 1 << l
+		case ptx.SpaceGlobal, ptx.SpaceLocal:
+			global |= 1 << l
+		}
+	}
+	if m.Kind == exec.MemStore || m.Kind == exec.MemAtomic {
+		if shared|global != 0 {
+			s.g.progress(cyc)
+		}
+	}
+	ready := cyc + 1
+	if shared != 0 {
+		ready = max(ready, s.sharedAccess(w, m, shared, cyc))
+	} else if global == 0 {
+		// No lane touched memory (every guard was false): a plain cycle.
+		ready = cyc + 1
+	}
+	var op *loadOp
+	hasResult := m.Kind == exec.MemLoad || (m.Kind == exec.MemAtomic && info.ndst > 0)
+	if global != 0 {
+		if hasResult {
+			op = &loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
+		}
+		n := s.coalesce(w, m, global, cyc, op)
+		if op != nil {
+			op.remaining = n
+			w.pendingLoads++
+			for j := 0; j < int(info.ndst); j++ {
+				w.ready[info.dst[j]] = never
+			}
+		}
+		return
+	}
+	if hasResult {
+		for j := 0; j < int(info.ndst); j++ {
+			w.ready[info.dst[j]] = ready
+		}
+	}
+}
+
+// coalesce turns the global and local lanes of an access into line
+// requests (loads, stores) or sector requests (atomics), queues them, and
+// returns how many.
+func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, op *loadOp) int {
+	l := &s.lsu
+	var kind reqKind
+	var base ClassTiming
+	switch m.Kind {
+	case exec.MemLoad:
+		kind, base = reqLoad, s.cfg.GlobalLoad
+	case exec.MemStore:
+		kind, base = reqStore, s.cfg.GlobalStore
+	default:
+		kind, base = reqAtomic, s.cfg.GlobalAtomic
+	}
+	notBefore := cyc + uint64(base.Latency)
+	size := uint64(max(m.Size, 1))
+	var addrs [exec.WarpSize]uint64
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		i := bits.TrailingZeros32(mm)
+		a := m.Addr[i]
+		if m.Space[i] == ptx.SpaceLocal {
+			a = localRegion + (uint64(s.id)*uint64(len(s.slots))+uint64(w.slot))*localWarpWindow +
+				(a&^3)*exec.WarpSize + uint64(i)*4 + a&3
+		}
+		addrs[i] = a
+	}
+	n := 0
+	if kind == reqAtomic {
+		// One request per sector, listing each address with its lanes.
+		var sectors [exec.WarpSize]uint64
+		var reqs [exec.WarpSize]*memReq
+		ns := 0
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros32(mm)
+			a := addrs[i]
+			sec := a >> l.sectorShift << l.sectorShift
+			k := 0
+			for k < ns && sectors[k] != sec {
+				k++
+			}
+			if k == ns {
+				sectors[k] = sec
+				reqs[k] = &memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op}
+				ns++
+			}
+			r := reqs[k]
+			j := 0
+			for j < len(r.ops) && r.ops[j].Address != a {
+				j++
+			}
+			if j == len(r.ops) {
+				r.ops = append(r.ops, memsys.AtomicOp{Address: a, Lanes: 1})
+			} else {
+				r.ops[j].Lanes++
+			}
+		}
+		for k := range ns {
+			l.queue = append(l.queue, reqs[k])
+		}
+		n = ns
+		s.stats.atomicReqs += uint64(ns)
+		s.stats.globalAtomics += uint64(bits.OnesCount32(lanes))
+	} else {
+		// One request per line, with the mask of its sectors.
+		var lines [2 * exec.WarpSize]uint64
+		var masks [2 * exec.WarpSize]uint32
+		nl := 0
+		last := -1
+		secPerLine := l.lineShift - l.sectorShift
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			i := bits.TrailingZeros32(mm)
+			first, end := addrs[i]>>l.sectorShift, (addrs[i]+size-1)>>l.sectorShift
+			for sec := first; sec <= end; sec++ {
+				line := sec >> secPerLine
+				bit := uint32(1) << (sec & (1<<secPerLine - 1))
+				if last >= 0 && lines[last] == line {
+					masks[last] |= bit
+					continue
+				}
+				k := 0
+				for k < nl && lines[k] != line {
+					k++
+				}
+				if k == nl {
+					if nl == len(lines) {
+						panic("timing: a warp access spans more lines than lanes")
+					}
+					lines[k] = line
+					nl++
+				}
+				masks[k] |= bit
+				last = k
+			}
+		}
+		for k := range nl {
+			l.queue = append(l.queue, &memReq{kind: kind, addr: lines[k] << l.lineShift, mask: masks[k],
+				notBefore: notBefore, warp: w, gen: w.gen, load: op})
+		}
+		n = nl
+		if kind == reqLoad {
+			s.stats.loadReqs += uint64(nl)
+		} else {
+			s.stats.storeReqs += uint64(nl)
+		}
+	}
+	w.outstanding += n
+	return n
+}

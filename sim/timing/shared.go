@@ -1,0 +1,139 @@
+package timing
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/warpgraph/warpgraph/sim/exec"
+)
+
+// bankDegree is the conflict degree of a shared access: the most distinct
+// words any one bank must serve (lanes on the same word share one read, a
+// broadcast). It also returns the most lanes that named one address.
+func bankDegree(m *exec.MemAccess, lanes uint32, banks, width int) (degree, sameAddr int) {
+	size := uint64(max(m.Size, 1))
+	bw := uint64(width)
+	var buf [4 * exec.WarpSize]uint64
+	words := buf[:0]
+	var addrs [exec.WarpSize]uint64
+	na := 0
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := m.Addr[l]
+		addrs[na] = a
+		na++
+		for wd := a / bw; wd <= (a+size-1)/bw; wd++ {
+			if len(words) == cap(words) {
+				break
+			}
+			words = append(words, wd)
+		}
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	var perBank [32]int
+	mask := uint64(banks - 1)
+	for _, wd := range words {
+		b := wd & mask
+		perBank[b]++
+		degree = max(degree, perBank[b])
+	}
+	a := addrs[:na]
+	slices.Sort(a)
+	run := 0
+	for i := range a {
+		if i > 0 && a[i] == a[i-1] {
+			run++
+		} else {
+			run = 1
+		}
+		sameAddr = max(sameAddr, run)
+	}
+	return max(degree, 1), max(sameAddr, 1)
+}
+
+// sharedAccess charges the shared-memory lanes of an access and returns
+// the cycle its result is ready.
+func (s *SM) sharedAccess(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64) uint64 {
+	c := s.cfg
+	degree, same := bankDegree(m, lanes, c.SharedMemBanks, c.SharedMemBankWidthBytes)
+	st := &s.stats
+	st.sharedAccesses++
+	st.bankConflicts += uint64(degree - 1)
+	st.degree[min(degree, MaxDegree)]++
+	extra := uint64(degree-1) * uint64(c.SharedPassCycles)
+	start := max(cyc, s.smemFree)
+	switch m.Kind {
+	case exec.MemLoad:
+		s.smemFree = start + uint64(c.SharedLoad.Interval) + extra
+		return start + uint64(c.SharedLoad.Latency) + extra
+	case exec.MemStore:
+		s.smemFree = start + uint64(c.SharedStore.Interval) + extra
+		return start + uint64(c.SharedStore.Latency) + extra
+	}
+	// Atomics.
+	st.sharedAtomics += uint64(bits.OnesCount32(lanes))
+	st.maxSameAddrShared = max(st.maxSameAddrShared, same)
+	if c.SharedAtomicModel == SharedAtomicLock {
+		passes := s.lockPasses(m, lanes, start)
+		s.smemFree = start + uint64(passes)*uint64(c.SharedAtomic.Interval)
+		return start + uint64(passes)*uint64(c.SharedAtomicLockIterationCycles) + uint64(c.SharedAtomic.Latency)
+	}
+	serial := uint64(same-1) * uint64(c.SharedAtomicNativeCycles)
+	s.smemFree = start + uint64(c.SharedAtomic.Interval) + extra + serial
+	return start + uint64(c.SharedAtomic.Latency) + extra + serial
+}
+
+// lockPasses runs Kepler's lock loop for a warp's shared atomic starting at
+// cycle start and returns how many passes it took. In each pass every lane
+// still waiting tries to take its word's lock: a lock that another warp
+// holds admits none, a free one admits one lane (the lowest), which holds
+// the lock for the pass; the others retry in the next pass.
+func (s *SM) lockPasses(m *exec.MemAccess, lanes uint32, start uint64) int {
+	c := s.cfg
+	iter := uint64(c.SharedAtomicLockIterationCycles)
+	nlocks := c.SharedAtomicLocks
+	if nlocks == 0 {
+		nlocks = max(s.g.limits.SharedMemPerSM/c.SharedMemBankWidthBytes, 1)
+	}
+	if len(s.locks) != nlocks {
+		s.locks = make([]uint64, nlocks)
+	}
+	// Lanes per lock, in order of first appearance.
+	var ids [exec.WarpSize]int
+	var count [exec.WarpSize]int
+	n := 0
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		id := int(m.Addr[l] / uint64(c.SharedMemBankWidthBytes) % uint64(nlocks))
+		k := 0
+		for k < n && ids[k] != id {
+			k++
+		}
+		if k == n {
+			ids[k] = id
+			n++
+		}
+		count[k]++
+	}
+	left := bits.OnesCount32(lanes)
+	passes := 0
+	for left > 0 {
+		t := start + uint64(passes)*iter
+		for k := range n {
+			if count[k] == 0 {
+				continue
+			}
+			if s.locks[ids[k]] > t {
+				s.stats.lockRetries += uint64(count[k])
+				continue
+			}
+			count[k]--
+			left--
+			s.locks[ids[k]] = t + iter
+			s.stats.lockRetries += uint64(count[k])
+		}
+		passes++
+	}
+	return passes
+}

@@ -1,0 +1,555 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// HookPosIssue is the hook position of a warp-instruction issuing on an
+// SM; the hook's Item is an IssueInfo.
+var HookPosIssue = &sim.HookPos{Name: "Issue"}
+
+// IssueInfo describes one issued warp-instruction, for hooks.
+type IssueInfo struct {
+	Cycle     uint64
+	SM        int
+	Scheduler int
+	Slot      int // the warp's slot on the SM
+	CTA       int // the CTA's linear index in the grid
+	Warp      int // the warp's index in its CTA
+	Func      *ptx.Function
+	PC        int
+	// Active is the warp's active mask.
+	Active uint32
+}
+
+// never is a cycle that does not come: a register waiting for memory, a
+// warp waiting for an event.
+const never = math.MaxUint64
+
+// warpCtx is one warp slot of an SM and the warp that holds it.
+type warpCtx struct {
+	w     *exec.Warp
+	cta   *ctaCtx
+	slot  int // the hardware warp id on the SM
+	sched int // its scheduler: slot mod WarpSchedulers
+	gen   uint32
+
+	// wakeAt is the earliest cycle at which the warp may issue; never
+	// while it waits for memory, a barrier or a fence.
+	wakeAt uint64
+	// ready is the scoreboard: the cycle each register's pending result
+	// arrives (never: a load or atomic still in flight).
+	ready []uint64
+
+	// fn and infos cache the instruction information of the function the
+	// warp is in.
+	fn    *ptx.Function
+	infos []instInfo
+
+	// loads are the warp's last two distinct load sites, newest first: the
+	// polls of a spin loop, for deadlock reports.
+	loads [2]site
+
+	pendingLoads int // loads and atomics whose results are outstanding
+	outstanding  int // memory requests queued or in flight
+	fenceWait    bool
+	atBarrier    bool
+	lsuWait      bool
+	done         bool // the executor finished it
+	retired      bool // done and nothing pending
+}
+
+// site is an instruction of a function.
+type site struct {
+	fn *ptx.Function
+	pc int
+}
+
+// ctaCtx is one resident CTA.
+type ctaCtx struct {
+	c        *exec.CTA
+	warps    []*warpCtx
+	retired  int // warps done with nothing pending
+	barriers int // warps waiting at a barrier
+}
+
+// scheduler is one warp scheduler of an SM.
+type scheduler struct {
+	warps    []*warpCtx // oldest first
+	last     *warpCtx   // GTO: the warp issued from last
+	rr       int        // LRR: where the next search starts
+	nextFree [numClasses]uint64
+}
+
+// SM is one streaming multiprocessor: an akita component that issues the
+// warps of its resident CTAs and sends their global memory accesses to the
+// memory system. It ticks only while it can issue or send; otherwise it
+// sleeps until the next scoreboard or pipeline time, or until a memory
+// response arrives.
+type SM struct {
+	*sim.TickingComponent
+	g    *GPU
+	id   int
+	cfg  *SMConfig
+	port sim.Port
+
+	slots  []warpCtx
+	scheds []scheduler
+	ctas   []*ctaCtx
+
+	usedWarps, usedThreads, usedRegs, usedShared int
+
+	// smemFree is the first cycle the shared memory takes a new access.
+	smemFree uint64
+	// locks are the lock model's lock bits: the cycle each is free.
+	locks []uint64
+
+	lsu lsu
+
+	// Scheduling of the SM's own ticks.
+	ticked   bool
+	lastTick uint64
+	wakeAt   uint64 // the earliest pending wake event (never: none)
+
+	lastActivity uint64
+	resident     int // resident warps (not yet exited)
+	occLast      uint64
+	stats        smStats
+}
+
+func newSM(g *GPU, id int) *SM {
+	s := &SM{g: g, id: id, cfg: &g.cfg, wakeAt: never}
+	name := fmt.Sprintf("%s.SM[%d]", g.name, id)
+	s.TickingComponent = sim.NewTickingComponent(name, g.engine, g.freq, s)
+	port := sim.NewLimitNumMsgPort(s, 64, name+".Mem")
+	s.AddPort("Mem", port)
+	s.port = port
+	g.mem.ConnectSM(id, port)
+	s.slots = make([]warpCtx, g.limits.MaxWarpsPerSM)
+	s.scheds = make([]scheduler, g.cfg.WarpSchedulers)
+	for i := range s.slots {
+		s.slots[i].slot = i
+		s.slots[i].sched = i % len(s.scheds)
+		s.slots[i].wakeAt = never
+	}
+	s.lsu.init(s, name)
+	return s
+}
+
+// reset prepares the SM for a launch.
+func (s *SM) reset(r *launchRun, start uint64) {
+	for i := range s.slots {
+		w := &s.slots[i]
+		w.gen++
+		w.w, w.cta, w.fn, w.infos = nil, nil, nil, nil
+		w.wakeAt = never
+		if cap(w.ready) < r.maxRegs {
+			w.ready = make([]uint64, r.maxRegs)
+		}
+		w.ready = w.ready[:r.maxRegs]
+	}
+	for i := range s.scheds {
+		s.scheds[i] = scheduler{warps: s.scheds[i].warps[:0]}
+	}
+	s.ctas = s.ctas[:0]
+	s.usedWarps, s.usedThreads, s.usedRegs, s.usedShared = 0, 0, 0, 0
+	s.smemFree = 0
+	clear(s.locks)
+	s.lsu.reset()
+	s.lastActivity = start
+	s.resident, s.occLast = 0, start
+	s.stats = smStats{}
+}
+
+// start places CTA c on the SM at cycle cyc; its warps issue from
+// cyc+CTALaunchCycles on (at least the next cycle).
+func (s *SM) start(c *exec.CTA, cyc uint64) {
+	r := s.g.run
+	s.integrateOccupancy(cyc)
+	s.usedWarps += r.WarpsPerCTA
+	s.usedThreads += r.ThreadsPerCTA
+	s.usedRegs += r.RegistersPerCTA
+	s.usedShared += r.SharedPerCTA
+	first := cyc + max(uint64(s.cfg.CTALaunchCycles), 1)
+	ctx := &ctaCtx{c: c}
+	for _, ew := range c.Warps() {
+		w := s.freeSlot()
+		w.gen++
+		w.w, w.cta = ew, ctx
+		w.fn, w.infos = nil, nil
+		w.loads = [2]site{}
+		w.wakeAt = first
+		clear(w.ready)
+		w.pendingLoads, w.outstanding = 0, 0
+		w.fenceWait, w.atBarrier, w.lsuWait, w.done, w.retired = false, false, false, false, false
+		ctx.warps = append(ctx.warps, w)
+		sc := &s.scheds[w.sched]
+		sc.warps = append(sc.warps, w)
+		s.resident++
+		if ew.State() == exec.WarpDone { // an empty warp cannot happen, but be safe
+			s.warpDone(w, cyc)
+		}
+	}
+	s.ctas = append(s.ctas, ctx)
+	s.wakeAtCycle(first)
+}
+
+// freeSlot returns an unused warp slot.
+func (s *SM) freeSlot() *warpCtx {
+	for i := range s.slots {
+		if s.slots[i].w == nil {
+			return &s.slots[i]
+		}
+	}
+	panic("timing: no free warp slot although the CTA fit")
+}
+
+// integrateOccupancy adds the resident warps since the last change.
+func (s *SM) integrateOccupancy(cyc uint64) {
+	if cyc <= s.occLast {
+		return
+	}
+	d := cyc - s.occLast
+	s.stats.warpCycles += uint64(s.resident) * d
+	if s.resident > 0 {
+		s.stats.activeCycles += d
+	}
+	s.occLast = cyc
+}
+
+// wakeEvent is a tick the SM schedules for itself at a later cycle.
+type wakeEvent struct {
+	time    sim.VTimeInSec
+	cycle   uint64
+	handler sim.Handler
+}
+
+func (e *wakeEvent) Time() sim.VTimeInSec    { return e.time }
+func (e *wakeEvent) Handler() sim.Handler    { return e.handler }
+func (e *wakeEvent) IsSecondary() bool       { return false }
+func (s *SM) timeOf(c uint64) sim.VTimeInSec { return sim.VTimeInSec(float64(c) / float64(s.g.freq)) }
+
+// Handle runs the SM's tick for its own wake events and akita's tick
+// events alike.
+func (s *SM) Handle(e sim.Event) error {
+	if w, ok := e.(*wakeEvent); ok {
+		s.g.lock()
+		if w.cycle == s.wakeAt {
+			s.wakeAt = never
+		}
+		s.g.unlock()
+	}
+	return s.TickingComponent.Handle(e)
+}
+
+// wakeAtCycle makes sure the SM ticks at cycle c (or earlier).
+func (s *SM) wakeAtCycle(c uint64) {
+	if s.ticked && c <= s.lastTick {
+		c = s.lastTick + 1
+	}
+	// A pending wake at or before the last tick will find the tick done
+	// and do nothing: only a later one can stand in for this request.
+	if s.wakeAt != never && (!s.ticked || s.wakeAt > s.lastTick) && c >= s.wakeAt {
+		return
+	}
+	s.wakeAt = c
+	s.g.engine.Schedule(&wakeEvent{time: s.timeOf(c), cycle: c, handler: s})
+}
+
+// Tick runs one cycle of the SM: it takes memory responses, sends queued
+// requests, lets every scheduler issue, and then decides when to tick
+// next, scheduling that tick itself. It always reports false.
+func (s *SM) Tick(now sim.VTimeInSec) bool {
+	g := s.g
+	g.lock()
+	defer g.unlock()
+	cyc := g.freq.Cycle(now)
+	if s.ticked && cyc <= s.lastTick {
+		return false
+	}
+	s.ticked, s.lastTick = true, cyc
+	if g.run == nil {
+		return false
+	}
+	g.now = max(g.now, cyc)
+	s.lsu.retrieve(now, cyc)
+	if g.run.stopped {
+		return false
+	}
+	s.lsu.send(cyc)
+	next, issued := s.issue(cyc)
+	g.check(cyc)
+	if g.run.stopped {
+		return false
+	}
+	if issued {
+		next = cyc + 1
+	}
+	next = min(next, s.lsu.nextSend(cyc))
+	// The SM schedules its own ticks (akita's TickLater would name every
+	// tick event with the process-wide ID generator); it never asks the
+	// TickingComponent for the next cycle.
+	if next != never {
+		s.wakeAtCycle(next)
+	}
+	return false
+}
+
+// issue lets each scheduler issue up to IssueWidth warp-instructions and
+// returns the earliest cycle a waiting warp may issue.
+func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
+	next = never
+	gto := s.cfg.SchedulingPolicy == PolicyGTO
+	width := s.cfg.IssueWidth
+	for si := range s.scheds {
+		sc := &s.scheds[si]
+		n := len(sc.warps)
+		if n == 0 {
+			continue
+		}
+		count := 0
+		try := func(w *warpCtx) bool {
+			if w.wakeAt > cyc {
+				next = min(next, w.wakeAt)
+				return false
+			}
+			ok, until := s.canIssue(w, sc, cyc)
+			if !ok {
+				w.wakeAt = until
+				next = min(next, until)
+				return false
+			}
+			s.issueOne(w, sc, cyc)
+			count++
+			return true
+		}
+		if gto {
+			// Greedy: the warp issued from last, while it can; then the
+			// oldest that can.
+			if l := sc.last; l != nil {
+				try(l)
+			}
+			for i := 0; i < len(sc.warps) && count < width && !s.g.run.stopped; i++ {
+				if w := sc.warps[i]; w != sc.last && try(w) {
+					sc.last = w
+				}
+			}
+		} else {
+			start := sc.rr % n
+			for k := 0; k < n && count < width && !s.g.run.stopped; k++ {
+				i := (start + k) % n
+				if i >= len(sc.warps) { // a CTA retired during the loop
+					break
+				}
+				if try(sc.warps[i]) {
+					sc.rr = i + 1
+				}
+			}
+		}
+		if count > 0 {
+			issued = true
+		}
+		if s.g.run.stopped {
+			return never, false
+		}
+	}
+	return next, issued
+}
+
+// canIssue checks the scoreboard and the pipelines for w's next
+// instruction. When it cannot issue, until is the cycle to look again
+// (never: an event will wake the warp).
+func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uint64) {
+	if w.atBarrier || w.fenceWait || w.done {
+		// Whatever woke it (a load arriving), an event will wake it again.
+		return false, never
+	}
+	fn, pc := w.w.Next()
+	if fn == nil {
+		return false, never
+	}
+	if fn != w.fn {
+		w.fn, w.infos = fn, s.g.infosOf(fn)
+	}
+	info := &w.infos[pc]
+	t := uint64(0)
+	for j := 0; j < int(info.nsrc); j++ {
+		t = max(t, w.ready[info.src[j]])
+	}
+	for j := 0; j < int(info.ndst); j++ {
+		t = max(t, w.ready[info.dst[j]])
+	}
+	if info.call {
+		for _, r := range w.ready {
+			t = max(t, r)
+		}
+	}
+	if t > cyc {
+		return false, t
+	}
+	if f := sc.nextFree[info.cls]; f > cyc {
+		return false, f
+	}
+	if info.mem == memShared || info.mem == memGeneric {
+		if s.smemFree > cyc {
+			return false, s.smemFree
+		}
+	}
+	if info.mem == memGlobal || info.mem == memGeneric {
+		if !s.lsu.canAccept() {
+			if !w.lsuWait {
+				w.lsuWait = true
+				s.lsu.waiters = append(s.lsu.waiters, w)
+			}
+			return false, never
+		}
+	}
+	return true, 0
+}
+
+// issueOne executes w's next instruction and charges its time.
+func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
+	fn, pc := w.w.Next()
+	info := &w.infos[pc]
+	if s.NumHooks() > 0 {
+		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosIssue, Item: IssueInfo{
+			Cycle: cyc, SM: s.id, Scheduler: w.sched, Slot: w.slot, CTA: w.cta.c.Linear,
+			Warp: w.w.Index(), Func: fn, PC: pc, Active: w.w.ActiveMask(),
+		}})
+	}
+	st, err := w.w.Step()
+	if err != nil {
+		s.g.fail(err)
+		return
+	}
+	s.stats.warpInsts++
+	s.stats.threadInsts += uint64(bits.OnesCount32(st.Active))
+	s.lastActivity = cyc
+	cls := info.cls
+	ct := s.cfg.timingOf(cls)
+	sc.nextFree[cls] = cyc + uint64(ct.Interval)
+	w.wakeAt = cyc + 1
+
+	switch {
+	case st.Mem.Kind != exec.MemNone && info.mem != memNone:
+		if st.Mem.Kind == exec.MemLoad {
+			if x := (site{fn, pc}); w.loads[0] != x {
+				w.loads[1], w.loads[0] = w.loads[0], x
+			}
+		}
+		s.memory(w, info, st, cyc)
+	case cls == clsBranch:
+		w.wakeAt = cyc + max(uint64(ct.Latency), 1)
+	case cls == clsBarrier:
+		w.wakeAt = cyc + max(uint64(ct.Latency), 1)
+	case cls == clsFence:
+		if w.outstanding > 0 {
+			w.fenceWait, w.wakeAt = true, never
+		} else {
+			w.wakeAt = cyc + max(uint64(ct.Latency), 1)
+		}
+	default:
+		for j := 0; j < int(info.ndst); j++ {
+			w.ready[info.dst[j]] = cyc + uint64(ct.Latency)
+		}
+	}
+
+	if st.Barrier {
+		s.g.progressIf(st.Released, cyc)
+		if w.w.State() == exec.WarpAtBarrier { // not bar.arrive, not the last to arrive
+			w.atBarrier, w.wakeAt = true, never
+			w.cta.barriers++
+		}
+	}
+	cta := w.cta
+	if st.Done {
+		s.warpDone(w, cyc) // may retire the CTA
+	}
+	if cta.barriers > 0 && (st.Released || st.Done) {
+		s.releaseBarrier(cta, cyc)
+	}
+}
+
+// releaseBarrier wakes the warps of cta that the executor released from a
+// barrier.
+func (s *SM) releaseBarrier(cta *ctaCtx, cyc uint64) {
+	lat := max(uint64(s.cfg.Barrier.Latency), 1)
+	for _, o := range cta.warps {
+		if o.atBarrier && o.w.State() == exec.WarpReady {
+			o.atBarrier = false
+			o.wakeAt = cyc + lat
+			cta.barriers--
+		}
+	}
+	s.g.progress(cyc)
+}
+
+// warpDone records that the executor finished w; it retires once its
+// loads are back.
+func (s *SM) warpDone(w *warpCtx, cyc uint64) {
+	w.done = true
+	w.wakeAt = never
+	s.integrateOccupancy(cyc)
+	s.resident--
+	s.g.progress(cyc)
+	s.maybeRetire(w, cyc)
+}
+
+// maybeRetire retires a finished warp with no loads outstanding, and its
+// CTA when it was the last.
+func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
+	if !w.done || w.retired || w.pendingLoads > 0 {
+		return
+	}
+	w.retired = true
+	cta := w.cta
+	cta.retired++
+	if cta.retired < len(cta.warps) {
+		return
+	}
+	// The CTA is finished: free its slots and resources.
+	r := s.g.run
+	for _, o := range cta.warps {
+		sc := &s.scheds[o.sched]
+		for i, x := range sc.warps {
+			if x == o {
+				sc.warps = append(sc.warps[:i], sc.warps[i+1:]...)
+				if sc.rr > i {
+					sc.rr--
+				}
+				break
+			}
+		}
+		if sc.last == o {
+			sc.last = nil
+		}
+		o.w, o.cta, o.fn, o.infos = nil, nil, nil, nil
+		o.gen++
+	}
+	for i, c := range s.ctas {
+		if c == cta {
+			s.ctas = append(s.ctas[:i], s.ctas[i+1:]...)
+			break
+		}
+	}
+	s.usedWarps -= r.WarpsPerCTA
+	s.usedThreads -= r.ThreadsPerCTA
+	s.usedRegs -= r.RegistersPerCTA
+	s.usedShared -= r.SharedPerCTA
+	r.Grid.Retire(cta.c)
+	s.lastActivity = max(s.lastActivity, cyc)
+	s.g.ctaDone(cyc)
+}
+
+// nextID names a memory request of the SM.
+func (l *lsu) nextID() string {
+	l.ids++
+	return l.prefix + strconv.FormatUint(l.ids, 10)
+}
