@@ -16,6 +16,8 @@ run:
 	$(GO) run ./cmd/warpgraph demo
 
 test: vet
+	@echo "hardware tests (they skip, saying why, where no CUDA driver is present):"
+	@$(GO) test -count=1 -v -run Hardware ./hw | awk '/no CUDA driver/ && !seen++ {sub(/^ +/, ""); print "  reason: " $$0} /^--- / {print "  " $$0}'
 	$(GO) test ./...
 
 vet:
