@@ -33,12 +33,10 @@ type LevelStats struct {
 type BFSResult struct {
 	Depths []uint32
 	Levels []LevelStats
-	// DeviceTime sums the launches' measured (hardware) or simulated time;
-	// Cycles sums simulated cycles (0 on hardware).
-	DeviceTime time.Duration
-	Cycles     uint64
-	// Counters sums the launches' simulator counters.
-	Counters map[string]float64
+	// Total combines every launch (kernels.LaunchStats.Add): measured or
+	// simulated time and cycles add up, and the simulator's counters combine
+	// so that rates (IPC, efficiency, hit rates) cover the whole run.
+	Total kernels.LaunchStats
 	// HostTime is the wall time of the whole run, copies included.
 	HostTime time.Duration
 }
@@ -100,7 +98,7 @@ func BFSTopDown(ctx context.Context, dev kernels.Device, g *graph.Graph, src uin
 		return nil, err
 	}
 
-	res := &BFSResult{Counters: map[string]float64{}}
+	res := &BFSResult{}
 	frontier := 1
 	zero := []uint32{0}
 	count := []uint32{0}
@@ -120,11 +118,7 @@ func BFSTopDown(ctx context.Context, dev kernels.Device, g *graph.Graph, src uin
 			return nil, fmt.Errorf("bfs level %d: the kernel reported %d discovered vertices, more than the %d in the graph", level, count[0], n)
 		}
 		res.Levels = append(res.Levels, LevelStats{Level: level, FrontierSize: frontier, Discovered: int(count[0]), Launch: stats})
-		res.DeviceTime += stats.Elapsed
-		res.Cycles += stats.Cycles
-		for name, v := range stats.Counters {
-			res.Counters[name] += v
-		}
+		res.Total.Add(stats)
 		frontier = int(count[0])
 		frontierIn, frontierOut = frontierOut, frontierIn
 	}

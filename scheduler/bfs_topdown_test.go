@@ -49,7 +49,7 @@ func TestBFSTopDownMatchesReference(t *testing.T) {
 			require.Len(t, res.Levels, maxDepth+1)
 			assert.Equal(t, 0, res.Levels[maxDepth].Discovered)
 			assert.Equal(t, 1, res.Levels[0].FrontierSize)
-			assert.Positive(t, res.Counters["thread_instructions"])
+			assert.Positive(t, res.Total.Counters["thread_instructions"])
 		})
 	}
 }

@@ -239,12 +239,12 @@ func TestTimingBFSDriver(t *testing.T) {
 			res, err := scheduler.BFSTopDown(ctx, d, g, src, scheduler.BFSOptions{BlockThreads: 128})
 			require.NoError(t, err)
 			require.Equal(t, ref.BFS(g, src), res.Depths)
-			assert.Positive(t, res.Cycles)
+			assert.Positive(t, res.Total.Cycles)
 			for _, l := range res.Levels {
 				assert.Positive(t, l.Launch.Cycles, "level %d", l.Level)
 			}
 			t.Logf("%s from %d: %d levels, %d cycles, %.0f warp-instructions, %.0f global atomics",
-				spec, src, len(res.Levels), res.Cycles, res.Counters["warp_instructions"], res.Counters["global_atomics"])
+				spec, src, len(res.Levels), res.Total.Cycles, res.Total.Counters["warp_instructions"], res.Total.Counters["global_atomics"])
 		})
 	}
 }

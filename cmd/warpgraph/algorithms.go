@@ -55,9 +55,9 @@ func bfsDevice(ctx context.Context, env *deviceEnv, g *graph.Graph, o runOptions
 		return err
 	}
 	r.Iterations = len(res.Levels)
-	r.DeviceSeconds = res.DeviceTime.Seconds()
-	r.Cycles = res.Cycles
-	r.Counters = res.Counters
+	r.DeviceSeconds = res.Total.Elapsed.Seconds()
+	r.Cycles = res.Total.Cycles
+	r.Counters = res.Total.Counters
 	summarizeLevels(r, res.Depths, ref.Unreached, "max depth")
 	r.note("launches", "%d (one per level)", len(res.Levels))
 	r.validate("CPU reference", ref.ValidateBFS(g, src, res.Depths))

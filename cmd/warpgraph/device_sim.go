@@ -9,11 +9,11 @@ func openSimulator(mode, config string) (*deviceEnv, error) {
 	if err != nil {
 		return nil, &inputError{err}
 	}
-	cfg, err := sim.ConfigByName(config)
+	cfg, err := sim.LoadConfig(config)
 	if err != nil {
 		return nil, &inputError{err}
 	}
-	dev, err := sim.New(cfg, sim.WithMode(m))
+	dev, err := sim.New(cfg.Config, sim.WithMode(m))
 	if err != nil {
 		return nil, err
 	}

@@ -439,8 +439,10 @@ func (g *GPU) stats() Stats {
 	if st.WarpInstructions > 0 {
 		st.WarpExecutionEfficiency = float64(st.ThreadInstructions) / (32 * float64(st.WarpInstructions))
 	}
+	st.ResidentWarpCycles = warpCycles
+	st.WarpSlotCycles = activeCycles * uint64(g.limits.MaxWarpsPerSM)
 	if activeCycles > 0 {
-		st.AchievedOccupancy = float64(warpCycles) / (float64(activeCycles) * float64(g.limits.MaxWarpsPerSM))
+		st.AchievedOccupancy = float64(warpCycles) / float64(st.WarpSlotCycles)
 	}
 	ms := g.mem.Stats()
 	st.Memory = ms

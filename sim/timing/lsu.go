@@ -236,6 +236,12 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 	ready := cyc + 1
 	if shared != 0 {
 		ready = max(ready, s.sharedAccess(w, m, shared, cyc))
+		if m.Kind == exec.MemAtomic && s.cfg.SharedAtomicModel == SharedAtomicLock {
+			// Kepler's shared atomic is a load-lock/modify/store-unlock loop
+			// in the instruction stream: the warp cannot issue anything else
+			// until its last lane has left the loop.
+			w.wakeAt = max(w.wakeAt, ready-uint64(s.cfg.SharedAtomic.Latency))
+		}
 	} else if global == 0 {
 		// No lane touched memory (every guard was false): a plain cycle.
 		ready = cyc + 1

@@ -40,6 +40,11 @@ type Stats struct {
 	// warps per SM divided by the SM's warp slots, over the cycles in which
 	// the SM had at least one resident warp (nvprof's achieved_occupancy).
 	AchievedOccupancy float64 `json:"achieved_occupancy"`
+	// ResidentWarpCycles and WarpSlotCycles are AchievedOccupancy's
+	// numerator and denominator, so occupancy can be combined over
+	// launches.
+	ResidentWarpCycles uint64 `json:"resident_warp_cycles"`
+	WarpSlotCycles     uint64 `json:"warp_slot_cycles"`
 
 	// SharedAccesses counts warp-instructions that accessed shared memory
 	// (loads, stores and atomics). BankConflicts counts the extra passes
@@ -110,6 +115,12 @@ func (s *Stats) Counters() map[string]float64 {
 		"global_atomic_requests":                float64(s.GlobalAtomicRequests),
 		"l1_hit_rate":                           s.L1HitRate,
 		"l2_hit_rate":                           s.L2HitRate,
+		"l1_reads":                              float64(s.Memory.L1.Reads()),
+		"l1_read_hits":                          float64(s.Memory.L1.ReadHits),
+		"l2_reads":                              float64(s.Memory.L2.Reads()),
+		"l2_read_hits":                          float64(s.Memory.L2.ReadHits),
+		"resident_warp_cycles":                  float64(s.ResidentWarpCycles),
+		"warp_slot_cycles":                      float64(s.WarpSlotCycles),
 		"dram_read_bytes":                       float64(s.DRAMReadBytes),
 		"dram_write_bytes":                      float64(s.DRAMWriteBytes),
 	}
