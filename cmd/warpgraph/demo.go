@@ -11,12 +11,15 @@ import (
 
 // demoGraphs are the main job's graphs: a scale-free R-MAT and a
 // high-diameter grid, the two shapes the sources contrast.
-var demoGraphs = []string{"rmat:scale=16", "grid:w=256,h=256"}
+var demoGraphs = []string{"rmat:scale=14", "grid:w=128,h=128"}
+
+// demoConfig is the simulated GPU of the main job.
+const demoConfig = "h100"
 
 func newDemoCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
-		Short: "The main job (make run): BFS and SSSP on a generated R-MAT and grid, validated, with graph statistics",
+		Short: "The main job (make run): CPU references and a cycle-level simulated H100 on an R-MAT and a grid, all validated",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd, cmd.OutOrStdout())
@@ -24,32 +27,119 @@ func newDemoCommand() *cobra.Command {
 	}
 }
 
+type demoGraph struct {
+	spec   string
+	g      *graph.Graph
+	parsed graph.Spec
+	took   time.Duration
+}
+
 func runDemo(cmd *cobra.Command, w io.Writer) error {
 	start := time.Now()
-	fmt.Fprintln(w, "warpgraph main job: CPU references on generated graphs, each result checked by certificate.")
+	fmt.Fprintln(w, "warpgraph main job: BFS on a scale-free and a high-diameter graph, on the CPU reference and on a")
+	fmt.Fprintf(w, "cycle-level simulated %s, running the same PTX the GPU runs; every result is validated.\n", demoConfig)
+
+	var graphs []demoGraph
+	stats := &table{}
+	stats.add("graph", "vertices", "edges", "out-degree avg/max", "diameter ≥", "generated in")
 	for _, spec := range demoGraphs {
 		g, parsed, took, err := loadGraph(spec)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n== graph %s (generated in %s)\n", parsed.String(), took.Round(time.Millisecond))
-		if err := writeStatsTable(w, graph.ComputeStats(g)); err != nil {
-			return err
-		}
+		graphs = append(graphs, demoGraph{spec, g, parsed, took})
+		st := graph.ComputeStats(g)
+		stats.add(spec, st.Vertices, st.Edges, fmt.Sprintf("%.1f/%d", st.AvgDegree, st.MaxDegree), st.DiameterLowerBound, seconds(took.Seconds()))
+	}
+	fmt.Fprintln(w, "\nGraphs:")
+	if err := stats.write(w); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nCPU reference (validated by certificate: every edge relaxed, every value reached along tight edges):")
+	cpu := &table{}
+	cpu.add("graph", "algorithm", "source", "time", "result", "validation")
+	for _, dg := range graphs {
 		for _, algo := range []string{"bfs", "sssp"} {
-			res, err := runOnGraph(cmd.Context(), runOptions{algo: algo, spec: spec, target: "cpu", source: -1}, g, parsed, took)
+			res, err := runOnGraph(cmd.Context(), runOptions{algo: algo, target: "cpu", source: -1}, dg.g, dg.parsed, dg.took)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "\n-- %s on %s\n", algo, res.Target)
-			if err := printRun(w, res, false); err != nil {
-				return err
-			}
 			if !res.Validation.OK {
-				return fmt.Errorf("%s on %s failed validation: %s", algo, spec, res.Validation.Detail)
+				return fmt.Errorf("%s on %s failed validation: %s", algo, dg.spec, res.Validation.Detail)
 			}
+			cpu.add(dg.spec, algo, *res.Source, seconds(res.HostSeconds), summaryLine(res), "PASS")
 		}
 	}
+	if err := cpu.write(w); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\nbfs_topdown on the simulated %s, timing mode (one launch per level, validated exactly against the CPU reference):\n", demoConfig)
+	var results []*runResult
+	for _, dg := range graphs {
+		o := runOptions{algo: "bfs", target: "sim", simMode: "timing", config: demoConfig, source: -1, block: 256, timeout: 5 * time.Minute}
+		env, err := openDevice(o)
+		if err != nil {
+			return err
+		}
+		res, err := runLoaded(cmd.Context(), algorithms["bfs"], env, o, dg.g, dg.parsed, dg.took)
+		env.close()
+		if err != nil {
+			return err
+		}
+		if !res.Validation.OK {
+			return fmt.Errorf("bfs on the simulator on %s failed validation: %s", dg.spec, res.Validation.Detail)
+		}
+		results = append(results, res)
+	}
+	side := &table{}
+	header := []any{"metric"}
+	for _, dg := range graphs {
+		header = append(header, dg.spec)
+	}
+	side.add(header...)
+	row := func(label string, cell func(r *runResult) string) {
+		cells := []any{label}
+		for _, r := range results {
+			cells = append(cells, cell(r))
+		}
+		side.add(cells...)
+	}
+	row("levels (launches)", func(r *runResult) string { return fmt.Sprint(r.Iterations) })
+	row("cycles", func(r *runResult) string { return fmt.Sprint(r.Cycles) })
+	row("simulated time", func(r *runResult) string { return seconds(r.DeviceSeconds) })
+	for _, k := range keyCounters {
+		row(k.label, func(r *runResult) string {
+			if v, ok := r.Counters[k.name]; ok {
+				return k.format(v)
+			}
+			return "-"
+		})
+	}
+	row("validation", func(r *runResult) string { return "PASS (exact)" })
+	row("simulation wall time", func(r *runResult) string { return seconds(r.HostSeconds) })
+	if err := side.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nReading it: the grid's hundreds of tiny frontiers leave the GPU idle (low occupancy and IPC), the")
+	fmt.Fprintln(w, "small-frontier problem that Atos's persistent kernels and SIMD-X's fused kernels attack; on the R-MAT a")
+	fmt.Fprintln(w, "warp walks a hub's thousands of neighbours in lock step (low warp efficiency). bfs_topdown uses no shared")
+	fmt.Fprintln(w, "memory, so it has no bank conflicts; its atomics rarely meet on one address. DRAM writes stay in the")
+	fmt.Fprintln(w, "write-back L2 until evicted, so short runs show none. See `warpgraph micro bank_stride|atomic_contention")
+	fmt.Fprintln(w, "--target sim` for conflict and contention studies.")
 	fmt.Fprintf(w, "\nmain job finished in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// summaryLine joins a run's summary figures.
+func summaryLine(r *runResult) string {
+	s := ""
+	for i, f := range r.Summary {
+		if i > 0 {
+			s += ", "
+		}
+		s += f.Name + " " + f.Value
+	}
+	return s
 }

@@ -236,14 +236,7 @@ func printRun(w io.Writer, r *runResult, asJSON bool) error {
 	for _, f := range r.Summary {
 		t.add(f.Name, f.Value)
 	}
-	names := make([]string, 0, len(r.Counters))
-	for n := range r.Counters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t.add(n, fmt.Sprintf("%.6g", r.Counters[n]))
-	}
+	addCounterRows(t, r.Counters)
 	verdict := "PASS"
 	if !r.Validation.OK {
 		verdict = "FAIL"

@@ -53,11 +53,21 @@ func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p 
 			}
 			costs[i] = s
 		}
+		_, simulated := costs[0].Counters["max_same_address_serialization_shared"]
 		if t.Columns == nil {
 			u := costUnit(costs[0])
-			t.Columns = []string{"degree", "shared (" + u + ")", "global (" + u + ")", "global/shared", "validated"}
+			t.Columns = []string{"degree", "shared (" + u + ")", "global (" + u + ")", "global/shared"}
+			if simulated {
+				t.Columns = append(t.Columns, "worst serialisation shared/global")
+			}
+			t.Columns = append(t.Columns, "validated")
 		}
-		t.add(d, cost(costs[0]), cost(costs[1]), ratio(costs[1], costs[0]), "all slots exact")
+		row := []any{d, cost(costs[0]), cost(costs[1]), ratio(costs[1], costs[0])}
+		if simulated {
+			row = append(row, fmt.Sprintf("%.0f/%.0f", costs[0].Counters["max_same_address_serialization_shared"],
+				costs[1].Counters["max_same_address_serialization_global"]))
+		}
+		t.add(append(row, "all slots exact")...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("1024 threads in one CTA, %d atomicMin per thread; degree = threads per address.", p.Reps))
 	return t, nil

@@ -49,9 +49,18 @@ func BankStride(ctx context.Context, dev kernels.Device, strides []int, grid, bl
 		}
 		if t.Columns == nil {
 			u := costUnit(costs[0])
-			t.Columns = []string{"stride", "expected degree", "plain (" + u + ")", "padded (" + u + ")", "plain/padded", "validated"}
+			t.Columns = []string{"stride", "expected degree", "plain (" + u + ")", "padded (" + u + ")", "plain/padded"}
+			if _, ok := worstConflictDegree(costs[0]); ok {
+				t.Columns = append(t.Columns, "simulated degree plain/padded")
+			}
+			t.Columns = append(t.Columns, "validated")
 		}
-		t.add(s, gcd(s, 32), cost(costs[0]), cost(costs[1]), ratio(costs[0], costs[1]), "all sums exact")
+		row := []any{s, gcd(s, 32), cost(costs[0]), cost(costs[1]), ratio(costs[0], costs[1])}
+		if plainDeg, ok := worstConflictDegree(costs[0]); ok {
+			paddedDeg, _ := worstConflictDegree(costs[1])
+			row = append(row, fmt.Sprintf("%d/%d", plainDeg, paddedDeg))
+		}
+		t.add(append(row, "all sums exact")...)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d CTAs of %d threads, %d shared reads per thread; the padded layout is conflict-free.", grid, block, p.Reps))
 	return t, nil
@@ -70,4 +79,18 @@ func gcd(a, b int) int {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// worstConflictDegree is the highest bank-conflict degree a simulated
+// launch recorded (bank_conflict_degree_N counters); hardware reports none.
+func worstConflictDegree(s kernels.LaunchStats) (int, bool) {
+	worst, found := 0, false
+	for d := 1; d <= 32; d++ {
+		v, ok := s.Counters[fmt.Sprintf("bank_conflict_degree_%d", d)]
+		found = found || ok
+		if v > 0 {
+			worst = d
+		}
+	}
+	return worst, found
 }
