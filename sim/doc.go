@@ -1,6 +1,11 @@
 // Package sim is warpgraph's GPU simulator: it executes the PTX that runs
-// on hardware on simulated SMs, functionally (exact values, no cycles) and,
-// later, cycle by cycle on akita/v3. It implements kernels.Device so every
-// driver runs on it unchanged. The PTX front end lives in sim/ptx; sim
-// imports kernels and never hw or scheduler.
+// on hardware on simulated SMs, in two modes. Functional mode computes exact
+// values with the warps of co-resident CTAs interleaved and no time. Timing
+// mode (the default) runs the same execution cycle by cycle on akita/v3:
+// SMs with schedulers, scoreboards, shared-memory banks and atomics
+// (sim/timing) in front of caches, DRAM and L2 atomic units (sim/memsys).
+// Device implements kernels.Device, so every driver runs on it unchanged;
+// configurations are the YAML files of sim/configs. The PTX front end lives
+// in sim/ptx and the functional executor in sim/exec. sim imports kernels
+// and never hw or scheduler.
 package sim
