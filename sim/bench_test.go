@@ -25,7 +25,7 @@ func BenchmarkStreamFunctional1M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := New(cfg)
+	d, err := New(cfg, WithMode(ModeFunctional))
 	if err != nil {
 		b.Fatal(err)
 	}

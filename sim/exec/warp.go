@@ -1187,6 +1187,12 @@ func (w *Warp) match(x *xinst, m uint32) {
 	}
 }
 
+// StateHash summarises the warp's architectural state (SIMT stack, call
+// frames and registers). A warp that reaches the same hash twice while no
+// memory changed is spinning: the timing model's deadlock detector uses it
+// to tell a spin from a slow scan (a loop whose counter advances).
+func (w *Warp) StateHash() uint64 { return w.hash() }
+
 // hash summarises the warp's architectural state (SIMT stack, frames and
 // registers) for the livelock check.
 func (w *Warp) hash() uint64 {
