@@ -95,10 +95,12 @@ func BenchmarkStreamFunctional1M(b *testing.B) {
 }
 
 // BenchmarkStreamTiming1M runs the stream kernel with 1M threads (blocks of
-// 256) on the simulated h100 in timing mode and reports the simulated
+// 256) on the simulated h100 in timing mode, once on akita's serial engine
+// (the default) and once on its parallel engine, and reports the simulated
 // cycles and the simulator's speed:
 //
 //	cycles/op      simulated cycles of the launch
+//	ns/cycle       wall time per simulated cycle
 //	thread-inst/s  thread-instructions per wall second
 //	warp-inst/s    warp-instructions per wall second
 //
@@ -109,6 +111,15 @@ func BenchmarkStreamFunctional1M(b *testing.B) {
 //
 //	go test -run '^$' -bench StreamTiming -benchtime 3x ./sim
 func BenchmarkStreamTiming1M(b *testing.B) {
+	for _, engine := range []struct {
+		name     string
+		parallel bool
+	}{{"serial", false}, {"parallel", true}} {
+		b.Run("engine="+engine.name, func(b *testing.B) { benchStreamTiming(b, WithParallelEngine(engine.parallel)) })
+	}
+}
+
+func benchStreamTiming(b *testing.B, opts ...Option) {
 	const n = 1 << 20
 	const block = 256
 	cfg, err := ConfigByName("h100")
@@ -131,7 +142,7 @@ func BenchmarkStreamTiming1M(b *testing.B) {
 		if d != nil {
 			d.Close()
 		}
-		d, err = New(cfg, WithMode(ModeTiming))
+		d, err = New(cfg, append([]Option{WithMode(ModeTiming)}, opts...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -172,6 +183,7 @@ func BenchmarkStreamTiming1M(b *testing.B) {
 		}
 	}
 	b.ReportMetric(cycles/float64(b.N), "cycles/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/cycles, "ns/cycle")
 	b.ReportMetric(threadInsts/b.Elapsed().Seconds(), "thread-inst/s")
 	b.ReportMetric(warpInsts/b.Elapsed().Seconds(), "warp-inst/s")
 	if st := d.LastStats(); st != nil {

@@ -86,7 +86,10 @@ func WithQuietWindow(n uint64) Option { return func(o *options) { o.quietWindow 
 func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 
 // WithParallelEngine runs timing mode on akita's parallel engine (see
-// timing.Builder.WithParallelEngine); the serial engine is the default.
+// timing.Builder.WithParallelEngine and sim/timing's package comment): the
+// memory system's components tick in parallel while the SMs take turns.
+// Cycle counts may then differ from the serial engine's, and from run to
+// run, by up to a few percent. The serial engine is the default.
 func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel = on } }
 
 // WithDeadlockWindow overrides the configuration's deadlock window (in

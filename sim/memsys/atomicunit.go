@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -19,8 +20,14 @@ import (
 // AtomicSameAddressCycles and finishes atomicALU cycles after it starts. The
 // completion time is known when the sector arrives from L2, so one event
 // answers the request and the unit costs nothing while it waits.
+//
+// Its ticks and its completion events may fall on the same time, which
+// akita's parallel engine runs concurrently; mu serialises them and guards
+// everything below it, the address table and the stats included.
 type atomicUnit struct {
 	*sim.TickingComponent
+
+	mu sync.Mutex
 
 	topPort sim.Port // AtomicReqs in, AtomicRsps out
 	l2Port  sim.Port // sector writes to the slice, WriteDoneRsps back
@@ -43,6 +50,8 @@ type atomicUnit struct {
 }
 
 func (u *atomicUnit) Tick(now sim.VTimeInSec) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	progress := u.sendResponses()
 	progress = u.collectSectors(now) || progress
 	progress = u.acceptRequests(now) || progress
@@ -175,6 +184,8 @@ func (u *atomicUnit) Handle(e sim.Event) error {
 	if !ok {
 		return u.TickingComponent.Handle(e)
 	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	rsp := &AtomicRsp{RespondTo: evt.req.ID}
 	rsp.ID = u.ids.nextID()
 	rsp.Src = u.topPort
@@ -185,6 +196,19 @@ func (u *atomicUnit) Handle(e sim.Event) error {
 		u.TickLater(evt.time)
 	}
 	return nil
+}
+
+// snapshot returns the unit's counters.
+func (u *atomicUnit) snapshot() AtomicStats {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stats
+}
+
+func (u *atomicUnit) resetStats() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.stats = AtomicStats{}
 }
 
 type atomicDoneEvent struct {

@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,8 +165,8 @@ type streamResult struct {
 // robin over the SMs.
 func runStream(tb testing.TB, cfg Config, numSMs, elements, maxWarps int) streamResult {
 	tb.Helper()
-	engine := sim.NewSerialEngine()
-	events := 0
+	engine := newEngine()
+	var events atomic.Int64
 	engine.AcceptHook(eventCounter{&events})
 	sys, err := MakeBuilder().
 		WithEngine(engine).
@@ -203,7 +204,7 @@ func runStream(tb testing.TB, cfg Config, numSMs, elements, maxWarps int) stream
 	return streamResult{
 		cycles:      benchFreq.Cycle(last),
 		wall:        wall,
-		events:      events,
+		events:      int(events.Load()),
 		stats:       sys.Stats(),
 		loadLatency: float64(loadCycles) / float64(2*numWarps),
 	}

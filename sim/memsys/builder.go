@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/cache/writearound"
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
@@ -29,7 +30,9 @@ func MakeBuilder() Builder {
 	return Builder{freq: 1 * sim.GHz, numSMs: 1}
 }
 
-// WithEngine sets the akita engine every component schedules on.
+// WithEngine sets the akita engine every component schedules on. The
+// system works on a *sim.SerialEngine and on a *sim.ParallelEngine (see
+// parallel.go); any other engine must not run events concurrently.
 func (b Builder) WithEngine(engine sim.Engine) Builder {
 	b.engine = engine
 	return b
@@ -93,6 +96,15 @@ func (b Builder) Build(name string) (*System, error) {
 
 	b.buildSlices(s)
 	b.buildL1s(s)
+	if engine, ok := b.engine.(*sim.ParallelEngine); ok {
+		// The DRAM channels' own events may fall on one time; see
+		// parallel.go.
+		ser := &eventSerialiser{locks: make(map[sim.Handler]*sync.Mutex)}
+		for _, d := range s.drams {
+			ser.serialise(d, d.TickingComponent)
+		}
+		engine.AcceptHook(ser)
+	}
 	return s, nil
 }
 
@@ -157,7 +169,7 @@ func (b Builder) buildSlices(s *System) {
 		})
 		s.l2s = append(s.l2s, l2)
 		s.l2Top = append(s.l2Top, l2Top)
-		s.l2Stats = append(s.l2Stats, &counter.stats)
+		s.l2Stats = append(s.l2Stats, counter)
 
 		s.atomics = append(s.atomics, b.buildAtomicUnit(s, i, l2Top))
 	}
@@ -237,7 +249,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
 	})
 	s.l1Top = append(s.l1Top, c.top)
-	s.l1Stats = append(s.l1Stats, &c.stats)
+	s.l1Stats = append(s.l1Stats, c)
 }
 
 func (b Builder) buildAkitaL1(s *System, name string) {
@@ -298,7 +310,7 @@ func (b Builder) buildAkitaL1(s *System, name string) {
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
 	})
 	s.l1Top = append(s.l1Top, top)
-	s.l1Stats = append(s.l1Stats, &counter.stats)
+	s.l1Stats = append(s.l1Stats, counter)
 }
 
 // validName reports, as an error, what akita's name check would panic on.

@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -26,8 +27,25 @@ const (
 // cycle per component: a message's delivery time is computed when it is
 // sent (latency plus link reservations), and an event wakes the destination
 // at that time. An idle fabric schedules nothing.
+//
+// Under akita's parallel engine, components send from concurrent event
+// handlers, so mu guards all of the fabric's mutable state (link
+// reservations, delivery queues, the calendar, the sequence counter, the
+// DRAM byte counts) and the sectored L1s, which the fabric calls only from
+// its deliveries. Send, CanSend, NotifyAvailable, Handle and the stats
+// accessors take mu; the methods the L1s call during a delivery (sendDelayed,
+// forward, notifyAvailable) expect it held. Lock order: a component's own
+// lock (an SM's GPU lock, an atomic unit's), then a port's buffer lock (a
+// port calls NotifyAvailable from Retrieve), then mu, then what deliveries
+// call (a port's buffer lock in Recv, akita's tick schedulers, the engine's
+// queues). Recv under mu reverses the port-lock order; the two never run at
+// once, because deliveries are secondary events, components retrieve only
+// in primary ones, and the parallel engine never runs both kinds in one
+// round.
 type fabric struct {
 	sim.HookableBase
+
+	mu sync.Mutex
 
 	name   string
 	engine sim.Engine
@@ -130,6 +148,8 @@ func (f *fabric) Unplug(port sim.Port) {
 
 // CanSend reports whether the port may send a message now.
 func (f *fabric) CanSend(src sim.Port) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	end := f.mustEnd(src, "send from")
 	if end.undelivered >= end.bufSize {
 		end.waitingForSpace = true
@@ -141,6 +161,8 @@ func (f *fabric) CanSend(src sim.Port) bool {
 // Send accepts a message and schedules its delivery, or fails when the
 // sender has too many undelivered messages.
 func (f *fabric) Send(msg sim.Msg) *sim.SendError {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	meta := msg.Meta()
 	src := f.mustEnd(meta.Src, "send from")
 	if src.undelivered >= src.bufSize {
@@ -153,6 +175,8 @@ func (f *fabric) Send(msg sim.Msg) *sim.SendError {
 
 // sendDelayed sends a message from one of the system's own event-driven
 // models, which always may send, as if it were sent delay cycles from now.
+// The caller holds f.mu (the L1s send only while the fabric delivers to
+// them).
 func (f *fabric) sendDelayed(msg sim.Msg, delay float64) {
 	meta := msg.Meta()
 	f.enqueue(msg, f.mustEnd(meta.Src, "send from"), f.mustEnd(meta.Dst, "send to"), delay)
@@ -160,13 +184,14 @@ func (f *fabric) sendDelayed(msg sim.Msg, delay float64) {
 
 // forward sends a message on through port via, delay cycles from now,
 // leaving its source unchanged so that the response skips via. The sectored
-// L1 forwards stores this way.
+// L1 forwards stores this way, during a delivery, with f.mu held.
 func (f *fabric) forward(msg sim.Msg, via sim.Port, delay float64) {
 	f.enqueue(msg, f.mustEnd(via, "forward through"), f.mustEnd(msg.Meta().Dst, "send to"), delay)
 }
 
 // enqueue computes when a message reaches its destination (link
 // reservations and route latency) and puts it in the destination's queue.
+// The caller holds f.mu.
 func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 	at := f.cycles(f.engine.CurrentTime()) + delay
 	if src.bytesPerCycle > 0 {
@@ -195,6 +220,14 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 // NotifyAvailable is called by a port that refused a message and has since
 // freed buffer space.
 func (f *fabric) NotifyAvailable(now sim.VTimeInSec, port sim.Port) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notifyAvailable(port)
+}
+
+// notifyAvailable is NotifyAvailable with f.mu held (the sectored L1 calls
+// it from a delivery).
+func (f *fabric) notifyAvailable(port sim.Port) {
 	end := f.mustEnd(port, "notify from")
 	end.refused = false
 	f.scheduleNext(end)
@@ -207,6 +240,8 @@ func (f *fabric) Handle(e sim.Event) error {
 	if !ok {
 		panic(fmt.Sprintf("memsys: fabric cannot handle %T", e))
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	delete(f.eventCycles, evt.cycle)
 	for f.wakes.len() > 0 && f.wakes.peek().cycle <= evt.cycle {
 		w := f.wakes.pop()
@@ -339,7 +374,16 @@ func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
 	}
 }
 
+// dramBytes returns the DRAM bytes read and written since the last reset.
+func (f *fabric) dramBytes() (read, written uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dramReadBytes, f.dramWriteBytes
+}
+
 func (f *fabric) resetStats() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.dramReadBytes = 0
 	f.dramWriteBytes = 0
 }

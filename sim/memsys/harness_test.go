@@ -2,6 +2,7 @@ package memsys
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
@@ -150,26 +151,39 @@ func respondTo(msg sim.Msg) string {
 	panic(fmt.Sprintf("fakeSM: unexpected %T", msg))
 }
 
-// rig is a memory system with fake SMs on a fresh engine.
-type rig struct {
-	engine *sim.SerialEngine
-	sys    *System
-	sms    []*fakeSM
-	events int
+// parallelSuite makes rigs and stream runs use akita's parallel engine
+// (TestParallelEngine sets it while it runs the suite again).
+var parallelSuite bool
+
+// newEngine returns a fresh engine of the kind the suite runs on.
+func newEngine() sim.Engine {
+	if parallelSuite {
+		return sim.NewParallelEngine()
+	}
+	return sim.NewSerialEngine()
 }
 
-// eventCounter counts the events the engine runs.
-type eventCounter struct{ n *int }
+// rig is a memory system with fake SMs on a fresh engine.
+type rig struct {
+	engine sim.Engine
+	sys    *System
+	sms    []*fakeSM
+	events atomic.Int64
+}
+
+// eventCounter counts the events the engine runs (atomically: the
+// parallel engine runs events on several goroutines).
+type eventCounter struct{ n *atomic.Int64 }
 
 func (h eventCounter) Func(ctx sim.HookCtx) {
 	if ctx.Pos == sim.HookPosBeforeEvent {
-		*h.n++
+		h.n.Add(1)
 	}
 }
 
 func newRig(t testing.TB, cfg Config, numSMs int) *rig {
 	t.Helper()
-	r := &rig{engine: sim.NewSerialEngine()}
+	r := &rig{engine: newEngine()}
 	r.engine.AcceptHook(eventCounter{&r.events})
 	sys, err := MakeBuilder().
 		WithEngine(r.engine).

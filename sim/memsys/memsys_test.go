@@ -469,9 +469,9 @@ func TestEngineDrains(t *testing.T) {
 			assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
 				"components ticked on after the last response")
 
-			before := r.events
+			before := r.events.Load()
 			require.NoError(t, r.engine.Run())
-			assert.Equal(t, before, r.events, "nothing was left to run")
+			assert.Equal(t, before, r.events.Load(), "nothing was left to run")
 		})
 	}
 }

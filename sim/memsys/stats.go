@@ -1,6 +1,8 @@
 package memsys
 
 import (
+	"sync"
+
 	"github.com/sarchlab/akita/v3/sim"
 	"github.com/sarchlab/akita/v3/tracing"
 )
@@ -76,13 +78,34 @@ type Stats struct {
 	Atomics        AtomicStats `json:"atomics"`
 }
 
+// cacheStatsSource is where System.Stats reads one cache's counters: a
+// sectored L1 or a cacheCounter on an akita cache. Both guard their counters
+// with a lock, for the parallel engine.
+type cacheStatsSource interface {
+	snapshot() CacheStats
+	reset()
+}
+
 // cacheCounter is a hook that counts a cache's hits and misses from the
 // task steps akita's caches report ("read-hit", "write-mshr-hit", ...), so
 // the counts come from the caches' own decisions without editing akita.
 type cacheCounter struct {
+	mu    sync.Mutex // the cache's tick writes, System.Stats reads
 	stats CacheStats
 
 	lastTask, lastStep string
+}
+
+func (h *cacheCounter) snapshot() CacheStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stats
+}
+
+func (h *cacheCounter) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stats = CacheStats{}
 }
 
 // Func counts one task step.
@@ -95,6 +118,8 @@ func (h *cacheCounter) Func(ctx sim.HookCtx) {
 		return
 	}
 	step := task.Steps[0].What
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	// akita's writeback directory reports "read-hit" before it knows whether
 	// the bank can take the request and reports it again when it retries;
 	// a transaction reaches a given step once otherwise.

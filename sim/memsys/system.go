@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
 	"github.com/sarchlab/akita/v3/mem/idealmemcontroller"
@@ -22,10 +23,10 @@ type System struct {
 
 	numSMs  int
 	l1Top   []sim.Port
-	l1Stats []*CacheStats // kept by the sectored L1s or by hooks on akita's
+	l1Stats []cacheStatsSource // the sectored L1s, or hooks on akita's
 	l2s     []*writeback.Cache
 	l2Top   []sim.Port
-	l2Stats []*CacheStats
+	l2Stats []cacheStatsSource
 	drams   []*idealmemcontroller.Comp
 	atomics []*atomicUnit
 
@@ -33,6 +34,7 @@ type System struct {
 	smBufSize   int
 
 	zeroLine []byte
+	masksMu  sync.Mutex        // SMs may build requests concurrently
 	masks    map[uint32][]bool // dirty masks by sector mask, shared read-only
 }
 
@@ -167,6 +169,8 @@ func (s *System) sectorSpan(lineAddr uint64, sectorMask uint32) (first, span int
 // dirtyMask returns the byte mask of the sectors set in mask (bit 0 = the
 // first sector of the span), built once per mask.
 func (s *System) dirtyMask(mask uint32, span int) []bool {
+	s.masksMu.Lock()
+	defer s.masksMu.Unlock()
 	if m, ok := s.masks[mask]; ok {
 		return m
 	}
@@ -184,24 +188,27 @@ func (s *System) dirtyMask(mask uint32, span int) []bool {
 }
 
 // Stats returns the counters accumulated since the System was built or
-// ResetStats was last called.
+// ResetStats was last called. Called while the engine runs, it returns
+// each component's counters as of some moment, not one consistent
+// snapshot.
 func (s *System) Stats() Stats {
 	st := Stats{
-		L1PerSM:        make([]CacheStats, len(s.l1Stats)),
-		L2PerSlice:     make([]CacheStats, len(s.l2Stats)),
-		DRAMReadBytes:  s.fabric.dramReadBytes,
-		DRAMWriteBytes: s.fabric.dramWriteBytes,
+		L1PerSM:    make([]CacheStats, len(s.l1Stats)),
+		L2PerSlice: make([]CacheStats, len(s.l2Stats)),
 	}
+	st.DRAMReadBytes, st.DRAMWriteBytes = s.fabric.dramBytes()
 	for i, c := range s.l1Stats {
-		st.L1PerSM[i] = *c
-		st.L1.add(*c)
+		x := c.snapshot()
+		st.L1PerSM[i] = x
+		st.L1.add(x)
 	}
 	for i, c := range s.l2Stats {
-		st.L2PerSlice[i] = *c
-		st.L2.add(*c)
+		x := c.snapshot()
+		st.L2PerSlice[i] = x
+		st.L2.add(x)
 	}
 	for _, u := range s.atomics {
-		st.Atomics.add(u.stats)
+		st.Atomics.add(u.snapshot())
 	}
 	return st
 }
@@ -210,13 +217,13 @@ func (s *System) Stats() Stats {
 // contents and in-flight requests are kept.
 func (s *System) ResetStats() {
 	for _, c := range s.l1Stats {
-		*c = CacheStats{}
+		c.reset()
 	}
 	for _, c := range s.l2Stats {
-		*c = CacheStats{}
+		c.reset()
 	}
 	for _, u := range s.atomics {
-		u.stats = AtomicStats{}
+		u.resetStats()
 	}
 	s.fabric.resetStats()
 }

@@ -75,6 +75,43 @@
 // once its loads are back; a CTA retires when all its warps have, freeing
 // its resources for the dispatcher.
 //
+// # Engines
+//
+// A GPU runs on akita's serial engine unless Builder.WithParallelEngine
+// asks for its parallel engine, which handles the events due at one time
+// on concurrent goroutines. The SMs cannot run Step concurrently: they
+// share the functional memory image, the grid's barriers and the CTA
+// dispatcher. Their events therefore queue for the GPU's lock (smEvent):
+// one goroutine runs the queued SM ticks of a time one after another while
+// the memory system's components (akita's L2 slices, the DRAM channels,
+// the atomic units), which lock their own shared state, tick in parallel
+// with it. Everything else is as under the serial engine, with one
+// difference: the order of same-time events. The SMs that tick in one cycle
+// run in the order their events reach the queue, and components that send
+// in one cycle enter the memory system's fabric in the order they get its
+// lock, so ties between same-cycle requests break differently from run to
+// run. Cycle counts can differ from the serial engine's and are not
+// reproducible: by nothing to a few tenths of a percent for most launches,
+// and by up to about 2.5% for a short launch whose warps on several SMs
+// pile atomics onto the same addresses (sim's
+// TestParallelEngineMatchesSerial allows 5%). Memory contents are the same
+// for kernels whose results do not depend on the order of racing warps.
+// The serial engine stays the reference for reproducible figures.
+//
+// The parallel engine is not faster yet. On BenchmarkStreamTiming1M (sim,
+// the h100 configuration, 1M threads, about 1.15 million events over 7,119
+// cycles, some 160 per cycle) it took 2.2-2.5 s serial and 2.8-3.1 s
+// parallel on the 2-core development machine, and 3.6-4.7 s serial against
+// 4.8-5.3 s parallel with 1 to 16 cores of a 16-core Xeon: it does not
+// scale. What limits it: akita's parallel engine starts a goroutine per
+// event, and events here are 1-2 µs of work, so starting goroutines and
+// growing their stacks takes a fifth of the CPU time in the profile; its
+// main goroutine pops and dispatches every event alone;
+// the SMs' ticks (a fifth of the serial time) run one at a time; the
+// fabric's deliveries run alone as secondary events; and every send of
+// every component takes the fabric's one lock. What runs in parallel is
+// mostly the L2 slices' ticks, about a third of the serial time.
+//
 // # Dependencies
 //
 // The package imports akita, kernels (for its error types), sim/ptx,

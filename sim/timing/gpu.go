@@ -65,21 +65,19 @@ func (b Builder) WithMemoryConfig(c memsys.Config) Builder { b.memory = c; retur
 func (b Builder) WithLimits(l Limits) Builder { b.limits = l; return b }
 
 // WithParallelEngine selects akita's parallel engine, which runs the
-// events due at one time on several goroutines. The SMs still take turns
-// (they share the functional memory image and the CTA dispatcher: every SM
-// event runs under one lock), so only the memory system's components would
-// run in parallel; same-cycle ordering between SMs, and with it the values
-// of racy kernels, could then differ from run to run. The serial engine is
-// the default.
-//
-// Build refuses the parallel engine for now: sim/memsys's fabric (the one
-// connection every port plugs into) is not safe for concurrent use, and
-// under the race detector akita's own lazily created ID generator races
-// too. Lift the check in Build once the memory system locks its fabric.
+// events due at one time on several goroutines (one per event). The SMs
+// still take turns: they share the functional memory image, the executor's
+// grid and the CTA dispatcher, so their events run one at a time under the
+// GPU's lock (see smEvent), and only the memory system's components (L2
+// slices, DRAM channels, atomic units) run in parallel with each other and
+// with the SMs. The order in which SMs tick within a cycle, and the order
+// of same-cycle sends into the memory system, follow the goroutines'
+// timing: cycle counts may differ from the serial engine's, and from run
+// to run, by a little, and so may the values of kernels whose result
+// depends on the order of racing warps. Kernels whose results do not
+// depend on that order compute the same memory either way. The serial
+// engine is the default; the package comment says more (Engines).
 func (b Builder) WithParallelEngine(on bool) Builder { b.parallel = on; return b }
-
-// errParallel is Build's answer to WithParallelEngine(true).
-var errParallel = errors.New("timing: the parallel engine is not available yet: the memory system (sim/memsys) is not safe for concurrent use")
 
 // Build validates the settings and builds the GPU. name follows akita's
 // naming rules ("GPU"); the SMs are name.SM[i], the memory system name.Mem.
@@ -96,9 +94,6 @@ func (b Builder) Build(name string) (*GPU, error) {
 	if b.memory.SectorSizeBytes != b.sm.CoalesceSectorBytes || b.memory.LineSizeBytes != b.sm.CoalesceLineBytes {
 		return nil, fmt.Errorf("timing: the coalescer's sector and line (%d, %d bytes) must equal the memory system's (%d, %d)",
 			b.sm.CoalesceSectorBytes, b.sm.CoalesceLineBytes, b.memory.SectorSizeBytes, b.memory.LineSizeBytes)
-	}
-	if b.parallel {
-		return nil, errParallel
 	}
 	sim.NameMustBeValid(name)
 	var engine sim.Engine
@@ -145,7 +140,19 @@ type GPU struct {
 	mem      *memsys.System
 	sms      []*SM
 	parallel bool
-	mu       sync.Mutex
+	// mu serialises the SMs' events under the parallel engine (smEvent):
+	// it guards the SMs, the launch in progress (dispatcher, progress,
+	// deadlock detector, stats), infos, now and, through exec.Warp.Step,
+	// the functional memory image and the grid. SM code calls into the
+	// memory system with mu held (lock order: mu, then the memory
+	// system's locks).
+	mu sync.Mutex
+	// turns are the SM events waiting for mu; combining says that a
+	// goroutine is running them. turnsMu guards both.
+	turnsMu   sync.Mutex
+	turns     []smTurn
+	spare     []smTurn
+	combining bool
 
 	infos map[*ptx.Function][]instInfo
 
@@ -276,17 +283,52 @@ func (g *GPU) runnable() (*SM, *warpCtx) {
 	return nil, nil
 }
 
-// lock serialises the SMs under the parallel engine.
-func (g *GPU) lock() {
-	if g.parallel {
-		g.mu.Lock()
-	}
+// smTurn is an SM event waiting for its turn (see smEvent).
+type smTurn struct {
+	sm        *SM
+	now       sim.VTimeInSec
+	wakeCycle uint64
+	wake      bool
 }
 
-func (g *GPU) unlock() {
-	if g.parallel {
-		g.mu.Unlock()
+// smEvent handles an event of SM s. Under the serial engine it runs at
+// once. Under the parallel engine the SMs' events of one time arrive on
+// concurrent goroutines but must run one at a time, since they share the
+// functional memory image, the grid and the dispatcher; rather than park
+// every goroutine on mu in turn, each event joins a queue, and the
+// goroutine that finds nobody running the queue runs it, taking mu, until
+// it is empty; the others return at once. The engine ends a round only
+// when every goroutine of the round has returned, so every SM event of a
+// time is handled within its round, before the fabric's deliveries at
+// that time, as under the serial engine. The memory system's events keep
+// running in parallel meanwhile.
+func (g *GPU) smEvent(s *SM, now sim.VTimeInSec, wakeCycle uint64, wake bool) {
+	if !g.parallel {
+		s.event(now, wakeCycle, wake)
+		return
 	}
+	g.turnsMu.Lock()
+	g.turns = append(g.turns, smTurn{sm: s, now: now, wakeCycle: wakeCycle, wake: wake})
+	if g.combining {
+		g.turnsMu.Unlock()
+		return
+	}
+	g.combining = true
+	for len(g.turns) > 0 {
+		batch := g.turns
+		g.turns = g.spare[:0]
+		g.turnsMu.Unlock()
+		g.mu.Lock()
+		for _, t := range batch {
+			t.sm.event(t.now, t.wakeCycle, t.wake)
+		}
+		g.mu.Unlock()
+		clear(batch)
+		g.turnsMu.Lock()
+		g.spare = batch[:0]
+	}
+	g.combining = false
+	g.turnsMu.Unlock()
 }
 
 // infosOf returns the instruction information of fn, computed once.

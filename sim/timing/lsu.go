@@ -3,6 +3,7 @@ package timing
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -64,7 +65,10 @@ type lsu struct {
 	// waiters are warps that could not issue a memory instruction because
 	// the unit was full.
 	waiters []*warpCtx
-	blocked bool // the port refused a request; NotifyPortFree wakes the SM
+	// blocked: the port refused a request; NotifyPortFree wakes the SM.
+	// The fabric calls NotifyPortFree from its deliveries, holding its own
+	// lock and not the GPU's, so the flag is atomic.
+	blocked atomic.Bool
 
 	sectorShift, lineShift uint
 }
@@ -81,7 +85,7 @@ func (l *lsu) reset() {
 	clear(l.queue)
 	l.queue, l.head = l.queue[:0], 0
 	l.waiters = l.waiters[:0]
-	l.blocked = false
+	l.blocked.Store(false)
 	// Requests of an earlier (stopped) launch that are still in flight
 	// are answered before the engine stops; none is left here.
 	clear(l.pending)
@@ -96,7 +100,7 @@ func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingReque
 // nextSend is the next cycle the unit wants to tick for (never: it waits
 // for a response or for the port).
 func (l *lsu) nextSend(cyc uint64) uint64 {
-	if l.head == len(l.queue) || l.blocked || len(l.pending) >= l.sm.cfg.MaxOutstandingRequests {
+	if l.head == len(l.queue) || l.blocked.Load() || len(l.pending) >= l.sm.cfg.MaxOutstandingRequests {
 		return never
 	}
 	return max(l.queue[l.head].notBefore, cyc+1)
@@ -122,10 +126,10 @@ func (l *lsu) send(cyc uint64) {
 			msg = mem.NewAtomic(s.port, r.addr, r.ops, id)
 		}
 		if err := s.port.Send(msg); err != nil {
-			l.blocked = true
+			l.blocked.Store(true)
 			break
 		}
-		l.blocked = false
+		l.blocked.Store(false)
 		l.queue[l.head] = nil
 		l.head++
 		l.pending[id] = r
@@ -141,7 +145,7 @@ func (l *lsu) send(cyc uint64) {
 
 // NotifyPortFree wakes the SM when the memory system takes requests again.
 func (s *SM) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
-	s.lsu.blocked = false
+	s.lsu.blocked.Store(false)
 	s.TickingComponent.NotifyPortFree(now, p)
 }
 

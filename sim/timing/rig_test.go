@@ -59,9 +59,14 @@ type rig struct {
 	mod *exec.Module
 }
 
+// parallelSuite makes rigs use akita's parallel engine (TestParallelEngine
+// sets it while it runs the suite again).
+var parallelSuite bool
+
 func newRig(t testing.TB, src string, sm SMConfig, lim Limits) *rig {
 	t.Helper()
-	gpu, err := MakeBuilder().WithFreq(1 * sim.GHz).WithSMConfig(sm).WithMemoryConfig(testMemory()).WithLimits(lim).Build("GPU")
+	gpu, err := MakeBuilder().WithFreq(1 * sim.GHz).WithSMConfig(sm).WithMemoryConfig(testMemory()).WithLimits(lim).
+		WithParallelEngine(parallelSuite).Build("GPU")
 	require.NoError(t, err)
 	mem := exec.NewMemory(1 << 26)
 	pm, err := ptx.Parse("test.ptx", []byte(src))

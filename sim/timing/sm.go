@@ -236,17 +236,33 @@ func (e *wakeEvent) Handler() sim.Handler    { return e.handler }
 func (e *wakeEvent) IsSecondary() bool       { return false }
 func (s *SM) timeOf(c uint64) sim.VTimeInSec { return sim.VTimeInSec(float64(c) / float64(s.g.freq)) }
 
-// Handle runs the SM's tick for its own wake events and akita's tick
-// events alike.
+// Handle runs the SM's tick for its own wake events. (akita's tick events,
+// which NotifyRecv and NotifyPortFree schedule, go to the embedded
+// TickingComponent, which calls Tick.)
 func (s *SM) Handle(e sim.Event) error {
-	if w, ok := e.(*wakeEvent); ok {
-		s.g.lock()
-		if w.cycle == s.wakeAt {
-			s.wakeAt = never
-		}
-		s.g.unlock()
+	w, ok := e.(*wakeEvent)
+	if !ok {
+		return s.TickingComponent.Handle(e)
 	}
-	return s.TickingComponent.Handle(e)
+	s.g.smEvent(s, w.time, w.cycle, true)
+	return nil
+}
+
+// Tick runs one cycle of the SM (see tick). It always reports false: the
+// SM schedules its own ticks.
+func (s *SM) Tick(now sim.VTimeInSec) bool {
+	s.g.smEvent(s, now, 0, false)
+	return false
+}
+
+// event handles one of the SM's events with the GPU's state to itself (see
+// GPU.smEvent): a wake event clears the pending wake it stands for, then
+// the SM ticks.
+func (s *SM) event(now sim.VTimeInSec, wakeCycle uint64, wake bool) {
+	if wake && wakeCycle == s.wakeAt {
+		s.wakeAt = never
+	}
+	s.tick(now)
 }
 
 // wakeAtCycle makes sure the SM ticks at cycle c (or earlier).
@@ -263,31 +279,29 @@ func (s *SM) wakeAtCycle(c uint64) {
 	s.g.engine.Schedule(&wakeEvent{time: s.timeOf(c), cycle: c, handler: s})
 }
 
-// Tick runs one cycle of the SM: it takes memory responses, sends queued
+// tick runs one cycle of the SM: it takes memory responses, sends queued
 // requests, lets every scheduler issue, and then decides when to tick
-// next, scheduling that tick itself. It always reports false.
-func (s *SM) Tick(now sim.VTimeInSec) bool {
+// next, scheduling that tick itself.
+func (s *SM) tick(now sim.VTimeInSec) {
 	g := s.g
-	g.lock()
-	defer g.unlock()
 	cyc := g.freq.Cycle(now)
 	if s.ticked && cyc <= s.lastTick {
-		return false
+		return
 	}
 	s.ticked, s.lastTick = true, cyc
 	if g.run == nil {
-		return false
+		return
 	}
 	g.now = max(g.now, cyc)
 	s.lsu.retrieve(now, cyc)
 	if g.run.stopped {
-		return false
+		return
 	}
 	s.lsu.send(cyc)
 	next, issued := s.issue(cyc)
 	g.check(cyc)
 	if g.run.stopped {
-		return false
+		return
 	}
 	if issued {
 		next = cyc + 1
@@ -299,7 +313,6 @@ func (s *SM) Tick(now sim.VTimeInSec) bool {
 	if next != never {
 		s.wakeAtCycle(next)
 	}
-	return false
 }
 
 // issue lets each scheduler issue up to IssueWidth warp-instructions and

@@ -318,8 +318,6 @@ func TestConfigValidate(t *testing.T) {
 	}
 	_, err = MakeBuilder().WithSMConfig(testSM()).WithMemoryConfig(testMemory()).WithLimits(Limits{}).Build("GPU")
 	assert.ErrorContains(t, err, "SMs must be positive")
-	_, err = MakeBuilder().WithSMConfig(testSM()).WithMemoryConfig(testMemory()).WithLimits(testLimits()).WithParallelEngine(true).Build("GPU")
-	assert.ErrorIs(t, err, errParallel)
 	m := testMemory()
 	m.SectorSizeBytes = 64
 	_, err = MakeBuilder().WithSMConfig(testSM()).WithMemoryConfig(m).WithLimits(testLimits()).Build("GPU")
