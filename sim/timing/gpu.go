@@ -209,6 +209,8 @@ type launchRun struct {
 	startCycle   uint64
 	endCycle     uint64
 	lastProgress uint64
+	// spin confirms a quiet window: see confirmSpin.
+	spin spinCheck
 	finished     int
 	resident     int
 	maxResident  int
@@ -344,6 +346,7 @@ func (g *GPU) infosOf(fn *ptx.Function) []instInfo {
 // progress records an event that spinning cannot undo.
 func (g *GPU) progress(cyc uint64) {
 	g.run.lastProgress = cyc
+	g.run.spin.active = false
 }
 
 // progressIf records progress when cond holds.
@@ -377,11 +380,79 @@ func (g *GPU) check(cyc uint64) {
 			return
 		}
 	}
-	if w := uint64(g.cfg.DeadlockWindowCycles); cyc > r.lastProgress+w {
+	if w := uint64(g.cfg.DeadlockWindowCycles); cyc > r.lastProgress+w && g.confirmSpin(cyc) {
 		g.fail(&kernels.DeadlockError{Kernel: r.kernel, Detail: fmt.Sprintf(
-			"no store or atomic changed memory and no CTA started or finished for %d cycles (the deadlock window is %d), at cycle %d of the launch; %s",
+			"no store or atomic changed memory and no CTA started or finished for %d cycles (the deadlock window is %d), and every running warp keeps returning to the same state, at cycle %d of the launch; %s",
 			cyc-r.lastProgress, w, cyc-r.startCycle, g.describe())})
 	}
+}
+
+// spinCheck tells a deadlock from a slow phase once a deadlock window has
+// passed without progress. A quiet window alone is not enough: a monitor
+// CTA scanning thousands of arrival flags one load at a time (SIMD-X's
+// barrier at its co-resident limit) stores nothing for longer than any
+// fixed window, yet its loop counter advances. A spinning warp, in
+// contrast, keeps coming back to the same architectural state (registers,
+// SIMT stack), because nothing it reads changes. So the detector samples
+// every running warp's state hash at intervals and declares a deadlock
+// only when, at one sample, every running warp is in a state it had
+// already been in since the window ran out.
+type spinCheck struct {
+	active     bool
+	nextSample uint64
+	seen       map[*exec.Warp]map[uint64]struct{}
+}
+
+// spinSampleCycles spaces the samples: longer than a poll's memory round
+// trip, so successive samples land at different points of a spin loop.
+const spinSampleCycles = 1024
+
+// spinStatesLimit bounds the states remembered per warp: a warp with more
+// distinct states than this is not in a short spin loop.
+const spinStatesLimit = 256
+
+// confirmSpin samples the warps and reports whether every running warp has
+// shown a spin. A warp with too many distinct states means a slow phase:
+// the window restarts from now.
+func (g *GPU) confirmSpin(cyc uint64) bool {
+	sc := &g.run.spin
+	if !sc.active {
+		*sc = spinCheck{active: true, nextSample: cyc, seen: map[*exec.Warp]map[uint64]struct{}{}}
+	}
+	if cyc < sc.nextSample {
+		return false
+	}
+	sc.nextSample = cyc + spinSampleCycles
+	repeated, running := true, 0
+	for _, s := range g.sms {
+		for i := range s.slots {
+			w := &s.slots[i]
+			if w.w == nil || w.done || w.atBarrier {
+				continue
+			}
+			running++
+			h := w.w.StateHash()
+			states := sc.seen[w.w]
+			if states == nil {
+				states = map[uint64]struct{}{}
+				sc.seen[w.w] = states
+			}
+			if _, again := states[h]; again {
+				continue
+			}
+			repeated = false
+			states[h] = struct{}{}
+			if len(states) > spinStatesLimit {
+				// Not a spin: a loop whose state keeps changing. Treat it as
+				// progress and watch a fresh window.
+				g.progress(cyc)
+				return false
+			}
+		}
+	}
+	// With no running warp left (all at barriers or done), nothing can
+	// change any more: that is a deadlock too.
+	return repeated || running == 0
 }
 
 // fits says whether a CTA of the launch fits on SM s now.
