@@ -1,9 +1,9 @@
 package memsys
 
 import (
-	"errors"
-	"fmt"
 	"math"
+
+	"github.com/warpgraph/warpgraph/sim/internal/check"
 )
 
 // L1 models.
@@ -161,38 +161,18 @@ func (c Config) overheads() overheads {
 // Validate reports every field that is missing, out of range or inconsistent
 // with another, joined into one error.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format, args...))
-	}
-	positive := func(name string, v int) {
-		if v <= 0 {
-			bad("%s must be positive, got %d", name, v)
-		}
-	}
-	powerOfTwo := func(name string, v int) {
-		if v > 0 && v&(v-1) != 0 {
-			bad("%s must be a power of two, got %d", name, v)
-		}
-	}
+	var p check.Problems
+	bad, positive, powerOfTwo := p.Add, p.Positive, p.PowerOfTwo
 
 	positive("line_size_bytes", c.LineSizeBytes)
 	powerOfTwo("line_size_bytes", c.LineSizeBytes)
 	positive("sector_size_bytes", c.SectorSizeBytes)
 	powerOfTwo("sector_size_bytes", c.SectorSizeBytes)
-	if c.LineSizeBytes > 0 && c.SectorSizeBytes > 0 {
-		if c.SectorSizeBytes > c.LineSizeBytes {
-			bad("sector_size_bytes (%d) must not exceed line_size_bytes (%d)",
-				c.SectorSizeBytes, c.LineSizeBytes)
-		} else if c.LineSizeBytes/c.SectorSizeBytes > 32 {
-			bad("a line may hold at most 32 sectors, got %d/%d",
-				c.LineSizeBytes, c.SectorSizeBytes)
-		}
-	}
+	p.SectorsPerLine("sector_size_bytes", c.SectorSizeBytes, "line_size_bytes", c.LineSizeBytes)
 
 	positive("l1_ways", c.L1Ways)
 	positive("l1_size_bytes", c.L1SizeBytes)
-	c.checkSets(&errs, "l1", c.L1SizeBytes, c.L1Ways)
+	c.checkSets(&p, "l1", c.L1SizeBytes, c.L1Ways)
 	positive("l1_mshrs", c.L1MSHRs)
 	positive("l1_max_inflight", c.L1MaxInflight)
 	positive("l1_requests_per_cycle", c.L1RequestsPerCycle)
@@ -206,7 +186,7 @@ func (c Config) Validate() error {
 	positive("l2_slices", c.L2Slices)
 	positive("l2_ways", c.L2Ways)
 	positive("l2_slice_size_bytes", c.L2SliceSizeBytes)
-	c.checkSets(&errs, "l2", c.L2SliceSizeBytes, c.L2Ways)
+	c.checkSets(&p, "l2", c.L2SliceSizeBytes, c.L2Ways)
 	positive("l2_mshrs", c.L2MSHRs)
 	positive("l2_requests_per_cycle", c.L2RequestsPerCycle)
 	positive("l2_interleave_bytes", c.L2InterleaveBytes)
@@ -258,23 +238,19 @@ func (c Config) Validate() error {
 		}
 	}
 
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("invalid memory configuration: %w", errors.Join(errs...))
+	return p.Err("memory configuration")
 }
 
 // checkSets reports a capacity that does not divide into whole sets of
 // whole lines.
-func (c Config) checkSets(errs *[]error, level string, size, ways int) {
+func (c Config) checkSets(p *check.Problems, level string, size, ways int) {
 	if size <= 0 || ways <= 0 || c.LineSizeBytes <= 0 {
 		return
 	}
 	setBytes := ways * c.LineSizeBytes
 	if size%setBytes != 0 {
-		*errs = append(*errs, fmt.Errorf(
-			"%s size (%d bytes) must be a multiple of ways*line_size_bytes (%d)",
-			level, size, setBytes))
+		p.Add("%s size (%d bytes) must be a multiple of ways*line_size_bytes (%d)",
+			level, size, setBytes)
 	}
 }
 

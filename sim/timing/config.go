@@ -1,9 +1,6 @@
 package timing
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/warpgraph/warpgraph/sim/internal/check"
 
 // Scheduling policies of a warp scheduler.
 const (
@@ -208,20 +205,8 @@ func (c *SMConfig) classes() []struct {
 // Validate reports every field that is missing, out of range or
 // inconsistent, joined into one error.
 func (c SMConfig) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format, args...))
-	}
-	positive := func(name string, v int) {
-		if v <= 0 {
-			bad("%s must be positive, got %d", name, v)
-		}
-	}
-	powerOfTwo := func(name string, v int) {
-		if v > 0 && v&(v-1) != 0 {
-			bad("%s must be a power of two, got %d", name, v)
-		}
-	}
+	var p check.Problems
+	bad, positive, powerOfTwo := p.Add, p.Positive, p.PowerOfTwo
 
 	positive("warp_schedulers", c.WarpSchedulers)
 	switch c.SchedulingPolicy {
@@ -273,13 +258,7 @@ func (c SMConfig) Validate() error {
 	powerOfTwo("coalesce_sector_bytes", c.CoalesceSectorBytes)
 	positive("coalesce_line_bytes", c.CoalesceLineBytes)
 	powerOfTwo("coalesce_line_bytes", c.CoalesceLineBytes)
-	if c.CoalesceSectorBytes > 0 && c.CoalesceLineBytes > 0 {
-		if c.CoalesceSectorBytes > c.CoalesceLineBytes {
-			bad("coalesce_sector_bytes (%d) must not exceed coalesce_line_bytes (%d)", c.CoalesceSectorBytes, c.CoalesceLineBytes)
-		} else if c.CoalesceLineBytes/c.CoalesceSectorBytes > 32 {
-			bad("a line may hold at most 32 sectors, got %d/%d", c.CoalesceLineBytes, c.CoalesceSectorBytes)
-		}
-	}
+	p.SectorsPerLine("coalesce_sector_bytes", c.CoalesceSectorBytes, "coalesce_line_bytes", c.CoalesceLineBytes)
 	positive("lsu_requests_per_cycle", c.LSURequestsPerCycle)
 	positive("max_outstanding_requests", c.MaxOutstandingRequests)
 	if c.MaxOutstandingRequests > 0 && c.CoalesceLineBytes > 0 && c.CoalesceSectorBytes > 0 &&
@@ -294,8 +273,5 @@ func (c SMConfig) Validate() error {
 	}
 	positive("deadlock_window_cycles", c.DeadlockWindowCycles)
 
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("invalid SM configuration: %w", errors.Join(errs...))
+	return p.Err("SM configuration")
 }

@@ -210,14 +210,14 @@ type launchRun struct {
 	endCycle     uint64
 	lastProgress uint64
 	// spin confirms a quiet window: see confirmSpin.
-	spin spinCheck
-	finished     int
-	resident     int
-	maxResident  int
-	rr           int // next SM for round-robin dispatch
-	ticks        uint64
-	err          error
-	stopped      bool
+	spin        spinCheck
+	finished    int
+	resident    int
+	maxResident int
+	rr          int // next SM for round-robin dispatch
+	ticks       uint64
+	err         error
+	stopped     bool
 }
 
 // Run executes a launch to completion and returns its statistics. It
