@@ -111,7 +111,7 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
 		return micro.BankStride(ctx, env.dev, micro.BankStrides, grid, 256, p)
 	case "global_barrier":
-		rounds := orDefault(o.reps, 20, 3, o.target)
+		rounds := orDefault(o.reps, 20, 1, o.target)
 		budget := o.spinBudget
 		if budget < 0 {
 			budget = int64(orDefault(0, 1_000_000, 20_000, o.target))

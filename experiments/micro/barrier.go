@@ -131,7 +131,11 @@ func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, bu
 		{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: budget, Cooperative: true},
 	}
 	if unbounded {
-		cases = append(cases, BarrierRun{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: 0})
+		// With no budget only the deadlock detector can end a hung launch:
+		// it must fire one CTA past the limit and stay quiet at the limit.
+		cases = append(cases,
+			BarrierRun{Grid: limit, Block: block, Rounds: rounds, SpinBudget: 0},
+			BarrierRun{Grid: limit + 1, Block: block, Rounds: rounds, SpinBudget: 0})
 	}
 	for _, c := range cases {
 		stats, err := GlobalBarrier(ctx, dev, c)
