@@ -112,7 +112,8 @@ func CoResidentLimit(dev kernels.Device, k *kernels.Kernel, block int) (int, err
 // co-resident limit (completes), one CTA past it with a finite spin budget
 // (ends by the budget), a cooperative launch one CTA past it (refused before
 // it runs) and, where the device has a deadlock detector (the simulator),
-// one CTA past it with an unbounded budget (diagnosed as a deadlock).
+// the barrier with an unbounded budget at the limit (completes: no false
+// alarm) and one CTA past it (diagnosed as a deadlock).
 func BarrierStudy(ctx context.Context, dev kernels.Device, block, rounds int, budget uint32, unbounded bool) (*Table, error) {
 	k, err := kernels.Lookup("global_barrier")
 	if err != nil {
