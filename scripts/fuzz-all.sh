@@ -46,7 +46,7 @@ echo "fuzz-all: ${#targets[@]} targets, $duration each"
 for target in "${targets[@]}"; do
 	read -r pkg name <<<"$target"
 	echo "=== $name ($pkg)"
-	if ! "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" "$pkg"; then
+	if ! "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" -fuzzminimizetime 5s "$pkg"; then
 		echo "fuzz-all: $name in $pkg found a failure (see above)" >&2
 		exit 1
 	fi
