@@ -31,8 +31,7 @@ func newDevicesCommand() *cobra.Command {
 			devs, err := hw.ListDevices()
 			if err != nil {
 				if errors.Is(err, hw.ErrNoDriver) {
-					fmt.Fprintf(out, "no CUDA driver on this machine: %v\n", err)
-					return err
+					return fmt.Errorf("no CUDA driver on this machine: %w", err)
 				}
 				return err
 			}
