@@ -13,7 +13,9 @@
 //   - SMConfig.WarpSchedulers warp schedulers per SM; warp slot w belongs to
 //     scheduler w mod WarpSchedulers. Each issues up to IssueWidth
 //     warp-instructions per cycle, choosing by loose round-robin (lrr) or
-//     greedy-then-oldest (gto).
+//     greedy-then-oldest (gto), except that a warp whose instruction has
+//     waited 1024 cycles for the issue slot or its pipeline goes first, so
+//     that spinning warps cannot starve a ready one for good.
 //   - A scoreboard per warp: an instruction issues when every register it
 //     reads or writes (sources, destinations, the address base and the
 //     guard, from the ptx.Inst) has its result. Fixed-latency classes

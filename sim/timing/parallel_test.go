@@ -25,6 +25,7 @@ func TestParallelEngine(t *testing.T) {
 		{"LoadUseWaitsForMemory", TestLoadUseWaitsForMemory},
 		{"SchedulingPolicies", TestSchedulingPolicies},
 		{"SchedulersPartitionWarps", TestSchedulersPartitionWarps},
+		{"NoWarpStarves", TestNoWarpStarves},
 		{"ResidencyQueuesCTAs", TestResidencyQueuesCTAs},
 		{"Statistics", TestStatistics},
 		{"DeadlockWindow", TestDeadlockWindow},

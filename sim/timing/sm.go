@@ -47,6 +47,11 @@ type warpCtx struct {
 	// ready is the scoreboard: the cycle each register's pending result
 	// arrives (never: a load or atomic still in flight).
 	ready []uint64
+	// heldSince is the cycle since which the warp's next instruction has
+	// passed its own checks (scoreboard, events) but found its pipeline
+	// busy; never when the warp has not been found so since it last
+	// issued. See starving.
+	heldSince uint64
 
 	// fn and infos cache the instruction information of the function the
 	// warp is in.
@@ -86,6 +91,7 @@ type scheduler struct {
 	last     *warpCtx   // GTO: the warp issued from last
 	rr       int        // LRR: where the next search starts
 	nextFree [numClasses]uint64
+	issued   int // warp-instructions issued in the current cycle
 }
 
 // SM is one streaming multiprocessor: an akita component that issues the
@@ -138,6 +144,7 @@ func newSM(g *GPU, id int) *SM {
 		s.slots[i].slot = i
 		s.slots[i].sched = i % len(s.scheds)
 		s.slots[i].wakeAt = never
+		s.slots[i].heldSince = never
 	}
 	s.lsu.init(s, name)
 	return s
@@ -149,7 +156,7 @@ func (s *SM) reset(r *launchRun, start uint64) {
 		w := &s.slots[i]
 		w.gen++
 		w.w, w.cta, w.fn, w.infos = nil, nil, nil, nil
-		w.wakeAt = never
+		w.wakeAt, w.heldSince = never, never
 		if cap(w.ready) < r.maxRegs {
 			w.ready = make([]uint64, r.maxRegs)
 		}
@@ -185,7 +192,7 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 		w.w, w.cta = ew, ctx
 		w.fn, w.infos = nil, nil
 		w.loads = [2]site{}
-		w.wakeAt = first
+		w.wakeAt, w.heldSince = first, never
 		clear(w.ready)
 		w.pendingLoads, w.outstanding = 0, 0
 		w.fenceWait, w.atBarrier, w.lsuWait, w.done, w.retired = false, false, false, false, false
@@ -315,58 +322,94 @@ func (s *SM) tick(now sim.VTimeInSec) {
 	}
 }
 
-// issue lets each scheduler issue up to IssueWidth warp-instructions and
-// returns the earliest cycle a waiting warp may issue.
+// starvationCycles bounds how long a scheduler lets a warp whose next
+// instruction is ready wait for its issue slot and its pipelines.
+//
+// Neither policy bounds it by itself: GTO prefers the greedy and the older
+// warps by design, and both give a pipeline that frees to the first ready
+// warp they look at. When older warps spin on a flag and keep a pipeline
+// or the issue slot busy for good, a younger warp would never issue again,
+// nor the store the spinners wait for: the launch would livelock where the
+// hardware, which guarantees resident warps forward progress (cooperative
+// launches rely on it), completes. global_barrier at its co-resident limit
+// did so on 66 and more h100 SMs: 15 spinning warps of one scheduler keep
+// its branch unit (one branch every 4 cycles) busy, and the warps of the
+// last CTAs to arrive starved at the branch after their fence.
+//
+// So a warp that has been ready for starvationCycles goes before the
+// policy's order (oldest such warp first). The bound is long against the
+// waits the policies make in ordinary launches and short against every
+// deadlock window. Waiting for the SM's shared memory or a full load/store
+// unit does not count: the schedulers take those in a fixed order, which
+// the configurations are calibrated with. Counting those waits too moved
+// atomic_contention by up to 7% on h100 (and by up to 27% on gtx780ti when
+// the starving warps of every scheduler went first); as it is, no figure
+// of results/sim-micro moves. A livelock through them (spinning warps that
+// keep the shared memory busy for good) is left possible.
+const starvationCycles = 1024
+
+// starving reports whether w has been ready to issue, but not issued, for
+// starvationCycles by cycle cyc: either its scheduler held it back that
+// long, or it became ready (wakeAt) that long ago and its scheduler, busy
+// with other warps, has not looked at it since. A warp that only looked
+// ready (its wakeAt came before a scoreboard result it had not yet checked)
+// is looked at first once; canIssue then puts it back to sleep.
+func (w *warpCtx) starving(cyc uint64) bool {
+	from := w.heldSince
+	if from == never {
+		from = w.wakeAt
+	}
+	return from != never && from+starvationCycles <= cyc
+}
+
+// issue lets each scheduler issue up to IssueWidth warp-instructions,
+// starving warps first (see starvationCycles), and returns the earliest
+// cycle a waiting warp may issue.
 func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 	next = never
 	gto := s.cfg.SchedulingPolicy == PolicyGTO
 	width := s.cfg.IssueWidth
 	for si := range s.scheds {
 		sc := &s.scheds[si]
+		sc.issued = 0
 		n := len(sc.warps)
 		if n == 0 {
 			continue
 		}
-		count := 0
-		try := func(w *warpCtx) bool {
-			if w.wakeAt > cyc {
-				next = min(next, w.wakeAt)
-				return false
+		// Starving warps first, oldest first (see starvationCycles).
+		for i := 0; i < len(sc.warps) && sc.issued < width && !s.g.run.stopped; i++ {
+			if w := sc.warps[i]; w.starving(cyc) && s.try(w, sc, cyc, &next) {
+				if gto {
+					sc.last = w
+				} else {
+					sc.rr = i + 1
+				}
 			}
-			ok, until := s.canIssue(w, sc, cyc)
-			if !ok {
-				w.wakeAt = until
-				next = min(next, until)
-				return false
-			}
-			s.issueOne(w, sc, cyc)
-			count++
-			return true
 		}
 		if gto {
 			// Greedy: the warp issued from last, while it can; then the
 			// oldest that can.
-			if l := sc.last; l != nil {
-				try(l)
+			if l := sc.last; l != nil && sc.issued < width && !s.g.run.stopped {
+				s.try(l, sc, cyc, &next)
 			}
-			for i := 0; i < len(sc.warps) && count < width && !s.g.run.stopped; i++ {
-				if w := sc.warps[i]; w != sc.last && try(w) {
+			for i := 0; i < len(sc.warps) && sc.issued < width && !s.g.run.stopped; i++ {
+				if w := sc.warps[i]; w != sc.last && s.try(w, sc, cyc, &next) {
 					sc.last = w
 				}
 			}
 		} else {
 			start := sc.rr % n
-			for k := 0; k < n && count < width && !s.g.run.stopped; k++ {
+			for k := 0; k < n && sc.issued < width && !s.g.run.stopped; k++ {
 				i := (start + k) % n
 				if i >= len(sc.warps) { // a CTA retired during the loop
 					break
 				}
-				if try(sc.warps[i]) {
+				if s.try(sc.warps[i], sc, cyc, &next) {
 					sc.rr = i + 1
 				}
 			}
 		}
-		if count > 0 {
+		if sc.issued > 0 {
 			issued = true
 		}
 		if s.g.run.stopped {
@@ -376,17 +419,42 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 	return next, issued
 }
 
+// try issues w's next instruction on its scheduler sc if it can, and
+// otherwise lowers *next to the cycle at which to look at w again.
+func (s *SM) try(w *warpCtx, sc *scheduler, cyc uint64, next *uint64) bool {
+	if w.wakeAt > cyc {
+		*next = min(*next, w.wakeAt)
+		return false
+	}
+	ok, until, held := s.canIssue(w, sc, cyc)
+	if !ok {
+		if !held {
+			w.heldSince = never
+		} else if w.heldSince == never {
+			w.heldSince = w.wakeAt // ready since then, as far as anyone knows
+		}
+		w.wakeAt = until
+		*next = min(*next, until)
+		return false
+	}
+	s.issueOne(w, sc, cyc)
+	sc.issued++
+	return true
+}
+
 // canIssue checks the scoreboard and the pipelines for w's next
 // instruction. When it cannot issue, until is the cycle to look again
-// (never: an event will wake the warp).
-func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uint64) {
+// (never: an event will wake the warp), and held says that the instruction
+// is ready and only its pipeline, busy with other warps' instructions,
+// keeps it back (the scheduler's own resource; see starvationCycles).
+func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uint64, held bool) {
 	if w.atBarrier || w.fenceWait || w.done {
 		// Whatever woke it (a load arriving), an event will wake it again.
-		return false, never
+		return false, never, false
 	}
 	fn, pc := w.w.Next()
 	if fn == nil {
-		return false, never
+		return false, never, false
 	}
 	if fn != w.fn {
 		w.fn, w.infos = fn, s.g.infosOf(fn)
@@ -405,14 +473,14 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 		}
 	}
 	if t > cyc {
-		return false, t
+		return false, t, false
 	}
 	if f := sc.nextFree[info.cls]; f > cyc {
-		return false, f
+		return false, f, true
 	}
 	if info.mem == memShared || info.mem == memGeneric {
 		if s.smemFree > cyc {
-			return false, s.smemFree
+			return false, s.smemFree, false
 		}
 	}
 	if info.mem == memGlobal || info.mem == memGeneric {
@@ -421,10 +489,10 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 				w.lsuWait = true
 				s.lsu.waiters = append(s.lsu.waiters, w)
 			}
-			return false, never
+			return false, never, false
 		}
 	}
-	return true, 0
+	return true, 0, false
 }
 
 // issueOne executes w's next instruction and charges its time.
@@ -448,7 +516,7 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	cls := info.cls
 	ct := s.cfg.timingOf(cls)
 	sc.nextFree[cls] = cyc + uint64(ct.Interval)
-	w.wakeAt = cyc + 1
+	w.wakeAt, w.heldSince = cyc+1, never
 
 	switch {
 	case st.Mem.Kind != exec.MemNone && info.mem != memNone:

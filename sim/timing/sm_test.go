@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/ptx"
 )
 
 // cyclesOf runs body in a one-warp launch on a fresh GPU and returns the
@@ -136,6 +137,70 @@ func TestSchedulingPolicies(t *testing.T) {
 		}
 	}
 	assert.NotEqual(t, runs[PolicyGTO], runs[PolicyLRR])
+}
+
+// starveBody is a one-CTA flag handoff in the shape of a software grid
+// barrier: warps 0-14 spin on out[0] until warp 15, the youngest, has done
+// an atomic, waited for it at a fence (as a CTA does before it arrives) and
+// set the flag; every thread then stores its thread id to out[2+tid].
+const starveBody = `	shr.u32 %r4, %r2, 5;
+	setp.eq.u32 %p2, %r4, 15;
+	@%p2 bra $L_young;
+$L_spin:
+	ld.volatile.global.u32 %r5, [%rd1];
+	setp.eq.u32 %p1, %r5, 0;
+	@%p1 bra $L_spin;
+	bra.uni $L_end;
+$L_young:
+	atom.global.add.u32 %r6, [%rd1+4], 1;
+	membar.gl;
+	bra.uni $L_set;
+$L_set:
+	st.volatile.global.u32 [%rd1], 1;
+$L_end:
+	st.global.u32 [%rd3+8], %r2;`
+
+// TestNoWarpStarves: fifteen spinning warps keep one scheduler's branch
+// unit (4-cycle interval) busy, and GTO gives it to an older warp every time
+// it frees, so without the starvation bound the youngest warp never issued
+// the branch after its fence, never set the flag, and the launch ended in a
+// deadlock error, as global_barrier did at its co-resident limit on 66 or
+// more h100 SMs. With the bound it waits at most starvationCycles longer
+// than under LRR, which takes turns.
+func TestNoWarpStarves(t *testing.T) {
+	// gap is, per policy, the cycles from warp 15's fence (which waits for
+	// its atomic) to its next issue.
+	gap := map[string]uint64{}
+	for _, policy := range []string{PolicyLRR, PolicyGTO} {
+		sm := testSM()
+		sm.SchedulingPolicy = policy
+		sm.Branch.Interval = 4
+		r := newRig(t, kernel("k", starveBody), sm, testLimits())
+		log := &issueLog{}
+		r.gpu.SMs()[0].AcceptHook(log)
+		out := r.alloc(2 + 512)
+		st, err := r.run("k", 1, 512, out, uint32(0))
+		require.NoError(t, err, policy)
+		words := r.words(out, 2+512)
+		require.Equal(t, []uint32{1, 32}, words[:2], "%s: flag set, 32 atomic lanes", policy)
+		for i, v := range words[2:] {
+			require.Equal(t, uint32(i), v, "%s: thread %d", policy, i)
+		}
+		var young []IssueInfo
+		for _, is := range log.issues {
+			if is.Warp == 15 {
+				young = append(young, is)
+			}
+		}
+		for i, is := range young[:len(young)-1] {
+			if is.Func.Insts[is.PC].Op == ptx.OpMembar {
+				gap[policy] = young[i+1].Cycle - is.Cycle
+			}
+		}
+		require.NotZero(t, gap[policy], policy)
+		t.Logf("%s: %d cycles, %d from warp 15's fence to its next issue", policy, st.Cycles, gap[policy])
+	}
+	assert.LessOrEqual(t, gap[PolicyGTO], gap[PolicyLRR]+starvationCycles)
 }
 
 func TestSchedulersPartitionWarps(t *testing.T) {
