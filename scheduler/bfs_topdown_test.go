@@ -17,9 +17,7 @@ import (
 // for the GPU here (hardware runs use the same code through hw).
 func functionalDevice(t *testing.T) *sim.Device {
 	t.Helper()
-	cfg, err := sim.ConfigByName("tiny")
-	require.NoError(t, err)
-	dev, err := sim.New(cfg, sim.WithMode(sim.ModeFunctional))
+	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeFunctional))
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Close() })
 	return dev

@@ -215,6 +215,17 @@ func yamlKey(f reflect.StructField) string {
 // line, can name the key.
 func keyLines(root *yaml.Node) map[int][]string {
 	lines := map[int][]string{}
+	walkKeys(root, func(path string, key, _ *yaml.Node) bool {
+		lines[key.Line] = append(lines[key.Line], path)
+		return true
+	})
+	return lines
+}
+
+// walkKeys calls visit for every mapping key of the document, depth first,
+// with its dotted path ("memory.l1_ways"; sequence items add "[i]"), and
+// descends into the value when visit returns true.
+func walkKeys(root *yaml.Node, visit func(path string, key, value *yaml.Node) bool) {
 	var walk func(n *yaml.Node, prefix string)
 	walk = func(n *yaml.Node, prefix string) {
 		switch n.Kind {
@@ -229,8 +240,9 @@ func keyLines(root *yaml.Node) map[int][]string {
 				if prefix != "" {
 					p = prefix + "." + k.Value
 				}
-				lines[k.Line] = append(lines[k.Line], p)
-				walk(v, p)
+				if visit(p, k, v) {
+					walk(v, p)
+				}
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
@@ -239,7 +251,6 @@ func keyLines(root *yaml.Node) map[int][]string {
 		}
 	}
 	walk(root, "")
-	return lines
 }
 
 var (
@@ -277,4 +288,14 @@ func decodeError(source string, err error, keys map[int][]string) error {
 		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", source, line, key, m[2]))
 	}
 	return errors.Join(errs...)
+}
+
+// Open loads a configuration (a shipped name or a YAML path, as
+// LoadConfig) and starts a Device on it.
+func Open(nameOrPath string, opts ...Option) (*Device, error) {
+	cfg, err := LoadConfig(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg.Config, opts...)
 }

@@ -175,39 +175,22 @@ func valueComments(t *testing.T, data []byte) []valueComment {
 	var root yaml.Node
 	require.NoError(t, yaml.Unmarshal(data, &root))
 	var out []valueComment
-	var walk func(n *yaml.Node, prefix string)
-	walk = func(n *yaml.Node, prefix string) {
-		switch n.Kind {
-		case yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(c, prefix)
-			}
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				p := k.Value
-				if prefix != "" {
-					p = prefix + "." + k.Value
-				}
-				switch v.Kind {
-				case yaml.MappingNode:
-					walk(v, p)
-				default:
-					val := v.Value
-					if v.Kind == yaml.SequenceNode {
-						var parts []string
-						for _, c := range v.Content {
-							parts = append(parts, c.Value)
-						}
-						val = "[" + strings.Join(parts, ", ") + "]"
-					}
-					c := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v.LineComment+" "+k.LineComment), "#"))
-					out = append(out, valueComment{line: k.Line, key: p, value: val, comment: c, isCollection: v.Kind == yaml.SequenceNode})
-				}
-			}
+	walkKeys(&root, func(p string, k, v *yaml.Node) bool {
+		if v.Kind == yaml.MappingNode {
+			return true
 		}
-	}
-	walk(&root, "")
+		val := v.Value
+		if v.Kind == yaml.SequenceNode {
+			var parts []string
+			for _, c := range v.Content {
+				parts = append(parts, c.Value)
+			}
+			val = "[" + strings.Join(parts, ", ") + "]"
+		}
+		c := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v.LineComment+" "+k.LineComment), "#"))
+		out = append(out, valueComment{line: k.Line, key: p, value: val, comment: c, isCollection: v.Kind == yaml.SequenceNode})
+		return false
+	})
 	return out
 }
 

@@ -9,13 +9,10 @@ func openSimulator(mode, config string) (*deviceEnv, error) {
 	if err != nil {
 		return nil, &inputError{err}
 	}
-	cfg, err := sim.LoadConfig(config)
+	dev, err := sim.Open(config, sim.WithMode(m))
 	if err != nil {
+		// A missing or malformed configuration is the user's input.
 		return nil, &inputError{err}
-	}
-	dev, err := sim.New(cfg.Config, sim.WithMode(m))
-	if err != nil {
-		return nil, err
 	}
 	return &deviceEnv{dev: dev, target: "sim", simMode: string(m), config: config}, nil
 }

@@ -18,9 +18,7 @@ import (
 // configuration; the same code runs on hardware through hw.
 func tinyDevice(t *testing.T) *sim.Device {
 	t.Helper()
-	cfg, err := sim.ConfigByName("tiny")
-	require.NoError(t, err)
-	dev, err := sim.New(cfg, sim.WithMode(sim.ModeFunctional))
+	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeFunctional))
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Close() })
 	return dev
