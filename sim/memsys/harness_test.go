@@ -87,6 +87,12 @@ func (f *fakeSM) read(addr uint64, mask uint32) {
 	})
 }
 
+func (f *fakeSM) readBypass(addr uint64, mask uint32) {
+	f.script = append(f.script, func(sim.VTimeInSec) sim.Msg {
+		return f.sys.NewLineReadBypass(f.port, f.sm, addr, mask, f.nextID())
+	})
+}
+
 func (f *fakeSM) write(addr uint64, mask uint32) {
 	f.script = append(f.script, func(sim.VTimeInSec) sim.Msg {
 		return f.sys.NewLineWrite(f.port, f.sm, addr, mask, f.nextID())

@@ -69,6 +69,9 @@ type l1MSHR struct {
 type l1Fill struct {
 	mshr    *l1MSHR
 	sectors uint32
+	// bypass: the fill answers a load that bypasses L1; its MSHR is
+	// private to the load (not in mshrs) and nothing is installed.
+	bypass bool
 }
 
 type l1Waiter struct {
@@ -106,13 +109,21 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 			c.name, req.AccessByteSize, req.Address))
 	}
 	mask := c.sectorMask(req.Address, req.AccessByteSize)
-	if sectors, ok := req.Info.(SectorMask); ok {
+	bypass := false
+	sectors, ok := req.Info.(SectorMask)
+	if b, isBypass := req.Info.(BypassL1); isBypass {
+		sectors, ok, bypass = SectorMask(b), true, true
+	}
+	if ok {
 		// The load reads only these sectors of its span.
 		mask &= uint32(sectors)
 		if mask == 0 {
 			panic(fmt.Sprintf("memsys: %s: load at %#x has sector mask %#x outside its %d bytes",
 				c.name, req.Address, uint32(sectors), req.AccessByteSize))
 		}
+	}
+	if bypass {
+		return c.readBypass(req, lineAddr, mask, cycle)
 	}
 	line := c.lookup(lineAddr)
 
@@ -157,6 +168,23 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 	return true
 }
 
+// readBypass sends a load that must not hit in L1 to L2: it takes a
+// lookup slot and a waiting slot but no tag lookup, no shared MSHR and no
+// allocation. Its fills go to an MSHR of its own, which the L1 answers from
+// and drops.
+func (c *sectoredL1) readBypass(req *mem.ReadReq, lineAddr uint64, mask uint32, cycle float64) bool {
+	if c.waiting >= c.maxWaiting {
+		return c.refuse()
+	}
+	wait := c.reserveLookup(cycle)
+	m := &l1MSHR{line: lineAddr}
+	c.fetchFills(m, mask, wait, true)
+	m.waiters = append(m.waiters, l1Waiter{req: req, need: mask})
+	c.waiting++
+	c.stats.ReadBypasses++
+	return true
+}
+
 // write passes a store through to L2. The store keeps the SM as its source,
 // so L2's WriteDoneRsp goes straight back to the SM. A store to a present
 // line updates it (and counts as a hit); a store to an absent line does not
@@ -181,6 +209,10 @@ func (c *sectoredL1) refuse() bool {
 // fetch asks L2 for the sectors in mask, one request per run of
 // consecutive sectors.
 func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
+	c.fetchFills(m, mask, delay, false)
+}
+
+func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bool) {
 	for mask != 0 {
 		first := bits.TrailingZeros32(mask)
 		n := bits.TrailingZeros32(^(mask >> first))
@@ -195,7 +227,7 @@ func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
 		c.fabric.sendDelayed(fill, delay)
-		c.fills[fill.ID] = l1Fill{mshr: m, sectors: run}
+		c.fills[fill.ID] = l1Fill{mshr: m, sectors: run, bypass: bypass}
 		m.fetching |= run
 	}
 }
@@ -213,7 +245,9 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 	}
 	delete(c.fills, rsp.RespondTo)
 	m, arrived := fill.mshr, fill.sectors
-	c.install(m.line, arrived)
+	if !fill.bypass {
+		c.install(m.line, arrived)
+	}
 
 	kept := m.waiters[:0]
 	for _, w := range m.waiters {
@@ -230,7 +264,7 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 	}
 	m.waiters = kept
 	m.fetching &^= arrived
-	if m.fetching == 0 {
+	if m.fetching == 0 && !fill.bypass {
 		delete(c.mshrs, m.line)
 	}
 	if c.refusedRequest {

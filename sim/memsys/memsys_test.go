@@ -182,6 +182,52 @@ func TestSectoredL1FetchesSectors(t *testing.T) {
 	}
 }
 
+// TestSectoredL1Bypass checks that a bypass read of a line in L1 goes to
+// L2 every time: it costs L2's latency, counts as a bypass and not as a hit
+// or a miss, and leaves the line in L1 for ordinary loads.
+func TestSectoredL1Bypass(t *testing.T) {
+	cfg := testConfig()
+	r := newRig(t, cfg, 1)
+	sm := r.sms[0]
+	sm.serial = true
+	sm.read(lineA, 0b0011)       // from DRAM, allocates sectors 0 and 1
+	sm.read(lineA, 0b0011)       // L1 hit
+	sm.readBypass(lineA, 0b0011) // in L1, but goes to L2
+	sm.readBypass(lineA, 0b0011) // again
+	sm.readBypass(lineA, 0b1100) // sectors 2 and 3: L2, not allocated
+	sm.read(lineA, 0b0011)       // still an L1 hit
+	sm.read(lineA, 0b1000)       // not allocated by the bypass: a miss
+	r.run(t)
+
+	assert.Equal(t, []uint64{
+		uint64(cfg.DRAMLatency), uint64(cfg.L1HitLatency),
+		uint64(cfg.L2HitLatency), uint64(cfg.L2HitLatency), uint64(cfg.L2HitLatency),
+		uint64(cfg.L1HitLatency), uint64(cfg.L2HitLatency),
+	}, r.latencies(0))
+	st := r.sys.Stats()
+	assert.Equal(t, CacheStats{ReadHits: 2, ReadMisses: 2, ReadBypasses: 3}, st.L1)
+	assert.Equal(t, uint64(7), st.L1.Reads())
+	assert.Equal(t, uint64(5), st.L2.Reads(), "two fills and three bypasses")
+	assert.Equal(t, uint64(4), st.L2.ReadHits)
+}
+
+// TestBypassFallsBackOnAkitaL1 checks that akita's L1 models, which do not
+// honour the bypass, serve a bypass read as an ordinary load.
+func TestBypassFallsBackOnAkitaL1(t *testing.T) {
+	for _, model := range []string{L1AkitaWriteAround, L1AkitaWriteThrough} {
+		t.Run(model, func(t *testing.T) {
+			cfg := withModel(testConfig(), model)
+			r := newRig(t, cfg, 1)
+			sm := r.sms[0]
+			sm.serial = true
+			sm.read(lineA, 0b1111)
+			sm.readBypass(lineA, 0b1111)
+			r.run(t)
+			assert.Equal(t, []uint64{uint64(cfg.DRAMLatency), uint64(cfg.L1HitLatency)}, r.latencies(0))
+		})
+	}
+}
+
 // TestSectoredL1SkipsHoles checks that sectors between the ones a warp
 // reads are not fetched.
 func TestSectoredL1SkipsHoles(t *testing.T) {

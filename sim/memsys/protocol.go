@@ -12,6 +12,16 @@ import (
 // akita's L1s ignore it and fetch whole lines.
 type SectorMask uint32
 
+// BypassL1 is the Info of a load that must not be served from L1 (a
+// volatile load, or a relaxed or acquire load at gpu or sys scope: on NVIDIA
+// GPUs since Volta such loads always go to L2). NewLineReadBypass puts it
+// in a ReadReq's Info in place of the SectorMask, which it carries. The
+// sectored L1 neither looks the load up nor allocates its line: it sends
+// the sectors to the line's L2 slice and answers when they are back.
+// akita's L1 models ignore it and serve the load as any other (only the
+// sectored L1 honours the bypass).
+type BypassL1 SectorMask
+
 // AtomicOp is one address of an atomic request and the number of lanes of
 // the warp that update it.
 type AtomicOp struct {

@@ -9,7 +9,9 @@ import (
 
 // CacheStats counts how one cache (or a sum of caches) handled requests. An
 // MSHR hit is a request to a line whose miss is already outstanding; it
-// counts neither as a hit nor as a miss.
+// counts neither as a hit nor as a miss. A bypass is a strong (volatile,
+// or relaxed/acquire at gpu or sys scope) load the L1 passed to L2 without
+// looking it up (NewLineReadBypass); only the sectored L1 counts them.
 type CacheStats struct {
 	ReadHits      uint64 `json:"read_hits"`
 	ReadMisses    uint64 `json:"read_misses"`
@@ -17,10 +19,13 @@ type CacheStats struct {
 	WriteHits     uint64 `json:"write_hits"`
 	WriteMisses   uint64 `json:"write_misses"`
 	WriteMSHRHits uint64 `json:"write_mshr_hits"`
+	ReadBypasses  uint64 `json:"read_bypasses,omitempty"`
 }
 
 // Reads is the number of read requests the cache handled.
-func (c CacheStats) Reads() uint64 { return c.ReadHits + c.ReadMisses + c.ReadMSHRHits }
+func (c CacheStats) Reads() uint64 {
+	return c.ReadHits + c.ReadMisses + c.ReadMSHRHits + c.ReadBypasses
+}
 
 // Writes is the number of write requests the cache handled.
 func (c CacheStats) Writes() uint64 { return c.WriteHits + c.WriteMisses + c.WriteMSHRHits }
@@ -40,6 +45,7 @@ func (c *CacheStats) add(o CacheStats) {
 	c.WriteHits += o.WriteHits
 	c.WriteMisses += o.WriteMisses
 	c.WriteMSHRHits += o.WriteMSHRHits
+	c.ReadBypasses += o.ReadBypasses
 }
 
 // AtomicStats counts the work of the atomic units.

@@ -107,6 +107,16 @@ func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask u
 	return r
 }
 
+// NewLineReadBypass builds a load as NewLineRead does, for a load that
+// must bypass L1 (BypassL1): the sectored L1 sends it to L2 whether or not
+// its sectors are in L1, and does not allocate them. The request still goes
+// to the SM's L1 port.
+func (s *System) NewLineReadBypass(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.ReadReq {
+	r := s.NewLineRead(src, sm, lineAddr, sectorMask, id)
+	r.Info = BypassL1(sectorMask)
+	return r
+}
+
 // NewLineWrite builds the store request of one warp instruction for one
 // line, as NewLineRead does for loads. Sectors between the first and last
 // that the warp does not write are masked out. The data is a shared,

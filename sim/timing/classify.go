@@ -97,6 +97,9 @@ type instInfo struct {
 	cls  class
 	mem  memKind
 	call bool // call or ret: the scoreboard drains first
+	// bypassL1: a strong global load (volatile, or relaxed/acquire at a
+	// scope wider than the CTA) that must not hit in L1.
+	bypassL1 bool
 	// hasDst: the instruction writes registers (dst lists them).
 	nsrc, ndst uint8
 	src        [10]ptx.RegIndex
@@ -155,7 +158,26 @@ func infoOf(in *ptx.Inst) instInfo {
 	}
 	x.cls, x.mem = classify(in)
 	x.call = in.Op == ptx.OpCall || in.Op == ptx.OpRet
+	x.bypassL1 = strongLoad(in) && x.mem != memShared && x.mem != memNone
 	return x
+}
+
+// strongLoad says whether in is a load that NVIDIA GPUs since Volta never
+// serve from the (non-coherent) L1: ld.volatile, and ld.relaxed or
+// ld.acquire at a scope wider than the CTA (cluster, gpu, sys; an omitted
+// scope counts as gpu, PTX's default). Weak loads, ld.global.nc and ldu may
+// hit in L1.
+func strongLoad(in *ptx.Inst) bool {
+	if in.Op != ptx.OpLd {
+		return false
+	}
+	switch in.Order {
+	case ptx.OrderVolatile:
+		return true
+	case ptx.OrderRelaxed, ptx.OrderAcquire:
+		return in.Scope != ptx.ScopeCTA
+	}
+	return false
 }
 
 // floatClass is the class of float arithmetic of type t.

@@ -25,7 +25,8 @@ const (
 type reqKind uint8
 
 const (
-	reqLoad reqKind = iota
+	reqLoad       reqKind = iota
+	reqLoadBypass         // a strong load that bypasses L1
 	reqStore
 	reqAtomic
 )
@@ -120,6 +121,8 @@ func (l *lsu) send(cyc uint64) {
 		switch r.kind {
 		case reqLoad:
 			msg = mem.NewLineRead(s.port, s.id, r.addr, r.mask, id)
+		case reqLoadBypass:
+			msg = mem.NewLineReadBypass(s.port, s.id, r.addr, r.mask, id)
 		case reqStore:
 			msg = mem.NewLineWrite(s.port, s.id, r.addr, r.mask, id)
 		default:
@@ -256,7 +259,7 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 		if hasResult {
 			op = &loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
 		}
-		n := s.coalesce(w, m, global, cyc, op)
+		n := s.coalesce(w, m, global, cyc, op, info.bypassL1)
 		if op != nil {
 			op.remaining = n
 			w.pendingLoads++
@@ -276,7 +279,9 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 // coalesce turns the global and local lanes of an access into line
 // requests (loads, stores) or sector requests (atomics), queues them, and
 // returns how many.
-func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, op *loadOp) int {
+// bypassL1 marks a strong load: its global lines bypass L1 (its local
+// ones, private to the thread, do not).
+func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, op *loadOp, bypassL1 bool) int {
 	l := &s.lsu
 	var kind reqKind
 	var base ClassTiming
@@ -369,7 +374,11 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 			}
 		}
 		for k := range nl {
-			l.queue = append(l.queue, &memReq{kind: kind, addr: lines[k] << l.lineShift, mask: masks[k],
+			addr, kk := lines[k]<<l.lineShift, kind
+			if bypassL1 && kind == reqLoad && addr < localRegion {
+				kk = reqLoadBypass
+			}
+			l.queue = append(l.queue, &memReq{kind: kk, addr: addr, mask: masks[k],
 				notBefore: notBefore, warp: w, gen: w.gen, load: op})
 		}
 		n = nl
