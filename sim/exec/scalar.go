@@ -803,18 +803,19 @@ func evalScalar(in *ptx.Inst, a, b, c, d uint64) uint64 {
 			return zx(math.MaxUint64, n)
 		}
 		return 0
-	case ptx.OpSelp:
-		if c&1 != 0 {
-			return a
-		}
-		return b
-	case ptx.OpSlct:
-		if slctCond(in, c) {
-			return a
-		}
-		return b
+	case ptx.OpSelp, ptx.OpSlct:
+		return selectOperand(in, a, b, c)
 	}
 	return 0
+}
+
+// selectOperand is selp (predicate c picks a) and slct (c >= 0 picks a),
+// which integer and float instructions share.
+func selectOperand(in *ptx.Inst, a, b, c uint64) uint64 {
+	if in.Op == ptx.OpSelp && c&1 != 0 || in.Op == ptx.OpSlct && slctCond(in, c) {
+		return a
+	}
+	return b
 }
 
 func slctCond(in *ptx.Inst, c uint64) bool {
@@ -838,16 +839,8 @@ func evalFloat(in *ptx.Inst, a, b, c uint64) uint64 {
 		return a
 	case ptx.OpCvt:
 		return cvt(in, a)
-	case ptx.OpSelp:
-		if c&1 != 0 {
-			return a
-		}
-		return b
-	case ptx.OpSlct:
-		if slctCond(in, c) {
-			return a
-		}
-		return b
+	case ptx.OpSelp, ptx.OpSlct:
+		return selectOperand(in, a, b, c)
 	case ptx.OpSet:
 		// set.cmp.f32.stype: 1.0f or 0.0f.
 		if boolOp(in.Bool, compare(in.Cmp, in.SrcType, ftz, a, b), c) {
