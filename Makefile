@@ -4,13 +4,21 @@ CLANG ?= clang++-16
 CUDA_ARCH ?= sm_70
 KERNEL_SRCS := $(wildcard kernels/*.cu)
 KERNEL_PTX := $(patsubst kernels/%.cu,kernels/ptx/%.ptx,$(KERNEL_SRCS))
+KERNEL_SIGS := $(patsubst kernels/%.cu,kernels/ptx/%.sig,$(KERNEL_SRCS))
+# Every kernel rebuilds when the portability header or any library header
+# (kernels/lib: the ACC contract and the schedulers' parts) changes.
+KERNEL_HEADERS := kernels/warpgraph.h $(wildcard kernels/lib/*.cuh)
 # The exact flags of DESIGN.md plus line directives for diagnostics and a
 # path map so the PTX does not depend on where the repository lives.
 CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -Xclang -target-feature -Xclang +ptx64 -O3 -S \
 	-gline-directives-only -ffile-prefix-map=$(CURDIR)=.
+# Preprocessing only, for the signature files: macro-instantiated entries
+# have their names and parameter names only after expansion.
+CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
+	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
-.PHONY: run test bench fuzz kernels print-clang-flags device-build vet
+.PHONY: run test bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
 
 run:
 	$(GO) run ./cmd/warpgraph demo
@@ -34,16 +42,24 @@ fuzz:
 # Regenerate the committed PTX. Run from the repository root: the PTX's .file
 # table holds ./kernels/NAME.cu, so kernels/ptx_fresh_test.go compiles the
 # same relative paths from here with the flags print-clang-flags reports.
-kernels: $(KERNEL_PTX)
+kernels: $(KERNEL_PTX) $(KERNEL_SIGS)
 
-kernels/ptx/%.ptx: kernels/%.cu kernels/warpgraph.h
+# One rule writes both files: the PTX, and the signature file that names
+# each entry's parameters (kernels/signatures.go explains why).
+kernels/ptx/%.ptx kernels/ptx/%.sig: kernels/%.cu $(KERNEL_HEADERS)
 	@mkdir -p kernels/ptx
-	$(CLANG) $(CLANG_CUDA_FLAGS) $< -o $@
+	$(CLANG) $(CLANG_CUDA_FLAGS) $< -o kernels/ptx/$*.ptx
+	$(CLANG) $(CLANG_PP_FLAGS) $< | $(GO) run ./kernels/internal/kernelsig > kernels/ptx/$*.sig.tmp
+	mv kernels/ptx/$*.sig.tmp kernels/ptx/$*.sig
 
 # The compiler and its flags, one line: the single source of truth that
 # kernels/ptx_fresh_test.go reads (make -s --no-print-directory print-clang-flags).
 print-clang-flags:
 	@echo $(CLANG) $(CLANG_CUDA_FLAGS)
+
+# The preprocessing command behind the signature files, for the same test.
+print-clang-pp-flags:
+	@echo $(CLANG) $(CLANG_PP_FLAGS)
 
 # Binaries for the GPU machine (it has no Go): carry .device in the device call.
 device-build:

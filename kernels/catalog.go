@@ -15,11 +15,12 @@ import (
 	"sync"
 )
 
-// The committed PTX (make kernels) and the sources it came from. The
-// sources only supply parameter names; sizes and alignments come from the
-// PTX, which is what the device sees.
+// The committed PTX (make kernels) and the signature files extracted from
+// the preprocessed sources beside it (signatures.go). The signatures only
+// supply parameter names; sizes and alignments come from the PTX, which is
+// what the device sees.
 //
-//go:embed ptx/*.ptx *.cu
+//go:embed ptx/*.ptx ptx/*.sig
 var kernelFiles embed.FS
 
 // catalog is every module parsed from the embedded PTX.
@@ -109,9 +110,11 @@ func parseCatalog(files embed.FS) (*catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		if src, err := files.ReadFile(name + ".cu"); err == nil {
-			nameParams(m, src)
+		sig, err := files.ReadFile("ptx/" + name + ".sig")
+		if err != nil {
+			return nil, fmt.Errorf("ptx/%s.sig is missing (run make kernels): %w", name, err)
 		}
+		nameParams(m, sig)
 		for _, k := range m.Kernels {
 			if other, dup := c.byName[k.Name]; dup {
 				return nil, fmt.Errorf("kernel %s is defined in both ptx/%s.ptx and ptx/%s.ptx", k.Name, other.Module.Name, m.Name)
@@ -263,12 +266,13 @@ func parseParam(s string) (Param, error) {
 	return p, nil
 }
 
-// sourceEntry matches an extern "C" kernel definition in a .cu file, with
-// an optional __launch_bounds__, capturing its name and parameter list.
+// sourceEntry matches an extern "C" kernel definition in a .cu file or a
+// signature file, with an optional __launch_bounds__, capturing its name
+// and parameter list.
 var sourceEntry = regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?void\s+(\w+)\s*\(([^)]*)\)`)
 
-// sourceParams returns, for each extern "C" kernel of a .cu source, the
-// declared parameters as (type, name) pairs.
+// sourceParams returns, for each extern "C" kernel of a signature file (or
+// a plain .cu source), the declared parameters as (type, name) pairs.
 func sourceParams(src []byte) map[string][][2]string {
 	out := map[string][][2]string{}
 	for _, m := range sourceEntry.FindAllSubmatch(src, -1) {
@@ -287,9 +291,9 @@ func sourceParams(src []byte) map[string][][2]string {
 	return out
 }
 
-// nameParams gives m's parameters the names the source declares, where the
-// source's parameter count matches the PTX (the package's tests require it
-// to match everywhere).
+// nameParams gives m's parameters the names its signature file declares,
+// where the parameter count matches the PTX (the package's tests require
+// it to match everywhere).
 func nameParams(m *Module, src []byte) {
 	decls := sourceParams(src)
 	for _, k := range m.Kernels {

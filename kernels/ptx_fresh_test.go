@@ -49,6 +49,12 @@ func TestPTXFilesMatchSources(t *testing.T) {
 // prints them (the Makefile is their single source of truth), and the
 // repository root that make ran in.
 func clangCommand(t *testing.T) (compiler string, flags []string, root string) {
+	return makeCommand(t, "print-clang-flags")
+}
+
+// makeCommand returns the command a make target prints: print-clang-flags
+// (PTX) or print-clang-pp-flags (preprocessing, for signature files).
+func makeCommand(t *testing.T, target string) (compiler string, flags []string, root string) {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	if err == nil {
@@ -60,17 +66,17 @@ func clangCommand(t *testing.T) (compiler string, flags []string, root string) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not on the PATH: committed PTX not checked against the sources")
 	}
-	cmd := exec.Command("make", "-s", "--no-print-directory", "print-clang-flags")
+	cmd := exec.Command("make", "-s", "--no-print-directory", target)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("make print-clang-flags: %v\n%s", err, stderr.String())
+		t.Fatalf("make %s: %v\n%s", target, err, stderr.String())
 	}
 	fields := strings.Fields(string(out))
 	if len(fields) < 2 {
-		t.Fatalf("make print-clang-flags printed %q", out)
+		t.Fatalf("make %s printed %q", target, out)
 	}
 	return fields[0], fields[1:], root
 }
@@ -128,4 +134,40 @@ func firstDifference(committed, fresh []byte) string {
 		}
 	}
 	return "the texts differ only in their line endings"
+}
+
+// TestSignaturesFresh preprocesses every kernel source exactly as `make
+// kernels` does and fails when the committed signature file (ptx/NAME.sig)
+// differs from what ExtractSignatures makes of it.
+func TestSignaturesFresh(t *testing.T) {
+	compiler, flags, root := makeCommand(t, "print-clang-pp-flags")
+	if _, err := exec.LookPath(compiler); err != nil {
+		t.Skipf("%s is not on the PATH: committed signature files not checked against the sources (CI installs clang-16)", compiler)
+	}
+	for _, name := range baseNames(t, ".", ".cu") {
+		t.Run(name, func(t *testing.T) {
+			args := append(slices.Clone(flags), filepath.ToSlash(filepath.Join("kernels", name+".cu")))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, compiler, args...)
+			cmd.Dir = root
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			pre, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s %s: %v\n%s", compiler, strings.Join(args, " "), err, stderr.String())
+			}
+			got, err := ExtractSignatures(pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			committed, err := os.ReadFile(filepath.Join("ptx", name+".sig"))
+			if err != nil {
+				t.Fatalf("%v: run make kernels", err)
+			}
+			if !bytes.Equal(got, committed) {
+				t.Errorf("kernels/ptx/%s.sig is stale: run make kernels and commit the result\n%s", name, firstDifference(committed, got))
+			}
+		})
+	}
 }

@@ -1,0 +1,2 @@
+extern "C" __global__ void atomic_contention_shared(uint32_t* out, uint32_t degree, uint32_t reps)
+extern "C" __global__ void atomic_contention_global(uint32_t* out, uint32_t degree, uint32_t reps)

@@ -1,0 +1,1 @@
+extern "C" __global__ void bfs_topdown(const uint32_t* row_offsets, const uint32_t* col_indices, uint32_t* depth, const uint32_t* frontier_in, uint32_t frontier_len, uint32_t* frontier_out, uint32_t* frontier_out_len, uint32_t level)

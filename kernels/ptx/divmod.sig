@@ -1,0 +1,1 @@
+extern "C" __global__ void divmod_probe(const uint32_t* a32, const uint32_t* b32, const uint64_t* a64, const uint64_t* b64, uint32_t* q32u, uint32_t* r32u, uint32_t* q32s, uint32_t* r32s, uint64_t* q64u, uint64_t* r64u, uint64_t* q64s, uint64_t* r64s, uint32_t n)
