@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 // execute runs the command line in-process and returns its output and the
@@ -42,7 +44,17 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"unknown algorithm", []string{"run", "--algo", "dfs", "--graph", "grid:w=2,h=2"}, "unknown algorithm"},
 		{"unknown target", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "fpga"}, "unknown target"},
 		{"source out of range", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--source", "4"}, "--source 4 is not a vertex"},
-		{"no GPU kernel yet", []string{"run", "--algo", "kcore", "--graph", "grid:w=2,h=2", "--target", "hw"}, "no GPU kernel"},
+		{"no GPU kernel yet", []string{"run", "--algo", "color", "--graph", "grid:w=2,h=2", "--target", "hw"}, "no GPU kernel"},
+		{"negative source", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--source", "-5"}, "--source -5"},
+		{"source without a source", []string{"run", "--algo", "pr", "--graph", "grid:w=2,h=2", "--source", "1"}, "does not apply to pr"},
+		{"k for bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--k", "3"}, "--k applies only to kcore"},
+		{"block not a warp multiple", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "100"}, "--block 100"},
+		{"block zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "0"}, "--block 0"},
+		{"repeat zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--repeat", "0"}, "--repeat 0"},
+		{"negative warmup", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--warmup", "-1"}, "--warmup -1"},
+		{"scheduler on cpu", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--scheduler", "bsp"}, "applies to device runs"},
+		{"unknown scheduler", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "nosuch"}, "unknown scheduler"},
+		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},
 	}
@@ -67,7 +79,7 @@ func TestMalformedFileIsBadInput(t *testing.T) {
 }
 
 func TestRunEveryAlgorithmOnCPUValidates(t *testing.T) {
-	for _, algo := range algorithmNames() {
+	for _, algo := range scheduler.AlgorithmNames() {
 		t.Run(algo, func(t *testing.T) {
 			out, status, err := execute(t, "run", "--algo", algo, "--graph", "rmat:scale=8", "--json")
 			require.NoError(t, err, out)
@@ -116,4 +128,42 @@ func TestDemoValidatesBothGraphs(t *testing.T) {
 	for _, label := range []string{"cycles", "warp execution efficiency", "bank conflicts", "worst global same-address serialisation"} {
 		assert.Contains(t, out, label)
 	}
+}
+
+// Every GPU algorithm runs through the registry on the functional
+// simulator from the command line, repeated, with its per-iteration table.
+func TestRunEveryGPUAlgorithmOnTheSimulator(t *testing.T) {
+	for _, entry := range scheduler.Entries() {
+		algo := entry.Algorithm.Name
+		t.Run(algo+"/"+entry.Variant.String(), func(t *testing.T) {
+			out, status, err := execute(t, "run", "--algo", algo, "--graph", "rmat:scale=7+perm=1", "--target", "sim",
+				"--sim-mode", "functional", "--config", "tiny", "--scheduler", entry.Variant.String(),
+				"--warmup", "1", "--repeat", "2", "--block", "64", "--json")
+			require.NoError(t, err, out)
+			require.Equal(t, 0, status)
+			var res runResult
+			require.NoError(t, json.Unmarshal([]byte(out), &res))
+			assert.Equal(t, entry.Variant.String(), res.Scheduler)
+			assert.True(t, res.Validation.OK, res.Validation.Detail)
+			assert.True(t, res.Validation.Checked)
+			assert.Len(t, res.RunsEndToEndSeconds, 2)
+			assert.Len(t, res.PerIteration, res.Iterations)
+			assert.Positive(t, res.Launches)
+		})
+	}
+	out, _, err := execute(t, "run", "--algo", "bfs", "--graph", "grid:w=6,h=6", "--target", "sim", "--sim-mode", "functional",
+		"--config", "tiny", "--per-iteration", "--source", "0")
+	require.NoError(t, err)
+	assert.Contains(t, out, "frontier out")
+	// From a corner of a 6x6 grid: depths 0..10, one push per level, the
+	// last one finding nothing.
+	assert.Equal(t, 11, len(regexp.MustCompile(`(?m)^\d+ +push +push `).FindAllString(out, -1)), out)
+}
+
+func TestCPUReferenceWithoutCertificateSaysNotChecked(t *testing.T) {
+	out, status, err := execute(t, "run", "--algo", "kcore", "--graph", "rmat:scale=6")
+	require.NoError(t, err)
+	assert.Equal(t, 0, status)
+	assert.Contains(t, out, "NOT CHECKED")
+	assert.NotContains(t, out, "PASS")
 }

@@ -5,108 +5,108 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 // Targets an algorithm can run on.
 var targets = []string{"cpu", "sim", "hw"}
 
 type runOptions struct {
-	algo, spec, target string
-	simMode, config    string
-	source             int64
-	k                  uint32
-	seed               uint64
-	block              int
-	timeout            time.Duration
-	asJSON             bool
+	algo, spec, target, scheduler string
+	simMode, config               string
+	source                        int64
+	k                             uint32
+	seed                          uint64
+	block, grid                   int
+	warmup, repeat                int
+	perIteration                  bool
+	timeout                       time.Duration
+	asJSON                        bool
+	// set records which flags the user gave (the rest hold defaults).
+	set map[string]bool
 }
 
 // field is one named figure of a run's summary, kept in order for tables.
-type field struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+type field = scheduler.Field
 
 type validation struct {
-	OK        bool   `json:"ok"`
+	OK bool `json:"ok"`
+	// Checked is false when nothing independent of the result was checked
+	// (the CPU reference of an algorithm without a certificate).
+	Checked   bool   `json:"checked"`
 	Method    string `json:"method"`
 	Tolerance string `json:"tolerance"`
 	Detail    string `json:"detail"`
 }
 
+// iterationRow is one iteration of a device run, for --per-iteration.
+type iterationRow struct {
+	scheduler.IterationStats
+	KernelSeconds float64            `json:"kernel_seconds"`
+	Cycles        uint64             `json:"cycles,omitempty"`
+	Counters      map[string]float64 `json:"counters,omitempty"`
+}
+
 // runResult is what `warpgraph run` prints: the same shape for every target,
 // with device figures (simulated cycles and counters, measured GPU time)
-// present when the target has them.
+// present when the target has them. Times are in seconds.
 type runResult struct {
-	Algorithm     string             `json:"algorithm"`
-	Graph         string             `json:"graph"`
-	Vertices      int                `json:"vertices"`
-	Edges         int                `json:"edges"`
-	Source        *uint32            `json:"source,omitempty"`
-	Target        string             `json:"target"`
-	SimMode       string             `json:"sim_mode,omitempty"`
-	Config        string             `json:"config,omitempty"`
-	Device        string             `json:"device,omitempty"`
-	LoadSeconds   float64            `json:"load_seconds"`
-	HostSeconds   float64            `json:"host_seconds"`
-	DeviceSeconds float64            `json:"device_seconds,omitempty"`
-	Cycles        uint64             `json:"cycles,omitempty"`
-	Iterations    int                `json:"iterations,omitempty"`
-	Summary       []field            `json:"summary"`
-	Counters      map[string]float64 `json:"counters,omitempty"`
-	Validation    validation         `json:"validation"`
-}
-
-func (r *runResult) note(name string, format string, args ...any) {
-	r.Summary = append(r.Summary, field{name, fmt.Sprintf(format, args...)})
-}
-
-func (r *runResult) validate(method string, rep ref.Report) {
-	r.Validation = validation{OK: rep.OK(), Method: method, Tolerance: rep.Tolerance, Detail: rep.String()}
-}
-
-// algorithm is one entry of the run catalog.
-type algorithm struct {
-	name, about string
-	usesSource  bool
-	cpu         func(g *graph.Graph, o runOptions, src uint32, r *runResult) error
-	// device runs the algorithm's GPU driver on sim or hw; nil while the
-	// algorithm has no kernel yet.
-	device func(ctx context.Context, env *deviceEnv, g *graph.Graph, o runOptions, src uint32, r *runResult) error
-}
-
-var algorithms = map[string]*algorithm{}
-
-func register(a *algorithm) { algorithms[a.name] = a }
-
-func algorithmNames() []string {
-	names := make([]string, 0, len(algorithms))
-	for n := range algorithms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	Algorithm   string  `json:"algorithm"`
+	Scheduler   string  `json:"scheduler,omitempty"`
+	Graph       string  `json:"graph"`
+	Vertices    int     `json:"vertices"`
+	Edges       int     `json:"edges"`
+	Source      *uint32 `json:"source,omitempty"`
+	K           *uint32 `json:"k,omitempty"`
+	Target      string  `json:"target"`
+	SimMode     string  `json:"sim_mode,omitempty"`
+	Config      string  `json:"config,omitempty"`
+	Device      string  `json:"device,omitempty"`
+	Block       int     `json:"block,omitempty"`
+	Grid        int     `json:"grid,omitempty"`
+	Warmup      int     `json:"warmup,omitempty"`
+	Repeat      int     `json:"repeat,omitempty"`
+	LoadSeconds float64 `json:"load_seconds"`
+	// HostSeconds is the wall time of the whole command's run: set-up,
+	// every repetition, copies and validation.
+	HostSeconds float64 `json:"host_seconds"`
+	// EndToEndSeconds is the median, over the timed repetitions, of the
+	// algorithm's time as Gunrock reports it (scheduler.Timing);
+	// KernelSeconds the median of the summed launch times.
+	EndToEndSeconds     float64            `json:"end_to_end_seconds,omitempty"`
+	KernelSeconds       float64            `json:"kernel_seconds,omitempty"`
+	RunsEndToEndSeconds []float64          `json:"runs_end_to_end_seconds,omitempty"`
+	Cycles              uint64             `json:"cycles,omitempty"`
+	Iterations          int                `json:"iterations,omitempty"`
+	Launches            int                `json:"launches,omitempty"`
+	Summary             []field            `json:"summary"`
+	Notes               []string           `json:"notes,omitempty"`
+	Counters            map[string]float64 `json:"counters,omitempty"`
+	PerIteration        []iterationRow     `json:"per_iteration,omitempty"`
+	Validation          validation         `json:"validation"`
 }
 
 func newRunCommand() *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run --algo A --graph SPEC [--target cpu|sim|hw]",
+		Use:   "run --algo A --graph SPEC [--target cpu|sim|hw] [--scheduler S]",
 		Short: "Run a graph algorithm on the CPU reference, the simulator or a GPU, and validate the result",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { o.set[f.Name] = true })
 			res, err := runAlgorithm(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if err := printRun(cmd.OutOrStdout(), res, o.asJSON); err != nil {
+			if err := printRun(cmd.OutOrStdout(), res, o.asJSON, o.perIteration); err != nil {
 				return err
 			}
 			if !res.Validation.OK {
@@ -116,39 +116,87 @@ func newRunCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.algo, "algo", "", "algorithm: "+strings.Join(algorithmNames(), ", "))
+	f.StringVar(&o.algo, "algo", "", "algorithm: "+strings.Join(scheduler.AlgorithmNames(), ", "))
 	f.StringVar(&o.spec, "graph", "", "graph spec: a file or a generator (rmat:scale=16)")
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
+	f.StringVar(&o.scheduler, "scheduler", "bsp", "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny) or a YAML file")
 	f.Int64Var(&o.source, "source", -1, "source vertex for bfs, sssp and sswp (default: the vertex of maximum out-degree)")
-	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's size")
+	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for bp's node priors")
-	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs")
+	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs (a multiple of 32)")
+	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
+	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")
+	f.IntVar(&o.repeat, "repeat", 1, "timed whole runs, state reset between them; times are their median (device targets)")
+	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	return cmd
 }
 
-func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
-	a, ok := algorithms[o.algo]
-	if !ok {
-		if o.algo == "" {
-			return nil, badInput("--algo is required: one of %s", strings.Join(algorithmNames(), ", "))
+// check rejects flag values that are out of range or do not apply.
+func (o runOptions) check(a *scheduler.Algorithm) error {
+	switch {
+	case o.source < -1:
+		return badInput("--source %d is not a vertex: vertex ids are not negative", o.source)
+	case o.set["source"] && !a.UsesSource:
+		return badInput("--source does not apply to %s: it has no source vertex", a.Name)
+	case o.set["k"] && a.Name != "kcore":
+		return badInput("--k applies only to kcore")
+	case o.set["seed"] && a.Name != "bp":
+		return badInput("--seed applies only to bp")
+	case o.block <= 0 || o.block%32 != 0:
+		return badInput("--block %d is not a positive multiple of the warp size (32)", o.block)
+	case o.grid < 0:
+		return badInput("--grid %d is negative (0 sizes the grid from occupancy)", o.grid)
+	case o.warmup < 0:
+		return badInput("--warmup %d is negative", o.warmup)
+	case o.repeat < 1:
+		return badInput("--repeat %d: at least one timed run", o.repeat)
+	case o.timeout <= 0:
+		return badInput("--timeout %s must be positive", o.timeout)
+	}
+	if o.target == "cpu" {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config"} {
+			if o.set[name] {
+				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
+			}
 		}
-		return nil, badInput("unknown algorithm %q: use one of %s", o.algo, strings.Join(algorithmNames(), ", "))
+	}
+	return nil
+}
+
+func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
+	if o.algo == "" {
+		return nil, badInput("--algo is required: one of %s", strings.Join(scheduler.AlgorithmNames(), ", "))
+	}
+	a, err := scheduler.LookupAlgorithm(o.algo)
+	if err != nil {
+		return nil, &inputError{err}
 	}
 	if !slices.Contains(targets, o.target) {
 		return nil, badInput("unknown target %q: use one of %s", o.target, strings.Join(targets, ", "))
 	}
-	if o.target != "cpu" && a.device == nil {
-		return nil, badInput("algorithm %s has no GPU kernel yet, so it runs only with --target cpu", a.name)
+	if err := o.check(a); err != nil {
+		return nil, err
 	}
 	var env *deviceEnv
+	var variant scheduler.Variant
 	if o.target != "cpu" {
+		if a.Setup == nil {
+			return nil, badInput("algorithm %s has no GPU kernel yet, so it runs only with --target cpu", a.Name)
+		}
+		if variant, err = scheduler.ParseVariant(o.scheduler); err != nil {
+			return nil, &inputError{err}
+		}
+		if s := variant.Scheduler; s.Supports != nil {
+			if err := s.Supports(a); err != nil {
+				return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
+			}
+		}
 		// Open the device before loading a large graph, so a missing
 		// driver or a bad configuration is reported at once.
-		var err error
 		if env, err = openDevice(o); err != nil {
 			return nil, err
 		}
@@ -158,53 +206,63 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runLoaded(ctx, a, env, o, g, parsed, took)
+	return runLoaded(ctx, a, variant, env, o, g, parsed, took)
 }
 
-// runOnGraph runs an algorithm on the CPU target on a graph already loaded.
-func runOnGraph(ctx context.Context, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
-	a, ok := algorithms[o.algo]
-	if !ok || o.target != "cpu" {
-		return nil, fmt.Errorf("runOnGraph: %q on %q is not a CPU algorithm", o.algo, o.target)
-	}
-	return runLoaded(ctx, a, nil, o, g, parsed, took)
-}
-
-func runLoaded(ctx context.Context, a *algorithm, env *deviceEnv, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
-	res := &runResult{Algorithm: a.name, Graph: parsed.String(), Vertices: g.NumVertices(), Edges: g.NumEdges(),
+func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Variant, env *deviceEnv, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
+	res := &runResult{Algorithm: a.Name, Graph: parsed.String(), Vertices: g.NumVertices(), Edges: g.NumEdges(),
 		Target: o.target, LoadSeconds: took.Seconds()}
-	var src uint32
-	if a.usesSource {
+	opts := scheduler.Options{K: o.k, Seed: o.seed}
+	if a.UsesSource {
 		if g.NumVertices() == 0 {
-			return nil, badInput("graph %s has no vertices, so %s has no source", parsed.String(), a.name)
+			return nil, badInput("graph %s has no vertices, so %s has no source", parsed.String(), a.Name)
 		}
-		src = g.MaxDegreeVertex()
+		opts.Source = g.MaxDegreeVertex()
 		if o.source >= 0 {
 			if o.source >= int64(g.NumVertices()) {
 				return nil, badInput("--source %d is not a vertex: the graph has vertices 0..%d", o.source, g.NumVertices()-1)
 			}
-			src = uint32(o.source)
+			opts.Source = uint32(o.source)
 		}
-		res.Source = &src
+		res.Source = &opts.Source
+	}
+	if a.Name == "kcore" {
+		res.K = &opts.K
 	}
 	start := time.Now()
-	var err error
 	if o.target == "cpu" {
-		err = a.cpu(g, o, src, res)
-	} else {
-		env.describe(res)
-		ctx, cancel := context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-		err = a.device(ctx, env, g, o, src, res)
+		c := a.CPU(g, opts)
+		res.Iterations, res.Summary = c.Iterations, c.Summary
+		res.Validation = validation{OK: c.Validation.OK(), Checked: c.Checked, Method: c.Method, Tolerance: c.Validation.Tolerance, Detail: c.Validation.String()}
+		res.HostSeconds = time.Since(start).Seconds()
+		return res, nil
 	}
+	env.describe(res)
+	res.Scheduler, res.Block, res.Grid, res.Warmup, res.Repeat = variant.String(), o.block, o.grid, o.warmup, o.repeat
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat})
 	if err != nil {
 		return nil, err
 	}
 	res.HostSeconds = time.Since(start).Seconds()
+	res.EndToEndSeconds, res.KernelSeconds = r.EndToEnd.Seconds(), r.Kernel.Seconds()
+	for _, t := range r.Runs {
+		res.RunsEndToEndSeconds = append(res.RunsEndToEndSeconds, t.EndToEnd.Seconds())
+	}
+	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
+	res.Iterations, res.Launches = len(r.Iterations), r.Launches
+	res.Summary, res.Notes = r.Summary, r.Notes
+	if o.perIteration || o.asJSON {
+		for _, it := range r.Iterations {
+			res.PerIteration = append(res.PerIteration, iterationRow{it, it.Stats.Elapsed.Seconds(), it.Stats.Cycles, it.Stats.Counters})
+		}
+	}
+	res.Validation = validation{OK: r.Validation.OK(), Checked: true, Method: "CPU reference", Tolerance: r.Validation.Tolerance, Detail: r.Validation.String()}
 	return res, nil
 }
 
-func printRun(w io.Writer, r *runResult, asJSON bool) error {
+func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if asJSON {
 		return writeJSON(w, r)
 	}
@@ -214,6 +272,9 @@ func printRun(w io.Writer, r *runResult, asJSON bool) error {
 	if r.Source != nil {
 		t.add("source", *r.Source)
 	}
+	if r.K != nil {
+		t.add("k", *r.K)
+	}
 	target := r.Target
 	if r.SimMode != "" {
 		target += fmt.Sprintf(" (%s, config %s)", r.SimMode, r.Config)
@@ -222,10 +283,22 @@ func printRun(w io.Writer, r *runResult, asJSON bool) error {
 	if r.Device != "" {
 		t.add("device", r.Device)
 	}
+	if r.Scheduler != "" {
+		t.add("scheduler", fmt.Sprintf("%s, block %d", r.Scheduler, r.Block))
+	}
 	t.add("load time", seconds(r.LoadSeconds))
 	t.add("run time (host)", seconds(r.HostSeconds))
-	if r.DeviceSeconds > 0 {
-		t.add("device time", seconds(r.DeviceSeconds))
+	if r.Target != "cpu" {
+		runs := ""
+		if r.Repeat > 1 {
+			runs = fmt.Sprintf(" (median of %d runs after %d warm-up)", r.Repeat, r.Warmup)
+		}
+		what := "end-to-end time"
+		if r.Target == "sim" {
+			what = "end-to-end time (simulated)"
+		}
+		t.add(what, seconds(r.EndToEndSeconds)+runs)
+		t.add("kernel time", seconds(r.KernelSeconds))
 	}
 	if r.Cycles > 0 {
 		t.add("cycles", r.Cycles)
@@ -233,16 +306,41 @@ func printRun(w io.Writer, r *runResult, asJSON bool) error {
 	if r.Iterations > 0 {
 		t.add("iterations", r.Iterations)
 	}
+	if r.Launches > 0 {
+		t.add("launches", r.Launches)
+	}
 	for _, f := range r.Summary {
 		t.add(f.Name, f.Value)
 	}
+	for _, n := range r.Notes {
+		t.add("note", n)
+	}
 	addCounterRows(t, r.Counters)
 	verdict := "PASS"
-	if !r.Validation.OK {
+	switch {
+	case !r.Validation.OK:
 		verdict = "FAIL"
+	case !r.Validation.Checked:
+		verdict = "NOT CHECKED"
 	}
 	t.add("validation", fmt.Sprintf("%s (%s): %s", verdict, r.Validation.Method, r.Validation.Detail))
-	return t.write(w)
+	if err := t.write(w); err != nil {
+		return err
+	}
+	if !perIteration || len(r.PerIteration) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	it := &table{}
+	it.add("iteration", "phases", "direction", "frontier in", "frontier out", "launches", "kernel time", "cycles")
+	for _, row := range r.PerIteration {
+		cycles := "-"
+		if row.Cycles > 0 {
+			cycles = fmt.Sprint(row.Cycles)
+		}
+		it.add(row.Iteration, row.Phases, row.Direction, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles)
+	}
+	return it.write(w)
 }
 
 func seconds(s float64) string {

@@ -1,0 +1,34 @@
+// bfs.cu — breadth-first search depths in the ACC model (voting).
+//   meta0  uint32 depth[|V|]: 0 at the source, 0xFFFFFFFF while unvisited.
+//   iteration  the depth of the current frontier.
+#include "lib/schedulers.cuh"
+
+#define WG_UNVISITED 0xFFFFFFFFu
+
+struct bfs_acc : wg_acc_defaults<uint32_t> {
+  static const int kind = WG_VOTING;
+  uint32_t *depth;
+  uint32_t level;
+  __device__ bfs_acc(wg_meta m) : depth((uint32_t *)m.buf[0]), level(m.iteration) {}
+  __device__ bool active(uint32_t v) const { return depth[v] == level; }
+  __device__ bool compute(uint32_t src, uint32_t, uint32_t, uint32_t *update) const {
+    *update = level + 1;
+    return depth[src] == level; // in pull, only frontier vertices propose
+  }
+  // The plain read skips hopeless claims; the CAS decides the one winner.
+  __device__ bool combine_push(uint32_t dst, uint32_t update) const {
+    return depth[dst] == WG_UNVISITED && atomicCAS(&depth[dst], WG_UNVISITED, update) == WG_UNVISITED;
+  }
+  __device__ bool wants_pull(uint32_t dst) const { return depth[dst] == WG_UNVISITED; }
+  __device__ uint32_t identity() const { return WG_UNVISITED; }
+  __device__ uint32_t reduce(uint32_t a, uint32_t b) const { return wg_min(a, b); }
+  __device__ bool pull_done(uint32_t acc) const { return acc != WG_UNVISITED; }
+  __device__ bool combine_pull(uint32_t dst, uint32_t acc) const {
+    if (acc == WG_UNVISITED)
+      return false;
+    depth[dst] = acc;
+    return true;
+  }
+};
+
+WG_ACC_ENTRIES(bfs, bfs_acc)

@@ -1,0 +1,12 @@
+// schedulers.cuh — one line per algorithm instantiates every scheduler's
+// entries: an algorithm's .cu ends with WG_ACC_ENTRIES(name, struct).
+// Adding a scheduler adds its header and its entry macro here; algorithm
+// sources do not change.
+#ifndef WARPGRAPH_LIB_SCHEDULERS_CUH
+#define WARPGRAPH_LIB_SCHEDULERS_CUH
+
+#include "bsp.cuh"
+
+#define WG_ACC_ENTRIES(NAME, ALG) WG_BSP_ENTRIES(NAME, ALG)
+
+#endif // WARPGRAPH_LIB_SCHEDULERS_CUH

@@ -1,0 +1,167 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// The bulk-synchronous scheduler (kernels/lib/bsp.cuh): one launch per
+// iteration, the host reading the next frontier's size in between. Voting
+// algorithms push from a frontier of active vertices (the filter phase
+// builds the first one when the problem has no start list); aggregation
+// algorithms sweep every vertex, pulling over in-edges, until no vertex is
+// active.
+func init() {
+	RegisterScheduler(&Scheduler{
+		Name:     "bsp",
+		About:    "bulk-synchronous: one launch per iteration, a thread per vertex, host-driven loop",
+		Prepare:  bspPrepare,
+		Reset:    bspReset,
+		Run:      bspRun,
+		Variants: []string{"bsp"},
+	})
+}
+
+type bspState struct {
+	frontier *Frontier
+	// queued holds, per vertex, the stamp of the last iteration that
+	// queued it (kernels/lib/frontier.cuh, wg_claim_once).
+	queued kernels.DevPtr
+}
+
+func bspPrepare(e *Enactment) error {
+	n := e.Problem.Graph.NumVertices()
+	b := e.Buffers
+	st := &bspState{frontier: b.NewFrontier(n), queued: b.Uint32s(n, "queued stamps")}
+	e.State = st
+	if e.Problem.Pull {
+		if _, err := e.inEdges(); err != nil {
+			return err
+		}
+	}
+	return b.Err()
+}
+
+func bspReset(e *Enactment) error {
+	st := e.State.(*bspState)
+	b := e.Buffers
+	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued stamps")
+	st.frontier.Len = len(e.Problem.Start)
+	b.Upload(st.frontier.In, rawBytes(e.Problem.Start), "initial frontier")
+	return b.Err()
+}
+
+func bspRun(e *Enactment) error {
+	p := e.Problem
+	n := p.Graph.NumVertices()
+	if n == 0 {
+		return nil
+	}
+	if p.Pull {
+		return bspPull(e, n)
+	}
+	st := e.State.(*bspState)
+	f := st.frontier
+	queued := st.queued
+	push, err := e.Kernel("push")
+	if err != nil {
+		return err
+	}
+	for iteration := 0; ; iteration++ {
+		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
+			return fmt.Errorf("no convergence after %d iterations", iteration)
+		}
+		it := IterationStats{Iteration: iteration, Direction: "push"}
+		if iteration == 0 && p.Start == nil {
+			filter, err := e.Kernel("filter")
+			if err != nil {
+				return err
+			}
+			grid, err := e.gridStrideGrid(filter, n)
+			if err != nil {
+				return err
+			}
+			e.Buffers.Zero(f.OutLen, 4, "frontier length")
+			if err := e.Buffers.Err(); err != nil {
+				return err
+			}
+			args := append(e.accArgs(e.out, iteration), f.Out, f.OutLen, queued)
+			if err := e.launch(&it, filter, grid, args...); err != nil {
+				return err
+			}
+			count, err := e.readCount(f.OutLen, n, "the filtered frontier")
+			if err != nil {
+				return err
+			}
+			f.Swap(count)
+			it.Phases = "filter+"
+		}
+		it.Phases += "push"
+		it.FrontierIn = f.Len
+		if f.Len == 0 {
+			e.record(it)
+			return nil
+		}
+		e.Buffers.Zero(f.OutLen, 4, "frontier length")
+		if err := e.Buffers.Err(); err != nil {
+			return err
+		}
+		grid := (f.Len + e.Options.Block - 1) / e.Options.Block
+		args := append(e.accArgs(e.out, iteration), f.In, uint32(f.Len), f.Out, f.OutLen, queued)
+		if err := e.launch(&it, push, grid, args...); err != nil {
+			return err
+		}
+		count, err := e.readCount(f.OutLen, n, "the next frontier")
+		if err != nil {
+			return err
+		}
+		it.FrontierOut = count
+		e.record(it)
+		f.Swap(count)
+		if count == 0 {
+			return nil
+		}
+	}
+}
+
+// bspPull sweeps every vertex each iteration until none stays active.
+func bspPull(e *Enactment, n int) error {
+	p := e.Problem
+	f := e.State.(*bspState).frontier
+	in, err := e.inEdges()
+	if err != nil {
+		return err
+	}
+	pull, err := e.Kernel("pull")
+	if err != nil {
+		return err
+	}
+	grid, err := e.gridStrideGrid(pull, n)
+	if err != nil {
+		return err
+	}
+	for iteration := 0; ; iteration++ {
+		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
+			return fmt.Errorf("no convergence after %d iterations", iteration)
+		}
+		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+		e.Buffers.Zero(f.OutLen, 4, "active count")
+		if err := e.Buffers.Err(); err != nil {
+			return err
+		}
+		args := append(e.accArgs(in, iteration), f.Out, f.OutLen)
+		if err := e.launch(&it, pull, grid, args...); err != nil {
+			return err
+		}
+		count, err := e.readCount(f.OutLen, n, "the active count")
+		if err != nil {
+			return err
+		}
+		it.FrontierOut = count
+		e.record(it)
+		if count == 0 {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/graph"
+)
+
+// filled returns n copies of v.
+func filled(n int, v uint32) []uint32 {
+	s := make([]uint32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// reachSummary counts the vertices whose value is not unreached and the
+// largest value among them.
+func reachSummary(vals []uint32, unreached uint32, what string) []Field {
+	reached, largest := 0, uint32(0)
+	for _, v := range vals {
+		if v != unreached {
+			reached++
+			largest = max(largest, v)
+		}
+	}
+	return []Field{{"reached", fmt.Sprintf("%d of %d vertices", reached, len(vals))}, {what, fmt.Sprint(largest)}}
+}
+
+// undirected returns g itself when it is undirected, otherwise its
+// symmetrisation and a note saying so.
+func undirected(g *graph.Graph) (*graph.Graph, []string, error) {
+	if !g.Directed {
+		return g, nil, nil
+	}
+	s, err := graph.Symmetrize(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, []string{"the directed input was symmetrised (duplicate edges merged)"}, nil
+}

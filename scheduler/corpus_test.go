@@ -1,0 +1,210 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// corpusGraph is one graph of the corpus, built to stress an edge case.
+type corpusGraph struct {
+	name string
+	g    *graph.Graph
+}
+
+func build(t *testing.T, n int, directed bool, edges [][3]uint32) *graph.Graph {
+	t.Helper()
+	l := &graph.EdgeList{NumVertices: n}
+	for _, e := range edges {
+		l.Src, l.Dst, l.Weights = append(l.Src, e[0]), append(l.Dst, e[1]), append(l.Weights, e[2])
+	}
+	g, err := graph.Build(l, graph.BuildOptions{Symmetrize: !directed})
+	require.NoError(t, err)
+	g.Directed = directed
+	return g
+}
+
+func load(t *testing.T, spec string) *graph.Graph {
+	t.Helper()
+	g, err := graph.Load(spec, graph.LoadOptions{})
+	require.NoError(t, err)
+	return g
+}
+
+// corpus returns the graphs every registered variant must handle.
+func corpus(t *testing.T) []corpusGraph {
+	star := [][3]uint32{}
+	for v := uint32(1); v < 70; v++ {
+		star = append(star, [3]uint32{0, v, v%5 + 1})
+	}
+	path := [][3]uint32{}
+	for v := uint32(0); v+1 < 300; v++ {
+		path = append(path, [3]uint32{v, v + 1, v%7 + 1})
+	}
+	return []corpusGraph{
+		{"empty", build(t, 0, false, nil)},
+		{"one vertex", build(t, 1, false, nil)},
+		{"one vertex self-loop", build(t, 1, true, [][3]uint32{{0, 0, 3}})},
+		{"star", build(t, 70, false, star)},
+		{"long path", build(t, 300, true, path)},
+		// Isolated vertices, self-loops and duplicate edges with different weights.
+		{"loops and duplicates", build(t, 12, true, [][3]uint32{{0, 1, 4}, {0, 1, 2}, {1, 1, 1}, {1, 2, 9}, {2, 0, 1}, {2, 3, 5}, {3, 3, 2}, {5, 6, 1}, {6, 5, 1}, {6, 5, 7}})},
+		{"disconnected", build(t, 9, false, [][3]uint32{{0, 1, 1}, {1, 2, 2}, {3, 4, 3}, {4, 5, 1}, {5, 3, 2}, {7, 8, 5}})},
+		{"grid", load(t, "grid:w=12,h=9")},
+		{"rmat", load(t, "rmat:scale=9+perm=1")},
+		{"rmat directed", load(t, "rmat:scale=8,directed=1")},
+	}
+}
+
+func openSim(t *testing.T, mode sim.Mode) *sim.Device {
+	t.Helper()
+	dev, err := sim.Open("tiny", sim.WithMode(mode))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// runCell enacts one (algorithm, variant, graph) cell and checks it.
+func runCell(t *testing.T, dev kernels.Device, e scheduler.Entry, g *graph.Graph, ro scheduler.RunOptions) *scheduler.Result {
+	t.Helper()
+	o := scheduler.Options{K: 3}
+	if e.Algorithm.UsesSource {
+		if g.NumVertices() == 0 {
+			t.Skip("no source in an empty graph (the command line refuses it)")
+		}
+		o.Source = g.MaxDegreeVertex()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := scheduler.Enact(ctx, dev, e.Algorithm, e.Variant, g, o, ro)
+	require.NoError(t, err)
+	assert.True(t, res.Validation.OK(), res.Validation.String())
+	return res
+}
+
+// TestCorpusFunctional runs every registered (algorithm, variant) on every
+// corpus graph on the functional simulator, validated against graph/ref.
+func TestCorpusFunctional(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	graphs := corpus(t)
+	for _, e := range scheduler.Entries() {
+		for _, cg := range graphs {
+			t.Run(fmt.Sprintf("%s/%s/%s", e.Algorithm.Name, e.Variant, cg.name), func(t *testing.T) {
+				res := runCell(t, dev, e, cg.g, scheduler.RunOptions{Block: 64})
+				if cg.g.NumVertices() > 0 {
+					assert.NotEmpty(t, res.Iterations)
+					assert.Positive(t, res.Total.Counters["thread_instructions"])
+				}
+			})
+		}
+	}
+}
+
+// TestCorpusTiming runs every registered cell on one R-MAT and one grid in
+// timing mode on the tiny configuration.
+func TestCorpusTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing-mode corpus skipped in -short mode")
+	}
+	dev := openSim(t, sim.ModeTiming)
+	for _, e := range scheduler.Entries() {
+		for _, spec := range []string{"rmat:scale=7+perm=1", "grid:w=8,h=8"} {
+			g := load(t, spec)
+			t.Run(fmt.Sprintf("%s/%s/%s", e.Algorithm.Name, e.Variant, spec), func(t *testing.T) {
+				res := runCell(t, dev, e, g, scheduler.RunOptions{})
+				assert.Positive(t, res.Total.Cycles)
+				assert.Positive(t, res.EndToEnd)
+			})
+		}
+	}
+}
+
+// Every registered variant parses back to itself, and every value of every
+// key appears in some registered variant (so the corpus covers it).
+func TestRegisteredVariantsCoverEveryValue(t *testing.T) {
+	for _, s := range scheduler.Schedulers() {
+		require.NotEmpty(t, s.Variants, s.Name)
+		seen := map[string]bool{}
+		for _, name := range s.Variants {
+			v, err := scheduler.ParseVariant(name)
+			require.NoError(t, err)
+			again, err := scheduler.ParseVariant(v.String())
+			require.NoError(t, err)
+			assert.Equal(t, v.String(), again.String())
+			for _, k := range s.Keys {
+				seen[k.Name+"="+v.Get(k.Name)] = true
+			}
+		}
+		for _, k := range s.Keys {
+			for _, value := range k.Values {
+				assert.True(t, seen[k.Name+"="+value], "%s: no registered variant has %s=%s", s.Name, k.Name, value)
+			}
+		}
+	}
+}
+
+// Every algorithm has its entries for every scheduler and phase in the
+// kernel catalog.
+func TestEveryAlgorithmHasItsKernels(t *testing.T) {
+	for _, a := range scheduler.Algorithms() {
+		if a.Setup == nil {
+			continue // CPU only, so far
+		}
+		for _, phase := range []string{"filter", "push", "pull"} {
+			_, err := kernels.Lookup(a.Kernel + "_bsp_base_" + phase)
+			assert.NoError(t, err)
+		}
+	}
+}
+
+func TestParseVariantRejectsBadNames(t *testing.T) {
+	for _, bad := range []string{"", "nosuch", "bsp:", "bsp:x=1", "bsp:filter"} {
+		_, err := scheduler.ParseVariant(bad)
+		assert.Error(t, err, bad)
+	}
+	v, err := scheduler.ParseVariant("bsp")
+	require.NoError(t, err)
+	assert.Equal(t, "bsp", v.String())
+}
+
+func TestRepeatRunsFromTheInitialState(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "rmat:scale=8+perm=2")
+	for _, name := range []string{"bfs", "pr", "kcore"} {
+		a, err := scheduler.LookupAlgorithm(name)
+		require.NoError(t, err)
+		v, err := scheduler.ParseVariant("bsp")
+		require.NoError(t, err)
+		once, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 3, K: 4}, scheduler.RunOptions{})
+		require.NoError(t, err)
+		thrice, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 3, K: 4}, scheduler.RunOptions{Warmup: 1, Repeat: 2})
+		require.NoError(t, err)
+		assert.True(t, thrice.Validation.OK(), thrice.Validation.String())
+		assert.Len(t, thrice.Runs, 2)
+		assert.Equal(t, len(once.Iterations), len(thrice.Iterations), name)
+	}
+}
+
+func TestEnactRejectsBadInput(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "grid:w=4,h=4")
+	bfs, err := scheduler.LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	v, _ := scheduler.ParseVariant("bsp")
+	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{Source: 16}, scheduler.RunOptions{})
+	assert.ErrorContains(t, err, "source 16 is not a vertex")
+	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{}, scheduler.RunOptions{Block: 48})
+	assert.ErrorContains(t, err, "not a positive multiple of the warp size")
+	_, err = scheduler.LookupAlgorithm("nosuch")
+	assert.ErrorContains(t, err, "unknown algorithm")
+	assert.True(t, slices.Contains(scheduler.AlgorithmNames(), "pr"))
+}

@@ -1,0 +1,109 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+)
+
+// CPUResult is a run of an algorithm's CPU reference. The reference is the
+// result, so its check must be independent of the reference's code: path
+// problems are checked by certificate (ref.Certify*), colourings by
+// validity, WCC as a partition against a union-find count, PageRank by its
+// residual. Where no independent check exists, Checked is false and
+// Method says why.
+type CPUResult struct {
+	Validation ref.Report
+	// Method names the check; Checked is false when nothing independent
+	// was checked.
+	Method     string
+	Checked    bool
+	Summary    []Field
+	Iterations int
+}
+
+// The CPU side of the registry: every algorithm's reference run, and the
+// algorithms that have no GPU kernels yet.
+func init() {
+	cpu := map[string]func(*graph.Graph, Options) CPUResult{
+		"bfs": func(g *graph.Graph, o Options) CPUResult {
+			d := ref.BFS(g, o.Source)
+			return CPUResult{ref.CertifyBFS(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max depth"), 0}
+		},
+		"sssp": func(g *graph.Graph, o Options) CPUResult {
+			d, err := ref.SSSP(g, o.Source)
+			if err != nil {
+				return CPUResult{Validation: ref.Report{Algorithm: "SSSP", Fault: err.Error()}, Method: "reference", Checked: true}
+			}
+			return CPUResult{ref.CertifySSSP(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max distance"), 0}
+		},
+		"sswp": func(g *graph.Graph, o Options) CPUResult {
+			w := ref.SSWP(g, o.Source)
+			return CPUResult{ref.CertifySSWP(g, o.Source, w), "certificate", true, reachSummary(w, 0, "widest width"), 0}
+		},
+		"pr": func(g *graph.Graph, _ Options) CPUResult {
+			ranks, sweeps := ref.PageRank(g)
+			best := 0
+			for v, x := range ranks {
+				if x > ranks[best] {
+					best = v
+				}
+			}
+			var sum []Field
+			if len(ranks) > 0 {
+				sum = []Field{{"top vertex", fmt.Sprintf("%d (rank %.6g)", best, ranks[best])}}
+			}
+			return CPUResult{ref.PageRankResidual(g, ranks), "residual", true, sum, sweeps}
+		},
+		"wcc": func(g *graph.Graph, _ Options) CPUResult {
+			labels := ref.WCC(g)
+			sizes, largest := map[uint32]int{}, 0
+			for _, l := range labels {
+				sizes[l]++
+				largest = max(largest, sizes[l])
+			}
+			return CPUResult{ref.CertifyWCC(g, labels), "union-find partition", true,
+				[]Field{{"components", fmt.Sprint(len(sizes))}, {"largest component", fmt.Sprintf("%d vertices", largest)}}, 0}
+		},
+		"kcore": func(g *graph.Graph, o Options) CPUResult {
+			cores := ref.KCore(g)
+			maxCore, members := uint32(0), 0
+			for _, c := range cores {
+				maxCore = max(maxCore, c)
+			}
+			for _, in := range ref.KCoreMembers(cores, o.K) {
+				if in {
+					members++
+				}
+			}
+			return CPUResult{ref.Report{Algorithm: "k-core", Checked: len(cores)}, "not checked: the CPU reference is the result and k-core has no independent certificate yet", false,
+				[]Field{{"max core number", fmt.Sprint(maxCore)}, {fmt.Sprintf("%d-core size", o.K), fmt.Sprintf("%d vertices", members)}}, 0}
+		},
+		"color": func(g *graph.Graph, _ Options) CPUResult {
+			colors := ref.GreedyColoring(g)
+			used := uint32(0)
+			for _, c := range colors {
+				used = max(used, c+1)
+			}
+			return CPUResult{ref.ValidateColoring(g, colors), "validity", true, []Field{{"colours", fmt.Sprint(used)}}, 0}
+		},
+		"bp": func(g *graph.Graph, o Options) CPUResult {
+			beliefs := ref.BeliefPropagation(g, o.Seed)
+			mean := 0.0
+			for _, b := range beliefs {
+				mean += b
+			}
+			if len(beliefs) > 0 {
+				mean /= float64(len(beliefs))
+			}
+			return CPUResult{ref.Report{Algorithm: "belief propagation", Checked: len(beliefs)}, "not checked: the CPU reference is the result and beliefs have no independent certificate yet", false,
+				[]Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}, {"priors", fmt.Sprintf("from seed %d", o.Seed)}}, ref.BPIterations}
+		},
+	}
+	RegisterAlgorithm(&Algorithm{Name: "color", About: "greedy graph colouring"})
+	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d iterations", ref.BPIterations)})
+	for name, f := range cpu {
+		algorithms[name].CPU = f
+	}
+}

@@ -1,0 +1,300 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// RunOptions are the settings of one enactment that are not the
+// algorithm's.
+type RunOptions struct {
+	// Block is the CTA size, a multiple of the warp size (the kernels'
+	// ballots and shuffles need whole warps); 0 means 256.
+	Block int
+	// Warmup whole runs go untimed, then Repeat (at least 1) are timed;
+	// the state is reset before each. Results report the medians.
+	Warmup, Repeat int
+	// Grid forces the grid of grid-stride and persistent phases; 0 sizes
+	// it from the device's occupancy.
+	Grid int
+}
+
+// IterationStats describes one iteration of a run.
+type IterationStats struct {
+	Iteration int `json:"iteration"`
+	// Phases are the entries launched, e.g. "push" or "filter+push".
+	Phases string `json:"phases"`
+	// Direction is push or pull.
+	Direction   string `json:"direction"`
+	FrontierIn  int    `json:"frontier_in"`
+	FrontierOut int    `json:"frontier_out"`
+	Launches    int    `json:"launches"`
+	// Stats combines the iteration's launches.
+	Stats kernels.LaunchStats `json:"-"`
+}
+
+// Timing is one timed run.
+type Timing struct {
+	// EndToEnd runs from before the first launch until the result is final
+	// on the device: every launch, read-back and host decision included,
+	// initial upload and final download excluded (Gunrock's definition).
+	// On the simulator it is the simulated device time (the simulator has
+	// no host clock yet).
+	EndToEnd time.Duration
+	// Kernel is the sum of the launches' device times.
+	Kernel time.Duration
+}
+
+// Result is an enactment: the last timed run's iterations and statistics,
+// every timed run's timing and their medians, and the validation.
+type Result struct {
+	Algorithm  string
+	Variant    string
+	Iterations []IterationStats
+	// Total combines every launch of the last timed run.
+	Total    kernels.LaunchStats
+	Launches int
+	Runs     []Timing
+	// Median over Runs of each time.
+	EndToEnd, Kernel time.Duration
+	Validation       ref.Report
+	Summary          []Field
+	Notes            []string
+}
+
+// Enactment is one algorithm under one scheduler variant on one device:
+// what a strategy reads and records while it runs.
+type Enactment struct {
+	Ctx       context.Context
+	Dev       kernels.Device
+	Algorithm *Algorithm
+	Variant   Variant
+	Problem   *Problem
+	Options   RunOptions
+	Buffers   *Buffers
+	// State is the scheduler's own (frontiers, queues), set by Prepare.
+	State any
+
+	out, in    *deviceGraph
+	iterations []IterationStats
+	total      kernels.LaunchStats
+	launches   int
+}
+
+// deviceGraph is a CSR in device memory.
+type deviceGraph struct {
+	offsets, targets, weights kernels.DevPtr
+	n                         int
+}
+
+// Enact runs algorithm a under variant v on g: it sets up the problem,
+// runs it Warmup+Repeat times from the initial state, validates the final
+// result and returns the statistics.
+func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *graph.Graph, o Options, ro RunOptions) (*Result, error) {
+	if a.Setup == nil {
+		return nil, fmt.Errorf("algorithm %s has no GPU kernels yet: it runs only on the CPU reference", a.Name)
+	}
+	if s := v.Scheduler; s.Supports != nil {
+		if err := s.Supports(a); err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
+		}
+	}
+	if ro.Block == 0 {
+		ro.Block = 256
+	}
+	if warp := dev.Properties().WarpSize; ro.Block <= 0 || warp > 0 && ro.Block%warp != 0 {
+		return nil, fmt.Errorf("block of %d threads is not a positive multiple of the warp size %d", ro.Block, warp)
+	}
+	if ro.Warmup < 0 || ro.Repeat < 0 || ro.Grid < 0 {
+		return nil, fmt.Errorf("warm-up %d, repeat %d and grid %d must not be negative", ro.Warmup, ro.Repeat, ro.Grid)
+	}
+	ro.Repeat = max(ro.Repeat, 1)
+	if a.UsesSource && int64(o.Source) >= int64(g.NumVertices()) {
+		return nil, fmt.Errorf("%s: source %d is not a vertex (the graph has %d vertices)", a.Name, o.Source, g.NumVertices())
+	}
+	p, err := a.Setup(g, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	if len(p.Meta) > 4 {
+		return nil, fmt.Errorf("%s: %d metadata buffers, the ACC entries take at most 4", a.Name, len(p.Meta))
+	}
+	e := &Enactment{Ctx: ctx, Dev: dev, Algorithm: a, Variant: v, Problem: p, Options: ro, Buffers: NewBuffers(dev)}
+	defer e.Buffers.Free()
+	e.out = e.upload(p.Graph)
+	for _, m := range p.Meta {
+		m.ptr = e.Buffers.Bytes(len(m.init), a.Name+" "+m.Name)
+	}
+	if err := e.Buffers.Err(); err != nil {
+		return nil, err
+	}
+	s := v.Scheduler
+	if s.Prepare != nil {
+		if err := s.Prepare(e); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Algorithm: a.Name, Variant: v.String(), Notes: p.Notes}
+	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
+		e.iterations, e.total, e.launches = nil, kernels.LaunchStats{}, 0
+		for _, m := range p.Meta {
+			e.Buffers.Upload(m.ptr, m.init, a.Name+" "+m.Name)
+		}
+		if err := e.Buffers.Err(); err != nil {
+			return nil, err
+		}
+		if s.Reset != nil {
+			if err := s.Reset(e); err != nil {
+				return nil, err
+			}
+		}
+		start := time.Now()
+		if err := s.Run(e); err != nil {
+			return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
+		}
+		wall := time.Since(start)
+		if run < ro.Warmup {
+			continue
+		}
+		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
+		if e.total.Cycles > 0 { // simulated: no host clock to speak of
+			t.EndToEnd = e.total.Elapsed
+		}
+		res.Runs = append(res.Runs, t)
+	}
+	res.Iterations, res.Total, res.Launches = e.iterations, e.total, e.launches
+	res.EndToEnd = medianOf(res.Runs, func(t Timing) time.Duration { return t.EndToEnd })
+	res.Kernel = medianOf(res.Runs, func(t Timing) time.Duration { return t.Kernel })
+	for _, m := range p.Meta {
+		m.got = make([]byte, len(m.init))
+		e.Buffers.Download(m.got, m.ptr, a.Name+" "+m.Name)
+	}
+	if err := e.Buffers.Err(); err != nil {
+		return nil, err
+	}
+	res.Validation, res.Summary = p.Check(len(res.Iterations))
+	return res, nil
+}
+
+func medianOf(runs []Timing, f func(Timing) time.Duration) time.Duration {
+	if len(runs) == 0 {
+		return 0
+	}
+	s := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		s[i] = f(r)
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (e *Enactment) upload(g *graph.Graph) *deviceGraph {
+	d := &deviceGraph{n: g.NumVertices()}
+	d.offsets = e.Buffers.Copy(g.Offsets, "row offsets")
+	d.targets = e.Buffers.Copy(g.Targets, "column indices")
+	if g.Weighted() {
+		d.weights = e.Buffers.Copy(g.Weights, "edge weights")
+	}
+	return d
+}
+
+// InEdges returns the device copy of the problem graph's reverse (its
+// in-edges), uploading it on first use; an undirected graph is its own.
+func (e *Enactment) inEdges() (*deviceGraph, error) {
+	if e.in == nil {
+		if !e.Problem.Graph.Directed {
+			e.in = e.out
+		} else {
+			e.in = e.upload(e.Problem.Graph.Reverse())
+		}
+	}
+	return e.in, e.Buffers.Err()
+}
+
+// Kernel returns the entry of this algorithm, variant and phase:
+// <algorithm>_<scheduler>_<variant label>_<phase>.
+func (e *Enactment) Kernel(phase string) (*kernels.Kernel, error) {
+	return kernels.Lookup(fmt.Sprintf("%s_%s_%s_%s", e.Algorithm.Kernel, e.Variant.Scheduler.Name, e.Variant.Label(), phase))
+}
+
+// accArgs are the leading arguments of every ACC entry (WG_ACC_PARAMS).
+func (e *Enactment) accArgs(g *deviceGraph, iteration int) []any {
+	args := []any{g.offsets, g.targets, g.weights, uint32(g.n)}
+	for i := range 4 {
+		var p kernels.DevPtr
+		if i < len(e.Problem.Meta) {
+			p = e.Problem.Meta[i].ptr
+		}
+		args = append(args, p)
+	}
+	return append(args, uint32(iteration), e.Problem.ParamU32, e.Problem.ParamF32)
+}
+
+// launch runs k over grid CTAs of Options.Block threads and adds the
+// launch to the run's totals and to it.
+func (e *Enactment) launch(it *IterationStats, k *kernels.Kernel, grid int, args ...any) error {
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+	st, err := e.Dev.Launch(e.Ctx, k, cfg, args...)
+	if err != nil {
+		return fmt.Errorf("iteration %d: %w", it.Iteration, err)
+	}
+	it.Stats.Add(st)
+	it.Launches++
+	return nil
+}
+
+// record closes an iteration.
+func (e *Enactment) record(it IterationStats) {
+	e.total.Add(it.Stats)
+	e.launches += it.Launches
+	e.iterations = append(e.iterations, it)
+}
+
+// readCount reads one uint32 counter from the device, checking it against
+// a bound the kernels can never exceed.
+func (e *Enactment) readCount(p kernels.DevPtr, bound int, what string) (int, error) {
+	var word [1]uint32
+	if err := kernels.Download(e.Dev, word[:], p); err != nil {
+		return 0, err
+	}
+	if int64(word[0]) > int64(bound) {
+		return 0, fmt.Errorf("%s is %d, more than the %d possible: a kernel wrote out of bounds", what, word[0], bound)
+	}
+	return int(word[0]), nil
+}
+
+// gridStrideGrid is the grid of a phase that loops over n items with a
+// grid-stride loop: enough CTAs to cover n once, at most what can be
+// co-resident (or Options.Grid when set), and at least one.
+func (e *Enactment) gridStrideGrid(k *kernels.Kernel, n int) (int, error) {
+	if e.Options.Grid > 0 {
+		return e.Options.Grid, nil
+	}
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return 0, err
+	}
+	return max(1, min(limit, (n+e.Options.Block-1)/e.Options.Block)), nil
+}
+
+// CoResidentGrid is how many CTAs of k can be resident on the whole device
+// at once: the largest grid a kernel that synchronises across CTAs may use.
+func CoResidentGrid(dev kernels.Device, k *kernels.Kernel, block, dynamicSmem int) (int, error) {
+	per, err := dev.Occupancy(k, block, dynamicSmem)
+	if err != nil {
+		return 0, fmt.Errorf("occupancy of %s at %d threads: %w", k.Name, block, err)
+	}
+	if per <= 0 {
+		return 0, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf("not one CTA of %d threads fits an SM", block)}
+	}
+	return per * dev.Properties().SMs, nil
+}

@@ -1,0 +1,303 @@
+package scheduler
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+)
+
+// CombineKind is how an algorithm's updates combine (SIMD-X's ACC model).
+type CombineKind int
+
+const (
+	// Voting needs any one update per vertex and may stop gathering early
+	// (BFS, SSSP, WCC, k-core).
+	Voting CombineKind = iota
+	// Aggregation needs every update (PageRank).
+	Aggregation
+)
+
+func (k CombineKind) String() string {
+	if k == Aggregation {
+		return "aggregation"
+	}
+	return "voting"
+}
+
+// Options are the algorithm parameters a run may set.
+type Options struct {
+	// Source is the start vertex of algorithms that have one.
+	Source uint32
+	// K is k-core's k.
+	K uint32
+	// Seed seeds belief propagation's priors.
+	Seed uint64
+}
+
+// Algorithm is one registered algorithm: its kernels (module Kernel in
+// kernels/, entries Kernel_<scheduler>_<variant>_<phase>) and how to set up
+// its problem on a graph.
+type Algorithm struct {
+	Name, About string
+	Kernel      string
+	UsesSource  bool
+	Combine     CombineKind
+	// Setup builds the problem on g (already loaded and checked); nil
+	// while the algorithm has no GPU kernels (Kernel is then empty).
+	Setup func(g *graph.Graph, o Options) (*Problem, error)
+	// CPU runs the CPU reference and checks it independently.
+	CPU func(g *graph.Graph, o Options) CPUResult
+}
+
+// Field is one named figure of a run's summary.
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Problem is one algorithm's state on one graph: what the kernels walk,
+// the metadata they read and write (meta0..meta3 of WG_ACC_PARAMS), where
+// the first frontier comes from, and how the result is checked.
+type Problem struct {
+	// Graph is what the kernels walk: out-edges in push, and its reverse in
+	// pull. It may differ from the input (WCC and k-core symmetrise).
+	Graph *graph.Graph
+	// Meta are the metadata buffers, in kernel order (at most four).
+	Meta     []*Array
+	ParamU32 uint32
+	ParamF32 float32
+	// Start is the first frontier; nil means every vertex the algorithm's
+	// active() selects (the filter phase finds them).
+	Start []uint32
+	// Pull makes every iteration a sweep over all vertices gathering over
+	// in-edges (aggregation); otherwise iterations push from the frontier.
+	Pull bool
+	// MaxIterations bounds the iterations; a run that reaches it fails.
+	MaxIterations int
+	// Check validates the downloaded metadata after a run of the given
+	// number of iterations against graph/ref, and summarises it.
+	Check func(iterations int) (ref.Report, []Field)
+	// Notes say how the run differs from the plain definition (e.g. "the
+	// directed input was symmetrised").
+	Notes []string
+}
+
+// Key is one setting of a scheduler's variants.
+type Key struct {
+	Name, About string
+	Values      []string
+	Default     string
+}
+
+// Scheduler is one registered runtime.
+type Scheduler struct {
+	Name, About string
+	Keys        []Key
+	// Supports says why a scheduler cannot run an algorithm (nil: it can).
+	Supports func(a *Algorithm) error
+	// Prepare allocates the scheduler's own buffers once per enactment
+	// (in e.Buffers), Reset restores their initial state before every run
+	// (untimed), and Run carries out one whole run (timed end to end).
+	Prepare func(e *Enactment) error
+	Reset   func(e *Enactment) error
+	Run     func(e *Enactment) error
+	// Variants are the registered named configurations; the corpus test
+	// runs every one of them and every value of every key.
+	Variants []string
+}
+
+var (
+	algorithms = map[string]*Algorithm{}
+	schedulers = map[string]*Scheduler{}
+)
+
+// RegisterAlgorithm adds an algorithm; it panics on a duplicate name (a
+// broken invariant of the registrations in init functions).
+func RegisterAlgorithm(a *Algorithm) {
+	if _, dup := algorithms[a.Name]; dup {
+		panic("scheduler: algorithm " + a.Name + " registered twice")
+	}
+	algorithms[a.Name] = a
+}
+
+// RegisterScheduler adds a scheduler; it panics on a duplicate name or a
+// registered variant that does not parse.
+func RegisterScheduler(s *Scheduler) {
+	if _, dup := schedulers[s.Name]; dup {
+		panic("scheduler: scheduler " + s.Name + " registered twice")
+	}
+	schedulers[s.Name] = s
+	for _, v := range s.Variants {
+		if _, err := ParseVariant(v); err != nil {
+			panic(fmt.Sprintf("scheduler: registered variant %q: %v", v, err))
+		}
+	}
+}
+
+// Algorithms returns every registered algorithm, sorted by name.
+func Algorithms() []*Algorithm {
+	out := make([]*Algorithm, 0, len(algorithms))
+	for _, a := range algorithms {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Schedulers returns every registered scheduler, sorted by name.
+func Schedulers() []*Scheduler {
+	out := make([]*Scheduler, 0, len(schedulers))
+	for _, s := range schedulers {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// LookupAlgorithm returns the algorithm with the given name; the error
+// lists the known ones.
+func LookupAlgorithm(name string) (*Algorithm, error) {
+	if a, ok := algorithms[name]; ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("unknown algorithm %q: use one of %s", name, strings.Join(AlgorithmNames(), ", "))
+}
+
+// AlgorithmNames lists the registered algorithms, sorted.
+func AlgorithmNames() []string {
+	var names []string
+	for _, a := range Algorithms() {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// SchedulerNames lists the registered schedulers, sorted.
+func SchedulerNames() []string {
+	var names []string
+	for _, s := range Schedulers() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// Variant is a scheduler with a value for each of its keys.
+type Variant struct {
+	Scheduler *Scheduler
+	values    map[string]string
+}
+
+// Get returns the value of key k.
+func (v Variant) Get(k string) string { return v.values[k] }
+
+// String is the canonical spelling: the scheduler's name, then every key
+// in declaration order, e.g. "simdx:filter=jit,fusion=none".
+func (v Variant) String() string {
+	if len(v.Scheduler.Keys) == 0 {
+		return v.Scheduler.Name
+	}
+	parts := make([]string, len(v.Scheduler.Keys))
+	for i, k := range v.Scheduler.Keys {
+		parts[i] = k.Name + "=" + v.values[k.Name]
+	}
+	return v.Scheduler.Name + ":" + strings.Join(parts, ",")
+}
+
+// Label is the variant's part of entry names: "base" without keys,
+// otherwise the values joined by '_' in key order.
+func (v Variant) Label() string {
+	if len(v.Scheduler.Keys) == 0 {
+		return "base"
+	}
+	parts := make([]string, len(v.Scheduler.Keys))
+	for i, k := range v.Scheduler.Keys {
+		parts[i] = v.values[k.Name]
+	}
+	return strings.Join(parts, "_")
+}
+
+// ParseVariant reads "NAME" or "NAME:key=value,...": unnamed keys take
+// their defaults; an unknown scheduler, key or value is an error that
+// lists what is allowed.
+func ParseVariant(s string) (Variant, error) {
+	name, settings, _ := strings.Cut(strings.TrimSpace(s), ":")
+	sch, ok := schedulers[name]
+	if !ok {
+		return Variant{}, fmt.Errorf("unknown scheduler %q: use one of %s", name, strings.Join(SchedulerNames(), ", "))
+	}
+	v := Variant{Scheduler: sch, values: map[string]string{}}
+	for _, k := range sch.Keys {
+		v.values[k.Name] = k.Default
+	}
+	if settings == "" {
+		if strings.Contains(s, ":") {
+			return Variant{}, fmt.Errorf("scheduler %q: nothing after ':'", s)
+		}
+		return v, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(settings, ",") {
+		key, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return Variant{}, fmt.Errorf("scheduler %q: %q is not key=value", s, kv)
+		}
+		i := slices.IndexFunc(sch.Keys, func(k Key) bool { return k.Name == key })
+		if i < 0 {
+			return Variant{}, fmt.Errorf("scheduler %s has no key %q: its keys are %s", name, key, keyNames(sch))
+		}
+		if seen[key] {
+			return Variant{}, fmt.Errorf("scheduler %q sets %s twice", s, key)
+		}
+		seen[key] = true
+		if !slices.Contains(sch.Keys[i].Values, value) {
+			return Variant{}, fmt.Errorf("scheduler %s: %s=%q is not allowed: use one of %s", name, key, value, strings.Join(sch.Keys[i].Values, ", "))
+		}
+		v.values[key] = value
+	}
+	return v, nil
+}
+
+func keyNames(s *Scheduler) string {
+	if len(s.Keys) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, k := range s.Keys {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Entry is one runnable (algorithm, variant) pair of the registry.
+type Entry struct {
+	Algorithm *Algorithm
+	Variant   Variant
+}
+
+// Entries lists every registered variant of every scheduler that supports
+// every algorithm, ordered by algorithm then variant.
+func Entries() []Entry {
+	var out []Entry
+	for _, a := range Algorithms() {
+		if a.Setup == nil {
+			continue
+		}
+		for _, s := range Schedulers() {
+			if s.Supports != nil && s.Supports(a) != nil {
+				continue
+			}
+			for _, name := range s.Variants {
+				v, err := ParseVariant(name)
+				if err != nil {
+					panic(err) // RegisterScheduler checked it
+				}
+				out = append(out, Entry{a, v})
+			}
+		}
+	}
+	return out
+}
