@@ -4,18 +4,33 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
-// Exit statuses: 2 for bad input (flags, specs, files), 1 for failures.
+// Exit statuses. README.md's "Exit statuses" table documents each one by
+// the words of its name ("exitMemoryFault" is "memory fault"), and
+// TestExitStatusesMatchReadme parses both, so they cannot drift apart. 70
+// is EX_SOFTWARE of sysexits.h; Go itself exits 2 on an unrecovered panic,
+// which would read as bad input.
 const (
-	exitFailure  = 1
-	exitBadInput = 2
+	exitSuccess        = 0
+	exitFailure        = 1
+	exitBadInput       = 2
+	exitMemoryFault    = 3
+	exitDeadlock       = 4
+	exitSpinBudget     = 5
+	exitTimeout        = 6
+	exitLaunchResource = 7
+	exitInternal       = 70
 )
 
 // inputError marks an error caused by what the user asked for rather than
@@ -29,37 +44,135 @@ func badInput(format string, args ...any) error {
 	return &inputError{fmt.Errorf(format, args...)}
 }
 
-func main() {
-	root := newRootCommand()
-	err := root.Execute()
-	if err == nil {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "warpgraph:", err)
-	os.Exit(exitStatus(err))
+// validationError reports a run whose result disagrees with the CPU
+// reference (or fails its certificate): it exits with status 1.
+type validationError struct{ err error }
+
+func (e *validationError) Error() string { return e.err.Error() }
+func (e *validationError) Unwrap() error { return e.err }
+
+// failedValidation returns the error of a run that failed validation; the
+// message says what disagreed.
+func failedValidation(format string, args ...any) error {
+	return &validationError{fmt.Errorf(format, args...)}
 }
 
+// unrecoverableContext is the method by which hw.HungKernelError (a kernel
+// still running when its launch's context ended) says whether the CUDA
+// context is lost. Matching the method, not the type, keeps any other
+// executor's hung-kernel error on status 6 too; a HungKernelError whose
+// cause is context.DeadlineExceeded gets 6 through that cause as well.
+type unrecoverableContext interface{ ContextUnrecoverable() bool }
+
+func main() {
+	os.Exit(runMain(newRootCommand, os.Args[1:], os.Stderr))
+}
+
+// runMain builds the command line, runs it on args and returns the exit
+// status, printing any error to stderr. A panic while it runs (on this
+// goroutine: every subcommand runs here) is an internal error: it prints
+// the panic and its stack and returns exitInternal.
+func runMain(build func() *cobra.Command, args []string, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "warpgraph: internal error: %v\n\n%s", r, debug.Stack())
+			status = exitInternal
+		}
+	}()
+	root := build()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitSuccess
+	}
+	fmt.Fprintln(stderr, "warpgraph:", err)
+	return exitStatus(err)
+}
+
+// exitStatus maps a command's error to its exit status (README.md, "Exit
+// statuses"). Causes are found through wrapping (%w, errors.Join); an error
+// that carries several gets the first match in the order below, and one
+// that carries none of them is a plain failure.
 func exitStatus(err error) int {
-	var in *inputError
-	var hung interface{ ContextUnrecoverable() bool }
+	if err == nil {
+		return exitSuccess
+	}
+	var (
+		in       *inputError
+		valid    *validationError
+		fault    *kernels.MemoryFaultError
+		deadlock *kernels.DeadlockError
+		spin     *kernels.SpinBudgetError
+		hung     unrecoverableContext
+		resource *kernels.LaunchResourceError
+	)
 	switch {
-	case errors.As(err, &in), errors.Is(err, fs.ErrNotExist), isFlagError(err):
+	case errors.As(err, &in), isFlagError(err), errors.Is(err, fs.ErrNotExist):
 		return exitBadInput
-	case errors.As(err, &hung):
+	case errors.As(err, &valid):
 		return exitFailure
+	case errors.As(err, &fault):
+		return exitMemoryFault
+	case errors.As(err, &deadlock):
+		return exitDeadlock
+	case errors.As(err, &spin):
+		return exitSpinBudget
+	// A hung kernel is a time-out whether its context ran out or was
+	// cancelled; ContextUnrecoverable says only whether the device is lost.
+	case errors.As(err, &hung), errors.Is(err, context.DeadlineExceeded):
+		return exitTimeout
+	case errors.As(err, &resource):
+		return exitLaunchResource
 	default:
 		return exitFailure
 	}
 }
 
-// flagError wraps cobra's flag parsing errors so they exit with status 2.
+// flagError wraps cobra's errors about the command line itself (flags,
+// unknown commands, the number of arguments) so they exit with status 2.
 type flagError struct{ err error }
 
 func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
 
 func isFlagError(err error) bool {
 	var fe *flagError
 	return errors.As(err, &fe)
+}
+
+// usageErrors makes the argument checks of cmd and its subcommands return
+// flagErrors. The root has no command of its own: it prints its help, and
+// an argument that names no subcommand is an unknown command (cobra's own
+// check for that returns a plain error).
+func usageErrors(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		usageErrors(c)
+	}
+	if !cmd.HasParent() {
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+		}
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", s[0])
+			}
+			return &flagError{errors.New(msg)}
+		}
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		return
+	}
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return &flagError{err}
+			}
+			return nil
+		}
+	}
 }
 
 func newRootCommand() *cobra.Command {
@@ -74,6 +187,7 @@ func newRootCommand() *cobra.Command {
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
+	usageErrors(root)
 	return root
 }
 
