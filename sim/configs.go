@@ -1,11 +1,9 @@
 package sim
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -28,7 +26,10 @@ var configFS embed.FS
 // FullConfig is one simulator configuration file: the Config it fills (the
 // residency limits and clock at the top level, the SM timing under `sm:`,
 // the memory system under `memory:`) and a description. The YAML keys are
-// the field tags of Config, timing.SMConfig and memsys.Config.
+// the field tags of Config, timing.SMConfig and memsys.Config, and every one
+// of them is required (see configs_base.go for how a key could be made
+// optional). A file may instead name a `base:` configuration and state only
+// what differs from it.
 type FullConfig struct {
 	Config `yaml:",inline"`
 	// Description says which GPU the file models and how far to trust it.
@@ -36,6 +37,10 @@ type FullConfig struct {
 	// Source is where the configuration came from: "configs/<name>.yaml"
 	// (embedded) or the path it was read from. Not a YAML key.
 	Source string `yaml:"-"`
+	// Bases lists the files the configuration inherited from through
+	// `base:`, nearest first ("configs/h100.yaml"); empty when it names no
+	// base. Not a YAML key.
+	Bases []string `yaml:"-"`
 }
 
 // configNamePattern is what a configuration's name may look like.
@@ -59,21 +64,23 @@ func embeddedConfigNames() []string {
 
 // LoadConfig loads a simulator configuration: a shipped one by name (see
 // ConfigNames), otherwise the YAML file at the path nameOrPath. Decoding is
-// strict (an unknown or repeated key is an error) and every part is
-// validated; errors name the file, the line where there is one, and the key.
+// strict (an unknown, repeated or missing key, or a key without a value, is
+// an error), `base:` chains are followed (a file inherits every key of its
+// base and overrides the ones it states), and every part is validated;
+// errors name the file, the line where there is one, and the key.
 func LoadConfig(nameOrPath string) (FullConfig, error) {
 	if slices.Contains(embeddedConfigNames(), nameOrPath) {
-		src := "configs/" + nameOrPath + ".yaml"
-		data, err := configFS.ReadFile(src)
+		src := embeddedSource(nameOrPath)
+		data, err := configFS.ReadFile(src.display)
 		if err != nil {
-			return FullConfig{}, fmt.Errorf("%s: %w", src, err)
+			return FullConfig{}, fmt.Errorf("%s: %w", src.display, err)
 		}
-		f, err := ParseConfig(data, src)
+		f, err := parseConfigFile(data, src)
 		if err != nil {
 			return FullConfig{}, err
 		}
 		if f.Name != nameOrPath {
-			return FullConfig{}, fmt.Errorf("%s: name is %q, want the file's name %q", src, f.Name, nameOrPath)
+			return FullConfig{}, fmt.Errorf("%s: name is %q, want the file's name %q", src.display, f.Name, nameOrPath)
 		}
 		return f, nil
 	}
@@ -85,36 +92,14 @@ func LoadConfig(nameOrPath string) (FullConfig, error) {
 		}
 		return FullConfig{}, fmt.Errorf("simulator configuration: %w", err)
 	}
-	return ParseConfig(data, nameOrPath)
+	return parseConfigFile(data, diskSource(nameOrPath))
 }
 
-// ParseConfig decodes and validates one configuration file's content;
-// source names the file in errors.
+// ParseConfig decodes and validates one configuration file's content, as
+// LoadConfig does; source names the file in errors, and a `base:` path in
+// it is relative to source's directory.
 func ParseConfig(data []byte, source string) (FullConfig, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return FullConfig{}, fmt.Errorf("%s: %w", source, err)
-	}
-	if len(root.Content) == 0 {
-		return FullConfig{}, fmt.Errorf("%s: empty configuration", source)
-	}
-	keys := keyLines(&root)
-
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var f FullConfig
-	if err := dec.Decode(&f); err != nil {
-		return FullConfig{}, decodeError(source, err, keys)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return FullConfig{}, fmt.Errorf("%s: more than one YAML document", source)
-	}
-	f.Source = source
-	if err := f.Validate(); err != nil {
-		return FullConfig{}, eachLine(err, source+": ")
-	}
-	return f, nil
+	return parseConfigFile(data, diskSource(source))
 }
 
 // Validate checks every part of the configuration (Config.Validate,

@@ -3,7 +3,6 @@ package sim
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,7 +92,7 @@ func TestTinyIsSmall(t *testing.T) {
 // to a zero default, so a field added to Config, timing.SMConfig or
 // memsys.Config fails here until every file sets (and cites) it.
 func TestEmbeddedConfigsSetEveryKey(t *testing.T) {
-	want := keyPaths(reflect.TypeFor[FullConfig](), "")
+	want := configKeyPaths()
 	for _, name := range embeddedConfigNames() {
 		t.Run(name, func(t *testing.T) {
 			data, err := configFS.ReadFile("configs/" + name + ".yaml")
@@ -194,39 +193,13 @@ func valueComments(t *testing.T, data []byte) []valueComment {
 	return out
 }
 
-// keyPaths lists the dotted YAML keys of a struct type, descending into
-// struct-valued fields and flattening inline ones.
-func keyPaths(t reflect.Type, prefix string) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if strings.Contains(f.Tag.Get("yaml"), ",inline") {
-			out = append(out, keyPaths(f.Type, prefix)...)
-			continue
-		}
-		key := yamlKey(f)
-		if key == "" {
-			continue
-		}
-		if prefix != "" {
-			key = prefix + "." + key
-		}
-		if f.Type.Kind() == reflect.Struct {
-			out = append(out, keyPaths(f.Type, key)...)
-			continue
-		}
-		out = append(out, key)
-	}
-	return out
-}
-
 // TestConfigsReadmeDocumentsEveryKey keeps configs/README.md's table
 // complete.
 func TestConfigsReadmeDocumentsEveryKey(t *testing.T) {
 	data, err := os.ReadFile("configs/README.md")
 	require.NoError(t, err)
 	readme := string(data)
-	for _, k := range keyPaths(reflect.TypeFor[FullConfig](), "") {
+	for _, k := range configKeyPaths() {
 		assert.Contains(t, readme, "`"+k+"`", "configs/README.md does not document %s", k)
 	}
 }
