@@ -36,6 +36,10 @@ typedef unsigned long long CUdeviceptr;
 	X(cuMemFree_v2, (CUdeviceptr ptr), (ptr)) \
 	X(cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t bytes), (dst, src, bytes)) \
 	X(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes), (dst, src, bytes)) \
+	X(cuMemAllocHost_v2, (void **ptr, size_t bytes), (ptr, bytes)) \
+	X(cuMemFreeHost, (void *ptr), (ptr)) \
+	X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
+	X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
 	X(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char value, size_t bytes), (dst, value, bytes)) \
 	X(cuModuleLoadDataEx, (CUmodule *mod, const void *image, unsigned int num_options, int *options, void **values), (mod, image, num_options, options, values)) \
 	X(cuModuleGetFunction, (CUfunction *fn, CUmodule mod, const char *name), (fn, mod, name)) \
@@ -47,6 +51,7 @@ typedef unsigned long long CUdeviceptr;
 	X(cuStreamCreate, (CUstream *stream, unsigned int flags), (stream, flags)) \
 	X(cuStreamDestroy_v2, (CUstream stream), (stream)) \
 	X(cuStreamSynchronize, (CUstream stream), (stream)) \
+	X(cuStreamQuery, (CUstream stream), (stream)) \
 	X(cuEventCreate, (CUevent *event, unsigned int flags), (event, flags)) \
 	X(cuEventDestroy_v2, (CUevent event), (event)) \
 	X(cuEventRecord, (CUevent event, CUstream stream), (event, stream)) \

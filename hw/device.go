@@ -8,6 +8,7 @@ package hw
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -28,13 +29,18 @@ type Device struct {
 	// Owned by the CUDA thread: read and written only inside thread.do.
 	dev        C.CUdevice
 	ctx        C.CUcontext
-	stream     C.CUstream // launches only; see openOnThread
+	stream     C.CUstream // launches and small copies; see openOnThread
 	start, end C.CUevent  // bracket each launch for timing and polling
-	modules    map[*kernels.Module]*loadedModule
-	allocs     allocTable
-	unusable   error // set by a hung kernel or a sticky CUDA error
-	hung       bool  // a kernel may still be running: touch nothing on Close
-	closed     bool
+	// staging is stagingBytes of pinned host memory through which small
+	// copies go, asynchronously on stream; stagingBusy says an upload from
+	// it may still be in flight (see CopyToDevice).
+	staging     unsafe.Pointer
+	stagingBusy bool
+	modules     map[*kernels.Module]*loadedModule
+	allocs      allocTable
+	unusable    error // set by a hung kernel or a sticky CUDA error
+	hung        bool  // a kernel may still be running: touch nothing on Close
+	closed      bool
 
 	// trustDriverCoResidency skips Launch's own co-residency check for
 	// cooperative grids so that tests can see the driver's error 720.
@@ -100,10 +106,12 @@ func (d *Device) openOnThread() (err error) {
 	if err := check("cuCtxSetCurrent", C.wg_cuCtxSetCurrent(d.ctx)); err != nil {
 		return err
 	}
-	// A blocking stream (flags 0): launches on it wait for earlier work on
-	// the legacy stream, where Memset and CopyToDevice run, and that work
-	// may still be in flight when those calls return (a memset is
-	// asynchronous; a copy from pageable memory returns once staged).
+	// A blocking stream (flags 0): launches and small copies on it wait for
+	// earlier work on the legacy stream, where Memset and large copies run,
+	// and that work may still be in flight when those calls return (a
+	// memset is asynchronous; a copy from pageable memory returns once
+	// staged); work on the legacy stream likewise waits for this stream's
+	// (a small upload returns once staged in pinned memory).
 	if err := check("cuStreamCreate", C.wg_cuStreamCreate(&d.stream, cuStreamDefault)); err != nil {
 		return err
 	}
@@ -112,7 +120,11 @@ func (d *Device) openOnThread() (err error) {
 		return err
 	}
 	undo = append(undo, func() { C.wg_cuEventDestroy_v2(d.start) })
-	return check("cuEventCreate", C.wg_cuEventCreate(&d.end, cuEventDefault))
+	if err := check("cuEventCreate", C.wg_cuEventCreate(&d.end, cuEventDefault)); err != nil {
+		return err
+	}
+	undo = append(undo, func() { C.wg_cuEventDestroy_v2(d.end) })
+	return check(fmt.Sprintf("cuMemAllocHost_v2(%d bytes)", stagingBytes), C.wg_cuMemAllocHost_v2(&d.staging, stagingBytes))
 }
 
 // ListDevices returns the properties of every CUDA device, for
@@ -218,11 +230,30 @@ func (d *Device) Free(p kernels.DevPtr) error {
 		if err := d.allocs.remove(p); err != nil {
 			return fmt.Errorf("hw: Free: %w", err)
 		}
+		// A staged upload into p may still be in flight.
+		if err := d.drainStaging(); err != nil {
+			return err
+		}
 		return check(fmt.Sprintf("cuMemFree_v2(%#x)", uint64(p)), C.wg_cuMemFree_v2(C.CUdeviceptr(p)))
 	})
 }
 
+// stagingBytes bounds the copies that go through the pinned staging
+// buffer. A synchronous copy from or to pageable memory costs the host
+// about ten microseconds however small it is; an asynchronous copy through
+// pinned memory, on the launch stream, with a spinning wait, costs a few.
+// Larger copies are dominated by bandwidth and stay synchronous.
+const stagingBytes = 64 << 10
+
+// Ordering. Small copies run on d.stream, which is blocking (see
+// openOnThread): they wait for earlier work on the legacy stream (Memset,
+// large copies), later work there waits for them, and launches on d.stream
+// follow them in order. So every copy, memset and launch still observes
+// every earlier one, whichever stream each took.
+
 // CopyToDevice copies src to dst, which must lie inside one allocation.
+// A small copy returns once src is staged in pinned memory; the device
+// copies it before any later copy, memset or launch of this device.
 func (d *Device) CopyToDevice(dst kernels.DevPtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
@@ -230,6 +261,18 @@ func (d *Device) CopyToDevice(dst kernels.DevPtr, src []byte) error {
 	return d.run(func() error {
 		if err := d.allocs.check(dst, len(src)); err != nil {
 			return fmt.Errorf("hw: CopyToDevice: %w", err)
+		}
+		if len(src) <= stagingBytes {
+			// The previous upload must have left the buffer first.
+			if err := d.drainStaging(); err != nil {
+				return err
+			}
+			copy(unsafe.Slice((*byte)(d.staging), len(src)), src)
+			if r := C.wg_cuMemcpyHtoDAsync_v2(C.CUdeviceptr(dst), d.staging, C.size_t(len(src)), d.stream); r != cudaSuccess {
+				return d.sticky(cudaError(fmt.Sprintf("cuMemcpyHtoDAsync_v2(%#x, %d bytes)", uint64(dst), len(src)), r))
+			}
+			d.stagingBusy = true
+			return nil
 		}
 		return d.sticky(check(fmt.Sprintf("cuMemcpyHtoD_v2(%#x, %d bytes)", uint64(dst), len(src)),
 			C.wg_cuMemcpyHtoD_v2(C.CUdeviceptr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src)))))
@@ -245,9 +288,41 @@ func (d *Device) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
 		if err := d.allocs.check(src, len(dst)); err != nil {
 			return fmt.Errorf("hw: CopyFromDevice: %w", err)
 		}
+		if len(dst) <= stagingBytes {
+			// On the stream, after any upload still reading the buffer.
+			if r := C.wg_cuMemcpyDtoHAsync_v2(d.staging, C.CUdeviceptr(src), C.size_t(len(dst)), d.stream); r != cudaSuccess {
+				return d.sticky(cudaError(fmt.Sprintf("cuMemcpyDtoHAsync_v2(%#x, %d bytes)", uint64(src), len(dst)), r))
+			}
+			d.stagingBusy = true
+			if err := d.drainStaging(); err != nil {
+				return err
+			}
+			copy(dst, unsafe.Slice((*byte)(d.staging), len(dst)))
+			return nil
+		}
 		return d.sticky(check(fmt.Sprintf("cuMemcpyDtoH_v2(%#x, %d bytes)", uint64(src), len(dst)),
 			C.wg_cuMemcpyDtoH_v2(unsafe.Pointer(&dst[0]), C.CUdeviceptr(src), C.size_t(len(dst)))))
 	})
+}
+
+// drainStaging waits, spinning first (pollUntil), until the copies queued
+// on d.stream through the staging buffer have finished. Launches on the
+// stream are waited for when they are made, so nothing else is queued
+// there that could hang.
+func (d *Device) drainStaging() error {
+	if !d.stagingBusy {
+		return nil
+	}
+	var r C.CUresult
+	_ = pollUntil(context.Background(), func() bool {
+		r = C.wg_cuStreamQuery(d.stream)
+		return r != cudaNotReady
+	})
+	if r != cudaSuccess {
+		return d.sticky(cudaError("cuStreamQuery(staged copy)", r))
+	}
+	d.stagingBusy = false
+	return nil
 }
 
 // Memset sets bytes bytes at p to value. Like every operation on the
@@ -278,7 +353,7 @@ func (d *Device) sticky(err error) error {
 	return err
 }
 
-// Close releases the device's modules, allocations, stream, events and its
+// Close releases the device's modules, allocations, staging buffer, stream, events and its
 // hold on the primary context, and stops the CUDA thread. Later calls
 // return ErrClosed; closing again returns nil. After a hung kernel Close
 // releases nothing (any CUDA call could wait forever behind the kernel)
@@ -320,6 +395,8 @@ func (d *Device) closeOnThread() error {
 	keep(check("cuEventDestroy_v2", C.wg_cuEventDestroy_v2(d.start)))
 	keep(check("cuEventDestroy_v2", C.wg_cuEventDestroy_v2(d.end)))
 	keep(check("cuStreamDestroy_v2", C.wg_cuStreamDestroy_v2(d.stream)))
+	keep(check("cuMemFreeHost", C.wg_cuMemFreeHost(d.staging)))
+	d.staging, d.stagingBusy = nil, false
 	keep(check("cuCtxSetCurrent(NULL)", C.wg_cuCtxSetCurrent(nil)))
 	keep(check("cuDevicePrimaryCtxRelease_v2", C.wg_cuDevicePrimaryCtxRelease_v2(d.dev)))
 	if len(errs) > 0 {

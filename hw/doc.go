@@ -13,6 +13,16 @@
 // thread that it owns; every CUDA call runs there, one at a time, so a
 // Device may be used from any goroutine. Launch is synchronous.
 //
+// # Host overhead
+//
+// A host-driven loop (launch a level, read back a 4-byte count) pays the
+// host's costs on every step, so they are kept to microseconds: the hand-off
+// to the CUDA thread and the wait for a launch or copy busy-poll for a
+// short window before they sleep, and copies of up to 64 KiB go through a
+// pinned staging buffer, asynchronously on the launch stream, instead of a
+// synchronous copy from pageable memory. The launch_overhead
+// microbenchmark (experiments/micro) measures what is left.
+//
 // # Modules and launches
 //
 // PTX is JIT-compiled by cuModuleLoadDataEx once per kernels.Module and
@@ -37,7 +47,8 @@
 // # Hung kernels and the spin protocol
 //
 // CUDA cannot stop a running kernel. Launch therefore polls the launch's
-// end event (backing off from 50 µs to 1 ms) until the kernel finishes or
+// end event (back to back for the first 2 ms, then sleeping, backing off
+// from 50 µs to 1 ms) until the kernel finishes or
 // the launch's context ends; a kernel still running then is reported as
 // *HungKernelError, the Device refuses every later call, and the process
 // must exit (which makes the driver destroy the context and the kernel).

@@ -8,11 +8,13 @@ package hw
 // primary context), so keep them last.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -306,6 +308,101 @@ func TestHardwareSpinProtocol(t *testing.T) {
 	assert.Equal(t, []byte{1, 0, 0, 0}, download(t, d, aborted, 4), "the budget ends the wait")
 	assert.GreaterOrEqual(t, stats.Elapsed, time.Millisecond)
 	t.Logf("spin out of a 1 ms budget: %v", stats.Elapsed)
+}
+
+// Small copies go through the pinned staging buffer on the launch stream,
+// large ones synchronously on the legacy stream; every mix stays ordered.
+func TestHardwareStagedCopiesStayOrdered(t *testing.T) {
+	d := openDevice(t)
+	require.NotNil(t, d.staging)
+	const n = stagingBytes + 4096 // large: the synchronous path
+	p, err := d.Alloc(n)
+	require.NoError(t, err)
+	want := make([]byte, n)
+	for i := range want {
+		want[i] = byte(i * 13)
+	}
+	require.NoError(t, d.CopyToDevice(p, want))
+
+	small := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	require.NoError(t, d.CopyToDevice(p+100, small)) // staged, returns before the device copies
+	small[0] = 99                                    // the caller may reuse its buffer at once
+	copy(want[100:], []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	assert.Equal(t, want, download(t, d, p, n), "a large read-back sees the staged upload")
+
+	require.NoError(t, d.CopyToDevice(p+200, []byte{7, 7, 7, 7}))
+	require.NoError(t, d.Memset(p+202, 0xEE, 4)) // the legacy stream waits for the staged upload
+	assert.Equal(t, []byte{7, 7, 0xEE, 0xEE, 0xEE, 0xEE, want[206]}, download(t, d, p+200, 7))
+
+	require.NoError(t, d.Memset(p, 0x11, 16))
+	assert.Equal(t, bytes.Repeat([]byte{0x11}, 16), download(t, d, p, 16), "a staged read-back waits for the memset")
+
+	big := bytes.Repeat([]byte{0x5A}, n)
+	require.NoError(t, d.CopyToDevice(p, big))
+	assert.Equal(t, big[:stagingBytes], download(t, d, p, stagingBytes), "the largest staged size")
+
+	// Back-to-back staged uploads reuse the buffer only once it is read.
+	for i := range 64 {
+		require.NoError(t, d.CopyToDevice(p+kernels.DevPtr(4*i), []byte{byte(i), byte(i), byte(i), byte(i)}))
+	}
+	got := download(t, d, p, 256)
+	for i := range 64 {
+		require.Equal(t, []byte{byte(i), byte(i), byte(i), byte(i)}, got[4*i:4*i+4], "word %d", i)
+	}
+
+	// A launch reads a staged upload; a staged read-back sees the launch.
+	k, err := kernels.Lookup("launch_increment")
+	require.NoError(t, err)
+	counter := upload(t, d, []byte{41, 0, 0, 0})
+	_, err = d.Launch(testContext(t), k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, counter)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{42, 0, 0, 0}, download(t, d, counter, 4))
+
+	// Freeing right after a staged upload waits for it.
+	q, err := d.Alloc(64)
+	require.NoError(t, err)
+	require.NoError(t, d.CopyToDevice(q, make([]byte, 64)))
+	require.NoError(t, d.Free(q))
+}
+
+// TestHardwareLaunchOverhead holds the host to its budget: a dependent
+// launch plus a 4-byte read-back (one level of a host-driven BFS) costs at
+// most 20 µs of host time at the median. On an H100 (driver for CUDA 13.0)
+// the spinning waits and staged copies brought it from about 1.3 ms to
+// 27.7 µs (launch alone 17.2 µs, kernel events 7.0 µs): the budget is not
+// met yet, and this test says so until it is.
+func TestHardwareLaunchOverhead(t *testing.T) {
+	d := openDevice(t)
+	k, err := kernels.Lookup("launch_increment")
+	require.NoError(t, err)
+	counter := upload(t, d, make([]byte, 4))
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
+	ctx := testContext(t)
+	const warmup, iterations = 200, 2000
+	word := make([]byte, 4)
+	var launchOnly, dependent, device []time.Duration
+	for i := range warmup + iterations {
+		began := time.Now()
+		stats, err := d.Launch(ctx, k, cfg, counter)
+		launched := time.Since(began)
+		require.NoError(t, err)
+		require.NoError(t, d.CopyFromDevice(word, counter))
+		took := time.Since(began)
+		require.Equal(t, uint32(i+1), binary.LittleEndian.Uint32(word), "the read-back sees launch %d", i+1)
+		if i >= warmup {
+			launchOnly = append(launchOnly, launched)
+			dependent = append(dependent, took)
+			device = append(device, stats.Elapsed)
+		}
+	}
+	p := func(s []time.Duration, q float64) time.Duration {
+		s = slices.Clone(s)
+		slices.Sort(s)
+		return s[int(q*float64(len(s)-1))]
+	}
+	t.Logf("%d dependent launches of launch_increment: host launch+read-back median %v (p10 %v, p90 %v, p99 %v); launch alone median %v; kernel (events) median %v",
+		iterations, median(dependent), p(dependent, 0.1), p(dependent, 0.9), p(dependent, 0.99), median(launchOnly), median(device))
+	assert.LessOrEqual(t, median(dependent), 20*time.Microsecond, "host time of a dependent launch plus a 4-byte read-back")
 }
 
 func TestHardwareHungKernel(t *testing.T) {

@@ -3,9 +3,11 @@ package hw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -132,6 +134,43 @@ func TestPollBackoff(t *testing.T) {
 	assert.Equal(t, 100*time.Microsecond, seen[1])
 	assert.Equal(t, time.Millisecond, seen[len(seen)-1], "backoff caps at 1 ms")
 	assert.Equal(t, 1500*time.Microsecond, eventMilliseconds(1.5))
+}
+
+func TestPollUntilSpinsThenSleeps(t *testing.T) {
+	// A wait that ends within the spin window is seen by back-to-back
+	// polls, not after a 50 µs sleep.
+	began := time.Now()
+	calls := 0
+	require.NoError(t, pollUntil(context.Background(), func() bool {
+		calls++
+		return time.Since(began) >= 500*time.Microsecond
+	}))
+	assert.Greater(t, calls, 20, "polled back to back during the spin window")
+
+	// Past the window it sleeps: the 30 ms after it take one poll per
+	// sleep (at least 50 µs, backing off to 1 ms), not thousands.
+	began, calls = time.Now(), 0
+	require.NoError(t, pollUntil(context.Background(), func() bool {
+		since := time.Since(began)
+		if since > spinWindow+time.Millisecond {
+			calls++
+		}
+		return since >= spinWindow+30*time.Millisecond
+	}))
+	assert.Less(t, calls, 60, "polls after the spin window")
+
+	// The context ends a wait that never does, whether it ends during the
+	// spin or after.
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, pollUntil(cancelled, func() bool { return false }), context.Canceled)
+	short, cancel := context.WithTimeout(context.Background(), spinWindow+20*time.Millisecond)
+	defer cancel()
+	began = time.Now()
+	assert.ErrorIs(t, pollUntil(short, func() bool { return false }), context.DeadlineExceeded)
+	assert.GreaterOrEqual(t, time.Since(began), spinWindow+20*time.Millisecond)
+	// A ready poll wins over an ended context.
+	assert.NoError(t, pollUntil(cancelled, func() bool { return true }))
 }
 
 func TestAllocTable(t *testing.T) {
@@ -280,6 +319,27 @@ func TestCUDAThreadRunsEverythingOnOneOSThread(t *testing.T) {
 	assert.False(t, ran)
 }
 
+func TestCUDAThreadHandOffAfterSleeping(t *testing.T) {
+	// Calls find the thread spinning, or asleep after its idle window, and
+	// the caller spinning, or asleep during a long call; each must run
+	// exactly once and return. With one P nothing spins.
+	for _, procs := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint("GOMAXPROCS=", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			th := startCUDAThread()
+			defer th.stop()
+			n := 0
+			for _, pause := range []time.Duration{0, threadIdleSpin / 4, 2 * threadIdleSpin, 0} {
+				time.Sleep(pause)
+				require.NoError(t, th.do(func() { n++ }))
+			}
+			require.NoError(t, th.do(func() { time.Sleep(callerSpin + 5*time.Millisecond); n++ }))
+			require.NoError(t, th.do(func() { n++ }))
+			assert.Equal(t, 6, n)
+		})
+	}
+}
+
 func TestTestKernelsPTXIsFresh(t *testing.T) {
 	clang, err := exec.LookPath("clang++-16")
 	if err != nil {
@@ -299,4 +359,13 @@ func TestTestKernelsPTXIsFresh(t *testing.T) {
 	fresh, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, string(fresh), testKernelsPTX, "testdata/testkernels.ptx is stale: regenerate it (command in testdata/testkernels.cu)")
+}
+
+func BenchmarkCUDAThreadDo(b *testing.B) {
+	th := startCUDAThread()
+	defer th.stop()
+	n := 0
+	for b.Loop() {
+		_ = th.do(func() { n++ })
+	}
 }

@@ -105,33 +105,38 @@ func (d *Device) launchOnce(ctx context.Context, k *kernels.Kernel, f *loadedFun
 		return 0, err
 	}
 	var ms C.float
-	if err := d.sticky(check(fmt.Sprintf("cuEventElapsedTime(%s)", k.Name), C.wg_cuEventElapsedTime(&ms, d.start, d.end))); err != nil {
-		return 0, err
+	if r := C.wg_cuEventElapsedTime(&ms, d.start, d.end); r != cudaSuccess {
+		return 0, d.sticky(cudaError(fmt.Sprintf("cuEventElapsedTime(%s)", k.Name), r))
 	}
 	return eventMilliseconds(float32(ms)), nil
 }
 
-// wait polls the end event until the kernel finishes, fails, or ctx ends.
+// wait polls the end event until the kernel finishes, fails, or ctx ends:
+// spinning at first, then sleeping (pollUntil).
 func (d *Device) wait(ctx context.Context, kernel string) error {
 	began := time.Now()
-	pause := pollFirst
-	for {
+	var fault error
+	err := pollUntil(ctx, func() bool {
 		switch r := C.wg_cuEventQuery(d.end); r {
 		case cudaSuccess:
-			return nil
+			return true
 		case cudaNotReady:
+			return false
 		default:
-			return d.kernelFault(kernel, cudaError(fmt.Sprintf("cuEventQuery(%s)", kernel), r))
+			fault = d.kernelFault(kernel, cudaError(fmt.Sprintf("cuEventQuery(%s)", kernel), r))
+			return true
 		}
-		if err := ctx.Err(); err != nil {
-			hung := &HungKernelError{Kernel: kernel, Waited: time.Since(began), Cause: err}
-			d.hung = true
-			d.unusable = &unusableError{ordinal: d.ordinal, cause: hung}
-			return hung
-		}
-		time.Sleep(pause)
-		pause = nextPoll(pause)
+	})
+	if fault != nil {
+		return fault
 	}
+	if err != nil {
+		hung := &HungKernelError{Kernel: kernel, Waited: time.Since(began), Cause: err}
+		d.hung = true
+		d.unusable = &unusableError{ordinal: d.ordinal, cause: hung}
+		return hung
+	}
+	return nil
 }
 
 // launchError converts a failed cuLaunchKernel or cuLaunchCooperativeKernel.

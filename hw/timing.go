@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -22,16 +23,55 @@ func median(samples []time.Duration) time.Duration {
 	return s[mid-1] + (s[mid]-s[mid-1])/2
 }
 
-// Polling backoff while a kernel runs: short kernels are seen finishing
-// within tens of microseconds, long ones cost the host one wakeup per
-// millisecond. Timing comes from device events, so polling never skews it.
+// Waiting for the device (a launch's end event, a staged copy): the host
+// busy-polls for the first spinWindow, so that a short kernel or a small
+// copy is seen finishing within a microsecond or so — a host-driven loop
+// (one launch and one 4-byte read-back per BFS level) pays this on every
+// step — and only then sleeps, backing off from pollFirst to pollMax, so
+// that a long kernel costs the host one wakeup per millisecond. Timing
+// comes from device events, so polling never skews it.
 const (
-	pollFirst = 50 * time.Microsecond
-	pollMax   = time.Millisecond
+	spinWindow = 2 * time.Millisecond
+	// pollCheckEvery polls pass between reads of the clock and the
+	// context while spinning.
+	pollCheckEvery = 16
+	pollFirst      = 50 * time.Microsecond
+	pollMax        = time.Millisecond
 )
 
 func nextPoll(d time.Duration) time.Duration {
 	return min(2*d, pollMax)
+}
+
+// pollUntil calls ready until it returns true: back to back for
+// spinWindow (reading ctx every pollCheckEvery calls), then once after
+// each sleep of the backoff (reading ctx after each call). It returns nil
+// once ready does, or ctx's error once ctx has ended with ready still
+// false.
+func pollUntil(ctx context.Context, ready func() bool) error {
+	began := time.Now()
+	for i := 1; ; i++ {
+		if ready() {
+			return nil
+		}
+		if i%pollCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if time.Since(began) >= spinWindow {
+				break
+			}
+		}
+	}
+	for pause := pollFirst; ; pause = nextPoll(pause) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(pause)
+		if ready() {
+			return nil
+		}
+	}
 }
 
 // eventMilliseconds converts cuEventElapsedTime's float milliseconds.

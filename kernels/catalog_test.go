@@ -106,6 +106,7 @@ func TestSignatures(t *testing.T) {
 			ptr("mismatches"), u32("reps"), u32("spin_budget"), ptr("abort_flag")}},
 		{"bfs_topdown", "bfs_topdown", []Param{ptr("row_offsets"), ptr("col_indices"), ptr("depth"),
 			ptr("frontier_in"), u32("frontier_len"), ptr("frontier_out"), ptr("frontier_out_len"), u32("level")}},
+		{"launch_increment", "launch_overhead", []Param{ptr("counter")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kernel, func(t *testing.T) {

@@ -14,12 +14,13 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "divmod"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "divmod", "launch_overhead"}
 
 type microOptions struct {
 	target, simMode, config string
 	reps, warmup, repeat    int
 	elements                int
+	iterations              int
 	spinBudget              int64
 	timeout                 time.Duration
 	asJSON                  bool
@@ -83,6 +84,7 @@ func newMicroCommand() *cobra.Command {
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
+	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
@@ -133,6 +135,11 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "divmod":
 		_, t, err := micro.DivModProbe(ctx, env.dev)
 		return t, err
+	case "launch_overhead":
+		if o.target == "hw" {
+			p.Warmup = max(p.Warmup, 100) // first launches load the module and warm the driver's paths
+		}
+		return micro.LaunchOverhead(ctx, env.dev, orDefault(o.iterations, 2000, 10, o.target), p)
 	}
 	return nil, badInput("unknown microbenchmark %q", name)
 }

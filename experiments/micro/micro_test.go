@@ -93,3 +93,40 @@ func TestSimulatorDivModMatchesH100(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, micro.H100DivMod, *r)
 }
+
+func TestLaunchOverheadValidatesEveryPattern(t *testing.T) {
+	tab, err := micro.LaunchOverhead(ctx(t), tinyDevice(t), 5, micro.Params{Warmup: 2})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 3)
+	patterns := make([]string, len(tab.Rows))
+	for i, r := range tab.Rows {
+		patterns[i] = r[0]
+		assert.Equal(t, "5", r[1])
+		assert.NotEqual(t, "0", r[4], "the device reports its cost")
+	}
+	assert.Equal(t, []string{"launch", "launch + read-back", "upload + launch + read-back"}, patterns)
+	assert.Contains(t, tab.Columns[4], "thread-inst", "the functional simulator counts thread-instructions")
+	assert.Contains(t, strings.Join(tab.Notes, "\n"), "no host clock", "the simulator says its host time models nothing")
+
+	_, err = micro.LaunchOverhead(ctx(t), tinyDevice(t), 0, micro.Params{})
+	assert.ErrorContains(t, err, "need at least 1")
+}
+
+// lossyDevice pretends every third launch ran without running it.
+type lossyDevice struct {
+	*sim.Device
+	launches int
+}
+
+func (d *lossyDevice) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
+	d.launches++
+	if d.launches%3 == 0 {
+		return kernels.LaunchStats{}, nil
+	}
+	return d.Device.Launch(ctx, k, cfg, args...)
+}
+
+func TestLaunchOverheadCatchesALostLaunch(t *testing.T) {
+	_, err := micro.LaunchOverhead(ctx(t), &lossyDevice{Device: tinyDevice(t)}, 5, micro.Params{})
+	assert.ErrorContains(t, err, "launch: counter 4 after 5 launches")
+}

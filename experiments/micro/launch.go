@@ -1,0 +1,208 @@
+package micro
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// LaunchOverhead measures what the host pays per step of a host-driven
+// loop, with the launch_increment kernel (one CTA of 32 threads; thread 0
+// adds 1 to a counter, so the kernel itself takes a few microseconds at
+// most). Three patterns, each run p.Warmup untimed iterations and then n
+// timed ones, timing every iteration with the host's wall clock:
+//
+//   - launch: back-to-back launches (each synchronous, as Device.Launch
+//     is);
+//   - launch + read-back: a launch, then the 4-byte counter copied back
+//     (kernels.Download): one level of a host-driven BFS that reads its
+//     frontier size;
+//   - upload + launch + read-back: the counter zeroed by a 4-byte upload
+//     first, the full pattern of a BFS level that resets its counter.
+//
+// Each row reports the median and mean host time per iteration and the
+// median of the device's own time per launch (LaunchStats: event time on
+// hardware, cycles or thread-instructions in simulation). Every pattern is
+// validated through the counter: it equals the number of launches.
+func LaunchOverhead(ctx context.Context, dev kernels.Device, n int, p Params) (*Table, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("launch_overhead: %d iterations: need at least 1", n)
+	}
+	k, err := kernels.Lookup("launch_increment")
+	if err != nil {
+		return nil, err
+	}
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	counter, err := kernels.Slice[uint32](mem, 1)
+	if err != nil {
+		return nil, err
+	}
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)} // one launch per call: the kernel is not idempotent
+	warm := max(p.Warmup, 0)
+	word := []uint32{0}
+	launch := func() (kernels.LaunchStats, error) { return dev.Launch(ctx, k, cfg, counter) }
+	readBack := func() (uint32, error) {
+		err := kernels.Download(dev, word, counter)
+		return word[0], err
+	}
+	zero := func() error { return kernels.Upload(dev, counter, []uint32{0}) }
+
+	type pattern struct {
+		name string
+		// step runs iteration i (counting warm-up ones from 0) and checks
+		// what it can see.
+		step func(i int) (kernels.LaunchStats, error)
+		// after checks the counter once all iterations have run.
+		after func(launches int) error
+		check string
+	}
+	patterns := []pattern{
+		{
+			name: "launch",
+			step: func(int) (kernels.LaunchStats, error) { return launch() },
+			after: func(launches int) error {
+				got, err := readBack()
+				if err != nil {
+					return err
+				}
+				if got != uint32(launches) {
+					return fmt.Errorf("counter %d after %d launches", got, launches)
+				}
+				return nil
+			},
+			check: "counter = launches at the end",
+		},
+		{
+			name: "launch + read-back",
+			step: func(i int) (kernels.LaunchStats, error) {
+				s, err := launch()
+				if err != nil {
+					return s, err
+				}
+				got, err := readBack()
+				if err == nil && got != uint32(i+1) {
+					err = fmt.Errorf("counter %d after launch %d", got, i+1)
+				}
+				return s, err
+			},
+			check: "counter = launches after each",
+		},
+		{
+			name: "upload + launch + read-back",
+			step: func(i int) (kernels.LaunchStats, error) {
+				if err := zero(); err != nil {
+					return kernels.LaunchStats{}, err
+				}
+				s, err := launch()
+				if err != nil {
+					return s, err
+				}
+				got, err := readBack()
+				if err == nil && got != 1 {
+					err = fmt.Errorf("counter %d after zeroing and one launch (iteration %d)", got, i)
+				}
+				return s, err
+			},
+			check: "counter = 1 after each",
+		},
+	}
+
+	t := &Table{Name: "launch_overhead", Device: dev.Properties().Name}
+	measured := false // the device timed its launches itself (hardware)
+	var unit string
+	for _, pat := range patterns {
+		if err := zero(); err != nil {
+			return nil, err
+		}
+		host := make([]time.Duration, 0, n)
+		stats := make([]kernels.LaunchStats, 0, n)
+		for i := range warm + n {
+			began := time.Now()
+			s, err := pat.step(i)
+			took := time.Since(began)
+			if err != nil {
+				return nil, fmt.Errorf("launch_overhead: %s: %w", pat.name, err)
+			}
+			if i >= warm {
+				host = append(host, took)
+				stats = append(stats, s)
+			}
+		}
+		if pat.after != nil {
+			if err := pat.after(warm + n); err != nil {
+				return nil, fmt.Errorf("launch_overhead: %s: %w", pat.name, err)
+			}
+		}
+		dm := medianStats(stats)
+		measured = measured || len(dm.Samples) > 0
+		unit = costUnit(dm)
+		t.add(pat.name, n, medianDuration(host), meanDuration(host), cost(dm), pat.check)
+	}
+	t.Columns = []string{"pattern", "iterations", "host median (µs)", "host mean (µs)", "device median (" + unit + ")", "validated"}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Host time: the wall clock around each iteration on the calling goroutine, %d timed iterations after %d untimed ones; the median and the mean per iteration.", n, warm),
+		"Device: the median of the launches' own cost (event time on hardware; the difference to the host time is what the host and the driver add).",
+		"launch_increment runs one CTA of 32 threads; thread 0 adds 1 to a 4-byte counter, which every pattern checks.")
+	if !measured {
+		t.Notes = append(t.Notes, "Simulated: the host time is the simulator's own wall time per iteration, not a model of launch overhead (no host clock is modelled yet).")
+	}
+	return t, nil
+}
+
+// medianStats condenses per-launch stats into one with the median of each
+// measure cost reads (Elapsed, Cycles, thread-instructions), keeping all
+// event-timed samples.
+func medianStats(all []kernels.LaunchStats) kernels.LaunchStats {
+	var out kernels.LaunchStats
+	elapsed := make([]time.Duration, 0, len(all))
+	cycles := make([]uint64, 0, len(all))
+	insts := make([]float64, 0, len(all))
+	for _, s := range all {
+		elapsed = append(elapsed, s.Elapsed)
+		cycles = append(cycles, s.Cycles)
+		if v, ok := s.Counters["thread_instructions"]; ok {
+			insts = append(insts, v)
+		}
+		out.Samples = append(out.Samples, s.Samples...)
+	}
+	out.Elapsed = medianDuration(elapsed)
+	if len(cycles) > 0 {
+		slices.Sort(cycles)
+		out.Cycles = cycles[len(cycles)/2]
+	}
+	if len(insts) > 0 {
+		slices.Sort(insts)
+		out.Counters = map[string]float64{"thread_instructions": insts[len(insts)/2]}
+	}
+	return out
+}
+
+// medianDuration returns the middle value (the mean of the two middle ones
+// for an even count), or 0 for none.
+func medianDuration(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	mid := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[mid]
+	}
+	return s[mid-1] + (s[mid]-s[mid-1])/2
+}
+
+func meanDuration(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
+}
