@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/warpgraph/warpgraph/graph"
-	"github.com/warpgraph/warpgraph/graph/ref"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 	"github.com/warpgraph/warpgraph/sim/timing"
@@ -212,8 +211,8 @@ func TestTimingDeadlockOnlyWhereExpected(t *testing.T) {
 	r := runGlobalBarrier(t, d, limit+1, block, 2, 0, 20*time.Second, false)
 	var dl *kernels.DeadlockError
 	require.ErrorAs(t, r.err, &dl)
-	assert.Regexp(t, "spinning on the loads? at PTX line \\d+ \\(\\./kernels/warpgraph\\.h:\\d+\\) `ld\\.volatile\\.global", dl.Detail)
-	assert.Contains(t, dl.Detail, "waiting at a barrier PTX line")
+	assert.Regexp(t, "spinning on the loads? at PTX line \\d+ \\(\\./kernels/warpgraph\\.h:\\d+, inlined near \\./kernels/global_barrier\\.cu:\\d+\\) `ld\\.volatile\\.global", dl.Detail)
+	assert.Regexp(t, "waiting at barrier 0 at PTX line \\d+ \\(\\./kernels/global_barrier\\.cu:\\d+\\) `bar\\.sync", dl.Detail)
 	assert.Contains(t, dl.Detail, "no SM has room: CTA slots: 4 of 4 in use on SMs 0, 1")
 	t.Logf("limit+1 with budget 0: %v", r.err)
 
@@ -228,6 +227,10 @@ func TestTimingDeadlockOnlyWhereExpected(t *testing.T) {
 }
 
 func TestTimingBFSDriver(t *testing.T) {
+	bfs, err := scheduler.LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	bsp, err := scheduler.ParseVariant("bsp")
+	require.NoError(t, err)
 	for _, spec := range []string{"rmat:scale=10", "grid:w=32,h=32"} {
 		t.Run(spec, func(t *testing.T) {
 			g, err := graph.Load(spec, graph.LoadOptions{})
@@ -236,15 +239,15 @@ func TestTimingBFSDriver(t *testing.T) {
 			src := g.MaxDegreeVertex()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := scheduler.BFSTopDown(ctx, d, g, src, scheduler.BFSOptions{BlockThreads: 128})
+			res, err := scheduler.Enact(ctx, d, bfs, bsp, g, scheduler.Options{Source: src}, scheduler.RunOptions{Block: 128})
 			require.NoError(t, err)
-			require.Equal(t, ref.BFS(g, src), res.Depths)
+			require.True(t, res.Validation.OK(), res.Validation.String())
 			assert.Positive(t, res.Total.Cycles)
-			for _, l := range res.Levels {
-				assert.Positive(t, l.Launch.Cycles, "level %d", l.Level)
+			for _, l := range res.Iterations {
+				assert.Positive(t, l.Stats.Cycles, "level %d", l.Iteration)
 			}
 			t.Logf("%s from %d: %d levels, %d cycles, %.0f warp-instructions, %.0f global atomics",
-				spec, src, len(res.Levels), res.Total.Cycles, res.Total.Counters["warp_instructions"], res.Total.Counters["global_atomics"])
+				spec, src, len(res.Iterations), res.Total.Cycles, res.Total.Counters["warp_instructions"], res.Total.Counters["global_atomics"])
 		})
 	}
 }
