@@ -9,7 +9,7 @@ import (
 // from the source.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bfs", About: "breadth-first search depths", Kernel: "bfs",
-		UsesSource: true, Combine: Voting, Setup: setupBFS})
+		UsesSource: true, Combine: Voting, Pullable: true, Setup: setupBFS})
 }
 
 func setupBFS(g *graph.Graph, o Options) (*Problem, error) {

@@ -33,7 +33,7 @@ func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 	}
 	meta := Float32s("rank", ranks)
 	return &Problem{Graph: g, Pull: true, MaxIterations: ref.PageRankMaxIterations, ParamF32: PageRankTolerance,
-		Meta: []*Array{meta, Float32s("share", share), Float32s("dangling", dangling)},
+		Meta:  []*Array{meta, Float32s("share", share), Float32s("dangling", dangling)},
 		Notes: []string{fmt.Sprintf("float32; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
 		Check: func(sweeps int) (ref.Report, []Field) {
 			r := meta.Float32s()[(sweeps&1)*n:][:n]

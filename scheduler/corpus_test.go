@@ -208,3 +208,35 @@ func TestEnactRejectsBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown algorithm")
 	assert.True(t, slices.Contains(scheduler.AlgorithmNames(), "pr"))
 }
+
+// SIMD-X's JIT controller: with one-entry thread bins the hub's neighbours
+// overflow the online filter, the iteration's list is rebuilt by the ballot
+// scan, and the next iteration runs ballot; once no thread would overflow,
+// online comes back.
+func TestSIMDXJITSwitchesFiltersOnOverflow(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	var edges [][3]uint32
+	for v := uint32(1); v < 200; v++ {
+		edges = append(edges, [3]uint32{0, v, 1})
+	}
+	for v := uint32(1); v+1 < 200; v += 2 {
+		edges = append(edges, [3]uint32{v, v + 1, 1})
+	}
+	edges = append(edges, [3]uint32{199, 200, 1}, [3]uint32{200, 201, 1})
+	g := build(t, 202, false, edges)
+	bfs, err := scheduler.LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	v, err := scheduler.ParseVariant("simdx:filter=jit,direction=push")
+	require.NoError(t, err)
+	res, err := scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{Source: 0},
+		scheduler.RunOptions{Block: 32, Grid: 1, Tuning: scheduler.Tuning{BinSize: 4}})
+	require.NoError(t, err)
+	require.True(t, res.Validation.OK(), res.Validation.String())
+	require.GreaterOrEqual(t, len(res.Iterations), 3)
+	first, second, last := res.Iterations[0], res.Iterations[1], res.Iterations[len(res.Iterations)-1]
+	assert.Equal(t, "online", first.Filter)
+	assert.True(t, first.Overflow, "199 activations over 32 threads overflow 4-entry bins")
+	assert.Contains(t, first.Phases, "+ballot", "the overflowed list is rebuilt by a scan")
+	assert.Equal(t, "ballot", second.Filter)
+	assert.Equal(t, "online", last.Filter, "back to online once bins stop overflowing")
+}

@@ -23,6 +23,49 @@ type RunOptions struct {
 	// Grid forces the grid of grid-stride and persistent phases; 0 sizes
 	// it from the device's occupancy.
 	Grid int
+	// Tuning holds the schedulers' numeric settings; zero values take
+	// the defaults.
+	Tuning Tuning
+}
+
+// Tuning are numeric scheduler settings (SIMD-X's).
+type Tuning struct {
+	// BinSize is the online filter's thread bin (entries per thread);
+	// SIMD-X uses 64.
+	BinSize int `json:"bin_size"`
+	// MediumFrom and LargeFrom are the out-degrees from which a vertex is
+	// processed by a warp and by a CTA (defaults 32 and 256).
+	MediumFrom int `json:"medium_from"`
+	LargeFrom  int `json:"large_from"`
+	// PullFraction switches to pull when the frontier's out-edges exceed
+	// this fraction of all edges (Ligra's rule; default 0.3).
+	PullFraction float64 `json:"pull_fraction"`
+}
+
+func (t Tuning) withDefaults() Tuning {
+	if t.BinSize == 0 {
+		t.BinSize = 64
+	}
+	if t.MediumFrom == 0 {
+		t.MediumFrom = 32
+	}
+	if t.LargeFrom == 0 {
+		t.LargeFrom = 256
+	}
+	if t.PullFraction == 0 {
+		t.PullFraction = 0.3
+	}
+	return t
+}
+
+func (t Tuning) check() error {
+	switch {
+	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0:
+		return fmt.Errorf("tuning %+v: values must not be negative", t)
+	case t.MediumFrom > t.LargeFrom && t.LargeFrom != 0:
+		return fmt.Errorf("medium lists from degree %d but large from %d: medium must not start above large", t.MediumFrom, t.LargeFrom)
+	}
+	return nil
 }
 
 // IterationStats describes one iteration of a run.
@@ -31,7 +74,12 @@ type IterationStats struct {
 	// Phases are the entries launched, e.g. "push" or "filter+push".
 	Phases string `json:"phases"`
 	// Direction is push or pull.
-	Direction   string `json:"direction"`
+	Direction string `json:"direction"`
+	// Filter is the frontier filter that produced the iteration's output,
+	// and Overflow says some thread activated more vertices than a thread
+	// bin holds (SIMD-X: the online filter overflowed, or would have).
+	Filter      string `json:"filter,omitempty"`
+	Overflow    bool   `json:"overflow,omitempty"`
 	FrontierIn  int    `json:"frontier_in"`
 	FrontierOut int    `json:"frontier_out"`
 	Launches    int    `json:"launches"`
@@ -114,6 +162,10 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	if ro.Warmup < 0 || ro.Repeat < 0 || ro.Grid < 0 {
 		return nil, fmt.Errorf("warm-up %d, repeat %d and grid %d must not be negative", ro.Warmup, ro.Repeat, ro.Grid)
 	}
+	if err := ro.Tuning.check(); err != nil {
+		return nil, err
+	}
+	ro.Tuning = ro.Tuning.withDefaults()
 	ro.Repeat = max(ro.Repeat, 1)
 	if a.UsesSource && int64(o.Source) >= int64(g.NumVertices()) {
 		return nil, fmt.Errorf("%s: source %d is not a vertex (the graph has %d vertices)", a.Name, o.Source, g.NumVertices())

@@ -46,6 +46,9 @@ type Algorithm struct {
 	Kernel      string
 	UsesSource  bool
 	Combine     CombineKind
+	// Pullable says the ACC struct has a pull form (wants_pull and
+	// combine_pull), so direction-switching schedulers may gather.
+	Pullable bool
 	// Setup builds the problem on g (already loaded and checked); nil
 	// while the algorithm has no GPU kernels (Kernel is then empty).
 	Setup func(g *graph.Graph, o Options) (*Problem, error)
@@ -108,6 +111,10 @@ type Scheduler struct {
 	// Variants are the registered named configurations; the corpus test
 	// runs every one of them and every value of every key.
 	Variants []string
+	// Label, when set, names a variant's entries (the part between the
+	// scheduler and the phase); keys that only change host decisions or
+	// runtime parameters share entries.
+	Label func(v Variant) string
 }
 
 var (
@@ -210,6 +217,9 @@ func (v Variant) String() string {
 // Label is the variant's part of entry names: "base" without keys,
 // otherwise the values joined by '_' in key order.
 func (v Variant) Label() string {
+	if v.Scheduler.Label != nil {
+		return v.Scheduler.Label(v)
+	}
 	if len(v.Scheduler.Keys) == 0 {
 		return "base"
 	}

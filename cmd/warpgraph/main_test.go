@@ -54,6 +54,10 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"negative warmup", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--warmup", "-1"}, "--warmup -1"},
 		{"scheduler on cpu", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--scheduler", "bsp"}, "applies to device runs"},
 		{"unknown scheduler", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "nosuch"}, "unknown scheduler"},
+		{"bin size for bsp", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--bin-size", "16"}, "only to the simdx"},
+		{"zero bin size", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx", "--bin-size", "0"}, "--bin-size 0"},
+		{"pull fraction above 1", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx", "--pull-fraction", "2"}, "--pull-fraction 2"},
+		{"simdx cannot run pr", []string{"run", "--algo", "pr", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx"}, "cannot run pr"},
 		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},
@@ -157,7 +161,7 @@ func TestRunEveryGPUAlgorithmOnTheSimulator(t *testing.T) {
 	assert.Contains(t, out, "frontier out")
 	// From a corner of a 6x6 grid: depths 0..10, one push per level, the
 	// last one finding nothing.
-	assert.Equal(t, 11, len(regexp.MustCompile(`(?m)^\d+ +push +push `).FindAllString(out, -1)), out)
+	assert.Equal(t, 11, len(regexp.MustCompile(`(?m)^\d+ +push +push +- `).FindAllString(out, -1)), out)
 }
 
 func TestCPUReferenceWithoutCertificateSaysNotChecked(t *testing.T) {

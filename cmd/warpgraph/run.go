@@ -26,6 +26,7 @@ type runOptions struct {
 	seed                          uint64
 	block, grid                   int
 	warmup, repeat                int
+	tuning                        scheduler.Tuning
 	perIteration                  bool
 	timeout                       time.Duration
 	asJSON                        bool
@@ -58,22 +59,24 @@ type iterationRow struct {
 // with device figures (simulated cycles and counters, measured GPU time)
 // present when the target has them. Times are in seconds.
 type runResult struct {
-	Algorithm   string  `json:"algorithm"`
-	Scheduler   string  `json:"scheduler,omitempty"`
-	Graph       string  `json:"graph"`
-	Vertices    int     `json:"vertices"`
-	Edges       int     `json:"edges"`
-	Source      *uint32 `json:"source,omitempty"`
-	K           *uint32 `json:"k,omitempty"`
-	Target      string  `json:"target"`
-	SimMode     string  `json:"sim_mode,omitempty"`
-	Config      string  `json:"config,omitempty"`
-	Device      string  `json:"device,omitempty"`
-	Block       int     `json:"block,omitempty"`
-	Grid        int     `json:"grid,omitempty"`
-	Warmup      int     `json:"warmup,omitempty"`
-	Repeat      int     `json:"repeat,omitempty"`
-	LoadSeconds float64 `json:"load_seconds"`
+	Algorithm string  `json:"algorithm"`
+	Scheduler string  `json:"scheduler,omitempty"`
+	Graph     string  `json:"graph"`
+	Vertices  int     `json:"vertices"`
+	Edges     int     `json:"edges"`
+	Source    *uint32 `json:"source,omitempty"`
+	K         *uint32 `json:"k,omitempty"`
+	Target    string  `json:"target"`
+	SimMode   string  `json:"sim_mode,omitempty"`
+	Config    string  `json:"config,omitempty"`
+	Device    string  `json:"device,omitempty"`
+	Block     int     `json:"block,omitempty"`
+	Grid      int     `json:"grid,omitempty"`
+	Warmup    int     `json:"warmup,omitempty"`
+	Repeat    int     `json:"repeat,omitempty"`
+	// Tuning is the scheduler's numeric settings (SIMD-X's).
+	Tuning      *scheduler.Tuning `json:"tuning,omitempty"`
+	LoadSeconds float64           `json:"load_seconds"`
 	// HostSeconds is the wall time of the whole command's run: set-up,
 	// every repetition, copies and validation.
 	HostSeconds float64 `json:"host_seconds"`
@@ -129,6 +132,10 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
 	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")
 	f.IntVar(&o.repeat, "repeat", 1, "timed whole runs, state reset between them; times are their median (device targets)")
+	f.IntVar(&o.tuning.BinSize, "bin-size", 64, "simdx: entries of the online filter's thread bins")
+	f.IntVar(&o.tuning.MediumFrom, "medium-from", 32, "simdx: out-degree from which a warp processes a vertex")
+	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
+	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
@@ -156,9 +163,22 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--repeat %d: at least one timed run", o.repeat)
 	case o.timeout <= 0:
 		return badInput("--timeout %s must be positive", o.timeout)
+	case o.tuning.BinSize <= 0:
+		return badInput("--bin-size %d must be positive", o.tuning.BinSize)
+	case o.tuning.MediumFrom <= 0 || o.tuning.LargeFrom < o.tuning.MediumFrom:
+		return badInput("--medium-from %d and --large-from %d: need 0 < medium-from <= large-from", o.tuning.MediumFrom, o.tuning.LargeFrom)
+	case o.tuning.PullFraction <= 0 || o.tuning.PullFraction > 1:
+		return badInput("--pull-fraction %g must lie in (0, 1]", o.tuning.PullFraction)
+	}
+	if !strings.HasPrefix(o.scheduler, "simdx") {
+		for _, name := range []string{"bin-size", "medium-from", "large-from", "pull-fraction"} {
+			if o.set[name] {
+				return badInput("--%s applies only to the simdx scheduler", name)
+			}
+		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
@@ -239,9 +259,12 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	env.describe(res)
 	res.Scheduler, res.Block, res.Grid, res.Warmup, res.Repeat = variant.String(), o.block, o.grid, o.warmup, o.repeat
+	if variant.Scheduler.Name == "simdx" {
+		res.Tuning = &o.tuning
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat})
+	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, Tuning: o.tuning})
 	if err != nil {
 		return nil, err
 	}
@@ -332,13 +355,20 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	}
 	fmt.Fprintln(w)
 	it := &table{}
-	it.add("iteration", "phases", "direction", "frontier in", "frontier out", "launches", "kernel time", "cycles")
+	it.add("iteration", "phases", "direction", "filter", "frontier in", "frontier out", "launches", "kernel time", "cycles")
 	for _, row := range r.PerIteration {
 		cycles := "-"
 		if row.Cycles > 0 {
 			cycles = fmt.Sprint(row.Cycles)
 		}
-		it.add(row.Iteration, row.Phases, row.Direction, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles)
+		filter := row.Filter
+		if row.Overflow {
+			filter += " (bin overflow)"
+		}
+		if filter == "" {
+			filter = "-"
+		}
+		it.add(row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles)
 	}
 	return it.write(w)
 }

@@ -6,7 +6,10 @@
 #define WARPGRAPH_LIB_SCHEDULERS_CUH
 
 #include "bsp.cuh"
+#include "simdx.cuh"
 
-#define WG_ACC_ENTRIES(NAME, ALG) WG_BSP_ENTRIES(NAME, ALG)
+#define WG_ACC_ENTRIES(NAME, ALG)                                                  \
+  WG_BSP_ENTRIES(NAME, ALG)                                                        \
+  WG_SIMDX_ENTRIES(NAME, ALG)
 
 #endif // WARPGRAPH_LIB_SCHEDULERS_CUH

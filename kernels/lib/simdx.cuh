@@ -1,0 +1,361 @@
+// simdx.cuh — the SIMD-X runtime (Liu & Huang, ATC'19): work classified by
+// degree, just-in-time frontier filters and push/pull switching, over the
+// ACC contract. This header holds the host-driven form (fusion=none): each
+// phase is one launch over a fixed grid, and the host reads a few words
+// between iterations to choose the next filter and direction.
+//
+// Frontier lists. A frontier is three lists by out-degree in one buffer of
+// 3|V| entries — small (< medium_from: a thread per vertex), medium (< large_from:
+// a warp per vertex) and large (a CTA per vertex) at offsets 0, |V| and 2|V| —
+// and a length record:
+//   len[0..2]  entries in each list
+//   len[3]     their total out-degree (the push workload, for the direction rule)
+//   len[4]     1 when a thread bin overflowed (online filter)
+//   len[5]     the most activations any thread recorded (the JIT's predictor)
+//
+// Filters (how the next frontier is produced; emit_mode / scan_mode):
+//   atomic   every activation claims its vertex (atomicExch on its stamp) and
+//            appends it with its own atomicAdd: the baseline.
+//   online   every thread records its activations in a private bin of
+//            bin_size entries (bins[t*bin_size+i], global memory); the gather
+//            phase concatenates the bins. Unsorted, may hold duplicates; a bin
+//            that overflows sets len[4] and the host falls back to a scan.
+//   ballot   activations only stamp their vertex (queued[v] = stamp); a scan
+//            of the stamps in coalesced steps with warp ballots and a block
+//            scan writes a sorted, duplicate-free list (two phases: count per
+//            CTA, then write at the CTA's prefix).
+//   batch    the same scan, each thread reading its own contiguous run of
+//            vertices (sorted; uncoalesced reads).
+//   strided  the same scan, thread t reading t, t+T, t+2T, ... (unsorted).
+#ifndef WARPGRAPH_LIB_SIMDX_CUH
+#define WARPGRAPH_LIB_SIMDX_CUH
+
+#include "acc.cuh"
+#include "frontier.cuh"
+
+#define WG_EMIT_SCAN 0
+#define WG_EMIT_ATOMIC 1
+#define WG_EMIT_ONLINE 2
+
+#define WG_SCAN_BALLOT 0
+#define WG_SCAN_BATCH 1
+#define WG_SCAN_STRIDED 2
+
+#define WG_LEN_EDGES 3
+#define WG_LEN_OVERFLOW 4
+#define WG_LEN_MAX_BIN 5
+
+// wg_class returns a vertex's list: 0 small, 1 medium, 2 large.
+WG_DEV uint32_t wg_class(uint32_t degree, uint32_t medium_from, uint32_t large_from) {
+  return degree < medium_from ? 0u : (degree < large_from ? 1u : 2u);
+}
+
+// wg_emitter records the vertices a thread activates, as its filter says.
+struct wg_emitter {
+  const uint32_t *offsets;
+  uint32_t *queued, *out_lists, *out_len, *bins;
+  uint32_t n, stamp, bin_size, mode, medium_from, large_from;
+  uint32_t count; // activations this thread recorded
+  __device__ void emit(uint32_t v) {
+    if (mode == WG_EMIT_ATOMIC) {
+      if (!wg_claim_once(queued, v, stamp))
+        return;
+      uint32_t degree = offsets[v + 1] - offsets[v];
+      uint32_t c = wg_class(degree, medium_from, large_from);
+      out_lists[c * n + atomicAdd(&out_len[c], 1u)] = v;
+      atomicAdd(&out_len[WG_LEN_EDGES], degree);
+      return;
+    }
+    // Scan and online filters: a plain stamp, checked first so that most
+    // repeated activations are not recorded twice (a race only duplicates).
+    if (queued[v] == stamp)
+      return;
+    queued[v] = stamp;
+    if (mode == WG_EMIT_ONLINE && count < bin_size)
+      bins[wg_global_id() * bin_size + count] = v;
+    ++count;
+  }
+  // finish publishes the thread's bin length and the overflow records.
+  __device__ void finish(uint32_t *bin_count) const {
+    if (mode == WG_EMIT_ONLINE) {
+      bin_count[wg_global_id()] = count < bin_size ? count : bin_size;
+      if (count > bin_size)
+        out_len[WG_LEN_OVERFLOW] = 1;
+    }
+    if (count > 0)
+      atomicMax(&out_len[WG_LEN_MAX_BIN], count);
+  }
+};
+
+#define WG_SIMDX_EMIT_PARAMS                                                                       \
+  uint32_t *out_lists, uint32_t *out_len, uint32_t *bins, uint32_t *bin_count, uint32_t *queued,  \
+      uint32_t stamp, uint32_t bin_size, uint32_t emit_mode, uint32_t medium_from,                 \
+      uint32_t large_from
+#define WG_SIMDX_EMITTER                                                                           \
+  wg_emitter {                                                                                     \
+    row_offsets, queued, out_lists, out_len, bins, num_vertices, stamp, bin_size, emit_mode,       \
+        medium_from, large_from, 0                                                                 \
+  }
+
+// wg_push_edge applies one out-edge of v and emits its target if activated.
+template <typename ALG>
+WG_DEV void wg_push_edge(ALG &alg, const wg_graph &g, uint32_t v, uint32_t e, wg_emitter &out) {
+  uint32_t u = g.targets[e];
+  typename ALG::value_t update;
+  if (alg.compute(v, u, g.weight(e), &update) && alg.combine_push(u, update))
+    out.emit(u);
+}
+
+// Push over the three lists: CTAs take large vertices, warps medium ones and
+// threads small ones, each with a grid-stride loop.
+template <typename ALG>
+WG_DEV void wg_simdx_push(WG_ACC_PARAMS, const uint32_t *in_lists, const uint32_t *in_len,
+                          WG_SIMDX_EMIT_PARAMS) {
+  ALG alg(WG_ACC_META);
+  wg_graph g = WG_ACC_GRAPH;
+  wg_emitter out = WG_SIMDX_EMITTER;
+  uint32_t n = num_vertices;
+  for (uint32_t i = blockIdx.x; i < in_len[2]; i += gridDim.x) {
+    uint32_t v = in_lists[2 * n + i];
+    for (uint32_t e = g.begin(v) + threadIdx.x; e < g.end(v); e += blockDim.x)
+      wg_push_edge(alg, g, v, e, out);
+  }
+  uint32_t warps = gridDim.x * blockDim.x / warpSize;
+  for (uint32_t i = wg_global_id() / warpSize; i < in_len[1]; i += warps) {
+    uint32_t v = in_lists[n + i];
+    for (uint32_t e = g.begin(v) + wg_lane_id(); e < g.end(v); e += warpSize)
+      wg_push_edge(alg, g, v, e, out);
+  }
+  for (uint32_t i = wg_global_id(); i < in_len[0]; i += gridDim.x * blockDim.x) {
+    uint32_t v = in_lists[i];
+    for (uint32_t e = g.begin(v); e < g.end(v); ++e)
+      wg_push_edge(alg, g, v, e, out);
+  }
+  out.finish(bin_count);
+}
+
+// Pull: a thread per vertex gathers over its in-edges (g is the reverse
+// CSR); out.offsets must be the out-edge offsets, for classification.
+template <typename ALG>
+WG_DEV void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t *out_offsets, WG_SIMDX_EMIT_PARAMS) {
+  ALG alg(WG_ACC_META);
+  wg_graph g = WG_ACC_GRAPH;
+  wg_emitter out = WG_SIMDX_EMITTER;
+  out.offsets = out_offsets;
+  for (uint32_t dst = wg_global_id(); dst < num_vertices; dst += gridDim.x * blockDim.x) {
+    if (!alg.wants_pull(dst))
+      continue;
+    typename ALG::value_t acc = alg.identity();
+    for (uint32_t e = g.begin(dst); e < g.end(dst); ++e) {
+      typename ALG::value_t update;
+      if (alg.compute(g.targets[e], dst, g.weight(e), &update)) {
+        acc = alg.reduce(acc, update);
+        if (ALG::kind == WG_VOTING && alg.pull_done(acc))
+          break;
+      }
+    }
+    if (alg.combine_pull(dst, acc))
+      out.emit(dst);
+  }
+  out.finish(bin_count);
+}
+
+// wg_activate stamps every vertex the algorithm calls active: the first
+// frontier of algorithms without a start list, found by a scan filter.
+template <typename ALG> WG_DEV void wg_simdx_activate(WG_ACC_PARAMS, uint32_t *queued, uint32_t stamp) {
+  ALG alg(WG_ACC_META);
+  for (uint32_t v = wg_global_id(); v < num_vertices; v += gridDim.x * blockDim.x)
+    if (alg.active(v))
+      queued[v] = stamp;
+}
+
+// ---- online filter: concatenate the thread bins ---------------------------
+
+// Each thread appends its own bin (the compute phase ran with the same grid
+// and block, so thread t owns bins[t*bin_size ...]); warps append with one
+// atomic per list per step. Duplicates can make a list exceed |V| entries:
+// then len[4] is set and the host rebuilds the frontier with a scan.
+WG_DEV void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint32_t *bins,
+                            const uint32_t *bin_count, uint32_t bin_size, uint32_t *out_lists,
+                            uint32_t *out_len, uint32_t medium_from, uint32_t large_from) {
+  uint32_t t = wg_global_id();
+  uint32_t count = bin_count[t];
+  uint32_t edges = 0;
+  for (uint32_t i = 0; __any_sync(WG_FULL_MASK, i < count); ++i) {
+    uint32_t v = 0, c = 3;
+    if (i < count) {
+      v = bins[t * bin_size + i];
+      uint32_t degree = row_offsets[v + 1] - row_offsets[v];
+      c = wg_class(degree, medium_from, large_from);
+      edges += degree;
+    }
+    for (uint32_t k = 0; k < 3; ++k)
+      wg_warp_append_bounded(c == k, v, out_lists + k * n, out_len + k, n, out_len + WG_LEN_OVERFLOW);
+  }
+  if (edges > 0)
+    atomicAdd(&out_len[WG_LEN_EDGES], edges);
+}
+
+// ---- scan filters: ballot, batch, strided ---------------------------------
+
+// wg_block_exclusive3 turns each thread's three counts into its exclusive
+// offsets within the CTA and returns the CTA's totals in totals[3]; every
+// thread of the CTA must call it. scratch holds 3*32 words of shared memory.
+WG_DEV void wg_block_exclusive3(uint32_t counts[3], uint32_t offsets[3], uint32_t totals[3],
+                                uint32_t *scratch) {
+  uint32_t lane = wg_lane_id(), warp = wg_warp_id(), warps = blockDim.x / warpSize;
+  for (uint32_t k = 0; k < 3; ++k) {
+    uint32_t x = counts[k];
+    for (uint32_t d = 1; d < warpSize; d <<= 1) { // inclusive warp scan
+      uint32_t y = __shfl_up_sync(WG_FULL_MASK, x, d);
+      if (lane >= d)
+        x += y;
+    }
+    offsets[k] = x - counts[k];
+    if (lane == warpSize - 1)
+      scratch[k * 32 + warp] = x;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (uint32_t k = 0; k < 3; ++k) {
+      uint32_t x = lane < warps ? scratch[k * 32 + lane] : 0;
+      uint32_t inclusive = x;
+      for (uint32_t d = 1; d < warpSize; d <<= 1) {
+        uint32_t y = __shfl_up_sync(WG_FULL_MASK, inclusive, d);
+        if (lane >= d)
+          inclusive += y;
+      }
+      if (lane < warps)
+        scratch[k * 32 + lane] = inclusive - x; // exclusive prefix of warps
+      uint32_t total = __shfl_sync(WG_FULL_MASK, inclusive, 31);
+      if (lane == 0)
+        scratch[96 + k] = total;
+    }
+  }
+  __syncthreads();
+  for (uint32_t k = 0; k < 3; ++k) {
+    offsets[k] += scratch[k * 32 + warp];
+    totals[k] = scratch[96 + k];
+  }
+  __syncthreads(); // scratch is reused by the next call
+}
+
+// The vertices a thread examines in a scan: ballot walks the CTA's chunk in
+// coalesced steps of blockDim, batch gives each thread a contiguous run of
+// the chunk, strided interleaves all threads over all vertices.
+struct wg_scan_range {
+  uint32_t first, step, end;
+  __device__ wg_scan_range(uint32_t n, uint32_t mode) {
+    uint32_t threads = gridDim.x * blockDim.x;
+    if (mode == WG_SCAN_STRIDED) {
+      first = wg_global_id(), step = threads, end = n;
+      return;
+    }
+    uint32_t chunk = (n + gridDim.x - 1) / gridDim.x;
+    uint32_t lo = blockIdx.x * chunk;
+    uint32_t hi = lo + chunk < n ? lo + chunk : n;
+    if (lo > hi)
+      lo = hi;
+    if (mode == WG_SCAN_BALLOT) {
+      first = lo + threadIdx.x, step = blockDim.x, end = hi;
+      return;
+    }
+    uint32_t run = (hi - lo + blockDim.x - 1) / blockDim.x;
+    first = lo + threadIdx.x * run, step = 1;
+    end = first + run < hi ? first + run : hi;
+  }
+};
+
+// Count phase: per CTA, the stamped vertices of each list.
+WG_DEV void wg_simdx_scan_count(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
+                                uint32_t stamp, uint32_t *cta_counts, uint32_t scan_mode,
+                                uint32_t medium_from, uint32_t large_from) {
+  __shared__ uint32_t scratch[100];
+  uint32_t counts[3] = {0, 0, 0}, offsets[3], totals[3];
+  wg_scan_range r(n, scan_mode);
+  for (uint32_t v = r.first; v < r.end; v += r.step)
+    if (queued[v] == stamp)
+      ++counts[wg_class(row_offsets[v + 1] - row_offsets[v], medium_from, large_from)];
+  wg_block_exclusive3(counts, offsets, totals, scratch);
+  if (threadIdx.x < 3)
+    cta_counts[3 * blockIdx.x + threadIdx.x] = totals[threadIdx.x];
+}
+
+// Write phase: each CTA writes its stamped vertices at the sum of the
+// earlier CTAs' counts plus its threads' offsets. In ballot mode a block
+// scan per step keeps the chunk's order, so the lists come out sorted.
+WG_DEV void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
+                                uint32_t stamp, const uint32_t *cta_counts, uint32_t scan_mode,
+                                uint32_t *out_lists, uint32_t *out_len, uint32_t medium_from,
+                                uint32_t large_from) {
+  __shared__ uint32_t scratch[100];
+  __shared__ uint32_t base[3];
+  uint32_t before[3] = {0, 0, 0}, offsets[3], totals[3];
+  for (uint32_t c = threadIdx.x; c < blockIdx.x; c += blockDim.x)
+    for (uint32_t k = 0; k < 3; ++k)
+      before[k] += cta_counts[3 * c + k];
+  wg_block_exclusive3(before, offsets, totals, scratch); // totals = CTA's base
+  if (threadIdx.x < 3) {
+    base[threadIdx.x] = totals[threadIdx.x];
+    if (blockIdx.x == gridDim.x - 1) // the last CTA knows the lengths
+      out_len[threadIdx.x] = totals[threadIdx.x] + cta_counts[3 * blockIdx.x + threadIdx.x];
+  }
+  __syncthreads();
+  wg_scan_range r(n, scan_mode);
+  uint32_t edges = 0;
+  if (scan_mode == WG_SCAN_BALLOT) {
+    // Every thread runs the same number of steps (the chunk's, rounded up).
+    uint32_t lo = r.first - threadIdx.x;
+    for (uint32_t s = lo; s < r.end; s += blockDim.x) {
+      uint32_t v = s + threadIdx.x, counts[3] = {0, 0, 0}, c = 3, degree = 0;
+      if (v < r.end && queued[v] == stamp) {
+        degree = row_offsets[v + 1] - row_offsets[v];
+        c = wg_class(degree, medium_from, large_from);
+        counts[c] = 1;
+      }
+      wg_block_exclusive3(counts, offsets, totals, scratch);
+      if (c < 3) {
+        out_lists[c * n + base[c] + offsets[c]] = v;
+        edges += degree;
+      }
+      __syncthreads();
+      if (threadIdx.x < 3)
+        base[threadIdx.x] += totals[threadIdx.x];
+      __syncthreads();
+    }
+  } else {
+    uint32_t counts[3] = {0, 0, 0};
+    for (uint32_t v = r.first; v < r.end; v += r.step)
+      if (queued[v] == stamp)
+        ++counts[wg_class(row_offsets[v + 1] - row_offsets[v], medium_from, large_from)];
+    wg_block_exclusive3(counts, offsets, totals, scratch);
+    for (uint32_t v = r.first; v < r.end; v += r.step) {
+      if (queued[v] != stamp)
+        continue;
+      uint32_t degree = row_offsets[v + 1] - row_offsets[v];
+      uint32_t c = wg_class(degree, medium_from, large_from);
+      out_lists[c * n + base[c] + offsets[c]++] = v;
+      edges += degree;
+    }
+  }
+  if (edges > 0)
+    atomicAdd(&out_len[WG_LEN_EDGES], edges);
+}
+
+#define WG_SIMDX_ENTRIES(NAME, ALG)                                                                \
+  extern "C" __global__ void NAME##_simdx_none_push(WG_ACC_PARAMS, const uint32_t *in_lists,       \
+                                                    const uint32_t *in_len, WG_SIMDX_EMIT_PARAMS) { \
+    wg_simdx_push<ALG>(WG_ACC_ARGS, in_lists, in_len, out_lists, out_len, bins, bin_count, queued,  \
+                       stamp, bin_size, emit_mode, medium_from, large_from);                       \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_none_pull(WG_ACC_PARAMS, const uint32_t *out_offsets,    \
+                                                    WG_SIMDX_EMIT_PARAMS) {                         \
+    wg_simdx_pull<ALG>(WG_ACC_ARGS, out_offsets, out_lists, out_len, bins, bin_count, queued,      \
+                       stamp, bin_size, emit_mode, medium_from, large_from);                       \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_none_activate(WG_ACC_PARAMS, uint32_t *queued,           \
+                                                        uint32_t stamp) {                           \
+    wg_simdx_activate<ALG>(WG_ACC_ARGS, queued, stamp);                                             \
+  }
+
+#endif // WARPGRAPH_LIB_SIMDX_CUH

@@ -1,0 +1,3 @@
+extern "C" __global__ void simdx_gather(const uint32_t *row_offsets, uint32_t num_vertices, const uint32_t *bins, const uint32_t *bin_count, uint32_t bin_size, uint32_t *out_lists, uint32_t *out_len, uint32_t medium_from, uint32_t large_from)
+extern "C" __global__ void simdx_scan_count(const uint32_t *row_offsets, uint32_t num_vertices, const uint32_t *queued, uint32_t stamp, uint32_t *cta_counts, uint32_t scan_mode, uint32_t medium_from, uint32_t large_from)
+extern "C" __global__ void simdx_scan_write(const uint32_t *row_offsets, uint32_t num_vertices, const uint32_t *queued, uint32_t stamp, const uint32_t *cta_counts, uint32_t scan_mode, uint32_t *out_lists, uint32_t *out_len, uint32_t medium_from, uint32_t large_from)
