@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# device-bench.sh — the hardware half of the framework's measurements, run on
+# the GPU machine from the repository root with the binaries of
+# `make device-build` (carry .device):
+#
+#   bash scripts/device-bench.sh [ALGOS] [VARIANTS]
+#
+# It generates the two issue graphs once (.wgc in /tmp), then runs every
+# (graph, algorithm, scheduler variant) cell with --repeat 10 --warmup 2
+# --source 0 and appends each run's JSON as one line to $OUT/runs.jsonl
+# (one JSON object per line), and prints a summary table at the end. Every
+# run is validated against the CPU reference by warpgraph itself.
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+WG=./.device/warpgraph
+ALGOS=${1:-"bfs sssp sswp wcc kcore pr"}
+VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push"}
+REPEAT=${REPEAT:-10}
+WARMUP=${WARMUP:-2}
+declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000")
+for name in rmat20 grid1000; do
+  [ -f /tmp/$name.wgc ] || $WG convert --graph "${GRAPHS[$name]}" --out /tmp/$name.wgc >/dev/null || exit 1
+done
+: > "$OUT/runs.jsonl"
+for name in rmat20 grid1000; do
+  for algo in $ALGOS; do
+    for v in $VARIANTS; do
+      src=""
+      case $algo in bfs|sssp|sswp) src="--source 0";; esac
+      line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src \
+        --repeat $REPEAT --warmup $WARMUP --json 2>"$OUT/err.txt")
+      status=$?
+      if [ -z "$line" ]; then
+        msg=$(tr '\n' ' ' < "$OUT/err.txt" | cut -c1-300)
+        printf '{"graph_name":"%s","algorithm":"%s","scheduler":"%s","exit":%d,"error":"%s"}\n' \
+          "$name" "$algo" "$v" $status "${msg//\"/\'}" >> "$OUT/runs.jsonl"
+      else
+        echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('per_iteration',None); d['graph_name']='$name'; d['exit']=$status; print(json.dumps(d))" >> "$OUT/runs.jsonl"
+      fi
+    done
+  done
+done
+python3 - "$OUT/runs.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print(f"{'graph':9} {'algo':6} {'scheduler':42} {'end-to-end ms':>13} {'kernel ms':>10} {'iters':>6} {'launches':>8}  validation")
+for r in rows:
+    if 'error' in r:
+        print(f"{r['graph_name']:9} {r['algorithm']:6} {r['scheduler']:42} exit {r['exit']}: {r['error'][:80]}")
+        continue
+    v = r['validation']
+    ok = 'PASS' if v['ok'] else 'FAIL'
+    print(f"{r['graph_name']:9} {r['algorithm']:6} {r['scheduler']:42} {1e3*r.get('end_to_end_seconds',0):13.3f} {1e3*r.get('kernel_seconds',0):10.3f} {r.get('iterations',0):6} {r.get('launches',0):8}  {ok}")
+PY
