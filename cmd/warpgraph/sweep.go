@@ -1,0 +1,456 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/warpgraph/warpgraph/experiments"
+)
+
+func init() { extraCommands = append(extraCommands, newSweepCommand) }
+
+type sweepOptions struct {
+	target, simMode, out, shard string
+	configs, points, params     []string
+	timeout                     time.Duration
+	retryFailed                 bool
+	slurm                       bool
+	shards                      int
+	slurmOpts, slurmBinary      string
+}
+
+// sweepRegistry is the registry the sweep commands read (tests add their
+// own experiments to a copy).
+var sweepRegistry = experiments.Default
+
+func newSweepCommand() *cobra.Command {
+	var o sweepOptions
+	cmd := &cobra.Command{
+		Use:   "sweep NAME --target sim|hw [--config C] [--out DIR] [--points FILTER] [--shard i/n] [--slurm]",
+		Short: "Run a named experiment (see sweep list): resumable, shardable, as a Slurm job array; data.csv, plots and README in results/NAME",
+		Long: `Run a named experiment over its points and write results/NAME (or --out):
+data.csv (one row per point: axes, parameters, statistics, validation,
+commit, wall time, machine, date), plots (PNG and SVG) and README.md.
+
+Each finished point is appended to data.csv and synced before the next
+starts; a killed sweep loses at most the point that was running, and
+rerunning the same command skips the points already recorded (failed ones
+too, unless --retry-failed). A point that fails or does not validate is
+recorded with its error and the sweep goes on; the command then exits 1.
+
+--points keeps the points whose axes match: NAME=GLOB[|GLOB...] clauses,
+';'-separated or repeated (e.g. --points 'degree=1|2|4' --points config=h100).
+--shard i/n runs the i-th of n deterministic slices (1 <= i <= n) and
+writes only data.csv and sweep.json; 'sweep merge' joins the shards.
+--slurm writes OUT/sweep.sbatch, a job array of --shards tasks, instead of
+running anything.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd, args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.target, "target", "sim", "sim (simulator) or hw (CUDA GPU)")
+	f.StringSliceVar(&o.configs, "config", nil, "simulator configurations, comma-separated or repeated (default: the experiment's, see sweep list)")
+	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing or functional")
+	f.StringVar(&o.out, "out", "", "output folder (default results/NAME)")
+	f.StringArrayVar(&o.points, "points", nil, "keep points matching NAME=GLOB[|GLOB...] (';'-separated or repeated)")
+	f.StringArrayVar(&o.params, "param", nil, "set an experiment parameter, NAME=VALUE (repeatable; see sweep list)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 1 <= i <= n)")
+	f.DurationVar(&o.timeout, "timeout", 0, "time limit per point (default 1h in simulation, 5m on hardware)")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
+	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
+	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
+	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
+	f.StringVar(&o.slurmBinary, "slurm-binary", "", "with --slurm: the warpgraph binary the jobs run (default: this one)")
+	cmd.AddCommand(newSweepListCommand(), newSweepMergeCommand(), newSweepJoinCommand())
+	return cmd
+}
+
+// planFor builds the sweep's plan from the flags.
+func planFor(e *experiments.Experiment, o sweepOptions) (experiments.Plan, error) {
+	if o.target != experiments.TargetSim && o.target != experiments.TargetHW {
+		return experiments.Plan{}, badInput("unknown target %q: sweeps run on sim or hw", o.target)
+	}
+	pl := experiments.Plan{Experiment: e.Name, Target: o.target, Filter: o.points}
+	if o.target == experiments.TargetSim {
+		pl.Configs, pl.SimMode = o.configs, o.simMode
+		if len(pl.Configs) == 0 {
+			pl.Configs = e.Configs
+		}
+	} else if len(o.configs) > 0 {
+		return pl, badInput("--config applies to --target sim")
+	}
+	for _, kv := range o.params {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return pl, badInput("--param %q is not NAME=VALUE", kv)
+		}
+		if pl.Params == nil {
+			pl.Params = map[string]string{}
+		}
+		pl.Params[k] = v
+	}
+	if o.shard != "" {
+		i, n, err := experiments.ParseShard(o.shard)
+		if err != nil {
+			return pl, &inputError{err}
+		}
+		pl.Shard, pl.Shards = i, n
+	}
+	return pl, nil
+}
+
+func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
+	e, err := sweepRegistry.Lookup(name)
+	if err != nil {
+		return &inputError{err}
+	}
+	pl, err := planFor(e, o)
+	if err != nil {
+		return err
+	}
+	// Enumerate now, so that a bad filter, parameter or target is an input
+	// error before anything runs.
+	if _, err := pl.Points(e); err != nil {
+		return &inputError{err}
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("results", e.Name)
+		if pl.Shards > 0 {
+			out = experiments.ShardDir(out, pl.Shard, pl.Shards)
+		}
+	}
+	if o.slurm {
+		return writeSlurm(cmd, e, o, out)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := experiments.Sweep(ctx, e, experiments.Options{
+		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed,
+		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name),
+		Commit:   commitForRows(), Command: commandLine(cmd, name),
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("sweep %s interrupted: finished points are in %s; rerun the same command to resume", e.Name, filepath.Join(out, experiments.DataFile))
+		}
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "sweep %s: %d points (%d recorded before, %d run now: %d ok, %d invalid, %d failed) in %s\n",
+		e.Name, sum.Points, sum.Skipped, sum.Ran, sum.OK, sum.Invalid, sum.Errors, out)
+	for _, f := range sum.Files {
+		fmt.Fprintf(w, "  wrote %s\n", filepath.Join(out, f))
+	}
+	if sum.Invalid+sum.Errors > 0 {
+		return fmt.Errorf("sweep %s: %d points failed or did not validate (their rows say why)", e.Name, sum.Invalid+sum.Errors)
+	}
+	return nil
+}
+
+// commitForRows is the commit stamped on rows: the one make device-build
+// sets, else the binary's VCS stamp.
+func commitForRows() string {
+	if buildCommit != "unknown" && buildCommit != "" {
+		return buildCommit
+	}
+	return experiments.BuildCommit()
+}
+
+// commandLine spells the command as given (flags in the order cobra
+// reports them), for the README.
+func commandLine(cmd *cobra.Command, name string) string {
+	parts := []string{cmd.CommandPath(), experiments.ShellQuote(name)}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch v := f.Value.(type) {
+		case pflag.SliceValue:
+			for _, s := range v.GetSlice() {
+				parts = append(parts, "--"+f.Name, experiments.ShellQuote(s))
+			}
+		default:
+			if f.Value.Type() == "bool" {
+				parts = append(parts, "--"+f.Name)
+			} else {
+				parts = append(parts, "--"+f.Name, experiments.ShellQuote(f.Value.String()))
+			}
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, out string) error {
+	if o.shard != "" {
+		return badInput("--slurm makes the shards itself: leave out --shard")
+	}
+	if o.shards < 1 {
+		return badInput("--shards %d: at least 1", o.shards)
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	bin := o.slurmBinary
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	var args []string
+	args = append(args, "--target", o.target)
+	if o.target == experiments.TargetSim {
+		configs := o.configs
+		if len(configs) == 0 {
+			configs = e.Configs
+		}
+		args = append(args, "--config", strings.Join(configs, ","), "--sim-mode", o.simMode)
+	}
+	for _, p := range o.points {
+		args = append(args, "--points", p)
+	}
+	for _, p := range o.params {
+		args = append(args, "--param", p)
+	}
+	if o.timeout > 0 {
+		args = append(args, "--timeout", o.timeout.String())
+	}
+	if o.retryFailed {
+		args = append(args, "--retry-failed")
+	}
+	job := experiments.SlurmJob{Experiment: e.Name, Shards: o.shards, Out: abs, Binary: bin, Workdir: wd,
+		Args: args, Options: experiments.SlurmOptions(o.slurmOpts)}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(abs, "sweep.sbatch")
+	if err := os.WriteFile(path, []byte(job.Script()), 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: a job array of %d shards\n  submit: sbatch %s\n  then:   %s sweep merge %s --out %s\n",
+		path, o.shards, path, bin, filepath.Join(abs, fmt.Sprintf("shard-*-of-%d", o.shards)), abs)
+	return nil
+}
+
+func newSweepListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the experiments with their axes, parameters and default configurations",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, e := range sweepRegistry.All() {
+				fmt.Fprintf(w, "%s — %s\n", e.Name, e.About)
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintf(tw, "  targets\t%s\n", strings.Join(e.Targets, ", "))
+				if len(e.Configs) > 0 {
+					fmt.Fprintf(tw, "  configs\t%s\n", strings.Join(e.Configs, ", "))
+				}
+				for _, a := range e.Axes {
+					vals := strings.Join(a.Values, ", ")
+					if len(a.Values) == 0 {
+						vals = "(the experiment lists the points)"
+					}
+					fmt.Fprintf(tw, "  axis %s\t%s: %s\n", a.Name, a.About, vals)
+				}
+				for _, p := range e.Params {
+					fmt.Fprintf(tw, "  param %s\t%s (sim %s, hw %s)\n", p.Name, p.About, p.Default(experiments.TargetSim, ""), p.Default(experiments.TargetHW, ""))
+				}
+				for _, t := range e.Targets {
+					pl := experiments.Plan{Experiment: e.Name, Target: t}
+					if t == experiments.TargetSim {
+						pl.Configs, pl.SimMode = e.Configs, "timing"
+					}
+					if pts, err := pl.Points(e); err == nil {
+						fmt.Fprintf(tw, "  points on %s\t%d\n", t, len(pts))
+					}
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				fmt.Fprintln(w)
+			}
+			return nil
+		},
+	}
+}
+
+func newSweepMergeCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge DIR... [--out DIR]",
+		Short: "Join the shards of a sweep (folders of --shard runs), checking for missing and duplicate points",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if out == "" {
+				out = filepath.Dir(filepath.Clean(dirs[0]))
+			}
+			sort.SliceStable(dirs, func(i, j int) bool { return shardOrder(dirs[i]) < shardOrder(dirs[j]) })
+			res, err := experiments.Merge(sweepRegistry, dirs, out, mergeCommandLine(cmd, dirs))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shard folders of %s: %d points into %s\n", len(dirs), res.Plan.Experiment, res.Rows, out)
+			for _, f := range res.Files {
+				fmt.Fprintf(cmd.OutOrStdout(), "  wrote %s\n", filepath.Join(out, f))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output folder (default: the folder holding the first shard folder)")
+	return cmd
+}
+
+// shardOrder sorts shard-I-of-N folders by I (so shard 10 follows 9).
+func shardOrder(dir string) string {
+	var i, n int
+	if _, err := fmt.Sscanf(filepath.Base(dir), "shard-%d-of-%d", &i, &n); err == nil {
+		return fmt.Sprintf("%s/%09d", filepath.Dir(dir), i)
+	}
+	return dir
+}
+
+func mergeCommandLine(cmd *cobra.Command, dirs []string) string {
+	parts := []string{cmd.CommandPath()}
+	for _, d := range dirs {
+		parts = append(parts, experiments.ShellQuote(d))
+	}
+	if f := cmd.Flags().Lookup("out"); f != nil && f.Changed {
+		parts = append(parts, "--out", experiments.ShellQuote(f.Value.String()))
+	}
+	return strings.Join(parts, " ")
+}
+
+func newSweepJoinCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "join SIM.csv HW.csv [--out FILE]",
+		Short: "Join a simulator sweep's CSV with the hardware sweep's by point key: sim and hw columns side by side",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			var f *os.File
+			if out != "" {
+				var err error
+				if f, err = os.Create(out); err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			n, err := experiments.Join(sweepRegistry, args[0], args[1], w)
+			if err != nil {
+				return err
+			}
+			if f != nil {
+				if err := f.Close(); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "joined %d rows into %s\n", n, out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write the joined CSV here (default: stdout)")
+	return cmd
+}
+
+// sweepProgress reports a sweep: a bar with points done, ETA and the
+// running point on a terminal; one line per point otherwise.
+type sweepProgress struct {
+	w           io.Writer
+	name        string
+	bar         *progressbar.ProgressBar
+	total, done int
+	ran         int
+	began       time.Time
+	spent       time.Duration
+}
+
+func newSweepProgress(w io.Writer, name string) *sweepProgress {
+	p := &sweepProgress{w: w, name: name}
+	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		p.bar = progressbar.NewOptions(0,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionThrottle(200*time.Millisecond),
+		)
+	}
+	return p
+}
+
+func (p *sweepProgress) Start(total, done int) {
+	p.total, p.done = total, done
+	if p.bar != nil {
+		p.bar.ChangeMax(total)
+		_ = p.bar.Set(done)
+		return
+	}
+	fmt.Fprintf(p.w, "sweep %s: %d points, %d already recorded\n", p.name, total, done)
+}
+
+func (p *sweepProgress) Begin(pt experiments.Point) {
+	p.began = time.Now()
+	if p.bar != nil {
+		p.bar.Describe(pt.Key())
+	}
+}
+
+func (p *sweepProgress) End(pt experiments.Point, r experiments.Row) {
+	took := time.Since(p.began)
+	p.done++
+	p.ran++
+	p.spent += took
+	if p.bar != nil {
+		if r["status"] != experiments.StatusOK {
+			_ = p.bar.Clear()
+			fmt.Fprintf(p.w, "%s: %s: %s\n", pt.Key(), r["status"], firstLine(r["error"]+r["validation"]))
+		}
+		_ = p.bar.Add(1)
+		return
+	}
+	eta := time.Duration(float64(p.spent) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
+	line := fmt.Sprintf("[%d/%d] %s: %s (%.1fs, ETA %s)", p.done, p.total, pt.Key(), r["status"], took.Seconds(), eta)
+	if r["status"] != experiments.StatusOK {
+		line += ": " + firstLine(r["error"]+" "+r["validation"])
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *sweepProgress) Finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\n|"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,245 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/experiments/micro"
+)
+
+func init() { Default.Register(atomicsExperiment()) }
+
+// ints spells integers as axis values.
+func ints(vs []int) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = strconv.Itoa(v)
+	}
+	return out
+}
+
+// byTarget is a parameter default: one value on hardware, another in
+// simulation.
+func byTarget(hw, sim string) func(target, config string) string {
+	return func(target, _ string) string {
+		if target == TargetHW {
+			return hw
+		}
+		return sim
+	}
+}
+
+// timingParams are the launch repetitions of a micro experiment on
+// hardware (the simulator is deterministic: one launch, no warm-up).
+var timingParams = []Param{
+	{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget("3", "0")},
+	{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget("10", "1")},
+}
+
+// microParams reads reps, warmup and repeat.
+func microParams(p Point) (micro.Params, error) {
+	var mp micro.Params
+	var err error
+	if mp.Reps, err = p.Int("reps"); err != nil {
+		return mp, err
+	}
+	if mp.Warmup, err = p.Int("warmup"); err != nil {
+		return mp, err
+	}
+	if mp.Repeat, err = p.Int("repeat"); err != nil {
+		return mp, err
+	}
+	return mp, nil
+}
+
+func atomicsExperiment() *Experiment {
+	stats := []Stat{}
+	stats = append(stats, launchStats("shared", "atomicMin into shared memory")...)
+	stats = append(stats, launchStats("global", "atomicMin into global memory")...)
+	stats = append(stats,
+		Stat{"global_over_shared", "", "global time ÷ shared time (> 1: shared atomics are faster)"},
+		Stat{"worst_serialization_shared", "accesses", "simulated worst same-address serialisation of the shared launch"},
+		Stat{"worst_serialization_global", "accesses", "simulated worst same-address serialisation of the global launch"},
+	)
+	return &Experiment{
+		Name: "atomics",
+		About: "WolfGraph's atomic mini-benchmark: one CTA of 1024 threads issues atomicMin into shared or into global " +
+			"memory; the synchronisation degree is how many threads share each address (1…512). Shared atomics are " +
+			"native on Maxwell and later and lock-based on Kepler (gtx780ti), where they lose to global ones at high degree.",
+		Targets: []string{TargetSim, TargetHW},
+		Configs: []string{"gtx780ti", "h100"},
+		Axes:    []Axis{{Name: "degree", About: "synchronisation degree: threads per address", Values: ints(micro.AtomicDegrees)}},
+		Params: append([]Param{
+			{Name: "reps", About: "atomicMin per thread", Default: byTarget("256", "256")},
+		}, timingParams...),
+		Stats: stats,
+		Run:   runAtomics,
+		Table: []string{"config", "degree", "shared_us", "global_us", "global_over_shared", "worst_serialization_shared", "status"},
+		Plot:  plotAtomics,
+		Findings: func(rows []Row) []string {
+			return ratioFindings(rows, "degree", "global_over_shared", "shared", "global", "shared_us", "global_us")
+		},
+		Notes: []string{
+			"Times on the simulator are simulated device time (cycles ÷ the configuration's clock), not wall time; on hardware the median event time of `repeat` launches after `warmup`.",
+			"Every point checks every output slot against the host formula of kernels/atomic_contention.cu; a mismatch is recorded as an error (experiments/micro reports it as one).",
+			"Each point opens a fresh device, so no cache state carries between points; the figures can differ slightly from `warpgraph micro atomic_contention`, which runs every degree on one device.",
+		},
+	}
+}
+
+func runAtomics(ctx context.Context, env *Env, p Point) (Outcome, error) {
+	dev, err := env.Device()
+	if err != nil {
+		return Outcome{}, err
+	}
+	degree, err := p.Int("degree")
+	if err != nil {
+		return Outcome{}, err
+	}
+	mp, err := microParams(p)
+	if err != nil {
+		return Outcome{}, err
+	}
+	rec := &recorder{Device: dev}
+	tab, err := micro.AtomicContention(ctx, rec, []int{degree}, mp)
+	if err != nil {
+		return Outcome{}, err
+	}
+	shared, global := rec.byKernel("atomic_contention_shared"), rec.byKernel("atomic_contention_global")
+	if len(shared) != 1 || len(global) != 1 {
+		return Outcome{}, fmt.Errorf("atomics: expected one shared and one global launch, saw %d and %d", len(shared), len(global))
+	}
+	v := map[string]string{"global_over_shared": ratio(global[0].Elapsed, shared[0].Elapsed)}
+	launchValues("shared", shared[0], v)
+	launchValues("global", global[0], v)
+	if s, ok := shared[0].Counters["max_same_address_serialization_shared"]; ok {
+		v["worst_serialization_shared"] = formatFloat(s)
+	}
+	if s, ok := global[0].Counters["max_same_address_serialization_global"]; ok {
+		v["worst_serialization_global"] = formatFloat(s)
+	}
+	return Outcome{Values: v, Valid: true, Validation: lastCell(tab)}, nil
+}
+
+// lastCell is the validation cell of a one-row micro table.
+func lastCell(t *micro.Table) string {
+	if len(t.Rows) == 0 || len(t.Rows[0]) == 0 {
+		return ""
+	}
+	r := t.Rows[0]
+	return r[len(r)-1]
+}
+
+func plotAtomics(rows []Row, dir string) ([]string, error) {
+	var ss []series
+	for _, kind := range []string{"shared", "global"} {
+		for _, s := range groupSeries(okRows(rows), func(r Row) string { return where(r) + ", " + kind }, "degree", kind+"_us") {
+			s.dashed = kind == "global"
+			ss = append(ss, s)
+		}
+	}
+	degrees := make([]float64, len(micro.AtomicDegrees))
+	for i, d := range micro.AtomicDegrees {
+		degrees[i] = float64(d)
+	}
+	files, err := lineFigure{
+		title:  "atomicMin, 1024 threads: shared vs global by synchronisation degree",
+		xLabel: "synchronisation degree (threads per address)",
+		yLabel: "kernel time (µs)",
+		logX:   true, logY: true, xTicks: degrees,
+		series: sortSeries(ss),
+	}.save(dir, "atomics")
+	if err != nil {
+		return files, err
+	}
+	more, err := lineFigure{
+		title:  "global ÷ shared atomicMin time (below 1: global is faster)",
+		xLabel: "synchronisation degree (threads per address)",
+		yLabel: "global time ÷ shared time",
+		logX:   true, logY: true, xTicks: degrees, refY: 1,
+		series: groupSeries(okRows(rows), where, "degree", "global_over_shared"),
+	}.save(dir, "atomics-ratio")
+	return append(files, more...), err
+}
+
+// sortSeries orders series by label, so that a machine's lines sit
+// together in the legend.
+func sortSeries(ss []series) []series {
+	out := append([]series(nil), ss...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].label < out[j-1].label; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// okRows keeps the rows that ran and validated.
+func okRows(rows []Row) []Row {
+	var out []Row
+	for _, r := range rows {
+		if r["status"] == StatusOK {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ratioFindings summarises, per machine, how a time ratio numerator ÷
+// denominator (column ratioCol, > 1 when the first kind is faster) moves
+// along an axis: its ends, its range, and where it first drops below 1.
+func ratioFindings(rows []Row, axis, ratioCol, first, second, firstCol, secondCol string) []string {
+	var out []string
+	var order []string
+	byWhere := map[string][]Row{}
+	for _, r := range okRows(rows) {
+		w := where(r)
+		if _, ok := byWhere[w]; !ok {
+			order = append(order, w)
+		}
+		byWhere[w] = append(byWhere[w], r)
+	}
+	for _, w := range order {
+		rs := byWhere[w]
+		lo, hi := rs[0], rs[len(rs)-1]
+		line := fmt.Sprintf("**%s**: %s %s → %s µs and %s %s → %s µs from %s %s to %s; %s/%s time ratio %s → %s (range %s)",
+			w, first, lo[firstCol], hi[firstCol], second, lo[secondCol], hi[secondCol], axis, lo[axis], hi[axis],
+			second, first, lo[ratioCol], hi[ratioCol], columnRange(rs, ratioCol))
+		var below []string
+		for _, r := range rs {
+			if v, ok := r.Float(ratioCol); ok && v < 1 {
+				below = append(below, r[axis])
+			}
+		}
+		switch {
+		case len(below) == 0:
+			line += fmt.Sprintf("; %s is faster at every %s", first, axis)
+		case len(below) == len(rs):
+			line += fmt.Sprintf("; %s is faster at every %s", second, axis)
+		default:
+			line += fmt.Sprintf("; %s is faster only at %s %s", second, axis, strings.Join(below, ", "))
+		}
+		out = append(out, line+".")
+	}
+	if n := len(rows) - len(okRows(rows)); n > 0 {
+		out = append(out, fmt.Sprintf("%d points failed or did not validate (listed below).", n))
+	}
+	return out
+}
+
+// columnRange is "min–max" of a numeric column.
+func columnRange(rows []Row, col string) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		if v, ok := r.Float(col); ok {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return "–"
+	}
+	return strconv.FormatFloat(lo, 'g', 3, 64) + "–" + strconv.FormatFloat(hi, 'g', 3, 64)
+}

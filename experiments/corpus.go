@@ -1,0 +1,249 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/scheduler"
+)
+
+func init() { Default.Register(corpusExperiment()) }
+
+// corpusGraphs are the small generated graphs of bsp-corpus, by short
+// name (the key uses the name; the spec column holds the full spec).
+var corpusGraphs = []struct{ name, spec string }{
+	{"rmat8", "rmat:scale=8"},
+	{"grid16", "grid:w=16,h=16"},
+	{"er256", "er:n=256,m=2048"},
+}
+
+func corpusExperiment() *Experiment {
+	var graphNames []string
+	for _, g := range corpusGraphs {
+		graphNames = append(graphNames, g.name)
+	}
+	return &Experiment{
+		Name: "bsp-corpus",
+		About: "Every registered (algorithm, scheduler variant) cell of scheduler.Entries() on a few small generated " +
+			"graphs, validated against the CPU reference, with the simulator's (or the GPU's) time and counters: the " +
+			"corpus of the ACC framework as an experiment, growing as schedulers land.",
+		Targets: []string{TargetSim, TargetHW},
+		Configs: []string{"h100"},
+		Axes: []Axis{
+			{Name: "graph", About: "generated graph (" + corpusGraphList() + ")", Values: graphNames},
+			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
+			{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
+		},
+		Points: func(string, string) [][]string {
+			var out [][]string
+			for _, g := range corpusGraphs {
+				for _, e := range scheduler.Entries() {
+					out = append(out, []string{g.name, e.Algorithm.Name, e.Variant.String()})
+				}
+			}
+			return out
+		},
+		Params: []Param{
+			{Name: "block", About: "threads per CTA", Default: byTarget("256", "256")},
+			{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget("1", "0")},
+			{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget("5", "1")},
+		},
+		Stats: []Stat{
+			{"spec", "", "the graph's full spec"},
+			{"vertices", "", "vertices of the input graph"},
+			{"edges", "", "edges of the input graph"},
+			{"source", "", "source vertex (the vertex of maximum out-degree) for algorithms with one"},
+			{"end_to_end_us", "µs", "median end-to-end time (simulated device time on the simulator)"},
+			{"kernel_us", "µs", "median sum of the launches' device times"},
+			{"cycles", "cycles", "simulated cycles of the last run (simulator only)"},
+			{"iterations", "", "iterations of the last run"},
+			{"launches", "", "kernel launches of the last run"},
+			{"thread_instructions", "", "simulated thread-instructions"},
+			{"warp_execution_efficiency", "", "simulated active lanes per warp-instruction ÷ 32"},
+			{"global_atomics", "", "simulated global atomics"},
+			{"frontiers", "", "frontier size after each iteration, space-separated"},
+			{"summary", "", "the algorithm's own summary (reached vertices, depth, ...), name=value;..."},
+			{"counters", "", "every counter of the run, name=value;... (simulator only)"},
+		},
+		Run:   runCorpusCell,
+		Table: []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
+		Plot:  plotCorpus,
+		Findings: func(rows []Row) []string {
+			ok := len(okRows(rows))
+			out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", ok, len(rows))}
+			byGraph := map[string][]Row{}
+			var order []string
+			for _, r := range okRows(rows) {
+				k := where(r) + ", " + r["graph"]
+				if _, seen := byGraph[k]; !seen {
+					order = append(order, k)
+				}
+				byGraph[k] = append(byGraph[k], r)
+			}
+			for _, k := range order {
+				rs := byGraph[k]
+				sort.SliceStable(rs, func(i, j int) bool {
+					a, _ := rs[i].Float("kernel_us")
+					b, _ := rs[j].Float("kernel_us")
+					return a < b
+				})
+				lo, hi := rs[0], rs[len(rs)-1]
+				out = append(out, fmt.Sprintf("**%s**: fastest %s under %s (%s µs, %s iterations), slowest %s under %s (%s µs, %s iterations).",
+					k, lo["algorithm"], lo["variant"], lo["kernel_us"], lo["iterations"], hi["algorithm"], hi["variant"], hi["kernel_us"], hi["iterations"]))
+			}
+			return out
+		},
+		Notes: []string{
+			"Times on the simulator are simulated device time (the simulator models no host), not wall time.",
+			"Sources are the vertex of maximum out-degree (as `warpgraph run`), k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
+		},
+	}
+}
+
+func corpusGraphList() string {
+	var parts []string
+	for _, g := range corpusGraphs {
+		parts = append(parts, g.name+" = "+g.spec)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func runCorpusCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
+	spec := ""
+	for _, g := range corpusGraphs {
+		if g.name == p.Get("graph") {
+			spec = g.spec
+		}
+	}
+	if spec == "" {
+		return Outcome{}, fmt.Errorf("bsp-corpus: unknown graph %q", p.Get("graph"))
+	}
+	a, err := scheduler.LookupAlgorithm(p.Get("algorithm"))
+	if err != nil {
+		return Outcome{}, err
+	}
+	variant, err := scheduler.ParseVariant(p.Get("variant"))
+	if err != nil {
+		return Outcome{}, err
+	}
+	var ro scheduler.RunOptions
+	if ro.Block, err = p.Int("block"); err != nil {
+		return Outcome{}, err
+	}
+	if ro.Warmup, err = p.Int("warmup"); err != nil {
+		return Outcome{}, err
+	}
+	if ro.Repeat, err = p.Int("repeat"); err != nil {
+		return Outcome{}, err
+	}
+	parsed, err := graph.ParseSpec(spec)
+	if err != nil {
+		return Outcome{}, err
+	}
+	g, err := parsed.Load(graph.LoadOptions{})
+	if err != nil {
+		return Outcome{}, err
+	}
+	v := map[string]string{
+		"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges()),
+	}
+	o := scheduler.Options{K: ref.DefaultK, Seed: 1}
+	if a.UsesSource {
+		o.Source = g.MaxDegreeVertex()
+		v["source"] = strconv.FormatUint(uint64(o.Source), 10)
+	}
+	dev, err := env.Device()
+	if err != nil {
+		return Outcome{}, err
+	}
+	r, err := scheduler.Enact(ctx, dev, a, variant, g, o, ro)
+	if err != nil {
+		return Outcome{}, err
+	}
+	v["end_to_end_us"], v["kernel_us"] = micros(r.EndToEnd), micros(r.Kernel)
+	if r.Total.Cycles > 0 {
+		v["cycles"] = strconv.FormatUint(r.Total.Cycles, 10)
+	}
+	v["iterations"], v["launches"] = strconv.Itoa(len(r.Iterations)), strconv.Itoa(r.Launches)
+	for _, c := range []string{"thread_instructions", "warp_execution_efficiency", "global_atomics"} {
+		if x, ok := r.Total.Counters[c]; ok {
+			v[c] = formatFloat(x)
+		}
+	}
+	fronts := make([]string, len(r.Iterations))
+	for i, it := range r.Iterations {
+		fronts[i] = strconv.Itoa(it.FrontierOut)
+	}
+	v["frontiers"] = strings.Join(fronts, " ")
+	sum := make([]string, len(r.Summary))
+	for i, f := range r.Summary {
+		sum[i] = f.Name + "=" + f.Value
+	}
+	v["summary"] = strings.Join(sum, ";")
+	v["counters"] = countersCell(r.Total.Counters)
+	return Outcome{Values: v, Valid: r.Validation.OK(), Validation: r.Validation.String()}, nil
+}
+
+func plotCorpus(rows []Row, dir string) ([]string, error) {
+	rows = okRows(rows)
+	var cats []string
+	catAt := map[string]int{}
+	var groups []dotGroup
+	groupAt := map[string]int{}
+	for _, r := range rows {
+		c := r["algorithm"] + " / " + r["variant"]
+		if _, ok := catAt[c]; !ok {
+			catAt[c] = len(cats)
+			cats = append(cats, c)
+		}
+		gname := r["graph"]
+		if len(distinctValues(rows, "config")) > 1 || r["target"] != TargetSim {
+			gname = where(r) + ", " + gname
+		}
+		if _, ok := groupAt[gname]; !ok {
+			groupAt[gname] = len(groups)
+			groups = append(groups, dotGroup{label: gname})
+		}
+	}
+	for i := range groups {
+		groups[i].values = make([]float64, len(cats))
+	}
+	for _, r := range rows {
+		gname := r["graph"]
+		if len(distinctValues(rows, "config")) > 1 || r["target"] != TargetSim {
+			gname = where(r) + ", " + gname
+		}
+		if v, ok := r.Float("kernel_us"); ok {
+			groups[groupAt[gname]].values[catAt[r["algorithm"]+" / "+r["variant"]]] = v
+		}
+	}
+	title := "Every registered cell: kernel time"
+	if len(rows) > 0 {
+		title += " on " + where(rows[0])
+	}
+	return dotFigure{
+		title:      title,
+		yLabel:     "kernel time (µs)",
+		logY:       true,
+		categories: cats,
+		groups:     groups,
+	}.save(dir, "bsp-corpus")
+}
+
+// distinctValues lists a column's values in first-seen order.
+func distinctValues(rows []Row, col string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rows {
+		if !seen[r[col]] {
+			seen[r[col]] = true
+			out = append(out, r[col])
+		}
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warpgraph/warpgraph/hw"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// Progress hears about a sweep as it runs (a bar on a terminal, lines in
+// a log). Calls come from the sweep's goroutine, in order.
+type Progress interface {
+	// Start announces the points of this run, done of them already
+	// finished by an earlier run.
+	Start(total, done int)
+	// Begin and End bracket one point; End gets the row recorded.
+	Begin(p Point)
+	End(p Point, r Row)
+	Finish()
+}
+
+// Opener opens the device of a point.
+type Opener func(target, config, simMode string) (kernels.Device, error)
+
+// OpenDevice opens the simulator with a configuration and mode, or the
+// first GPU (device 0) for TargetHW.
+func OpenDevice(target, config, simMode string) (kernels.Device, error) {
+	switch target {
+	case TargetSim:
+		m, err := sim.ParseMode(simMode)
+		if err != nil {
+			return nil, err
+		}
+		return sim.Open(config, sim.WithMode(m))
+	case TargetHW:
+		return hw.Open(0)
+	}
+	return nil, fmt.Errorf("unknown target %q: use sim or hw", target)
+}
+
+// Options configure a sweep.
+type Options struct {
+	Plan Plan
+	// Out is the output folder (data.csv, sweep.json, plots, README.md).
+	Out string
+	// Timeout bounds each point (0: 1 h in simulation, 5 min on hardware).
+	Timeout time.Duration
+	// RetryFailed runs again the points recorded with status error; by
+	// default every recorded point counts as finished.
+	RetryFailed bool
+	// Open opens a point's device (nil: OpenDevice).
+	Open     Opener
+	Progress Progress
+	// Commit, Machine and Now stamp every row (zero: BuildCommit, Machine,
+	// time.Now).
+	Commit, Machine string
+	Now             func() time.Time
+	// Command is the command line, for the README.
+	Command string
+}
+
+// Summary counts what a sweep did.
+type Summary struct {
+	Points, Skipped, Ran, OK, Invalid, Errors int
+	// Files are the files written besides data.csv and sweep.json (plots
+	// and README.md of a complete, unsharded sweep).
+	Files []string
+}
+
+// DataFile and PlanFile are the names of a sweep's CSV and plan in its
+// output folder.
+const (
+	DataFile = "data.csv"
+	PlanFile = "sweep.json"
+)
+
+// planFile is sweep.json: the plan and the command that made the data.
+type planFile struct {
+	Plan
+	Command string `json:"command,omitempty"`
+}
+
+// Sweep runs every point of the plan that the output folder does not
+// hold yet, appending each to data.csv as it finishes. A point that fails
+// or does not validate is recorded with its error and the sweep goes on.
+// When ctx ends, the running point is dropped (not recorded) and Sweep
+// returns ctx's error: rerunning it resumes there. Once every point is in,
+// data.csv is rewritten in sweep order and, unless the plan is a shard,
+// the plots and README.md are written beside it.
+func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
+	points, err := o.Plan.Points(e)
+	if err != nil {
+		return nil, err
+	}
+	o.defaults()
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	st, rows, err := openStore(filepath.Join(o.Out, DataFile), Header(e))
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
+	if err := writePlan(o.Out, planFile{o.Plan, o.Command}); err != nil {
+		return nil, err
+	}
+	done := map[string]Row{}
+	for _, r := range rows {
+		done[r.Key()] = r
+	}
+	sum := &Summary{Points: len(points)}
+	var todo []Point
+	for _, p := range points {
+		r, ok := done[p.Key()]
+		if ok {
+			if err := sameSettings(p, r); err != nil {
+				return nil, fmt.Errorf("%s: %w", st.path, err)
+			}
+		}
+		if !ok || o.RetryFailed && r["status"] == StatusError {
+			todo = append(todo, p)
+			continue
+		}
+		sum.Skipped++
+	}
+	if o.Progress != nil {
+		o.Progress.Start(len(points), sum.Skipped)
+		defer o.Progress.Finish()
+	}
+	for _, p := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		if o.Progress != nil {
+			o.Progress.Begin(p)
+		}
+		r := runPoint(ctx, e, p, o)
+		if err := ctx.Err(); err != nil {
+			// Cancelled while running: the point is not finished; a
+			// rerun runs it again.
+			return sum, err
+		}
+		if err := st.append(r); err != nil {
+			return sum, err
+		}
+		done[p.Key()] = r
+		sum.Ran++
+		switch r["status"] {
+		case StatusOK:
+			sum.OK++
+		case StatusInvalid:
+			sum.Invalid++
+		default:
+			sum.Errors++
+		}
+		if o.Progress != nil {
+			o.Progress.End(p, r)
+		}
+	}
+	// Every point is in: rewrite the file in sweep order, one row per
+	// point (rows of points outside this plan, from earlier sweeps into
+	// the same folder, follow in key order).
+	all := make([]Row, 0, len(done))
+	for _, r := range done {
+		all = append(all, r)
+	}
+	order := map[string]int{}
+	for _, p := range points {
+		order[p.Key()] = p.Index
+	}
+	sortRows(all, order)
+	if err := writeAtomically(st.path, func(w io.Writer) error { return writeCSV(w, st.header, all) }); err != nil {
+		return sum, err
+	}
+	if o.Plan.Shards == 0 {
+		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}})
+		sum.Files = files
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+func (o *Options) defaults() {
+	if o.Out == "" {
+		o.Out = filepath.Join("results", o.Plan.Experiment)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Hour
+		if o.Plan.Target == TargetHW {
+			o.Timeout = 5 * time.Minute
+		}
+	}
+	if o.Open == nil {
+		o.Open = OpenDevice
+	}
+	if o.Commit == "" {
+		o.Commit = BuildCommit()
+	}
+	if o.Machine == "" {
+		o.Machine = Machine()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// sameSettings refuses to count a recorded row as the point when it was
+// made with other parameters or another simulator mode.
+func sameSettings(p Point, r Row) error {
+	if r["sim_mode"] != p.SimMode {
+		return fmt.Errorf("point %s was recorded in simulator mode %q, this sweep uses %q: use another --out", p.Key(), r["sim_mode"], p.SimMode)
+	}
+	for _, v := range p.Params {
+		if r[v.Name] != v.Value {
+			return fmt.Errorf("point %s was recorded with %s=%s, this sweep uses %s=%s: use another --out", p.Key(), v.Name, r[v.Name], v.Name, v.Value)
+		}
+	}
+	return nil
+}
+
+// runPoint measures one point and returns its row; errors and panics
+// become rows with status error.
+func runPoint(ctx context.Context, e *Experiment, p Point, o Options) Row {
+	env := &Env{open: func() (kernels.Device, error) { return o.Open(p.Target, p.Config, p.SimMode) }}
+	defer env.close()
+	pctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	start := time.Now()
+	out, err := safeRun(pctx, e, env, p)
+	wall := time.Since(start)
+	r := Row{
+		"experiment": e.Name, "key": p.Key(), "target": p.Target, "config": p.Config, "sim_mode": p.SimMode,
+		"commit": o.Commit, "machine": o.Machine,
+		"wall_seconds": strconv.FormatFloat(wall.Seconds(), 'f', 3, 64),
+		"date":         o.Now().UTC().Format(time.RFC3339),
+	}
+	if env.dev != nil {
+		r["device"] = env.dev.Properties().Name
+	}
+	for _, vs := range [][]Value{p.Axes, p.Params} {
+		for _, v := range vs {
+			r[v.Name] = v.Value
+		}
+	}
+	switch {
+	case err != nil:
+		r["status"], r["error"] = StatusError, err.Error()
+		if errors.Is(err, context.DeadlineExceeded) && pctx.Err() != nil {
+			r["error"] = fmt.Sprintf("point time limit %s: %v", o.Timeout, err)
+		}
+	case !out.Valid:
+		r["status"] = StatusInvalid
+	default:
+		r["status"] = StatusOK
+	}
+	r["validation"] = out.Validation
+	for _, s := range e.Stats {
+		if v, ok := out.Values[s.Name]; ok {
+			r[s.Name] = v
+		}
+	}
+	return r
+}
+
+func safeRun(ctx context.Context, e *Experiment, env *Env, p Point) (out Outcome, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return e.Run(ctx, env, p)
+}
+
+func writePlan(dir string, pf planFile) error {
+	return writeAtomically(filepath.Join(dir, PlanFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(pf)
+	})
+}
+
+func readPlan(dir string) (planFile, error) {
+	var pf planFile
+	data, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return pf, err
+	}
+	if err := json.Unmarshal(data, &pf); err != nil {
+		return pf, fmt.Errorf("%s: %w", filepath.Join(dir, PlanFile), err)
+	}
+	return pf, nil
+}
+
+// BuildCommit is the VCS revision the running binary was built from
+// (short, with "-dirty" for uncommitted changes), or "unknown" (go test
+// and go run binaries carry none).
+func BuildCommit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 7 {
+		rev = rev[:7]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+// Machine names the host: its name, OS/architecture and CPU count (no
+// commas, so that the volatile columns split on them).
+func Machine() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return strings.ReplaceAll(fmt.Sprintf("%s %s/%s %d-CPU", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU()), ",", ";")
+}
