@@ -77,9 +77,10 @@ type Option func(*options)
 // (default 256).
 func WithSlice(n int) Option { return func(o *options) { o.slice = n } }
 
-// WithQuietWindow sets how many warp-instructions without a memory write,
-// barrier release or finishing warp pass before the livelock check starts
-// (default 1<<20).
+// WithQuietWindow sets how many warp-instructions without progress (a
+// store or atomic that changes memory, a warp or CTA starting or
+// finishing; see exec.Watchdog) pass before functional mode's livelock
+// check starts (default 1<<20). WithDeadlockWindow is timing mode's.
 func WithQuietWindow(n uint64) Option { return func(o *options) { o.quietWindow = n } }
 
 // WithMode selects timing (the default) or functional execution.

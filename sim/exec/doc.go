@@ -22,7 +22,10 @@
 // resident ones finish. A timing model instead dispatches CTAs itself
 // (Grid.Dispatch, Grid.Retire) and issues one warp-instruction at a time
 // with Warp.Step, which reports what it needs (StepInfo: the instruction,
-// masks, per-lane memory addresses, barrier and exit events).
+// masks, per-lane memory addresses, barrier and exit events). Both run the
+// same deadlock detector (Watchdog) with the same definition of progress:
+// a store or atomic that changes memory, a CTA starting, a warp or CTA
+// finishing.
 //
 // Where PTX leaves results unspecified or the hardware approximates, the
 // executor documents its choice: DivByZero for integer division by zero;

@@ -3,8 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -48,11 +46,13 @@ type Grid struct {
 	// Finished counts the CTAs that completed.
 	Finished int
 
-	// epoch changes whenever the machine makes progress that spinning
-	// cannot undo: a store, an atomic that changed memory, a barrier
-	// release, a warp or CTA finishing, a CTA starting.
+	// epoch changes whenever the launch makes progress (see Watchdog): a
+	// store or atomic that changed memory, a CTA starting, a warp or CTA
+	// finishing.
 	epoch uint64
 	pool  []*CTA
+	// resident are the CTAs dispatched and not yet retired, in no order.
+	resident []*CTA
 }
 
 // NewGrid prepares a launch of prog on mem. It checks only what the
@@ -120,6 +120,7 @@ type CTA struct {
 	local  []byte
 	bars   [16]barrier
 	done   int // finished warps
+	slot   int // index in the grid's resident list
 }
 
 // barrier is one of the CTA's 16 hardware barriers.
@@ -160,6 +161,8 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	c.ID = [3]uint32{uint32(lin % gx), uint32(lin / gx % gy), uint32(lin / (gx * gy))}
 	c.Linear, c.SM = lin, sm
 	c.done = 0
+	c.slot = len(g.resident)
+	g.resident = append(g.resident, c)
 	for i := range c.bars {
 		c.bars[i] = barrier{waiting: c.bars[i].waiting[:0]}
 	}
@@ -209,10 +212,15 @@ func (w *Warp) reset(lanes int) {
 	clear(f.params)
 	w.fn, w.code, w.regs = f.fn, f.fn.code, f.regs
 	w.exited, w.carry = 0, 0
+	w.polls = [2]pollSite{}
 }
 
 // Retire returns a finished CTA's state to the pool.
 func (g *Grid) Retire(c *CTA) {
+	last := g.resident[len(g.resident)-1]
+	g.resident[c.slot], last.slot = last, c.slot
+	g.resident[len(g.resident)-1] = nil
+	g.resident = g.resident[:len(g.resident)-1]
 	g.pool = append(g.pool, c)
 }
 
@@ -265,7 +273,7 @@ func (w *Warp) barrier(x *xinst, m uint32) {
 	b.arrived++
 	if in.Bar != ptx.BarArrive {
 		w.state = WarpAtBarrier
-		w.barID, w.barMask, w.barInst = id, m, x
+		w.barID, w.barMask, w.barInst, w.barFn = id, m, x, w.fn
 		w.barDst = -1
 		if red {
 			w.barDst = x.dst[0]
@@ -310,7 +318,6 @@ func (c *CTA) checkBarrier(id int) {
 	}
 	b.arrived = 0
 	b.waiting = b.waiting[:0]
-	c.g.epoch++
 }
 
 // RunOptions tune the functional scheduler.
@@ -322,10 +329,10 @@ type RunOptions struct {
 	// Slice is the number of instructions a warp runs per turn (default
 	// 256): small enough that a spinning warp lets the others progress.
 	Slice int
-	// QuietWindow is how many warp-instructions may pass without any
-	// progress event (a store, a changing atomic, a barrier release, a
-	// warp finishing, a CTA starting) before the livelock check starts
-	// (default 1<<20).
+	// QuietWindow is how many warp-instructions may pass without progress
+	// (a store or atomic that changes memory, a warp or CTA starting or
+	// finishing; see Watchdog) before the livelock check starts (default
+	// 1<<20).
 	QuietWindow uint64
 }
 
@@ -335,11 +342,10 @@ type RunOptions struct {
 //
 // Two hangs end with a *kernels.DeadlockError instead of waiting for ctx:
 // every remaining warp blocked at a barrier that cannot complete, and a
-// livelock — every ready warp repeating an architectural state (registers
-// and SIMT stack) while no memory changes, so no warp can ever observe
-// anything new. Spinning that reads %clock changes state and is bounded
-// only by ctx; when ctx ends a launch that had been quiet for the whole
-// window, the error wraps both a DeadlockError and ctx's error.
+// livelock that the Watchdog finds (checked after every round), the one
+// detector the timing model runs too. When ctx ends a launch that had been
+// quiet for the whole window, the error wraps both a DeadlockError and
+// ctx's error.
 func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 	slice := opt.Slice
 	if slice <= 0 {
@@ -355,8 +361,7 @@ func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 		slots[i] = g.Dispatch(i % g.L.SMs)
 	}
 	live := resident
-	lastEpoch, quietStart := g.epoch, g.WarpInsts
-	var seen map[*Warp]map[uint64]struct{}
+	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	for live > 0 {
 		progressed := false
 		for i, c := range slots {
@@ -385,102 +390,15 @@ func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return g.stopped(err, slots, g.WarpInsts-quietStart >= window)
+			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
+			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
 		}
 		if !progressed {
-			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "every remaining warp waits at a barrier that cannot complete: " + g.describe(slots)}
+			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "every remaining warp waits at a barrier that cannot complete: " + g.DescribeWarps()}
 		}
-		if g.epoch != lastEpoch {
-			lastEpoch, quietStart, seen = g.epoch, g.WarpInsts, nil
-			continue
-		}
-		if g.WarpInsts-quietStart < window {
-			continue
-		}
-		if seen == nil {
-			seen = map[*Warp]map[uint64]struct{}{}
-		}
-		stuck, full := true, false
-		for _, c := range slots {
-			if c == nil {
-				continue
-			}
-			for _, w := range c.warps {
-				if w.state != WarpReady {
-					continue
-				}
-				h := w.hash()
-				s := seen[w]
-				if s == nil {
-					s = map[uint64]struct{}{}
-					seen[w] = s
-				}
-				if _, ok := s[h]; !ok {
-					stuck = false
-					s[h] = struct{}{}
-					full = full || len(s) > 512
-				}
-			}
-		}
-		if stuck {
-			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: fmt.Sprintf(
-				"livelock: no memory changed in %d warp-instructions and every running warp repeats its state (spinning on a value no running warp will write); %d CTAs wait to be dispatched: %s",
-				g.WarpInsts-quietStart, g.Pending(), g.describe(slots))}
-		}
-		if full {
-			// Too many distinct states to be a short spin loop: look
-			// again after a longer quiet stretch.
-			seen, quietStart, window = nil, g.WarpInsts, window*2
+		if watch.Stuck(g.WarpInsts) {
+			return watch.Livelock(g.WarpInsts, "warp-instructions", fmt.Sprintf("%d CTAs wait to be dispatched: %s", g.Pending(), g.DescribeWarps()))
 		}
 	}
 	return nil
-}
-
-// stopped is the error of a run that ctx ended.
-func (g *Grid) stopped(err error, slots []*CTA, quiet bool) error {
-	msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
-	if quiet {
-		d := &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "made no progress (no memory written) before the deadline: " + g.describe(slots)}
-		return fmt.Errorf("%s: %w: %w", msg, d, err)
-	}
-	return fmt.Errorf("%s: %w", msg, err)
-}
-
-// describe lists where the resident warps are, grouped by state and PTX
-// line, for deadlock reports.
-func (g *Grid) describe(slots []*CTA) string {
-	groups := map[string][]string{}
-	for _, c := range slots {
-		if c == nil {
-			continue
-		}
-		for _, w := range c.warps {
-			var key string
-			switch w.state {
-			case WarpDone:
-				continue
-			case WarpAtBarrier:
-				key = fmt.Sprintf("at barrier %d (PTX line %d)", w.barID, w.barInst.in.Pos.PTXLine)
-			default:
-				fn, pc := w.Next()
-				key = fmt.Sprintf("running at PTX line %d", fn.Insts[pc].Pos.PTXLine)
-			}
-			groups[key] = append(groups[key], fmt.Sprintf("CTA %d warp %d", c.Linear, w.index))
-		}
-	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		ws := groups[k]
-		list := strings.Join(ws[:min(len(ws), 4)], ", ")
-		if len(ws) > 4 {
-			list += fmt.Sprintf(" and %d more", len(ws)-4)
-		}
-		parts = append(parts, k+": "+list)
-	}
-	return strings.Join(parts, "; ")
 }

@@ -185,6 +185,9 @@ func (w *Warp) ldParam(x *xinst, m uint32) {
 // ldGlobal is a scalar ld.global with a base register.
 func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 	w.memRecord(x, MemLoad, m)
+	if x.space != ptx.SpaceConst {
+		w.polled(x)
+	}
 	base := w.row(x.abase)
 	d := w.row(x.dst[0])
 	data := w.g.mem.data
@@ -227,7 +230,7 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 	size := uint64(x.size)
 	off := x.aoff
 	rec := w.rec
-	w.g.epoch++
+	changed := false
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -245,11 +248,16 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 		switch size {
 		case 4:
 			_ = data[o+3]
-			data[o], data[o+1], data[o+2], data[o+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+			b0, b1, b2, b3 := byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+			if data[o] != b0 || data[o+1] != b1 || data[o+2] != b2 || data[o+3] != b3 {
+				data[o], data[o+1], data[o+2], data[o+3] = b0, b1, b2, b3
+				changed = true
+			}
 		default:
-			store(data, o, int(size), v)
+			changed = storeChanged(data, o, int(size), v) || changed
 		}
 	}
+	w.progressIf(changed)
 	return nil
 }
 
@@ -265,6 +273,9 @@ func (w *Warp) localOff(x *xinst) uint64 {
 // ld is the general load: any space, vectors, generic addresses.
 func (w *Warp) ld(x *xinst, m uint32) error {
 	w.memRecord(x, MemLoad, m)
+	if x.space != ptx.SpaceParam && x.space != ptx.SpaceLocal && x.space != ptx.SpaceConst {
+		w.polled(x)
+	}
 	base := w.addrRow(x)
 	off := x.aoff + w.localOff(x)
 	size := int(x.size)
@@ -302,7 +313,7 @@ func (w *Warp) st(x *xinst, m uint32) error {
 	for i := 0; i < vec; i++ {
 		srcs[i] = w.src(&x.src[i], &w.t[i])
 	}
-	w.g.epoch++
+	changed := false
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		buf, o, err := w.resolve(x, l, base[l]+off, size*vec, true)
@@ -310,9 +321,10 @@ func (w *Warp) st(x *xinst, m uint32) error {
 			return err
 		}
 		for i := 0; i < vec; i++ {
-			store(buf, o+uint64(i*size), size, srcs[i][l])
+			changed = storeChanged(buf, o+uint64(i*size), size, srcs[i][l]) || changed
 		}
 	}
+	w.progressIf(changed)
 	return nil
 }
 
@@ -322,6 +334,7 @@ func (w *Warp) st(x *xinst, m uint32) error {
 // one left.
 func (w *Warp) atom(x *xinst, m uint32) error {
 	w.memRecord(x, MemAtomic, m)
+	w.polled(x)
 	in := x.in
 	base := w.addrRow(x)
 	off := x.aoff
@@ -351,9 +364,7 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 		}
 		old[l] = v
 	}
-	if changed {
-		w.g.epoch++
-	}
+	w.progressIf(changed)
 	if d != nil {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)

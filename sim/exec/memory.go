@@ -200,6 +200,19 @@ func store(buf []byte, off uint64, size int, v uint64) {
 	}
 }
 
+// storeChanged writes the low size bytes of v at offset off of buf and
+// reports whether that changed them (progress: see Watchdog).
+func storeChanged(buf []byte, off uint64, size int, v uint64) bool {
+	if size < 8 {
+		v &= 1<<(8*uint(size)) - 1
+	}
+	if load(buf, off, size) == v {
+		return false
+	}
+	store(buf, off, size, v)
+	return true
+}
+
 // findSpan returns the index of the span starting at addr in the sorted
 // spans, or where one would be inserted.
 func findSpan(spans []span, addr uint64) (int, bool) {

@@ -109,6 +109,10 @@ type xfunc struct {
 	// function needs none (an entry without calls).
 	paramFrame int
 	entry      bool
+	// clockRegs marks the registers whose values may derive from %clock
+	// and friends (nil when the function reads no clock): the livelock
+	// check leaves them out of the warp's state (see clockTaint).
+	clockRegs []bool
 }
 
 // xop is the executor's operation: the PTX opcode specialised by type and
@@ -399,6 +403,7 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
 			return err
 		}
 	}
+	xf.clockRegs = clockTaint(fn)
 	return nil
 }
 

@@ -81,6 +81,12 @@ type Warp struct {
 	barDst  int32
 	barMask uint32
 	barInst *xinst
+	barFn   *xfunc
+
+	// polls are the last two distinct instructions through which the warp
+	// read what other warps or the clock may change (loads, atomics, clock
+	// reads), newest first: where it spins, for deadlock reports.
+	polls [2]pollSite
 
 	// Scratch rows.
 	t    [4][32]uint64
@@ -330,14 +336,19 @@ func (w *Warp) special(r ptx.SpecialReg, row *[32]uint64) {
 			row[l] = uint64(^uint32(2<<l - 1))
 		}
 	case ptx.SRegClock:
+		w.polledClock()
 		fill(uint64(uint32(g.clock())))
 	case ptx.SRegClockHi:
+		w.polledClock()
 		fill(g.clock() >> 32)
 	case ptx.SRegClock64, ptx.SRegGlobalTimer:
+		w.polledClock()
 		fill(g.clock())
 	case ptx.SRegGlobalTimerLo:
+		w.polledClock()
 		fill(uint64(uint32(g.clock())))
 	case ptx.SRegGlobalTimerHi:
+		w.polledClock()
 		fill(g.clock() >> 32)
 	case ptx.SRegDynamicSmemSize:
 		fill(uint64(g.L.DynamicShared))
@@ -718,17 +729,9 @@ func (w *Warp) step() error {
 	return nil
 }
 
-// where names an instruction's PTX line, source position and text.
-func (w *Warp) where(x *xinst) string {
-	s := fmt.Sprintf("PTX line %d", x.in.Pos.PTXLine)
-	if p := x.in.Pos; p.Line > 0 {
-		files := w.g.prog.Module.PTX.Files
-		if int(p.File) < len(files) && files[p.File] != "" {
-			s += fmt.Sprintf(" (%s:%d)", files[p.File], p.Line)
-		}
-	}
-	return s + " `" + w.fn.fn.InstString(w.g.prog.Module.PTX, int(x.pc)) + "`"
-}
+// where names an instruction of the current function: its PTX line,
+// source position and text.
+func (w *Warp) where(x *xinst) string { return w.g.where(w.fn, x) }
 
 // scalar runs the generic per-lane evaluator.
 func (w *Warp) scalar(x *xinst, m uint32) {
@@ -1185,35 +1188,6 @@ func (w *Warp) match(x *xinst, m uint32) {
 			p[bits.TrailingZeros32(mm)] = b2u(allEq)
 		}
 	}
-}
-
-// StateHash summarises the warp's architectural state (SIMT stack, call
-// frames and registers). A warp that reaches the same hash twice while no
-// memory changed is spinning: the timing model's deadlock detector uses it
-// to tell a spin from a slow scan (a loop whose counter advances).
-func (w *Warp) StateHash() uint64 { return w.hash() }
-
-// hash summarises the warp's architectural state (SIMT stack, frames and
-// registers) for the livelock check.
-func (w *Warp) hash() uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= 1099511628211
-		h ^= h >> 29
-	}
-	mix(uint64(w.state))
-	mix(uint64(w.exited))
-	for _, e := range w.stack {
-		mix(uint64(uint32(e.pc))<<32 | uint64(uint32(e.rpc)))
-		mix(uint64(e.mask))
-	}
-	for i := range w.frames {
-		for _, v := range w.frames[i].regs {
-			mix(v)
-		}
-	}
-	return h
 }
 
 // dim formats a CTA or thread index as (x,y,z).

@@ -166,9 +166,10 @@ type SMConfig struct {
 	// and its warps' first issue. 0 is allowed.
 	CTALaunchCycles int `yaml:"cta_launch_cycles"`
 	// DeadlockWindowCycles is how long the deadlock detector waits: a
-	// launch in which no store or atomic changes memory and no CTA starts
-	// or finishes for this many cycles, while work remains, ends with a
-	// kernels.DeadlockError.
+	// launch in which no store or atomic changes memory and no warp or CTA
+	// starts or finishes for this many cycles, while work remains, ends
+	// with a kernels.DeadlockError once every running warp is seen to
+	// repeat its state (exec.Watchdog).
 	DeadlockWindowCycles int `yaml:"deadlock_window_cycles"`
 }
 

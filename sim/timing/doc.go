@@ -44,11 +44,14 @@
 //   - Barriers: a warp that arrives at bar.sync waits until the executor
 //     releases the barrier, then Barrier.Latency more. membar and fence
 //     wait for the warp's outstanding stores and atomics.
-//   - A deadlock detector: when no store or atomic executes, no barrier
-//     releases and no warp or CTA starts or finishes for
-//     DeadlockWindowCycles while work remains, or when no warp can ever
+//   - A deadlock detector, the executor's (exec.Watchdog, the one the
+//     functional mode runs): when no store or atomic changes memory and no
+//     warp or CTA starts or finishes for DeadlockWindowCycles while work
+//     remains, and every running warp keeps returning to the same state
+//     (registers less those read from %clock), or when no warp can ever
 //     issue again, the launch ends with a *kernels.DeadlockError naming
-//     where every resident warp spins or waits (PTX line, source position,
+//     where every resident warp spins or waits (the loads, atomics and
+//     clock reads it polls, each with PTX line, source position and
 //     instruction), the CTAs still waiting and the resource that keeps
 //     them out of each SM.
 //   - Statistics per launch (Stats): cycles, warp- and thread-instructions,

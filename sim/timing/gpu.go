@@ -206,11 +206,10 @@ type launchRun struct {
 	kernel  string
 	maxRegs int
 
-	startCycle   uint64
-	endCycle     uint64
-	lastProgress uint64
-	// spin confirms a quiet window: see confirmSpin.
-	spin        spinCheck
+	startCycle uint64
+	endCycle   uint64
+	// watch is the deadlock detector, the executor's.
+	watch       *exec.Watchdog
 	finished    int
 	resident    int
 	maxResident int
@@ -221,10 +220,12 @@ type launchRun struct {
 }
 
 // Run executes a launch to completion and returns its statistics. It
-// returns a *kernels.DeadlockError when no memory write, atomic, barrier
-// release or CTA start or finish happens for SMConfig.DeadlockWindowCycles
-// (or no warp can ever issue again) while work remains, the executor's
-// error when a warp faults, and ctx's error (wrapped) when ctx ends first.
+// returns a *kernels.DeadlockError when the executor's Watchdog finds the
+// launch livelocked (no store or atomic changed memory
+// and no warp or CTA started or finished for SMConfig.DeadlockWindowCycles,
+// and every running warp keeps returning to the same state) or no warp can
+// ever issue again while work remains, the executor's error when a warp
+// faults, and ctx's error (wrapped) when ctx ends first.
 func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	if l.Grid == nil {
 		return Stats{}, errors.New("timing: launch without a grid")
@@ -243,7 +244,8 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	g.mem.ResetStats()
 
 	start := g.freq.Cycle(g.engine.CurrentTime()) + 1
-	r.startCycle, r.endCycle, r.lastProgress = start, start, start
+	r.startCycle, r.endCycle = start, start
+	r.watch = exec.NewWatchdog(l.Grid, start, uint64(g.cfg.DeadlockWindowCycles), spinSampleCycles)
 	g.now = start
 	for _, s := range g.sms {
 		s.reset(r, start)
@@ -343,19 +345,6 @@ func (g *GPU) infosOf(fn *ptx.Function) []instInfo {
 	return x
 }
 
-// progress records an event that spinning cannot undo.
-func (g *GPU) progress(cyc uint64) {
-	g.run.lastProgress = cyc
-	g.run.spin.active = false
-}
-
-// progressIf records progress when cond holds.
-func (g *GPU) progressIf(cond bool, cyc uint64) {
-	if cond {
-		g.progress(cyc)
-	}
-}
-
 // fail stops the launch with err (the first error wins).
 func (g *GPU) fail(err error) {
 	r := g.run
@@ -375,85 +364,20 @@ func (g *GPU) check(cyc uint64) {
 	r.ticks++
 	if r.ticks&1023 == 0 {
 		if err := r.ctx.Err(); err != nil {
-			g.fail(fmt.Errorf("kernel %s stopped at cycle %d, %d of %d CTAs finished: %w",
-				r.kernel, cyc-r.startCycle, r.finished, r.Grid.CTAs(), err))
+			msg := fmt.Sprintf("kernel %s stopped at cycle %d, %d of %d CTAs finished", r.kernel, cyc-r.startCycle, r.finished, r.Grid.CTAs())
+			g.fail(r.watch.Stopped(cyc, "cycles", msg, err, g.describe))
 			return
 		}
 	}
-	if w := uint64(g.cfg.DeadlockWindowCycles); cyc > r.lastProgress+w && g.confirmSpin(cyc) {
-		g.fail(&kernels.DeadlockError{Kernel: r.kernel, Detail: fmt.Sprintf(
-			"no store or atomic changed memory and no CTA started or finished for %d cycles (the deadlock window is %d), and every running warp keeps returning to the same state, at cycle %d of the launch; %s",
-			cyc-r.lastProgress, w, cyc-r.startCycle, g.describe())})
+	if r.watch.Stuck(cyc) {
+		g.fail(r.watch.Livelock(cyc, "cycles", fmt.Sprintf("at cycle %d of the launch; %s", cyc-r.startCycle, g.describe())))
 	}
 }
 
-// spinCheck tells a deadlock from a slow phase once a deadlock window has
-// passed without progress. A quiet window alone is not enough: a monitor
-// CTA scanning thousands of arrival flags one load at a time (SIMD-X's
-// barrier at its co-resident limit) stores nothing for longer than any
-// fixed window, yet its loop counter advances. A spinning warp, in
-// contrast, keeps coming back to the same architectural state (registers,
-// SIMT stack), because nothing it reads changes. So the detector samples
-// every running warp's state hash at intervals and declares a deadlock
-// only when, at one sample, every running warp is in a state it had
-// already been in since the window ran out.
-type spinCheck struct {
-	active     bool
-	nextSample uint64
-	seen       map[*exec.Warp]map[uint64]struct{}
-}
-
-// spinSampleCycles spaces the samples: longer than a poll's memory round
-// trip, so successive samples land at different points of a spin loop.
+// spinSampleCycles spaces the watchdog's samples once a deadlock window
+// has passed without progress: longer than a poll's memory round trip, so
+// that successive samples land at different points of a spin loop.
 const spinSampleCycles = 1024
-
-// spinStatesLimit bounds the states remembered per warp: a warp with more
-// distinct states than this is not in a short spin loop.
-const spinStatesLimit = 256
-
-// confirmSpin samples the warps and reports whether every running warp has
-// shown a spin. A warp with too many distinct states means a slow phase:
-// the window restarts from now.
-func (g *GPU) confirmSpin(cyc uint64) bool {
-	sc := &g.run.spin
-	if !sc.active {
-		*sc = spinCheck{active: true, nextSample: cyc, seen: map[*exec.Warp]map[uint64]struct{}{}}
-	}
-	if cyc < sc.nextSample {
-		return false
-	}
-	sc.nextSample = cyc + spinSampleCycles
-	repeated, running := true, 0
-	for _, s := range g.sms {
-		for i := range s.slots {
-			w := &s.slots[i]
-			if w.w == nil || w.done || w.atBarrier {
-				continue
-			}
-			running++
-			h := w.w.StateHash()
-			states := sc.seen[w.w]
-			if states == nil {
-				states = map[uint64]struct{}{}
-				sc.seen[w.w] = states
-			}
-			if _, again := states[h]; again {
-				continue
-			}
-			repeated = false
-			states[h] = struct{}{}
-			if len(states) > spinStatesLimit {
-				// Not a spin: a loop whose state keeps changing. Treat it as
-				// progress and watch a fresh window.
-				g.progress(cyc)
-				return false
-			}
-		}
-	}
-	// With no running warp left (all at barriers or done), nothing can
-	// change any more: that is a deadlock too.
-	return repeated || running == 0
-}
 
 // fits says whether a CTA of the launch fits on SM s now.
 func (g *GPU) fits(s *SM) bool {
@@ -505,7 +429,6 @@ func (g *GPU) dispatch(cyc uint64) {
 			r.rr = (s.id + 1) % n
 			r.resident++
 			r.maxResident = max(r.maxResident, r.resident)
-			g.progress(cyc)
 			placed = true
 			break
 		}
@@ -521,7 +444,6 @@ func (g *GPU) ctaDone(cyc uint64) {
 	r.finished++
 	r.resident--
 	r.endCycle = max(r.endCycle, cyc)
-	g.progress(cyc)
 	g.dispatch(cyc)
 }
 

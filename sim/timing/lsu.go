@@ -235,11 +235,6 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 			global |= 1 << l
 		}
 	}
-	if m.Kind == exec.MemStore || m.Kind == exec.MemAtomic {
-		if shared|global != 0 {
-			s.g.progress(cyc)
-		}
-	}
 	ready := cyc + 1
 	if shared != 0 {
 		ready = max(ready, s.sharedAccess(w, m, shared, cyc))

@@ -58,10 +58,6 @@ type warpCtx struct {
 	fn    *ptx.Function
 	infos []instInfo
 
-	// loads are the warp's last two distinct load sites, newest first: the
-	// polls of a spin loop, for deadlock reports.
-	loads [2]site
-
 	pendingLoads int // loads and atomics whose results are outstanding
 	outstanding  int // memory requests queued or in flight
 	fenceWait    bool
@@ -69,12 +65,6 @@ type warpCtx struct {
 	lsuWait      bool
 	done         bool // the executor finished it
 	retired      bool // done and nothing pending
-}
-
-// site is an instruction of a function.
-type site struct {
-	fn *ptx.Function
-	pc int
 }
 
 // ctaCtx is one resident CTA.
@@ -191,7 +181,6 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 		w.gen++
 		w.w, w.cta = ew, ctx
 		w.fn, w.infos = nil, nil
-		w.loads = [2]site{}
 		w.wakeAt, w.heldSince = first, never
 		clear(w.ready)
 		w.pendingLoads, w.outstanding = 0, 0
@@ -520,11 +509,6 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 
 	switch {
 	case st.Mem.Kind != exec.MemNone && info.mem != memNone:
-		if st.Mem.Kind == exec.MemLoad {
-			if x := (site{fn, pc}); w.loads[0] != x {
-				w.loads[1], w.loads[0] = w.loads[0], x
-			}
-		}
 		s.memory(w, info, st, cyc)
 	case cls == clsBranch:
 		w.wakeAt = cyc + max(uint64(ct.Latency), 1)
@@ -543,7 +527,6 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	}
 
 	if st.Barrier {
-		s.g.progressIf(st.Released, cyc)
 		if w.w.State() == exec.WarpAtBarrier { // not bar.arrive, not the last to arrive
 			w.atBarrier, w.wakeAt = true, never
 			w.cta.barriers++
@@ -569,7 +552,6 @@ func (s *SM) releaseBarrier(cta *ctaCtx, cyc uint64) {
 			cta.barriers--
 		}
 	}
-	s.g.progress(cyc)
 }
 
 // warpDone records that the executor finished w; it retires once its
@@ -579,7 +561,6 @@ func (s *SM) warpDone(w *warpCtx, cyc uint64) {
 	w.wakeAt = never
 	s.integrateOccupancy(cyc)
 	s.resident--
-	s.g.progress(cyc)
 	s.maybeRetire(w, cyc)
 }
 

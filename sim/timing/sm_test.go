@@ -310,7 +310,7 @@ func TestBarrierDeadlockEndsWhenNothingCanIssue(t *testing.T) {
 	var dl *kernels.DeadlockError
 	require.ErrorAs(t, err, &dl)
 	assert.Contains(t, dl.Detail, "no warp can issue again")
-	assert.Contains(t, dl.Detail, "waiting at a barrier PTX line")
+	assert.Contains(t, dl.Detail, "waiting at barrier 0 at PTX line")
 	assert.Contains(t, dl.Detail, "bar.sync")
 	t.Log(err)
 }
