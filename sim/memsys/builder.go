@@ -206,6 +206,11 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 
 // buildL1s builds one L1 per SM in front of the slices.
 func (b Builder) buildL1s(s *System) {
+	if s.config.l1Model() != L1Sectored {
+		s.l1FlushSink = newSinkPort(s.name+".L1FlushSink", s.acceptFlushRsp)
+		s.l1FlushIDs = newIDSource(s.name + ".L1Flush")
+		s.fabric.plug(s.l1FlushSink, endSpec{zone: zoneSM, bufSize: unboundedBuf})
+	}
 	for i := range b.numSMs {
 		name := fmt.Sprintf("%s.L1[%d]", s.name, i)
 		if s.config.l1Model() == L1Sectored {
@@ -250,6 +255,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 	})
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)
+	s.sectoredL1s = append(s.sectoredL1s, c)
 }
 
 func (b Builder) buildAkitaL1(s *System, name string) {
@@ -309,8 +315,11 @@ func (b Builder) buildAkitaL1(s *System, name string) {
 		bufSize:       (int(math.Ceil(t.crossReq))+2)*cfg.L1RequestsPerCycle + 4,
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
 	})
+	ctrl := l1.GetPortByName("Control")
+	s.fabric.plug(ctrl, endSpec{zone: zoneSM, bufSize: 4})
 	s.l1Top = append(s.l1Top, top)
 	s.l1Stats = append(s.l1Stats, counter)
+	s.l1Control = append(s.l1Control, ctrl)
 }
 
 // validName reports, as an error, what akita's name check would panic on.

@@ -286,6 +286,14 @@ func (c *sectoredL1) reset() {
 	c.stats = CacheStats{}
 }
 
+// invalidate empties the cache (InvalidateL1s). It is called between
+// launches, when the engine has drained every miss.
+func (c *sectoredL1) invalidate() {
+	c.fabric.mu.Lock()
+	defer c.fabric.mu.Unlock()
+	clear(c.lines)
+}
+
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
 	rsp := &mem.DataReadyRsp{RespondTo: req.ID}
 	rsp.ID = c.ids.nextID()

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/sarchlab/akita/v3/mem/cache"
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
 	"github.com/sarchlab/akita/v3/mem/idealmemcontroller"
 	"github.com/sarchlab/akita/v3/mem/mem"
@@ -29,6 +30,15 @@ type System struct {
 	l2Stats []cacheStatsSource
 	drams   []*idealmemcontroller.Comp
 	atomics []*atomicUnit
+
+	// The L1s to invalidate at each launch (InvalidateL1s): the sectored
+	// ones directly, akita's through their control ports, answering to
+	// l1FlushSink.
+	sectoredL1s    []*sectoredL1
+	l1Control      []sim.Port
+	l1FlushSink    *sinkPort
+	l1FlushIDs     *idSource
+	l1FlushAnswers int
 
 	smConnected []bool
 	smBufSize   int
@@ -221,6 +231,47 @@ func (s *System) Stats() Stats {
 		st.Atomics.add(u.snapshot())
 	}
 	return st
+}
+
+// InvalidateL1s empties every SM's L1, as a GPU does at each kernel
+// launch; the L2 keeps its contents. Call it between launches, with the
+// engine idle. The sectored L1s drop their lines at once; akita's caches
+// get a flush request (invalidating every line) through their control
+// ports, and the engine runs until each has answered, a few cycles of
+// simulated time.
+func (s *System) InvalidateL1s() error {
+	for _, c := range s.sectoredL1s {
+		c.invalidate()
+	}
+	if len(s.l1Control) == 0 {
+		return nil
+	}
+	s.l1FlushAnswers = 0
+	now := s.engine.CurrentTime()
+	for _, p := range s.l1Control {
+		req := &cache.FlushReq{InvalidateAllCachelines: true}
+		req.ID = s.l1FlushIDs.nextID()
+		req.Src, req.Dst, req.SendTime = s.l1FlushSink, p, now
+		if e := s.fabric.Send(req); e != nil {
+			return fmt.Errorf("memsys: cannot send the L1 flush to %s", p.Name())
+		}
+	}
+	if err := s.engine.Run(); err != nil {
+		return fmt.Errorf("memsys: flushing the L1s: %w", err)
+	}
+	if s.l1FlushAnswers != len(s.l1Control) {
+		return fmt.Errorf("memsys: %d of %d L1s answered the flush", s.l1FlushAnswers, len(s.l1Control))
+	}
+	return nil
+}
+
+// acceptFlushRsp counts an akita L1's answer to InvalidateL1s.
+func (s *System) acceptFlushRsp(msg sim.Msg, _ sim.VTimeInSec) bool {
+	if _, ok := msg.(*cache.FlushRsp); !ok {
+		panic(fmt.Sprintf("memsys: %s cannot handle %T", s.l1FlushSink.Name(), msg))
+	}
+	s.l1FlushAnswers++
+	return true
 }
 
 // ResetStats zeroes every counter, e.g. between kernel launches. Cache

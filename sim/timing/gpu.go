@@ -129,8 +129,8 @@ func (b Builder) Build(name string) (*GPU, error) {
 
 // GPU is the timing model of a whole device: its SMs, the CTA dispatcher,
 // the deadlock detector and the memory system, on one akita engine. It
-// runs one launch at a time and keeps its caches' contents between
-// launches, as a GPU does.
+// runs one launch at a time; its L2 keeps its contents between launches,
+// its L1s are invalidated at each launch, as a GPU does.
 type GPU struct {
 	name     string
 	cfg      SMConfig
@@ -219,9 +219,10 @@ type launchRun struct {
 	stopped     bool
 }
 
-// Run executes a launch to completion and returns its statistics. It
-// returns a *kernels.DeadlockError when the executor's Watchdog finds the
-// launch livelocked (no store or atomic changed memory
+// Run executes a launch to completion and returns its statistics. Every
+// SM's L1 starts the launch empty, as on the hardware; the L2 keeps its
+// contents. It returns a *kernels.DeadlockError when the executor's
+// Watchdog finds the launch livelocked (no store or atomic changed memory
 // and no warp or CTA started or finished for SMConfig.DeadlockWindowCycles,
 // and every running warp keeps returning to the same state) or no warp can
 // ever issue again while work remains, the executor's error when a warp
@@ -241,6 +242,9 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	}
 	g.run = r
 	defer func() { g.run = nil }()
+	if err := g.mem.InvalidateL1s(); err != nil {
+		return Stats{}, fmt.Errorf("timing: %w", err)
+	}
 	g.mem.ResetStats()
 
 	start := g.freq.Cycle(g.engine.CurrentTime()) + 1
