@@ -18,7 +18,7 @@ CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
-.PHONY: run test bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
+.PHONY: run test test-slurm bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
 
 run:
 	$(GO) run ./cmd/warpgraph demo
@@ -30,6 +30,13 @@ test: vet
 
 vet:
 	$(GO) vet ./...
+
+# The Slurm integration test of warpgraph sweep: installs Slurm and MUNGE if
+# missing (Debian, root), starts a one-node cluster, runs a 4-task job array
+# of a small simulator sweep, merges it and compares it with the unsharded
+# run. Skips where Slurm cannot start, unless CI=true (then it fails).
+test-slurm:
+	GO=$(GO) ./scripts/test-slurm.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
