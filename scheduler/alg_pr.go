@@ -22,18 +22,18 @@ func init() {
 
 func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 	n := g.NumVertices()
-	ranks, share, dangling := make([]float32, 2*n), make([]float32, n), make([]float32, 3)
+	ranks, share, dangling := make([]float32, 2*n), make([]float32, n), make([]float64, 3)
 	for v := range n {
 		ranks[v] = 1 / float32(n)
 		if d := g.OutDegree(uint32(v)); d > 0 {
 			share[v] = 1 / float32(d)
 		} else {
-			dangling[0] += 1 / float32(n)
+			dangling[0] += 1 / float64(n)
 		}
 	}
 	meta := Float32s("rank", ranks)
 	return &Problem{Graph: g, Pull: true, MaxIterations: ref.PageRankMaxIterations, ParamF32: PageRankTolerance,
-		Meta:  []*Array{meta, Float32s("share", share), Float32s("dangling", dangling)},
+		Meta:  []*Array{meta, Float32s("share", share), Float64s("dangling", dangling)},
 		Notes: []string{fmt.Sprintf("float32; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
 		Check: func(sweeps int) (ref.Report, []Field) {
 			r := meta.Float32s()[(sweeps&1)*n:][:n]

@@ -22,6 +22,9 @@ func Uint32s(name string, init []uint32) *Array { return &Array{Name: name, init
 // Float32s makes an array of float32 starting as init.
 func Float32s(name string, init []float32) *Array { return &Array{Name: name, init: rawBytes(init)} }
 
+// Float64s makes an array of float64 starting as init.
+func Float64s(name string, init []float64) *Array { return &Array{Name: name, init: rawBytes(init)} }
+
 // Uint32s returns the array's contents after the run.
 func (a *Array) Uint32s() []uint32 { return fromBytes[uint32](a.got) }
 
@@ -31,11 +34,12 @@ func (a *Array) Float32s() []float32 { return fromBytes[float32](a.got) }
 // Ptr is the array's device address (valid during a run).
 func (a *Array) Ptr() kernels.DevPtr { return a.ptr }
 
-func rawBytes[T uint32 | float32](s []T) []byte {
+func rawBytes[T uint32 | float32 | float64](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
-	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*4)...)
+	size := int(unsafe.Sizeof(s[0]))
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*size)...)
 }
 
 func fromBytes[T uint32 | float32](b []byte) []T {

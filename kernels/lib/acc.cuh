@@ -18,6 +18,11 @@
 //   bool pull_done(acc)                        voting may stop gathering early
 //   bool combine_pull(dst, acc)                apply the gathered value, no
 //                                              atomics; true when dst is active
+//   void finish()                              called once per thread, by every
+//                                              thread of a pull phase, converged,
+//                                              after its last vertex: where an
+//                                              algorithm flushes per-thread sums
+//                                              (warp shuffles are allowed)
 //
 // Voting algorithms (BFS, SSSP, WCC, ...) need any one update per vertex;
 // aggregation algorithms (PageRank, ...) need every update. The framework,
@@ -75,19 +80,38 @@ struct wg_graph {
   wg_graph { row_offsets, col_indices, edge_weights, num_vertices }
 
 // wg_acc_defaults supplies the pull members for algorithms that only push
-// (no vertex wants to pull, so the rest is never called); a struct
-// overrides what it uses.
+// (no vertex wants to pull, so the rest is never called) and a push that
+// applies nothing for algorithms that only pull; a struct overrides what it
+// uses.
 template <typename V> struct wg_acc_defaults {
   typedef V value_t;
+  __device__ bool combine_push(uint32_t, V) const { return false; }
   __device__ bool wants_pull(uint32_t) const { return false; }
   __device__ V identity() const { return V(); }
   __device__ V reduce(V a, V) const { return a; }
   __device__ bool pull_done(V) const { return false; }
   __device__ bool combine_pull(uint32_t, V) const { return false; }
+  __device__ void finish() {}
 };
+
+// Double-precision atomic add (atom.add.f64, sm_60 and later), for sums
+// that float32 cannot carry.
+WG_DEV double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
 
 WG_DEV uint32_t wg_min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 WG_DEV uint32_t wg_max(uint32_t a, uint32_t b) { return a > b ? a : b; }
 WG_DEV float wg_fabs(float x) { return x < 0.0f ? -x : x; }
+
+// wg_warp_sum adds x over the 32 lanes of a converged warp.
+WG_DEV float wg_warp_sum(float x) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    x += __shfl_xor_sync(WG_FULL_MASK, x, offset);
+  return x;
+}
+WG_DEV uint32_t wg_warp_sum(uint32_t x) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    x += __shfl_xor_sync(WG_FULL_MASK, x, offset);
+  return x;
+}
 
 #endif // WARPGRAPH_LIB_ACC_CUH

@@ -82,6 +82,7 @@ WG_DEV void wg_bsp_pull(WG_ACC_PARAMS, uint32_t *frontier_out, uint32_t *frontie
     }
     wg_warp_append(take, dst, frontier_out, frontier_out_len);
   }
+  alg.finish();
 }
 
 #define WG_BSP_ENTRIES(NAME, ALG)                                                                  \
