@@ -1,6 +1,9 @@
-// pr.cu — PageRank (damping 0.85) in the ACC model (aggregation): Jacobi
-// sweeps, each vertex gathering over its in-edges, as graph/ref defines it.
-//   meta0  float rank[2|V|]: sweep i reads half i&1 and writes the other.
+// pr.cu — PageRank (damping 0.85) in the ACC model (aggregation): sweeps in
+// which each vertex gathers over its in-edges, as graph/ref defines it, but
+// in place (Gauss-Seidel): a sweep reads the ranks already updated in it,
+// which reaches graph/ref's fixed point in about half the sweeps of
+// graph/ref's own (Jacobi) iteration.
+//   meta0  float rank[|V|], read and written.
 //   meta1  float share[|V|]: 1/outdeg, 0 for a dangling vertex.
 //   meta2  double dangling[3]: the total rank of dangling vertices; sweep i
 //          reads slot i%3, adds its output's into slot (i+1)%3 and clears
@@ -14,16 +17,13 @@
 
 struct pr_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
-  const float *rank, *share;
-  float *next;
+  const float *share;
+  float *rank;
   double *dangling;
   uint32_t slot;
   float inv_n, tol, dangling_sum;
   __device__ pr_acc(wg_meta m)
-      : rank((const float *)m.buf[0] + (m.iteration & 1) * m.num_vertices),
-        share((const float *)m.buf[1]),
-        next((float *)m.buf[0] + ((m.iteration + 1) & 1) * m.num_vertices),
-        dangling((double *)m.buf[2]), slot(m.iteration % 3),
+      : share((const float *)m.buf[1]), rank((float *)m.buf[0]), dangling((double *)m.buf[2]), slot(m.iteration % 3),
         inv_n(__frcp_rn((float)m.num_vertices)), tol(m.param_f32), dangling_sum(0.0f) {}
   __device__ bool active(uint32_t) const { return true; }
   __device__ bool compute(uint32_t src, uint32_t, uint32_t, float *update) const {
@@ -39,10 +39,11 @@ struct pr_acc : wg_acc_defaults<float> {
   __device__ float reduce(float a, float b) const { return a + b; }
   __device__ bool combine_pull(uint32_t dst, float acc) {
     float r = (1.0f - 0.85f) * inv_n + 0.85f * (acc + (float)dangling[slot] * inv_n);
-    next[dst] = r;
+    float old = rank[dst];
+    rank[dst] = r;
     if (share[dst] == 0.0f)
       dangling_sum += r;
-    return wg_fabs(r - rank[dst]) > tol * r;
+    return wg_fabs(r - old) > tol * r;
   }
   __device__ void finish() {
     float sum = wg_warp_sum(dangling_sum);

@@ -9,7 +9,7 @@ import (
 // the source (every edge weighs 1 in an unweighted graph).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "sssp", About: "single-source shortest paths", Kernel: "sssp",
-		UsesSource: true, Combine: Voting, Pullable: true, Setup: setupSSSP})
+		UsesSource: true, Combine: Voting, Setup: setupSSSP})
 }
 
 func setupSSSP(g *graph.Graph, o Options) (*Problem, error) {

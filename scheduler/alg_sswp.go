@@ -11,7 +11,7 @@ import (
 // the source (MaxUint32 at the source, 0 where unreachable).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "sswp", About: "single-source widest paths", Kernel: "sswp",
-		UsesSource: true, Combine: Voting, Pullable: true, Setup: setupSSWP})
+		UsesSource: true, Combine: Voting, Setup: setupSSWP})
 }
 
 func setupSSWP(g *graph.Graph, o Options) (*Problem, error) {

@@ -11,7 +11,7 @@ import (
 // connected component, by minimum-label propagation.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "wcc", About: "weakly connected components (minimum label)", Kernel: "wcc",
-		Combine: Voting, Pullable: true, Setup: setupWCC})
+		Combine: Voting, Setup: setupWCC})
 }
 
 func setupWCC(g *graph.Graph, _ Options) (*Problem, error) {

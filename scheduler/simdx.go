@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/kernels"
 )
 
@@ -10,8 +11,10 @@ import (
 // classified into small/medium/large lists by out-degree, a frontier filter
 // chosen per iteration (the JIT controller runs the online filter and
 // switches to ballot while thread bins overflow), and push/pull switching
-// by Ligra's rule. Every phase of an iteration launches over one grid, sized
-// from occupancy.
+// by Ligra's rule. Pulls gather over lists classified by in-degree, built
+// once. Aggregation algorithms (PageRank) sweep every vertex by pulling
+// until none stays active. Every phase of an iteration launches over one
+// grid, sized from occupancy.
 func init() {
 	RegisterScheduler(&Scheduler{
 		Name:  "simdx",
@@ -24,16 +27,11 @@ func init() {
 			{Name: "fusion", About: "none: one launch per phase, the host deciding between iterations",
 				Values: []string{"none"}, Default: "none"},
 		},
-		Label: func(v Variant) string { return v.Get("fusion") },
-		Supports: func(a *Algorithm) error {
-			if a.Combine != Voting {
-				return fmt.Errorf("simdx runs voting algorithms so far (%s aggregates)", a.Name)
-			}
-			return nil
-		},
-		Prepare: simdxPrepare,
-		Reset:   simdxReset,
-		Run:     simdxRun,
+		Label:    func(v Variant) string { return v.Get("fusion") },
+		Supports: func(a *Algorithm) error { return nil },
+		Prepare:  simdxPrepare,
+		Reset:    simdxReset,
+		Run:      simdxRun,
 		Variants: []string{"simdx", "simdx:filter=online", "simdx:filter=ballot", "simdx:filter=batch",
 			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push"},
 	})
@@ -44,7 +42,8 @@ const (
 	lenEdges    = 3
 	lenOverflow = 4
 	lenMaxBin   = 5
-	lenWords    = 6
+	lenActive   = 6
+	lenWords    = 7
 )
 
 type simdxState struct {
@@ -53,9 +52,11 @@ type simdxState struct {
 	binCount    kernels.DevPtr
 	ctaCounts   kernels.DevPtr
 	queued      kernels.DevPtr
-	grid        int
-	cur         int
-	start       [lenWords]uint32 // the start list's length record
+	// pullLists and pullLen classify every vertex by in-degree, once.
+	pullLists, pullLen kernels.DevPtr
+	grid               int
+	cur                int
+	start              [lenWords]uint32 // the start list's length record
 }
 
 func simdxPrepare(e *Enactment) error {
@@ -83,12 +84,32 @@ func simdxPrepare(e *Enactment) error {
 		st.lens[i] = b.Uint32s(lenWords, "frontier lengths")
 	}
 	e.State = st
-	if e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
+	if e.Problem.Pull || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		if _, err := e.inEdges(); err != nil {
 			return err
 		}
+		in := e.Problem.Graph
+		if in.Directed {
+			in = in.Reverse()
+		}
+		lists, lens := classify(in, t)
+		st.pullLists = b.Copy(lists, "pull lists")
+		st.pullLen = b.Copy(lens[:], "pull list lengths")
 	}
 	return b.Err()
+}
+
+// classify lists every vertex of g by out-degree class (the lists of
+// simdx.cuh, each with room for |V|) with the lists' lengths.
+func classify(g *graph.Graph, t Tuning) ([]uint32, [3]uint32) {
+	n := g.NumVertices()
+	lists, lens := make([]uint32, 3*n), [3]uint32{}
+	for v := range n {
+		c := classOf(g.OutDegree(uint32(v)), t)
+		lists[c*n+int(lens[c])] = uint32(v)
+		lens[c]++
+	}
+	return lists, lens
 }
 
 // simdxReset classifies the start list on the host (it is the input, not
@@ -127,7 +148,7 @@ func classOf(degree int, t Tuning) int {
 
 // emit modes and scan modes of simdx.cuh.
 const (
-	emitScan, emitAtomic, emitOnline = 0, 1, 2
+	emitScan, emitAtomic, emitOnline, emitCount = 0, 1, 2, 3
 )
 
 var scanModes = map[string]uint32{"ballot": 0, "batch": 1, "strided": 2}
@@ -155,6 +176,9 @@ func simdxRun(e *Enactment) error {
 		ks[name] = k
 	}
 	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
+	if p.Pull {
+		return simdxSweeps(e, st, ks["pull"], medium, large)
+	}
 	var length [lenWords]uint32
 	readLengths := func(i int) error {
 		if err := kernels.Download(e.Dev, length[:], st.lens[i]); err != nil {
@@ -242,7 +266,7 @@ func simdxRun(e *Enactment) error {
 			if err != nil {
 				return err
 			}
-			args := append(e.accArgs(in, iteration), e.out.offsets)
+			args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen)
 			if err := e.launch(&it, ks["pull"], st.grid, append(args, emitArgs...)...); err != nil {
 				return err
 			}
@@ -287,5 +311,39 @@ func simdxRun(e *Enactment) error {
 		it.FrontierOut = int(length[0] + length[1] + length[2])
 		e.record(it)
 		st.cur = nxt
+	}
+}
+
+// simdxSweeps runs an aggregation algorithm: classified pulls over every
+// vertex until a sweep leaves none active.
+func simdxSweeps(e *Enactment, st *simdxState, pull *kernels.Kernel, medium, large uint32) error {
+	p, n := e.Problem, e.Problem.Graph.NumVertices()
+	in, err := e.inEdges()
+	if err != nil {
+		return err
+	}
+	for iteration := 0; ; iteration++ {
+		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
+			return fmt.Errorf("no convergence after %d iterations", iteration)
+		}
+		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+		e.Buffers.Zero(st.lens[0], 4*lenWords, "active count")
+		if err := e.Buffers.Err(); err != nil {
+			return err
+		}
+		args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen,
+			st.lists[1], st.lens[0], st.bins, st.binCount, st.queued, uint32(0), uint32(0), uint32(emitCount), medium, large)
+		if err := e.launch(&it, pull, st.grid, args...); err != nil {
+			return err
+		}
+		active, err := e.readCount(st.lens[0]+4*lenActive, n, "the active count")
+		if err != nil {
+			return err
+		}
+		it.FrontierOut = active
+		e.record(it)
+		if active == 0 {
+			return nil
+		}
 	}
 }

@@ -12,6 +12,7 @@
 //   len[3]     their total out-degree (the push workload, for the direction rule)
 //   len[4]     1 when a thread bin overflowed (online filter)
 //   len[5]     the most activations any thread recorded (the JIT's predictor)
+//   len[6]     the vertices an aggregation sweep left active
 //
 // Filters (how the next frontier is produced; emit_mode / scan_mode):
 //   atomic   every activation claims its vertex (atomicExch on its stamp) and
@@ -36,6 +37,7 @@
 #define WG_EMIT_SCAN 0
 #define WG_EMIT_ATOMIC 1
 #define WG_EMIT_ONLINE 2
+#define WG_EMIT_COUNT 3 // aggregation sweeps: only count the active vertices
 
 #define WG_SCAN_BALLOT 0
 #define WG_SCAN_BATCH 1
@@ -44,6 +46,7 @@
 #define WG_LEN_EDGES 3
 #define WG_LEN_OVERFLOW 4
 #define WG_LEN_MAX_BIN 5
+#define WG_LEN_ACTIVE 6
 
 // wg_class returns a vertex's list: 0 small, 1 medium, 2 large.
 WG_DEV uint32_t wg_class(uint32_t degree, uint32_t medium_from, uint32_t large_from) {
@@ -57,6 +60,10 @@ struct wg_emitter {
   uint32_t n, stamp, bin_size, mode, medium_from, large_from;
   uint32_t count; // activations this thread recorded
   __device__ void emit(uint32_t v) {
+    if (mode == WG_EMIT_COUNT) {
+      ++count;
+      return;
+    }
     if (mode == WG_EMIT_ATOMIC) {
       if (!wg_claim_once(queued, v, stamp))
         return;
@@ -75,8 +82,15 @@ struct wg_emitter {
       bins[wg_global_id() * bin_size + count] = v;
     ++count;
   }
-  // finish publishes the thread's bin length and the overflow records.
+  // finish publishes the thread's bin length and the overflow records; the
+  // warp must be converged (a count sweep sums with shuffles).
   __device__ void finish(uint32_t *bin_count) const {
+    if (mode == WG_EMIT_COUNT) {
+      uint32_t total = wg_warp_sum(count);
+      if (wg_lane_id() == 0 && total > 0)
+        atomicAdd(&out_len[WG_LEN_ACTIVE], total);
+      return;
+    }
     if (mode == WG_EMIT_ONLINE) {
       bin_count[wg_global_id()] = count < bin_size ? count : bin_size;
       if (count > bin_size)
@@ -134,29 +148,98 @@ WG_DEV void wg_simdx_push(WG_ACC_PARAMS, const uint32_t *in_lists, const uint32_
   out.finish(bin_count);
 }
 
-// Pull: a thread per vertex gathers over its in-edges (g is the reverse
-// CSR); out.offsets must be the out-edge offsets, for classification.
+// wg_gather_edges reduces the updates of dst's in-edges [first, end),
+// stopping at the update that settles a voting vertex.
 template <typename ALG>
-WG_DEV void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t *out_offsets, WG_SIMDX_EMIT_PARAMS) {
+WG_DEV typename ALG::value_t wg_gather_edges(ALG &alg, const wg_graph &g, uint32_t dst, uint32_t first,
+                                             uint32_t end) {
+  typename ALG::value_t acc = alg.identity();
+  for (uint32_t e = first; e < end; ++e) {
+    typename ALG::value_t update;
+    if (alg.compute(g.targets[e], dst, g.weight(e), &update)) {
+      acc = alg.reduce(acc, update);
+      if (ALG::kind == WG_VOTING && alg.pull_done(acc))
+        break;
+    }
+  }
+  return acc;
+}
+
+// wg_warp_reduce combines a value over the 32 lanes with the algorithm's
+// reduction; every lane gets the result.
+template <typename ALG>
+WG_DEV typename ALG::value_t wg_warp_reduce(ALG &alg, typename ALG::value_t x) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    x = alg.reduce(x, __shfl_xor_sync(WG_FULL_MASK, x, offset));
+  return x;
+}
+
+// Pull over the in-degree classes (g is the reverse CSR; pull_lists holds
+// every vertex once, classified by in-degree, as the push lists are by
+// out-degree): CTAs gather for large vertices, warps for medium ones,
+// threads for small ones. Warps and CTAs gather in chunks of 32 or blockDim
+// edges and stop after the first chunk that settles a voting vertex.
+// out_offsets are the out-edge offsets, for classifying emitted vertices.
+template <typename ALG>
+WG_DEV void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t *out_offsets, const uint32_t *pull_lists,
+                          const uint32_t *pull_len, WG_SIMDX_EMIT_PARAMS) {
+  typedef typename ALG::value_t V;
+  __shared__ V partial[32];
   ALG alg(WG_ACC_META);
   wg_graph g = WG_ACC_GRAPH;
   wg_emitter out = WG_SIMDX_EMITTER;
   out.offsets = out_offsets;
-  for (uint32_t dst = wg_global_id(); dst < num_vertices; dst += gridDim.x * blockDim.x) {
-    if (!alg.wants_pull(dst))
+  uint32_t n = num_vertices, lane = wg_lane_id(), warp = wg_warp_id();
+  for (uint32_t i = blockIdx.x; i < pull_len[2]; i += gridDim.x) {
+    uint32_t dst = pull_lists[2 * n + i];
+    if (!alg.wants_pull(dst)) // the same answer in every thread
       continue;
-    typename ALG::value_t acc = alg.identity();
-    for (uint32_t e = g.begin(dst); e < g.end(dst); ++e) {
-      typename ALG::value_t update;
-      if (alg.compute(g.targets[e], dst, g.weight(e), &update)) {
-        acc = alg.reduce(acc, update);
-        if (ALG::kind == WG_VOTING && alg.pull_done(acc))
-          break;
+    V acc = alg.identity();
+    for (uint32_t chunk = g.begin(dst); chunk < g.end(dst); chunk += blockDim.x) {
+      uint32_t e = chunk + threadIdx.x, end = g.end(dst);
+      V mine = wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end);
+      mine = wg_warp_reduce(alg, mine);
+      if (lane == 0)
+        partial[warp] = mine;
+      __syncthreads();
+      if (warp == 0) {
+        V x = lane < blockDim.x / warpSize ? partial[lane] : alg.identity();
+        x = wg_warp_reduce(alg, x);
+        if (lane == 0)
+          partial[0] = alg.reduce(acc, x);
       }
+      __syncthreads();
+      acc = partial[0];
+      __syncthreads(); // partial is rewritten by the next chunk
+      if (ALG::kind == WG_VOTING && alg.pull_done(acc))
+        break;
     }
-    if (alg.combine_pull(dst, acc))
+    if (threadIdx.x == 0 && alg.combine_pull(dst, acc))
       out.emit(dst);
   }
+  uint32_t warps = gridDim.x * blockDim.x / warpSize;
+  for (uint32_t i = wg_global_id() / warpSize; i < pull_len[1]; i += warps) {
+    uint32_t dst = pull_lists[n + i];
+    if (!alg.wants_pull(dst))
+      continue;
+    V acc = alg.identity();
+    for (uint32_t chunk = g.begin(dst); chunk < g.end(dst); chunk += warpSize) {
+      uint32_t e = chunk + lane, end = g.end(dst);
+      V mine = wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end);
+      acc = alg.reduce(acc, wg_warp_reduce(alg, mine));
+      if (ALG::kind == WG_VOTING && alg.pull_done(acc))
+        break;
+    }
+    if (lane == 0 && alg.combine_pull(dst, acc))
+      out.emit(dst);
+  }
+  for (uint32_t i = wg_global_id(); i < pull_len[0]; i += gridDim.x * blockDim.x) {
+    uint32_t dst = pull_lists[i];
+    if (alg.wants_pull(dst) &&
+        alg.combine_pull(dst, wg_gather_edges(alg, g, dst, g.begin(dst), g.end(dst))))
+      out.emit(dst);
+  }
+  alg.finish();
   out.finish(bin_count);
 }
 
@@ -348,10 +431,11 @@ WG_DEV void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const u
     wg_simdx_push<ALG>(WG_ACC_ARGS, in_lists, in_len, out_lists, out_len, bins, bin_count, queued,  \
                        stamp, bin_size, emit_mode, medium_from, large_from);                       \
   }                                                                                                 \
-  extern "C" __global__ void NAME##_simdx_none_pull(WG_ACC_PARAMS, const uint32_t *out_offsets,    \
-                                                    WG_SIMDX_EMIT_PARAMS) {                         \
-    wg_simdx_pull<ALG>(WG_ACC_ARGS, out_offsets, out_lists, out_len, bins, bin_count, queued,      \
-                       stamp, bin_size, emit_mode, medium_from, large_from);                       \
+  extern "C" __global__ void NAME##_simdx_none_pull(                                                \
+      WG_ACC_PARAMS, const uint32_t *out_offsets, const uint32_t *pull_lists,                       \
+      const uint32_t *pull_len, WG_SIMDX_EMIT_PARAMS) {                                             \
+    wg_simdx_pull<ALG>(WG_ACC_ARGS, out_offsets, pull_lists, pull_len, out_lists, out_len, bins,    \
+                       bin_count, queued, stamp, bin_size, emit_mode, medium_from, large_from);    \
   }                                                                                                 \
   extern "C" __global__ void NAME##_simdx_none_activate(WG_ACC_PARAMS, uint32_t *queued,           \
                                                         uint32_t stamp) {                           \
