@@ -1,38 +1,12 @@
 // global_barrier.cu — SIMD-X's software global barrier, crossed reps times.
-#include "warpgraph.h"
+#include "lib/barrier.cuh"
 
-// grid_barrier is one crossing of the barrier for generation gen (1, 2, ...).
-// Thread 0 of each CTA calls it; the rest of the CTA waits at the
-// __syncthreads that follows. Worker CTAs (blockIdx.x > 0) raise their
-// arrival flag and wait for the release word to reach gen; the monitor CTA
-// (blockIdx.x == 0) waits for every worker's flag, clears the flags and then
-// publishes gen in the release word. Each wait polls through
-// wg_spin_give_up. Returns false when the caller must abort.
-WG_DEV bool grid_barrier(uint32_t* arrive, uint32_t* release, uint32_t gen,
-                         uint32_t spin_budget, int* abort_flag) {
-  uint32_t ctas = gridDim.x;
-  __threadfence(); // this CTA's work of the round is visible before it arrives
-  if (blockIdx.x == 0) {
-    for (uint32_t i = 1; i < ctas; ++i) {
-      uint32_t polls = 0;
-      while (wg_load_volatile(&arrive[i]) == 0)
-        if (wg_spin_give_up(&polls, spin_budget, abort_flag))
-          return false;
-    }
-    for (uint32_t i = 1; i < ctas; ++i)
-      wg_store_volatile(&arrive[i], 0u);
-    __threadfence(); // the cleared flags are visible before the release
-    wg_store_volatile(release, gen);
-  } else {
-    wg_store_volatile(&arrive[blockIdx.x], 1u);
-    uint32_t polls = 0;
-    while (wg_load_volatile(release) != gen)
-      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
-        return false;
-  }
-  __threadfence(); // nothing of the next round is read before the release
-  return true;
-}
+// The barrier is the library's serial form of the monitor barrier,
+// wg_monitor_sync_serial: thread 0 of each CTA crosses it while the rest
+// of the CTA waits at the __syncthreads that follows; the monitor (CTA 0)
+// polls the workers' flags one after another from its thread 0. (The
+// library's WG_BARRIER_MONITOR, in grid_barrier.cu, polls them with every
+// thread of CTA 0 and is called by whole CTAs.)
 
 // global_barrier crosses the barrier reps times. In round r (0 <= r < reps)
 // thread 0 of CTA b first adds b+1 to counters[r] (atomically), then crosses
@@ -72,7 +46,7 @@ extern "C" __global__ void global_barrier(uint32_t* arrive, uint32_t* release,
   for (uint32_t r = 0; r < reps; ++r) {
     if (threadIdx.x == 0) {
       atomicAdd(&counters[r], blockIdx.x + 1);
-      if (!grid_barrier(arrive, release, r + 1, spin_budget, abort_flag))
+      if (!wg_monitor_sync_serial(arrive, release, r + 1, spin_budget, abort_flag))
         aborted = 1;
     }
     __syncthreads();

@@ -10,11 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/warpgraph/warpgraph/experiments/micro"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "divmod", "launch_overhead"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -22,6 +23,9 @@ type microOptions struct {
 	elements                int
 	iterations              int
 	spinBudget              int64
+	barriers                []string
+	grids                   []int
+	noBoundary              bool
 	timeout                 time.Duration
 	asJSON                  bool
 }
@@ -85,7 +89,10 @@ func newMicroCommand() *cobra.Command {
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
 	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
-	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)")
+	f.StringSliceVar(&o.barriers, "barrier", nil, "barriers: the grid barriers to measure, comma-separated ("+strings.Join(scheduler.BarrierKinds, ", ")+"; default all)")
+	f.IntSliceVar(&o.grids, "grids", []int{132, 1056, 0}, "barriers: grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped")
+	f.BoolVar(&o.noBoundary, "no-boundary", false, "barriers: time the --grids only, without the deadlock boundary (the limit and one CTA past it): a quick sweep, or a long simulation split into parts")
+	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier, barriers: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
 	return cmd
@@ -101,6 +108,21 @@ func orDefault(v int, hw, sim int, target string) int {
 		return hw
 	}
 	return sim
+}
+
+// spinBudget is --spin-budget, or its per-target default.
+func spinBudget(o microOptions) (uint32, error) {
+	budget := o.spinBudget
+	if budget < 0 {
+		budget = int64(orDefault(0, 1_000_000, 5_000, o.target))
+	}
+	if budget > math.MaxUint32 {
+		return 0, badInput("--spin-budget %d does not fit 32 bits", budget)
+	}
+	if budget == 0 && o.target == "hw" {
+		return 0, badInput("--spin-budget 0 (unbounded) would hang a GPU when the grid is too large: it is for the simulator only")
+	}
+	return uint32(budget), nil
 }
 
 func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) (*micro.Table, error) {
@@ -120,18 +142,29 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
 		return micro.BankStride(ctx, env.dev, micro.BankStrides, grid, 256, p)
 	case "global_barrier":
-		rounds := orDefault(o.reps, 20, 1, o.target)
-		budget := o.spinBudget
-		if budget < 0 {
-			budget = int64(orDefault(0, 1_000_000, 5_000, o.target))
+		budget, err := spinBudget(o)
+		if err != nil {
+			return nil, err
 		}
-		if budget > math.MaxUint32 {
-			return nil, badInput("--spin-budget %d does not fit 32 bits", budget)
+		return micro.BarrierStudy(ctx, env.dev, 128, orDefault(o.reps, 20, 1, o.target), budget, o.target == "sim")
+	case "barriers":
+		budget, err := spinBudget(o)
+		if err != nil {
+			return nil, err
 		}
-		if budget == 0 && o.target == "hw" {
-			return nil, badInput("--spin-budget 0 (unbounded) would hang a GPU when the grid is too large: it is for the simulator only")
+		for _, b := range o.barriers {
+			if !slices.Contains(scheduler.BarrierKinds, b) {
+				return nil, badInput("unknown barrier %q: use %s", b, strings.Join(scheduler.BarrierKinds, ", "))
+			}
 		}
-		return micro.BarrierStudy(ctx, env.dev, 128, rounds, uint32(budget), o.target == "sim")
+		for _, g := range o.grids {
+			if g < 0 {
+				return nil, badInput("--grids %d: a grid is a positive number of CTAs, or 0 for the co-resident limit", g)
+			}
+		}
+		return micro.Barriers(ctx, env.dev, micro.BarrierSweep{Kinds: o.barriers, Grids: o.grids, Block: 128,
+			Rounds: orDefault(o.reps, 100, 2, o.target), SpinBudget: budget, Unbounded: o.target == "sim",
+			SkipBoundary: o.noBoundary, Warmup: p.Warmup, Repeat: p.Repeat})
 	case "divmod":
 		_, t, err := micro.DivModProbe(ctx, env.dev)
 		return t, err

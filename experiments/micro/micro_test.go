@@ -3,6 +3,7 @@ package micro_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/warpgraph/warpgraph/experiments/micro"
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
 	"github.com/warpgraph/warpgraph/sim"
 )
 
@@ -57,7 +59,7 @@ func TestBarrierStudyShowsTheDeadlockBoundary(t *testing.T) {
 	dev := tinyDevice(t)
 	k, err := kernels.Lookup("global_barrier")
 	require.NoError(t, err)
-	limit, err := micro.CoResidentLimit(dev, k, 64)
+	limit, err := scheduler.CoResidentGrid(dev, k, 64, 0)
 	require.NoError(t, err)
 	_, err = micro.GlobalBarrier(ctx(t), dev, micro.BarrierRun{Grid: limit, Block: 64, Rounds: 3, SpinBudget: 100000})
 	require.NoError(t, err, "at the co-resident limit the barrier completes")
@@ -77,6 +79,66 @@ func TestBarrierStudyShowsTheDeadlockBoundary(t *testing.T) {
 	assert.Equal(t, []string{"completed 2 rounds, validated", "completed 2 rounds, validated",
 		"aborted by its spin budget", "refused before launch", "completed 2 rounds, validated", "deadlock detected"}, outcomes)
 	assert.True(t, strings.Contains(strings.Join(tab.Notes, "\n"), "PTX line"), "the deadlock note says where warps spin")
+}
+
+// Every library barrier (kernels/lib/barrier.cuh) is timed at the grids
+// asked for that fit (0 = the co-resident limit; 1056 is past tiny's limit
+// and left out), completes at the limit and not one CTA past it.
+func TestBarriersShowCostAndDeadlockBoundary(t *testing.T) {
+	dev := tinyDevice(t)
+	tab, err := micro.Barriers(ctx(t), dev, micro.BarrierSweep{Grids: []int{2, 1056, 0}, Block: 64, Rounds: 2, SpinBudget: 2000, Unbounded: true})
+	require.NoError(t, err)
+	type row struct{ kind, ctas, launch, budget, outcome string }
+	var got []row
+	for _, r := range tab.Rows {
+		got = append(got, row{r[0], r[1], r[2], r[3], r[4]})
+		if strings.HasPrefix(r[4], "completed") {
+			assert.NotEqual(t, "-", r[6], "a completed row has a cost per round")
+		}
+	}
+	var want []row
+	for _, kind := range scheduler.BarrierKinds {
+		limit, err := scheduler.CoResidentGrid(dev, mustLookup(t, "grid_barrier_"+kind), 64, 0)
+		require.NoError(t, err)
+		launch := "normal"
+		if kind == "coop" {
+			launch = "cooperative"
+		}
+		want = append(want,
+			row{kind, "2", launch, "2000", "completed 2 rounds, validated"},
+			row{kind, fmt.Sprint(limit), launch, "2000", "completed 2 rounds, validated"})
+		if kind == "coop" {
+			want = append(want, row{kind, fmt.Sprint(limit + 1), launch, "2000", "refused before launch"})
+		} else {
+			want = append(want,
+				row{kind, fmt.Sprint(limit + 1), launch, "2000", "aborted by its spin budget"},
+				row{kind, fmt.Sprint(limit + 1), launch, "0", "deadlock detected"})
+		}
+	}
+	assert.Equal(t, want, got)
+	notes := strings.Join(tab.Notes, "\n")
+	assert.Contains(t, notes, "grids [1056] are past its co-resident limit")
+	assert.Contains(t, tab.Columns[6], "thread-inst", "the functional simulator counts thread-instructions")
+
+	_, err = micro.Barriers(ctx(t), dev, micro.BarrierSweep{Kinds: []string{"butterfly"}, Grids: []int{0}, Block: 64, Rounds: 1})
+	assert.ErrorContains(t, err, "unknown grid barrier")
+}
+
+// GridBarrier runs back-to-back launches on one barrier state, validating
+// each (the state a completed launch leaves is ready for the next).
+func TestGridBarrierRepeatsOnOneState(t *testing.T) {
+	for _, kind := range scheduler.BarrierKinds {
+		_, err := micro.GridBarrier(ctx(t), tinyDevice(t), micro.GridBarrierRun{Kind: kind, Grid: 5, Block: 64, Rounds: 3,
+			SpinBudget: 2000, Cooperative: scheduler.BarrierCooperative(kind), Warmup: 1, Repeat: 3})
+		require.NoError(t, err, kind)
+	}
+}
+
+func mustLookup(t *testing.T, name string) *kernels.Kernel {
+	t.Helper()
+	k, err := kernels.Lookup(name)
+	require.NoError(t, err)
+	return k
 }
 
 func TestDivModProbeChecksOrdinaryCases(t *testing.T) {
