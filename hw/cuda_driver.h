@@ -40,7 +40,7 @@ typedef unsigned long long CUdeviceptr;
 	X(cuMemFreeHost, (void *ptr), (ptr)) \
 	X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
 	X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
-	X(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char value, size_t bytes), (dst, value, bytes)) \
+	X(cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream), (dst, value, bytes, stream)) \
 	X(cuModuleLoadDataEx, (CUmodule *mod, const void *image, unsigned int num_options, int *options, void **values), (mod, image, num_options, options, values)) \
 	X(cuModuleGetFunction, (CUfunction *fn, CUmodule mod, const char *name), (fn, mod, name)) \
 	X(cuModuleUnload, (CUmodule mod), (mod)) \

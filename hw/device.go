@@ -11,14 +11,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/warpgraph/warpgraph/kernels"
 )
 
 // Device is one CUDA GPU driven through the driver API. It implements
-// kernels.Device and is safe for use from any goroutine: every CUDA call
-// runs on the device's own locked OS thread, one at a time.
+// kernels.Device and is safe for use from any goroutine: its calls run one
+// at a time, each on a locked OS thread with the device's context current
+// (see run).
 type Device struct {
 	ordinal       int
 	props         kernels.Properties
@@ -26,21 +28,38 @@ type Device struct {
 	driverVersion int
 	thread        *cudaThread
 
-	// Owned by the CUDA thread: read and written only inside thread.do.
+	// Read and written by one call at a time: under thread.callMu (run,
+	// and thread.do for Open and Close).
 	dev        C.CUdevice
 	ctx        C.CUcontext
-	stream     C.CUstream // launches and small copies; see openOnThread
+	stream     C.CUstream // every launch, memset and small copy; see openOnThread
 	start, end C.CUevent  // bracket each launch for timing and polling
+	params     paramBlock // the launch's arguments in C memory, reused
+	// streamBusy says work may still be queued on stream (a memset, a
+	// staged copy, a read-ahead) that nobody has waited for.
+	streamBusy bool
 	// staging is stagingBytes of pinned host memory through which small
-	// copies go, asynchronously on stream; stagingBusy says an upload from
-	// it may still be in flight (see CopyToDevice).
+	// copies go, asynchronously on stream; its first stagingUsed bytes may
+	// still be read by queued uploads (see CopyToDevice).
 	staging     unsafe.Pointer
-	stagingBusy bool
-	modules     map[*kernels.Module]*loadedModule
-	allocs      allocTable
-	unusable    error // set by a hung kernel or a sticky CUDA error
-	hung        bool  // a kernel may still be running: touch nothing on Close
-	closed      bool
+	stagingUsed int
+	// Read-ahead (see CopyFromDevice and readahead.go): readAhead is
+	// readAheadBufBytes of pinned memory; follow is the small read-back
+	// that followed the last launch, which the next launch queues behind
+	// itself (into readAhead); ahead is that queued read while nothing else
+	// has run since, aheadSeq its sequence number.
+	readAhead       unsafe.Pointer
+	follow, ahead   span
+	afterLaunch     bool // the last operation was a launch
+	aheadSeq        uint32
+	readAheadSeq    uint32     // the last sequence number used
+	readAheadBroken bool       // wg_read_ahead could not be loaded
+	raParams        paramBlock // wg_read_ahead's arguments
+	modules         map[*kernels.Module]*loadedModule
+	allocs          allocTable
+	unusable        error // set by a hung kernel or a sticky CUDA error
+	hung            bool  // a kernel may still be running: touch nothing on Close
+	closed          bool
 
 	// trustDriverCoResidency skips Launch's own co-residency check for
 	// cooperative grids so that tests can see the driver's error 720.
@@ -106,13 +125,13 @@ func (d *Device) openOnThread() (err error) {
 	if err := check("cuCtxSetCurrent", C.wg_cuCtxSetCurrent(d.ctx)); err != nil {
 		return err
 	}
-	// A blocking stream (flags 0): launches and small copies on it wait for
-	// earlier work on the legacy stream, where Memset and large copies run,
-	// and that work may still be in flight when those calls return (a
-	// memset is asynchronous; a copy from pageable memory returns once
-	// staged); work on the legacy stream likewise waits for this stream's
-	// (a small upload returns once staged in pinned memory).
-	if err := check("cuStreamCreate", C.wg_cuStreamCreate(&d.stream, cuStreamDefault)); err != nil {
+	// Every launch, memset and small copy is queued on this one stream, so
+	// the device runs them in the order they were made. Large copies run
+	// synchronously on the legacy stream, with the stream drained before
+	// and the legacy stream after (see copyLarge). The stream is
+	// non-blocking: it never waits for, nor holds up, the legacy stream,
+	// which this package orders explicitly.
+	if err := check("cuStreamCreate", C.wg_cuStreamCreate(&d.stream, cuStreamNonBlocking)); err != nil {
 		return err
 	}
 	undo = append(undo, func() { C.wg_cuStreamDestroy_v2(d.stream) })
@@ -124,7 +143,15 @@ func (d *Device) openOnThread() (err error) {
 		return err
 	}
 	undo = append(undo, func() { C.wg_cuEventDestroy_v2(d.end) })
-	return check(fmt.Sprintf("cuMemAllocHost_v2(%d bytes)", stagingBytes), C.wg_cuMemAllocHost_v2(&d.staging, stagingBytes))
+	if err := check(fmt.Sprintf("cuMemAllocHost_v2(%d bytes)", stagingBytes), C.wg_cuMemAllocHost_v2(&d.staging, stagingBytes)); err != nil {
+		return err
+	}
+	undo = append(undo, func() { C.wg_cuMemFreeHost(d.staging) })
+	if err := check(fmt.Sprintf("cuMemAllocHost_v2(%d bytes)", readAheadBufBytes), C.wg_cuMemAllocHost_v2(&d.readAhead, readAheadBufBytes)); err != nil {
+		return err
+	}
+	*(*uint32)(unsafe.Add(d.readAhead, readAheadFlag)) = 0
+	return nil
 }
 
 // ListDevices returns the properties of every CUDA device, for
@@ -174,23 +201,31 @@ func (d *Device) DriverVersion() (major, minor int) {
 	return d.driverVersion / 1000, d.driverVersion % 1000 / 10
 }
 
-// run executes f on the CUDA thread once the device is known to be usable.
+// run executes f, once the device is known to be usable, on a thread where
+// the device's context is current, one call at a time: the caller's own OS
+// thread, locked for the call, with the context made current there, under
+// the CUDA thread's call lock (which also excludes Open's and Close's
+// closures on that thread). cuCtxSetCurrent costs well under a
+// microsecond, while handing each call to the CUDA thread and back
+// (cudaThread.do) cost about one on an H100 host even with both sides
+// spinning, and a host-driven loop pays that on every launch and every
+// read-back.
 func (d *Device) run(f func() error) error {
-	var err error
-	if terr := d.thread.do(func() {
-		if d.closed {
-			err = ErrClosed
-			return
-		}
-		if d.unusable != nil {
-			err = d.unusable
-			return
-		}
-		err = f()
-	}); terr != nil {
-		return terr
+	t := d.thread
+	t.callMu.Lock()
+	defer t.callMu.Unlock()
+	if t.stopped || d.closed {
+		return ErrClosed
 	}
-	return err
+	if d.unusable != nil {
+		return d.unusable
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := check("cuCtxSetCurrent", C.wg_cuCtxSetCurrent(d.ctx)); err != nil {
+		return err
+	}
+	return f()
 }
 
 // MemInfo returns the device's free and total global memory in bytes.
@@ -230,8 +265,10 @@ func (d *Device) Free(p kernels.DevPtr) error {
 		if err := d.allocs.remove(p); err != nil {
 			return fmt.Errorf("hw: Free: %w", err)
 		}
-		// A staged upload into p may still be in flight.
-		if err := d.drainStaging(); err != nil {
+		d.endReadAhead()
+		d.follow = span{} // it may lie in p
+		// Queued work (an upload, a memset, a read-ahead) may still touch p.
+		if err := d.drain(); err != nil {
 			return err
 		}
 		return check(fmt.Sprintf("cuMemFree_v2(%#x)", uint64(p)), C.wg_cuMemFree_v2(C.CUdeviceptr(p)))
@@ -241,15 +278,15 @@ func (d *Device) Free(p kernels.DevPtr) error {
 // stagingBytes bounds the copies that go through the pinned staging
 // buffer. A synchronous copy from or to pageable memory costs the host
 // about ten microseconds however small it is; an asynchronous copy through
-// pinned memory, on the launch stream, with a spinning wait, costs a few.
+// pinned memory, on the stream, with a spinning wait, costs a few.
 // Larger copies are dominated by bandwidth and stay synchronous.
 const stagingBytes = 64 << 10
 
-// Ordering. Small copies run on d.stream, which is blocking (see
-// openOnThread): they wait for earlier work on the legacy stream (Memset,
-// large copies), later work there waits for them, and launches on d.stream
-// follow them in order. So every copy, memset and launch still observes
-// every earlier one, whichever stream each took.
+// Ordering. Launches, memsets and small copies are queued on d.stream in
+// the order they are made, so each observes every earlier one. A large
+// copy (copyLarge) first waits until d.stream is idle and, when it writes
+// device memory, waits for its own DMA to land before it returns, so the
+// legacy stream it runs on needs no ordering with d.stream.
 
 // CopyToDevice copies src to dst, which must lie inside one allocation.
 // A small copy returns once src is staged in pinned memory; the device
@@ -262,24 +299,44 @@ func (d *Device) CopyToDevice(dst kernels.DevPtr, src []byte) error {
 		if err := d.allocs.check(dst, len(src)); err != nil {
 			return fmt.Errorf("hw: CopyToDevice: %w", err)
 		}
-		if len(src) <= stagingBytes {
-			// The previous upload must have left the buffer first.
-			if err := d.drainStaging(); err != nil {
+		d.endReadAhead()
+		if len(src) > stagingBytes {
+			return d.copyLarge(fmt.Sprintf("cuMemcpyHtoD_v2(%#x, %d bytes)", uint64(dst), len(src)), func() C.CUresult {
+				return C.wg_cuMemcpyHtoD_v2(C.CUdeviceptr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src)))
+			}, true)
+		}
+		// Uploads queued earlier may still be reading the buffer: take the
+		// next free part of it, or wait until they are done.
+		if d.stagingUsed+len(src) > stagingBytes {
+			if err := d.drain(); err != nil {
 				return err
 			}
-			copy(unsafe.Slice((*byte)(d.staging), len(src)), src)
-			if r := C.wg_cuMemcpyHtoDAsync_v2(C.CUdeviceptr(dst), d.staging, C.size_t(len(src)), d.stream); r != cudaSuccess {
-				return d.sticky(cudaError(fmt.Sprintf("cuMemcpyHtoDAsync_v2(%#x, %d bytes)", uint64(dst), len(src)), r))
-			}
-			d.stagingBusy = true
-			return nil
 		}
-		return d.sticky(check(fmt.Sprintf("cuMemcpyHtoD_v2(%#x, %d bytes)", uint64(dst), len(src)),
-			C.wg_cuMemcpyHtoD_v2(C.CUdeviceptr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src)))))
+		at := unsafe.Add(d.staging, d.stagingUsed)
+		copy(unsafe.Slice((*byte)(at), len(src)), src)
+		if r := C.wg_cuMemcpyHtoDAsync_v2(C.CUdeviceptr(dst), at, C.size_t(len(src)), d.stream); r != cudaSuccess {
+			return d.sticky(cudaError(fmt.Sprintf("cuMemcpyHtoDAsync_v2(%#x, %d bytes)", uint64(dst), len(src)), r))
+		}
+		d.stagingUsed += (len(src) + 63) &^ 63
+		d.streamBusy = true
+		return nil
 	})
 }
 
 // CopyFromDevice fills dst from src, which must lie inside one allocation.
+//
+// Read-ahead: a host-driven loop reads the same few bytes (a frontier's
+// length, an abort flag) right after every launch. When a small read-back
+// (up to readAheadBytes) directly follows a launch, the device remembers
+// it, and each later launch queues that read on the stream right behind
+// the kernel (readahead.go), while the host waits for the kernel anyway. A
+// read-back that then directly follows the launch, of the same bytes, only
+// waits for that read, already under way, instead of queuing its own. The
+// data are the same either way: the read ran after the kernel, and nothing
+// can have written the device memory since, as every other operation of
+// the device ends the read-ahead (and memory of a Device is written only
+// through that Device). A launch whose read-ahead goes unused stops the
+// guessing until a read-back follows a launch again.
 func (d *Device) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
 	if len(dst) == 0 {
 		return nil
@@ -288,45 +345,101 @@ func (d *Device) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
 		if err := d.allocs.check(src, len(dst)); err != nil {
 			return fmt.Errorf("hw: CopyFromDevice: %w", err)
 		}
-		if len(dst) <= stagingBytes {
-			// On the stream, after any upload still reading the buffer.
-			if r := C.wg_cuMemcpyDtoHAsync_v2(d.staging, C.CUdeviceptr(src), C.size_t(len(dst)), d.stream); r != cudaSuccess {
-				return d.sticky(cudaError(fmt.Sprintf("cuMemcpyDtoHAsync_v2(%#x, %d bytes)", uint64(src), len(dst)), r))
-			}
-			d.stagingBusy = true
-			if err := d.drainStaging(); err != nil {
+		hit := d.ahead == span{src, len(dst)}
+		if !hit && d.afterLaunch && len(dst) <= readAheadBytes {
+			d.follow = span{src, len(dst)}
+		}
+		d.ahead, d.afterLaunch = span{}, false
+		if hit {
+			if err := d.awaitReadAhead(); err != nil {
 				return err
 			}
-			copy(dst, unsafe.Slice((*byte)(d.staging), len(dst)))
+			copy(dst, unsafe.Slice((*byte)(d.readAhead), len(dst)))
 			return nil
 		}
-		return d.sticky(check(fmt.Sprintf("cuMemcpyDtoH_v2(%#x, %d bytes)", uint64(src), len(dst)),
-			C.wg_cuMemcpyDtoH_v2(unsafe.Pointer(&dst[0]), C.CUdeviceptr(src), C.size_t(len(dst)))))
+		if len(dst) > stagingBytes {
+			return d.copyLarge(fmt.Sprintf("cuMemcpyDtoH_v2(%#x, %d bytes)", uint64(src), len(dst)), func() C.CUresult {
+				return C.wg_cuMemcpyDtoH_v2(unsafe.Pointer(&dst[0]), C.CUdeviceptr(src), C.size_t(len(dst)))
+			}, false)
+		}
+		// Into the staging buffer beyond any upload still reading it.
+		if d.stagingUsed+len(dst) > stagingBytes {
+			if err := d.drain(); err != nil {
+				return err
+			}
+		}
+		at := unsafe.Add(d.staging, d.stagingUsed)
+		if r := C.wg_cuMemcpyDtoHAsync_v2(at, C.CUdeviceptr(src), C.size_t(len(dst)), d.stream); r != cudaSuccess {
+			return d.sticky(cudaError(fmt.Sprintf("cuMemcpyDtoHAsync_v2(%#x, %d bytes)", uint64(src), len(dst)), r))
+		}
+		d.streamBusy = true
+		if err := d.drain(); err != nil {
+			return err
+		}
+		copy(dst, unsafe.Slice((*byte)(at), len(dst)))
+		return nil
 	})
 }
 
-// drainStaging waits, spinning first (pollUntil), until the copies queued
-// on d.stream through the staging buffer have finished. Launches on the
-// stream are waited for when they are made, so nothing else is queued
-// there that could hang.
-func (d *Device) drainStaging() error {
-	if !d.stagingBusy {
+// endReadAhead ends any read-ahead before an operation other than the
+// read-back it was queued for (see CopyFromDevice): a launch's read-ahead
+// that goes unused forgets the read-back it guessed.
+func (d *Device) endReadAhead() {
+	if d.ahead.size > 0 {
+		d.follow = span{}
+	}
+	d.ahead, d.afterLaunch = span{}, false
+}
+
+// copyLarge runs a synchronous copy on the legacy stream, ordered with
+// d.stream by hand: d.stream is drained first, and a copy to the device,
+// which returns once its source is staged, is waited for until the legacy
+// stream is idle, so that later work on d.stream sees it.
+func (d *Device) copyLarge(call string, copyFn func() C.CUresult, toDevice bool) error {
+	if err := d.drain(); err != nil {
+		return err
+	}
+	if err := d.sticky(check(call, copyFn())); err != nil {
+		return err
+	}
+	if !toDevice {
 		return nil
 	}
-	var r C.CUresult
-	_ = pollUntil(context.Background(), func() bool {
-		r = C.wg_cuStreamQuery(d.stream)
-		return r != cudaNotReady
-	})
-	if r != cudaSuccess {
-		return d.sticky(cudaError("cuStreamQuery(staged copy)", r))
+	return d.waitStream(nil, call)
+}
+
+// drain waits, spinning first (pollUntil), until the work queued on
+// d.stream has finished; the staging buffer is then free. Launches are
+// waited for when they are made, so nothing is queued there that could
+// hang.
+func (d *Device) drain() error {
+	if !d.streamBusy {
+		d.stagingUsed = 0
+		return nil
 	}
-	d.stagingBusy = false
+	if err := d.waitStream(d.stream, "queued copies"); err != nil {
+		return err
+	}
+	d.streamBusy, d.stagingUsed = false, 0
 	return nil
 }
 
-// Memset sets bytes bytes at p to value. Like every operation on the
-// legacy stream it completes before a later copy or launch observes p.
+// waitStream polls cuStreamQuery(stream) until the stream is idle (nil:
+// the legacy stream).
+func (d *Device) waitStream(stream C.CUstream, what string) error {
+	var r C.CUresult
+	_ = pollUntil(context.Background(), func() bool {
+		r = C.wg_cuStreamQuery(stream)
+		return r != cudaNotReady
+	})
+	if r != cudaSuccess {
+		return d.sticky(cudaError(fmt.Sprintf("cuStreamQuery(%s)", what), r))
+	}
+	return nil
+}
+
+// Memset sets bytes bytes at p to value. It is queued on the stream and
+// returns at once; later copies and launches observe it.
 func (d *Device) Memset(p kernels.DevPtr, value byte, bytes int) error {
 	if bytes == 0 {
 		return nil
@@ -338,8 +451,12 @@ func (d *Device) Memset(p kernels.DevPtr, value byte, bytes int) error {
 		if err := d.allocs.check(p, bytes); err != nil {
 			return fmt.Errorf("hw: Memset: %w", err)
 		}
-		return d.sticky(check(fmt.Sprintf("cuMemsetD8_v2(%#x, %d bytes)", uint64(p), bytes),
-			C.wg_cuMemsetD8_v2(C.CUdeviceptr(p), C.uchar(value), C.size_t(bytes))))
+		d.endReadAhead()
+		if r := C.wg_cuMemsetD8Async(C.CUdeviceptr(p), C.uchar(value), C.size_t(bytes), d.stream); r != cudaSuccess {
+			return d.sticky(cudaError(fmt.Sprintf("cuMemsetD8Async(%#x, %d bytes)", uint64(p), bytes), r))
+		}
+		d.streamBusy = true
+		return nil
 	})
 }
 
@@ -353,11 +470,11 @@ func (d *Device) sticky(err error) error {
 	return err
 }
 
-// Close releases the device's modules, allocations, staging buffer, stream, events and its
-// hold on the primary context, and stops the CUDA thread. Later calls
-// return ErrClosed; closing again returns nil. After a hung kernel Close
-// releases nothing (any CUDA call could wait forever behind the kernel)
-// and says so; the process is expected to exit.
+// Close releases the device's modules, allocations, pinned buffers,
+// stream, events and its hold on the primary context, and stops the CUDA
+// thread. Later calls return ErrClosed; closing again returns nil. After a
+// hung kernel Close releases nothing (any CUDA call could wait forever
+// behind the kernel) and says so; the process is expected to exit.
 func (d *Device) Close() error {
 	var err error
 	if terr := d.thread.do(func() { err = d.closeOnThread() }); terr != nil {
@@ -396,7 +513,10 @@ func (d *Device) closeOnThread() error {
 	keep(check("cuEventDestroy_v2", C.wg_cuEventDestroy_v2(d.end)))
 	keep(check("cuStreamDestroy_v2", C.wg_cuStreamDestroy_v2(d.stream)))
 	keep(check("cuMemFreeHost", C.wg_cuMemFreeHost(d.staging)))
-	d.staging, d.stagingBusy = nil, false
+	keep(check("cuMemFreeHost", C.wg_cuMemFreeHost(d.readAhead)))
+	d.params.free()
+	d.raParams.free()
+	d.staging, d.readAhead, d.stagingUsed, d.streamBusy = nil, nil, 0, false
 	keep(check("cuCtxSetCurrent(NULL)", C.wg_cuCtxSetCurrent(nil)))
 	keep(check("cuDevicePrimaryCtxRelease_v2", C.wg_cuDevicePrimaryCtxRelease_v2(d.dev)))
 	if len(errs) > 0 {

@@ -9,19 +9,31 @@
 //
 // # Threads and contexts
 //
-// A Device holds its GPU's primary context and makes it current on one OS
-// thread that it owns; every CUDA call runs there, one at a time, so a
-// Device may be used from any goroutine. Launch is synchronous.
+// A Device holds its GPU's primary context, retained and released on an
+// OS thread of its own. Its calls run one at a time, each on the caller's
+// OS thread, locked for the call, with the context made current there, so
+// a Device may be used from any goroutine. Launch is synchronous.
+//
+// # Ordering
+//
+// Launches, memsets and copies of up to 64 KiB are queued, in the order
+// they are made, on one non-blocking stream of the Device, so each sees
+// every earlier one. Larger copies run synchronously; the stream is
+// drained before them, and an upload's DMA has landed before it returns.
 //
 // # Host overhead
 //
 // A host-driven loop (launch a level, read back a 4-byte count) pays the
-// host's costs on every step, so they are kept to microseconds: the hand-off
-// to the CUDA thread and the wait for a launch or copy busy-poll for a
-// short window before they sleep, and copies of up to 64 KiB go through a
-// pinned staging buffer, asynchronously on the launch stream, instead of a
-// synchronous copy from pageable memory. The launch_overhead
-// microbenchmark (experiments/micro) measures what is left.
+// host's costs on every step, so they are kept to microseconds. Waits for
+// a launch or copy busy-poll for a short window before they sleep. Memset
+// is queued and returns at once; small copies go through pinned staging
+// memory asynchronously on the stream, and an upload returns once staged.
+// A launch reads ahead the small read-back that followed the previous
+// launch: a kernel of this package (readahead.cu), queued behind the
+// launch while the host waits for it, copies those bytes into pinned host
+// memory, so the read-back that follows finds them there (see
+// Device.CopyFromDevice). The launch_overhead microbenchmark
+// (experiments/micro) measures what is left.
 //
 // # Modules and launches
 //

@@ -59,8 +59,8 @@ const (
 )
 
 const (
-	cuStreamDefault = 0 // CU_STREAM_DEFAULT: synchronizes with the legacy stream
-	cuEventDefault  = 0 // CU_EVENT_DEFAULT: timing enabled, no blocking sync (we poll)
+	cuStreamNonBlocking = 1 // CU_STREAM_NON_BLOCKING: no implicit synchronization with the legacy stream
+	cuEventDefault      = 0 // CU_EVENT_DEFAULT: timing enabled, no blocking sync (we poll)
 )
 
 // The driver is process-wide state by nature (one dlopen handle, one
@@ -212,34 +212,54 @@ func queryDevice(dev C.CUdevice) (kernels.Properties, deviceLimits, error) {
 // pointers into it that cuLaunchKernel's kernelParams expects. It lives in
 // C memory because the driver must not hold pointers into Go memory.
 type paramBlock struct {
-	values   unsafe.Pointer // the PackArgs buffer
-	pointers unsafe.Pointer // one void* per parameter, into values
+	values   unsafe.Pointer // the PackArgs buffer (valuesCap bytes)
+	pointers unsafe.Pointer // one void* per parameter, into values (pointersCap of them)
 	count    int
+
+	valuesCap, pointersCap int
 }
 
 func newParamBlock(packed []byte, offsets []int) *paramBlock {
-	b := &paramBlock{count: len(offsets)}
+	b := &paramBlock{}
+	b.set(packed, offsets)
+	return b
+}
+
+// set fills b with packed and offsets, reusing its C memory when it is
+// large enough: a launch then allocates nothing.
+func (b *paramBlock) set(packed []byte, offsets []int) {
+	b.count = len(offsets)
 	if len(offsets) == 0 {
-		return b
+		return
 	}
-	b.values = C.malloc(C.size_t(max(len(packed), 1)))
+	if len(packed) > b.valuesCap {
+		C.free(b.values)
+		b.valuesCap = max(len(packed), 256)
+		b.values = C.malloc(C.size_t(b.valuesCap))
+	}
 	copy(unsafe.Slice((*byte)(b.values), len(packed)), packed)
-	b.pointers = C.malloc(C.size_t(len(offsets)) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	if len(offsets) > b.pointersCap {
+		C.free(b.pointers)
+		b.pointersCap = max(len(offsets), 32)
+		b.pointers = C.malloc(C.size_t(b.pointersCap) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	}
 	ptrs := unsafe.Slice((*unsafe.Pointer)(b.pointers), len(offsets))
 	for i, off := range offsets {
 		ptrs[i] = unsafe.Add(b.values, off)
 	}
-	return b
 }
 
 // kernelParams returns the void** to pass to the launch (NULL when the
 // kernel takes no parameters).
 func (b *paramBlock) kernelParams() *unsafe.Pointer {
+	if b.count == 0 {
+		return nil
+	}
 	return (*unsafe.Pointer)(b.pointers)
 }
 
 func (b *paramBlock) free() {
 	C.free(b.values)
 	C.free(b.pointers)
-	b.values, b.pointers = nil, nil
+	*b = paramBlock{}
 }

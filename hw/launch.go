@@ -60,13 +60,14 @@ func (d *Device) launchOnThread(ctx context.Context, k *kernels.Kernel, cfg kern
 			return kernels.LaunchStats{}, coResidentError(k.Name, cfg, perSM, d.props.SMs, nil)
 		}
 	}
-	params := newParamBlock(packed, k.ParamOffsets())
-	defer params.free()
+	d.endReadAhead()
+	d.params.set(packed, k.ParamOffsets())
 
 	warmup, timed := max(cfg.Warmup, 0), max(cfg.Repeat, 1)
 	samples := make([]time.Duration, 0, timed)
 	for i := range warmup + timed {
-		elapsed, err := d.launchOnce(ctx, k, f, cfg, params)
+		last := i == warmup+timed-1
+		elapsed, err := d.launchOnce(ctx, k, f, cfg, last)
 		if err != nil {
 			return kernels.LaunchStats{}, err
 		}
@@ -74,12 +75,15 @@ func (d *Device) launchOnThread(ctx context.Context, k *kernels.Kernel, cfg kern
 			samples = append(samples, elapsed)
 		}
 	}
+	d.afterLaunch = true
 	return kernels.LaunchStats{Elapsed: median(samples), Samples: samples}, nil
 }
 
 // launchOnce launches k once between the start and end events and waits
 // for the end event, so that a hang is caught on the launch that hangs.
-func (d *Device) launchOnce(ctx context.Context, k *kernels.Kernel, f *loadedFunction, cfg kernels.LaunchConfig, params *paramBlock) (time.Duration, error) {
+// The last launch of a Launch queues the read-ahead behind the end event
+// (see CopyFromDevice), while the kernel runs.
+func (d *Device) launchOnce(ctx context.Context, k *kernels.Kernel, f *loadedFunction, cfg kernels.LaunchConfig, last bool) (time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("hw: launch of %s not started: %w", k.Name, err)
 	}
@@ -94,16 +98,24 @@ func (d *Device) launchOnce(ctx context.Context, k *kernels.Kernel, f *loadedFun
 	r := C.wg_launch(f.handle,
 		C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
 		C.uint(block[0]), C.uint(block[1]), C.uint(block[2]),
-		C.uint(cfg.DynamicSharedMem), d.stream, params.kernelParams(), C.int(cooperative))
+		C.uint(cfg.DynamicSharedMem), d.stream, d.params.kernelParams(), C.int(cooperative))
 	if r != cudaSuccess {
 		return 0, d.launchError(k.Name, f, cfg, cudaError(fmt.Sprintf("%s(%s)", call, k.Name), r))
 	}
+	d.streamBusy = true
 	if err := d.sticky(check("cuEventRecord(end)", C.wg_cuEventRecord(d.end, d.stream))); err != nil {
 		return 0, err
+	}
+	ahead := span{}
+	if last && d.follow.size > 0 && d.queueReadAhead() {
+		ahead = d.follow
 	}
 	if err := d.wait(ctx, k.Name); err != nil {
 		return 0, err
 	}
+	// Everything queued before the end event has run: only the read-ahead
+	// may still be under way, into its own buffer.
+	d.stagingUsed, d.streamBusy, d.ahead = 0, ahead.size > 0, ahead
 	var ms C.float
 	if r := C.wg_cuEventElapsedTime(&ms, d.start, d.end); r != cudaSuccess {
 		return 0, d.sticky(cudaError(fmt.Sprintf("cuEventElapsedTime(%s)", k.Name), r))

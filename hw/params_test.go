@@ -49,3 +49,31 @@ func TestParamBlockWithoutParams(t *testing.T) {
 	defer b.free()
 	assert.Nil(t, b.kernelParams(), "a kernel without parameters gets NULL kernelParams")
 }
+
+func TestParamBlockReusesItsMemory(t *testing.T) {
+	var b paramBlock
+	defer b.free()
+	word := func(i int) uint32 {
+		return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(unsafe.Slice(b.kernelParams(), b.count)[i]), 4))
+	}
+	b.set([]byte{1, 0, 0, 0}, []int{0})
+	assert.Equal(t, uint32(1), word(0))
+	values, pointers := b.values, b.pointers
+	b.set([]byte{2, 0, 0, 0, 3, 0, 0, 0}, []int{0, 4})
+	assert.Equal(t, values, b.values, "no new allocation for a small block")
+	assert.Equal(t, pointers, b.pointers)
+	assert.Equal(t, []uint32{2, 3}, []uint32{word(0), word(1)})
+
+	big := make([]byte, 1024)
+	offsets := make([]int, 64)
+	for i := range offsets {
+		offsets[i] = 16 * i
+		big[16*i] = byte(i)
+	}
+	b.set(big, offsets)
+	for i := range offsets {
+		require.Equal(t, uint32(i), word(i), "parameter %d", i)
+	}
+	b.set(nil, nil)
+	assert.Nil(t, b.kernelParams())
+}

@@ -10,8 +10,10 @@ import (
 // cudaThread runs closures, one at a time, on a goroutine locked to its OS
 // thread: the thread on which the device's CUDA context is current. The
 // driver binds contexts to OS threads, and Go moves goroutines between
-// threads, so every CUDA call of a Device goes through here. State that
-// only these closures touch needs no lock.
+// threads. A Device opens and closes here; its other calls run on the
+// caller's own locked thread under callMu (Device.run), which excludes
+// this thread's closures, so state that only the Device's calls touch
+// needs no other lock.
 //
 // The hand-off is what a host-driven loop pays on every call (a launch, a
 // 4-byte read-back), so it spins before it sleeps: a channel hand-off to a
