@@ -267,3 +267,49 @@ func TestPageRankManyDanglingVertices(t *testing.T) {
 		assert.True(t, res.Validation.OK(), res.Validation.String())
 	}
 }
+
+// A fused kernel's grid barrier completes only when the grid is
+// co-resident. One CTA more: with an unbounded spin budget the simulator's
+// detector reports the deadlock naming the barrier's line; with a finite
+// budget the kernel gives up and the run ends in a SpinBudgetError; a
+// cooperative launch of that grid is refused before it runs.
+func TestFusedGridOverTheCoResidentLimit(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "grid:w=12,h=9")
+	bfs, err := scheduler.LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	run := func(variant string, grid int, budget uint32) error {
+		v, err := scheduler.ParseVariant(variant)
+		require.NoError(t, err)
+		k, err := kernels.Lookup("bfs_simdx_all_run")
+		require.NoError(t, err)
+		if grid < 0 {
+			limit, err := scheduler.CoResidentGrid(dev, k, 64, 0)
+			require.NoError(t, err)
+			grid = limit - grid - 1 // -1: the limit, -2: one more
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := scheduler.Enact(ctx, dev, bfs, v, g, scheduler.Options{Source: 0}, scheduler.RunOptions{Block: 64, Grid: grid, SpinBudget: budget})
+		if err == nil {
+			assert.True(t, res.Validation.OK(), res.Validation.String())
+		}
+		return err
+	}
+	for _, barrier := range []string{"monitor", "counter", "tree"} {
+		variant := "simdx:fusion=all,barrier=" + barrier
+		t.Run(barrier, func(t *testing.T) {
+			require.NoError(t, run(variant, -1, 0), "the co-resident grid completes")
+			var dl *kernels.DeadlockError
+			err := run(variant, -2, 0)
+			require.ErrorAs(t, err, &dl)
+			assert.Contains(t, dl.Detail, "barrier.cuh")
+			var sb *kernels.SpinBudgetError
+			require.ErrorAs(t, run(variant, -2, 200), &sb)
+			assert.Contains(t, sb.Detail, "at most")
+		})
+	}
+	var lr *kernels.LaunchResourceError
+	require.NoError(t, run("simdx:fusion=all,barrier=coop", -1, 0))
+	require.ErrorAs(t, run("simdx:fusion=all,barrier=coop", -2, 0), &lr)
+}

@@ -26,6 +26,12 @@ type RunOptions struct {
 	// Tuning holds the schedulers' numeric settings; zero values take
 	// the defaults.
 	Tuning Tuning
+	// SpinBudget bounds every wait of a kernel that spins (fused kernels'
+	// grid barriers): a wait that polls this often gives up, and the run
+	// ends in a *kernels.SpinBudgetError. 0 means unbounded, which only the
+	// simulator may run (its deadlock detector ends a hung launch): on
+	// hardware a grid that cannot be co-resident would hang the GPU.
+	SpinBudget uint32
 }
 
 // Tuning are numeric scheduler settings (SIMD-X's).
@@ -128,8 +134,12 @@ type Enactment struct {
 	Buffers   *Buffers
 	// State is the scheduler's own (frontiers, queues), set by Prepare.
 	State any
+	// Notes say how the run departs from what was asked (e.g. a smaller
+	// CTA for a kernel that needs more registers); results carry them.
+	Notes []string
 
 	out, in    *deviceGraph
+	cleanups   []func()
 	iterations []IterationStats
 	total      kernels.LaunchStats
 	launches   int
@@ -149,7 +159,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 		return nil, fmt.Errorf("algorithm %s has no GPU kernels yet: it runs only on the CPU reference", a.Name)
 	}
 	if s := v.Scheduler; s.Supports != nil {
-		if err := s.Supports(a); err != nil {
+		if err := s.Supports(a, v); err != nil {
 			return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
 		}
 	}
@@ -178,7 +188,12 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 		return nil, fmt.Errorf("%s: %d metadata buffers, the ACC entries take at most 4", a.Name, len(p.Meta))
 	}
 	e := &Enactment{Ctx: ctx, Dev: dev, Algorithm: a, Variant: v, Problem: p, Options: ro, Buffers: NewBuffers(dev)}
-	defer e.Buffers.Free()
+	defer func() {
+		for _, f := range e.cleanups {
+			f()
+		}
+		e.Buffers.Free()
+	}()
 	e.out = e.upload(p.Graph)
 	for _, m := range p.Meta {
 		m.ptr = e.Buffers.Bytes(len(m.init), a.Name+" "+m.Name)
@@ -192,7 +207,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 			return nil, err
 		}
 	}
-	res := &Result{Algorithm: a.Name, Variant: v.String(), Notes: p.Notes}
+	res := &Result{Algorithm: a.Name, Variant: v.String(), Notes: append(slices.Clone(p.Notes), e.Notes...)}
 	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
 		e.iterations, e.total, e.launches = nil, kernels.LaunchStats{}, 0
 		for _, m := range p.Meta {

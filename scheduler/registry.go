@@ -103,8 +103,8 @@ type Key struct {
 type Scheduler struct {
 	Name, About string
 	Keys        []Key
-	// Supports says why a scheduler cannot run an algorithm (nil: it can).
-	Supports func(a *Algorithm) error
+	// Supports says why a variant cannot run an algorithm (nil: it can).
+	Supports func(a *Algorithm, v Variant) error
 	// Prepare allocates the scheduler's own buffers once per enactment
 	// (in e.Buffers), Reset restores their initial state before every run
 	// (untimed), and Run carries out one whole run (timed end to end).
@@ -300,15 +300,14 @@ func Entries() []Entry {
 			continue
 		}
 		for _, s := range Schedulers() {
-			if s.Supports != nil && s.Supports(a) != nil {
-				continue
-			}
 			for _, name := range s.Variants {
 				v, err := ParseVariant(name)
 				if err != nil {
 					panic(err) // RegisterScheduler checked it
 				}
-				out = append(out, Entry{a, v})
+				if s.Supports == nil || s.Supports(a, v) == nil {
+					out = append(out, Entry{a, v})
+				}
 			}
 		}
 	}

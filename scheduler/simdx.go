@@ -24,16 +24,25 @@ func init() {
 				Values: []string{"jit", "online", "ballot", "batch", "strided", "atomic"}, Default: "jit"},
 			{Name: "direction", About: "auto: pull while the frontier's out-edges exceed the pull fraction of all edges; push: never pull",
 				Values: []string{"auto", "push"}, Default: "auto"},
-			{Name: "fusion", About: "none: one launch per phase, the host deciding between iterations",
-				Values: []string{"none"}, Default: "none"},
+			{Name: "fusion", About: "none: one launch per phase, the host deciding between iterations; pushpull: one persistent kernel per direction; all: one persistent kernel for the whole run",
+				Values: []string{"none", "pushpull", "all"}, Default: "none"},
+			{Name: "barrier", About: "the grid barrier of fused kernels: monitor (SIMD-X), counter (sense reversal), tree, coop (cooperative launch)",
+				Values: BarrierKinds, Default: "counter"},
 		},
-		Label:    func(v Variant) string { return v.Get("fusion") },
-		Supports: func(a *Algorithm) error { return nil },
-		Prepare:  simdxPrepare,
-		Reset:    simdxReset,
-		Run:      simdxRun,
+		Label: func(v Variant) string { return v.Get("fusion") },
+		Supports: func(a *Algorithm, v Variant) error {
+			if a.Combine == Aggregation && v.Get("fusion") != "none" {
+				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
+			}
+			return nil
+		},
+		Prepare: simdxPrepare,
+		Reset:   simdxReset,
+		Run:     simdxRun,
 		Variants: []string{"simdx", "simdx:filter=online", "simdx:filter=ballot", "simdx:filter=batch",
-			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push"},
+			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push",
+			"simdx:fusion=all", "simdx:fusion=pushpull", "simdx:fusion=all,barrier=monitor",
+			"simdx:fusion=all,barrier=tree", "simdx:fusion=all,barrier=coop", "simdx:fusion=pushpull,filter=ballot,barrier=monitor"},
 	})
 }
 
@@ -43,11 +52,15 @@ const (
 	lenOverflow = 4
 	lenMaxBin   = 5
 	lenActive   = 6
-	lenWords    = 7
+	lenGather   = 7 // the gather's own overflow word
+	lenWords    = 8
+	lenRecord   = 8 // words between the two records
 )
 
 type simdxState struct {
-	lists, lens [2]kernels.DevPtr // current and next frontier
+	// lists and lens are both frontiers, contiguous as the fused kernels
+	// take them (A then B).
+	lists, lens [2]kernels.DevPtr
 	bins        kernels.DevPtr
 	binCount    kernels.DevPtr
 	ctaCounts   kernels.DevPtr
@@ -57,13 +70,30 @@ type simdxState struct {
 	grid               int
 	cur                int
 	start              [lenWords]uint32 // the start list's length record
+	// Fused kernels: their loop state and per-iteration log, the grid
+	// barrier's state and the spin protocol's abort flag.
+	control, log, barrier kernels.DevPtr
+	maxLog                int
+	spin                  *Spin
 }
 
 func simdxPrepare(e *Enactment) error {
 	n := e.Problem.Graph.NumVertices()
-	push, err := e.Kernel("push")
+	push, err := simdxGridKernel(e)
 	if err != nil {
 		return err
+	}
+	// A fused kernel holds every phase and may need more registers than a
+	// CTA of the requested size can have: its CTAs shrink to fit.
+	if attrs, err := e.Dev.Attributes(push); err != nil {
+		return err
+	} else if warp := max(e.Dev.Properties().WarpSize, 1); attrs.MaxThreadsPerCTA < e.Options.Block {
+		fit := attrs.MaxThreadsPerCTA / warp * warp
+		if fit == 0 {
+			return &kernels.LaunchResourceError{Kernel: push.Name, Detail: fmt.Sprintf("not one warp fits a CTA at %d registers per thread", attrs.RegistersPerThread)}
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("%s needs %d registers per thread: CTAs of %d threads instead of %d", push.Name, attrs.RegistersPerThread, fit, e.Options.Block))
+		e.Options.Block = fit
 	}
 	grid, err := e.gridStrideGrid(push, max(n, 1))
 	if err != nil {
@@ -79,11 +109,15 @@ func simdxPrepare(e *Enactment) error {
 	st := &simdxState{grid: grid, queued: b.Uint32s(n, "queued stamps"),
 		bins: b.Uint32s(threads*t.BinSize, "thread bins"), binCount: b.Uint32s(threads, "bin counts"),
 		ctaCounts: b.Uint32s(3*grid, "CTA counts")}
-	for i := range 2 {
-		st.lists[i] = b.Uint32s(3*n, "frontier lists")
-		st.lens[i] = b.Uint32s(lenWords, "frontier lengths")
-	}
+	lists, lens := b.Uint32s(6*n, "frontier lists"), b.Uint32s(2*lenRecord, "frontier lengths")
+	st.lists = [2]kernels.DevPtr{lists, lists + kernels.DevPtr(12*n)}
+	st.lens = [2]kernels.DevPtr{lens, lens + 4*lenRecord}
 	e.State = st
+	if fusion := e.Variant.Get("fusion"); fusion != "none" {
+		if err := simdxPrepareFused(e, st); err != nil {
+			return err
+		}
+	}
 	if e.Problem.Pull || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		if _, err := e.inEdges(); err != nil {
 			return err
@@ -120,6 +154,7 @@ func simdxReset(e *Enactment) error {
 	n := g.NumVertices()
 	st.cur, st.start = 0, [lenWords]uint32{}
 	e.Buffers.Zero(st.queued, 4*n, "queued stamps")
+	e.Buffers.Zero(st.lens[0], 4*2*lenRecord, "frontier lengths")
 	if e.Problem.Start == nil {
 		return e.Buffers.Err()
 	}
@@ -162,7 +197,7 @@ func simdxRun(e *Enactment) error {
 	}
 	ks := map[string]*kernels.Kernel{}
 	for _, phase := range []string{"push", "pull", "activate"} {
-		k, err := e.Kernel(phase)
+		k, err := kernels.Lookup(fmt.Sprintf("%s_simdx_none_%s", e.Algorithm.Kernel, phase))
 		if err != nil {
 			return err
 		}
@@ -179,13 +214,16 @@ func simdxRun(e *Enactment) error {
 	if p.Pull {
 		return simdxSweeps(e, st, ks["pull"], medium, large)
 	}
+	if e.Variant.Get("fusion") != "none" {
+		return simdxFused(e, st, ks)
+	}
 	var length [lenWords]uint32
 	readLengths := func(i int) error {
 		if err := kernels.Download(e.Dev, length[:], st.lens[i]); err != nil {
 			return err
 		}
 		for c := range 3 {
-			if length[lenOverflow] == 0 && int(length[c]) > n {
+			if length[lenOverflow] == 0 && length[lenGather] == 0 && int(length[c]) > n {
 				return fmt.Errorf("frontier list %d holds %d entries in a graph of %d vertices: a kernel wrote out of bounds", c, length[c], n)
 			}
 		}
@@ -281,7 +319,7 @@ func simdxRun(e *Enactment) error {
 				return err
 			}
 			it.Phases += "+gather"
-			if length[lenOverflow] != 0 { // a bin overflowed (or duplicates overfilled a list): the stamps are complete
+			if length[lenOverflow] != 0 || length[lenGather] != 0 { // a bin overflowed, or duplicates overfilled a list: the stamps are complete
 				it.Overflow = true
 				if err := scan(&it, nxt, stamp, "ballot"); err != nil {
 					return err
@@ -346,4 +384,187 @@ func simdxSweeps(e *Enactment, st *simdxState, pull *kernels.Kernel, medium, lar
 			return nil
 		}
 	}
+}
+
+// simdxGridKernel is the kernel whose occupancy sizes the grid: the push
+// phase, or the fused kernel (which needs more registers) when fused.
+func simdxGridKernel(e *Enactment) (*kernels.Kernel, error) {
+	switch e.Variant.Get("fusion") {
+	case "all":
+		return e.Kernel("run")
+	case "pushpull":
+		return e.Kernel("push")
+	}
+	return kernels.Lookup(e.Algorithm.Kernel + "_simdx_none_push")
+}
+
+// Fused loop state (simdx.cuh).
+const (
+	ctlIteration, ctlCurrent, ctlWhy, ctlFilter, ctlDirection = 0, 1, 2, 3, 4
+	ctlWords                                                  = 8
+	logWords                                                  = 8
+)
+
+var filterCodes = map[string]uint32{"online": 0, "ballot": 1, "batch": 2, "strided": 3, "atomic": 4, "jit": 5}
+var filterNames = []string{"online", "ballot", "batch", "strided", "atomic"}
+
+func simdxPrepareFused(e *Enactment, st *simdxState) error {
+	b := e.Buffers
+	kind := e.Variant.Get("barrier")
+	words, err := BarrierStateWords(kind, st.grid)
+	if err != nil {
+		return err
+	}
+	st.maxLog = e.Problem.MaxIterations + 1
+	st.control = b.Uint32s(ctlWords, "fused loop control")
+	st.log = b.Uint32s(logWords*st.maxLog, "fused iteration log")
+	st.barrier = b.Uint32s(words, "barrier state")
+	if err := b.Err(); err != nil {
+		return err
+	}
+	spin, err := NewSpin(e.Dev, e.Options.SpinBudget)
+	if err != nil {
+		return err
+	}
+	st.spin = spin
+	e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
+	return nil
+}
+
+// simdxFused runs the loop in persistent kernels: one launch for fusion=all,
+// one per run of iterations in the same direction for pushpull (the kernel
+// leaves when the direction changes and the host launches the other).
+func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) error {
+	p, t := e.Problem, e.Options.Tuning
+	n := p.Graph.NumVertices()
+	in := e.out
+	if e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
+		var err error
+		if in, err = e.inEdges(); err != nil {
+			return err
+		}
+	}
+	kind := e.Variant.Get("barrier")
+	var barrierCode uint32
+	for i, k := range BarrierKinds {
+		if k == kind {
+			barrierCode = uint32(i)
+		}
+	}
+	directionMode := uint32(0)
+	if e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
+		directionMode = 1
+	}
+	filter := e.Variant.Get("filter")
+	first := filterCodes[filter]
+	if filter == "jit" {
+		first = filterCodes["online"]
+	}
+	// The first frontier of algorithms without a start list, as fusion=none
+	// builds it (activate, then a ballot scan).
+	if p.Start == nil {
+		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
+		medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
+		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
+			return err
+		}
+		for _, phase := range []string{"simdx_scan_count", "simdx_scan_write"} {
+			args := []any{e.out.offsets, uint32(n), st.queued, uint32(1), st.ctaCounts, uint32(0)}
+			if phase == "simdx_scan_write" {
+				args = append(args, st.lists[0], st.lens[0])
+			}
+			if err := e.launch(&it, ks[phase], st.grid, append(args, medium, large)...); err != nil {
+				return err
+			}
+		}
+		e.record(it)
+	}
+	var start [lenWords]uint32
+	if err := kernels.Download(e.Dev, start[:], st.lens[0]); err != nil {
+		return err
+	}
+	direction := uint32(0)
+	if directionMode == 1 && float64(start[lenEdges]) > t.PullFraction*float64(p.Graph.NumEdges()) {
+		direction = 1
+	}
+	control := [ctlWords]uint32{ctlFilter: first, ctlDirection: direction}
+	e.Buffers.Upload(st.control, rawBytes(control[:]), "fused loop control")
+	e.Buffers.Zero(st.barrier, 4*barrierWords(kind, st.grid), "barrier state")
+	if err := e.Buffers.Err(); err != nil {
+		return err
+	}
+	pullEdges := uint32(min(t.PullFraction*float64(p.Graph.NumEdges()), float64(^uint32(0))))
+	maxIter := uint32(p.MaxIterations)
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(st.grid), Block: kernels.D1(e.Options.Block), Cooperative: BarrierCooperative(kind)}
+	launches := 0
+	for {
+		name := "run"
+		if e.Variant.Get("fusion") == "pushpull" {
+			name = "push"
+			if control[ctlDirection] == 1 {
+				name = "pull"
+			}
+		}
+		k, err := e.Kernel(name)
+		if err != nil {
+			return err
+		}
+		args := append(e.accArgs(e.out, int(control[ctlIteration])), in.offsets, in.targets, in.weights,
+			st.lists[0], st.lens[0], st.bins, st.binCount, st.ctaCounts, st.queued, st.pullLists, st.pullLen,
+			st.control, st.log, uint32(st.maxLog), uint32(t.BinSize), uint32(t.MediumFrom), uint32(t.LargeFrom),
+			pullEdges, filterCodes[filter], directionMode, maxIter, st.barrier, barrierCode)
+		stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
+		if err != nil {
+			return fmt.Errorf("fused %s launch %d: %w", k.Name, launches+1, err)
+		}
+		launches++
+		e.total.Add(stats)
+		e.launches++
+		if err := kernels.Download(e.Dev, control[:], st.control); err != nil {
+			return err
+		}
+		switch control[ctlWhy] {
+		case 0:
+			return e.recordFusedLog(st, int(control[ctlIteration]))
+		case 2:
+			return fmt.Errorf("no convergence after %d iterations", control[ctlIteration])
+		case 1: // direction change: launch the other kernel
+			if launches > 2*p.MaxIterations {
+				return fmt.Errorf("fused kernels relaunched %d times without converging", launches)
+			}
+		default:
+			return fmt.Errorf("fused kernel %s left with an unknown reason %d", k.Name, control[ctlWhy])
+		}
+	}
+}
+
+// barrierWords is BarrierStateWords for a kind and grid already checked.
+func barrierWords(kind string, grid int) int {
+	w, _ := BarrierStateWords(kind, grid)
+	return w
+}
+
+// recordFusedLog turns the fused kernels' per-iteration log into
+// iteration statistics (no per-iteration times: the iterations ran inside
+// the launches, whose totals the run already holds).
+func (e *Enactment) recordFusedLog(st *simdxState, iterations int) error {
+	count := min(iterations, st.maxLog)
+	log := make([]uint32, logWords*max(count, 1))
+	if err := kernels.Download(e.Dev, log, st.log); err != nil {
+		return err
+	}
+	for i := range count {
+		rec := log[logWords*i:]
+		filter := "?"
+		if int(rec[2]) < len(filterNames) {
+			filter = filterNames[rec[2]]
+		}
+		direction := "push"
+		if rec[4] == 1 {
+			direction = "pull"
+		}
+		e.iterations = append(e.iterations, IterationStats{Iteration: i, Phases: "fused", Direction: direction,
+			Filter: filter, Overflow: rec[3] != 0, FrontierIn: int(rec[0]), FrontierOut: int(rec[1])})
+	}
+	return nil
 }

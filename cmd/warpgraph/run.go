@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ type runOptions struct {
 	block, grid                   int
 	warmup, repeat                int
 	tuning                        scheduler.Tuning
+	spinBudget                    int64
 	perIteration                  bool
 	timeout                       time.Duration
 	asJSON                        bool
@@ -136,6 +138,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.tuning.MediumFrom, "medium-from", 32, "simdx: out-degree from which a warp processes a vertex")
 	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
 	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
+	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
@@ -163,6 +166,10 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--repeat %d: at least one timed run", o.repeat)
 	case o.timeout <= 0:
 		return badInput("--timeout %s must be positive", o.timeout)
+	case o.spinBudget < -1 || o.spinBudget > math.MaxUint32:
+		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", o.spinBudget, uint32(math.MaxUint32))
+	case o.spinBudget == 0 && o.target == "hw":
+		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
 	case o.tuning.BinSize <= 0:
 		return badInput("--bin-size %d must be positive", o.tuning.BinSize)
 	case o.tuning.MediumFrom <= 0 || o.tuning.LargeFrom < o.tuning.MediumFrom:
@@ -178,13 +185,25 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "spin-budget"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
 		}
 	}
 	return nil
+}
+
+// budget is the spin budget for the target: -1 picks 2^20 polls on
+// hardware and unbounded on the simulator.
+func (o runOptions) budget() uint32 {
+	switch {
+	case o.spinBudget >= 0:
+		return uint32(o.spinBudget)
+	case o.target == "hw":
+		return 1 << 20
+	}
+	return 0
 }
 
 func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
@@ -211,7 +230,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 			return nil, &inputError{err}
 		}
 		if s := variant.Scheduler; s.Supports != nil {
-			if err := s.Supports(a); err != nil {
+			if err := s.Supports(a, variant); err != nil {
 				return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
 			}
 		}
@@ -264,7 +283,7 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, Tuning: o.tuning})
+	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, Tuning: o.tuning, SpinBudget: o.budget()})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,9 @@
 //   len[4]     1 when a thread bin overflowed (online filter)
 //   len[5]     the most activations any thread recorded (the JIT's predictor)
 //   len[6]     the vertices an aggregation sweep left active
+//   len[7]     1 when duplicates from the bins overfilled a list in the gather
+//              (its own word: a fused kernel reads len[4] after the compute
+//              phase while other CTAs may already be gathering)
 //
 // Filters (how the next frontier is produced; emit_mode / scan_mode):
 //   atomic   every activation claims its vertex (atomicExch on its stamp) and
@@ -32,6 +35,7 @@
 #define WARPGRAPH_LIB_SIMDX_CUH
 
 #include "acc.cuh"
+#include "barrier.cuh"
 #include "frontier.cuh"
 
 #define WG_EMIT_SCAN 0
@@ -47,6 +51,7 @@
 #define WG_LEN_OVERFLOW 4
 #define WG_LEN_MAX_BIN 5
 #define WG_LEN_ACTIVE 6
+#define WG_LEN_GATHER_OVERFLOW 7
 
 // wg_class returns a vertex's list: 0 small, 1 medium, 2 large.
 WG_DEV uint32_t wg_class(uint32_t degree, uint32_t medium_from, uint32_t large_from) {
@@ -123,7 +128,7 @@ WG_DEV void wg_push_edge(ALG &alg, const wg_graph &g, uint32_t v, uint32_t e, wg
 // Push over the three lists: CTAs take large vertices, warps medium ones and
 // threads small ones, each with a grid-stride loop.
 template <typename ALG>
-WG_DEV void wg_simdx_push(WG_ACC_PARAMS, const uint32_t *in_lists, const uint32_t *in_len,
+static __device__ __noinline__ void wg_simdx_push(WG_ACC_PARAMS, const uint32_t *in_lists, const uint32_t *in_len,
                           WG_SIMDX_EMIT_PARAMS) {
   ALG alg(WG_ACC_META);
   wg_graph g = WG_ACC_GRAPH;
@@ -181,7 +186,7 @@ WG_DEV typename ALG::value_t wg_warp_reduce(ALG &alg, typename ALG::value_t x) {
 // edges and stop after the first chunk that settles a voting vertex.
 // out_offsets are the out-edge offsets, for classifying emitted vertices.
 template <typename ALG>
-WG_DEV void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t *out_offsets, const uint32_t *pull_lists,
+static __device__ __noinline__ void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t *out_offsets, const uint32_t *pull_lists,
                           const uint32_t *pull_len, WG_SIMDX_EMIT_PARAMS) {
   typedef typename ALG::value_t V;
   __shared__ V partial[32];
@@ -257,8 +262,8 @@ template <typename ALG> WG_DEV void wg_simdx_activate(WG_ACC_PARAMS, uint32_t *q
 // Each thread appends its own bin (the compute phase ran with the same grid
 // and block, so thread t owns bins[t*bin_size ...]); warps append with one
 // atomic per list per step. Duplicates can make a list exceed |V| entries:
-// then len[4] is set and the host rebuilds the frontier with a scan.
-WG_DEV void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint32_t *bins,
+// then len[7] is set and the frontier is rebuilt with a scan.
+static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint32_t *bins,
                             const uint32_t *bin_count, uint32_t bin_size, uint32_t *out_lists,
                             uint32_t *out_len, uint32_t medium_from, uint32_t large_from) {
   uint32_t t = wg_global_id();
@@ -273,7 +278,8 @@ WG_DEV void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint3
       edges += degree;
     }
     for (uint32_t k = 0; k < 3; ++k)
-      wg_warp_append_bounded(c == k, v, out_lists + k * n, out_len + k, n, out_len + WG_LEN_OVERFLOW);
+      wg_warp_append_bounded(c == k, v, out_lists + k * n, out_len + k, n,
+                             out_len + WG_LEN_GATHER_OVERFLOW);
   }
   if (edges > 0)
     atomicAdd(&out_len[WG_LEN_EDGES], edges);
@@ -350,7 +356,7 @@ struct wg_scan_range {
 };
 
 // Count phase: per CTA, the stamped vertices of each list.
-WG_DEV void wg_simdx_scan_count(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
+static __device__ __noinline__ void wg_simdx_scan_count(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
                                 uint32_t stamp, uint32_t *cta_counts, uint32_t scan_mode,
                                 uint32_t medium_from, uint32_t large_from) {
   __shared__ uint32_t scratch[100];
@@ -367,7 +373,7 @@ WG_DEV void wg_simdx_scan_count(const uint32_t *row_offsets, uint32_t n, const u
 // Write phase: each CTA writes its stamped vertices at the sum of the
 // earlier CTAs' counts plus its threads' offsets. In ballot mode a block
 // scan per step keeps the chunk's order, so the lists come out sorted.
-WG_DEV void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
+static __device__ __noinline__ void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const uint32_t *queued,
                                 uint32_t stamp, const uint32_t *cta_counts, uint32_t scan_mode,
                                 uint32_t *out_lists, uint32_t *out_len, uint32_t medium_from,
                                 uint32_t large_from) {
@@ -425,6 +431,152 @@ WG_DEV void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const u
     atomicAdd(&out_len[WG_LEN_EDGES], edges);
 }
 
+// ---- fusion: the whole loop in one persistent kernel ----------------------
+//
+// A fused kernel runs iteration after iteration inside one launch, crossing
+// a grid barrier (barrier.cuh) between phases, and makes the filter and
+// direction decisions on the device: every thread reads the same length
+// record after a barrier and so decides the same. The grid must be
+// co-resident (the host sizes it from occupancy); every wait is under the
+// spin protocol.
+//
+// Entries per algorithm: <alg>_simdx_all_run (push and pull in one kernel:
+// SIMD-X's all-fusion), and <alg>_simdx_pushpull_push / _pull (SIMD-X's
+// push-pull fusion: one kernel per direction, each leaving when the
+// direction changes, so the host relaunches the other).
+//
+// lists holds both frontiers (A at 0, B at 3|V|) and lens both length
+// records (A at 0, B at 8). control is the loop's state across launches:
+//   [0] iteration  [1] current frontier (0 A, 1 B)  [2] why the kernel left
+//   (0 converged, 1 direction change, 2 iteration limit)  [3] the next
+//   iteration's filter  [4] its direction (0 push, 1 pull).
+// log gets 8 words per iteration (while iteration < max_log): frontier in,
+// frontier out, filter, overflow, direction, the frontier's out-edges.
+// filter codes: 0 online, 1 ballot, 2 batch, 3 strided, 4 atomic; filter_mode
+// adds 5 = jit. direction_mode: 0 push only, 1 auto (pull above pull_edges).
+
+#define WG_FILTER_ONLINE 0
+#define WG_FILTER_ATOMIC 4
+#define WG_FILTER_JIT 5
+
+// wg_grid_sync_kind crosses a barrier of the kind chosen at run time (one
+// kernel serves every kind; the switch costs a few instructions a barrier).
+// Not inlined: one copy per module instead of four barriers at every call.
+static __device__ __noinline__ bool wg_grid_sync_kind(uint32_t kind, uint32_t *state, uint32_t *generation,
+                              uint32_t spin_budget, int *abort_flag) {
+  switch (kind) {
+  case WG_BARRIER_MONITOR:
+    return wg_grid_sync<WG_BARRIER_MONITOR>(state, generation, spin_budget, abort_flag);
+  case WG_BARRIER_COUNTER:
+    return wg_grid_sync<WG_BARRIER_COUNTER>(state, generation, spin_budget, abort_flag);
+  case WG_BARRIER_TREE:
+    return wg_grid_sync<WG_BARRIER_TREE>(state, generation, spin_budget, abort_flag);
+  default:
+    return wg_grid_sync<WG_BARRIER_COOP>(state, generation, spin_budget, abort_flag);
+  }
+}
+
+#define WG_SIMDX_FUSED_PARAMS                                                                      \
+  WG_ACC_PARAMS, const uint32_t *in_offsets, const uint32_t *in_targets,                           \
+      const uint32_t *in_weights, uint32_t *lists, uint32_t *lens, uint32_t *bins,                 \
+      uint32_t *bin_count, uint32_t *cta_counts, uint32_t *queued, const uint32_t *pull_lists,     \
+      const uint32_t *pull_len, uint32_t *control, uint32_t *log, uint32_t max_log,                \
+      uint32_t bin_size, uint32_t medium_from, uint32_t large_from, uint32_t pull_edges,           \
+      uint32_t filter_mode, uint32_t direction_mode, uint32_t max_iterations,                      \
+      uint32_t *barrier_state, uint32_t barrier_kind, uint32_t spin_budget, int *abort_flag
+#define WG_SIMDX_FUSED_ARGS                                                                        \
+  WG_ACC_ARGS, in_offsets, in_targets, in_weights, lists, lens, bins, bin_count, cta_counts,       \
+      queued, pull_lists, pull_len, control, log, max_log, bin_size, medium_from, large_from,      \
+      pull_edges, filter_mode, direction_mode, max_iterations, barrier_state, barrier_kind,        \
+      spin_budget, abort_flag
+
+template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMDX_FUSED_PARAMS) {
+  uint32_t n = num_vertices;
+  uint32_t generation = wg_grid_sync_begin(barrier_state);
+  bool leader = wg_global_id() == 0;
+#define WG_SYNC()                                                                                  \
+  if (!wg_grid_sync_kind(barrier_kind, barrier_state, &generation, spin_budget, abort_flag))       \
+    return;
+  uint32_t iter = wg_load_volatile(&control[0]), cur = wg_load_volatile(&control[1]);
+  uint32_t filter = wg_load_volatile(&control[3]), dir = wg_load_volatile(&control[4]);
+  uint32_t size_in = 0;
+  for (uint32_t c = 0; c < 3; ++c)
+    size_in += wg_load_volatile(&lens[8 * cur + c]);
+  for (;;) {
+    uint32_t nxt = 1 - cur, stamp = iter + 2;
+    uint32_t *cur_lists = lists + 3 * n * cur, *nxt_lists = lists + 3 * n * nxt;
+    uint32_t *cur_len = lens + 8 * cur, *nxt_len = lens + 8 * nxt;
+    uint32_t emit = filter == WG_FILTER_ONLINE ? WG_EMIT_ONLINE
+                                               : (filter == WG_FILTER_ATOMIC ? WG_EMIT_ATOMIC : WG_EMIT_SCAN);
+    iteration = iter;
+    if (PUSH && dir == 0)
+      wg_simdx_push<ALG>(WG_ACC_ARGS, cur_lists, cur_len, nxt_lists, nxt_len, bins, bin_count,
+                         queued, stamp, bin_size, emit, medium_from, large_from);
+    if (PULL && dir == 1)
+      wg_simdx_pull<ALG>(in_offsets, in_targets, in_weights, num_vertices, meta0, meta1, meta2,
+                         meta3, iteration, param_u32, param_f32, row_offsets, pull_lists, pull_len,
+                         nxt_lists, nxt_len, bins, bin_count, queued, stamp, bin_size, emit,
+                         medium_from, large_from);
+    WG_SYNC();
+    if (leader) // the current record was last read by the compute phase
+      for (uint32_t w = 0; w < 8; ++w)
+        cur_len[w] = 0;
+    bool overflow = wg_load_volatile(&nxt_len[WG_LEN_OVERFLOW]) != 0;
+    bool scan = filter != WG_FILTER_ONLINE && filter != WG_FILTER_ATOMIC;
+    if (filter == WG_FILTER_ONLINE && !overflow) {
+      wg_simdx_gather(row_offsets, n, bins, bin_count, bin_size, nxt_lists, nxt_len, medium_from,
+                      large_from);
+      WG_SYNC();
+      if (wg_load_volatile(&nxt_len[WG_LEN_GATHER_OVERFLOW]) != 0) { // duplicates overfilled a list
+        overflow = true;
+        if (leader)
+          for (uint32_t w = 0; w <= WG_LEN_EDGES; ++w)
+            nxt_len[w] = 0;
+        WG_SYNC();
+      }
+    }
+    if (scan || overflow) {
+      uint32_t mode = filter == WG_FILTER_ONLINE ? WG_SCAN_BALLOT : filter - 1;
+      wg_simdx_scan_count(row_offsets, n, queued, stamp, cta_counts, mode, medium_from, large_from);
+      WG_SYNC();
+      wg_simdx_scan_write(row_offsets, n, queued, stamp, cta_counts, mode, nxt_lists, nxt_len,
+                          medium_from, large_from);
+      WG_SYNC();
+    }
+    uint32_t size_out = 0;
+    for (uint32_t c = 0; c < 3; ++c)
+      size_out += wg_load_volatile(&nxt_len[c]);
+    uint32_t edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
+    bool would_overflow = wg_load_volatile(&nxt_len[WG_LEN_MAX_BIN]) > bin_size;
+    if (leader && iter < max_log) {
+      uint32_t *rec = log + 8 * iter;
+      rec[0] = size_in, rec[1] = size_out, rec[2] = filter, rec[3] = overflow || would_overflow;
+      rec[4] = dir, rec[5] = edges;
+    }
+    uint32_t next_filter = filter;
+    if (filter_mode == WG_FILTER_JIT)
+      next_filter = would_overflow || overflow ? 1u : (uint32_t)WG_FILTER_ONLINE;
+    uint32_t next_dir = direction_mode == 1 && edges > pull_edges ? 1u : 0u;
+    ++iter;
+    uint32_t why = 3;
+    if (size_out == 0)
+      why = 0;
+    else if (!(PUSH && PULL) && next_dir != dir)
+      why = 1;
+    else if (iter >= max_iterations)
+      why = 2;
+    if (why != 3) {
+      if (leader) {
+        control[0] = iter, control[1] = nxt, control[2] = why;
+        control[3] = next_filter, control[4] = next_dir;
+      }
+      return;
+    }
+    cur = nxt, filter = next_filter, dir = next_dir, size_in = size_out;
+  }
+#undef WG_SYNC
+}
+
 #define WG_SIMDX_ENTRIES(NAME, ALG)                                                                \
   extern "C" __global__ void NAME##_simdx_none_push(WG_ACC_PARAMS, const uint32_t *in_lists,       \
                                                     const uint32_t *in_len, WG_SIMDX_EMIT_PARAMS) { \
@@ -440,6 +592,15 @@ WG_DEV void wg_simdx_scan_write(const uint32_t *row_offsets, uint32_t n, const u
   extern "C" __global__ void NAME##_simdx_none_activate(WG_ACC_PARAMS, uint32_t *queued,           \
                                                         uint32_t stamp) {                           \
     wg_simdx_activate<ALG>(WG_ACC_ARGS, queued, stamp);                                             \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_all_run(WG_SIMDX_FUSED_PARAMS) {                         \
+    wg_simdx_fused<ALG, true, true>(WG_SIMDX_FUSED_ARGS);                                           \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_pushpull_push(WG_SIMDX_FUSED_PARAMS) {                   \
+    wg_simdx_fused<ALG, true, false>(WG_SIMDX_FUSED_ARGS);                                          \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_pushpull_pull(WG_SIMDX_FUSED_PARAMS) {                   \
+    wg_simdx_fused<ALG, false, true>(WG_SIMDX_FUSED_ARGS);                                          \
   }
 
 #endif // WARPGRAPH_LIB_SIMDX_CUH
