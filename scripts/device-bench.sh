@@ -5,9 +5,12 @@
 #
 #   bash scripts/device-bench.sh [ALGOS] [VARIANTS]
 #
+# A variant may end in @N to force the grid of its grid-stride and fused
+# kernels to N CTAs (--grid N), e.g. simdx:fusion=all@132.
 # It generates the two issue graphs once (.wgc in /tmp), then runs every
 # (graph, algorithm, scheduler variant) cell with --repeat 10 --warmup 2
-# --source 0 and appends each run's JSON as one line to $OUT/runs.jsonl
+# --source 0 and appends each run's JSON as one line to $RUNS (default
+# $OUT/runs.jsonl)
 # (one JSON object per line), and prints a summary table at the end. Every
 # run is validated against the CPU reference by warpgraph itself.
 set -u
@@ -15,41 +18,46 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 WG=./.device/warpgraph
 ALGOS=${1:-"bfs sssp sswp wcc kcore pr"}
-VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push"}
+VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push simdx:fusion=pushpull simdx:fusion=all simdx:fusion=all,filter=atomic simdx:fusion=all,barrier=monitor simdx:fusion=all,barrier=tree simdx:fusion=all,barrier=coop simdx:fusion=all@132 simdx:fusion=all,filter=atomic@132 simdx:fusion=all,filter=atomic,direction=push@132"}
 REPEAT=${REPEAT:-10}
 WARMUP=${WARMUP:-2}
 declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000")
 for name in rmat20 grid1000; do
   [ -f /tmp/$name.wgc ] || $WG convert --graph "${GRAPHS[$name]}" --out /tmp/$name.wgc >/dev/null || exit 1
 done
-: > "$OUT/runs.jsonl"
+RUNS=${RUNS:-$OUT/runs.jsonl}
+: > "$RUNS"
 for name in rmat20 grid1000; do
   for algo in $ALGOS; do
-    for v in $VARIANTS; do
+    for spec in $VARIANTS; do
+      v=${spec%@*}
+      grid=""
+      [ "$v" != "$spec" ] && grid="--grid ${spec##*@}"
       src=""
       case $algo in bfs|sssp|sswp) src="--source 0";; esac
-      line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src \
+      line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src $grid \
         --repeat $REPEAT --warmup $WARMUP --json 2>"$OUT/err.txt")
       status=$?
       if [ -z "$line" ]; then
         msg=$(tr '\n' ' ' < "$OUT/err.txt" | cut -c1-300)
         printf '{"graph_name":"%s","algorithm":"%s","scheduler":"%s","exit":%d,"error":"%s"}\n' \
-          "$name" "$algo" "$v" $status "${msg//\"/\'}" >> "$OUT/runs.jsonl"
+          "$name" "$algo" "$spec" $status "${msg//\"/\'}" >> "$RUNS"
       else
-        echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('per_iteration',None); d['graph_name']='$name'; d['exit']=$status; print(json.dumps(d))" >> "$OUT/runs.jsonl"
+        echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('per_iteration',None); d['graph_name']='$name'; d['exit']=$status; d['variant_spec']='$spec'; print(json.dumps(d))" >> "$RUNS"
       fi
     done
   done
 done
-python3 - "$OUT/runs.jsonl" <<'PY'
+python3 - "$RUNS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print(f"{'graph':9} {'algo':6} {'scheduler':42} {'end-to-end ms':>13} {'kernel ms':>10} {'iters':>6} {'launches':>8}  validation")
+print(f"{'graph':9} {'algo':6} {'scheduler':48} {'end-to-end ms':>13} {'kernel ms':>10} {'iters':>6} {'launches':>8}  validation")
 for r in rows:
     if 'error' in r:
-        print(f"{r['graph_name']:9} {r['algorithm']:6} {r['scheduler']:42} exit {r['exit']}: {r['error'][:80]}")
+        print(f"{r['graph_name']:9} {r['algorithm']:6} {r['scheduler']:48} exit {r['exit']}: {r['error'][:90]}")
         continue
     v = r['validation']
     ok = 'PASS' if v['ok'] else 'FAIL'
-    print(f"{r['graph_name']:9} {r['algorithm']:6} {r['scheduler']:42} {1e3*r.get('end_to_end_seconds',0):13.3f} {1e3*r.get('kernel_seconds',0):10.3f} {r.get('iterations',0):6} {r.get('launches',0):8}  {ok}")
+    name = r['scheduler'] + ('@' + str(r['grid']) if r.get('grid') else '')
+    print(f"{r['graph_name']:9} {r['algorithm']:6} {name:48} {1e3*r.get('end_to_end_seconds',0):13.3f} {1e3*r.get('kernel_seconds',0):10.3f} {r.get('iterations',0):6} {r.get('launches',0):8}  {ok}")
 PY
