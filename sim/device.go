@@ -18,8 +18,10 @@ import (
 // in one of two modes (WithMode):
 //
 //   - ModeTiming, the default: cycle-level timing on akita/v3 (sim/timing
-//     and sim/memsys). Values are exact as in functional mode; Cycles,
-//     Elapsed and the counters of timing.Stats describe the launch.
+//     and sim/memsys). Values are exact as in functional mode, except that
+//     with memory.coherence l1 a weak global load may read its SM's stale
+//     L1 copy, as on the hardware (see sim/timing's package comment);
+//     Cycles, Elapsed and the counters of timing.Stats describe the launch.
 //   - ModeFunctional: exact values, warps of co-resident CTAs interleaved,
 //     no time (Elapsed and Cycles are zero); fast.
 //

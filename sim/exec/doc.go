@@ -12,8 +12,10 @@
 // activemask; global, shared, local and param memory with generic
 // addressing through per-space windows, every access checked; atomics
 // applied lane by lane in ascending lane order; integer and float
-// arithmetic with PTX semantics. Fences are no-ops: there is one memory
-// image, always coherent.
+// arithmetic with PTX semantics. Fences are no-ops here: there is one
+// memory image, coherent unless a timing model sets an L1 (Grid.SetL1),
+// through which weak global loads may read an SM's stale L1 copy (timing
+// mode's memory.coherence: l1; the timing model's fences invalidate it).
 //
 // Two drivers share the same instruction implementations. Grid.Run is the
 // functional mode: the warps of all co-resident CTAs interleave

@@ -51,6 +51,9 @@ type Grid struct {
 	// finishing.
 	epoch uint64
 	pool  []*CTA
+	// l1, when set, serves weak global loads from the SMs' L1 copies (see
+	// L1).
+	l1 L1
 	// resident are the CTAs dispatched and not yet retired, in no order.
 	resident []*CTA
 }

@@ -105,6 +105,7 @@ type runCfg struct {
 	sms         int
 	slice       int
 	timeout     time.Duration
+	l1          L1 // Grid.SetL1
 }
 
 func d1(grid, block int) runCfg {
@@ -134,6 +135,9 @@ func (m *machine) launch(entry string, rc runCfg, args ...uint64) (*Grid, error)
 	}
 	g, err := NewGrid(prog, m.mem, Launch{Grid: rc.grid, Block: rc.block, DynamicShared: rc.dyn, Params: params, SMs: rc.sms, WarpSlotsPerSM: 64})
 	require.NoError(m.t, err)
+	if rc.l1 != nil {
+		g.SetL1(rc.l1)
+	}
 	if rc.resident == 0 {
 		rc.resident = 8
 	}

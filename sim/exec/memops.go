@@ -138,6 +138,14 @@ func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, ui
 	return nil, 0, w.fault(x, l, x.space, orig, n, "unsupported state space")
 }
 
+// sizeMask is the mask of an n-byte value.
+func sizeMask(n int) uint64 {
+	if n >= 8 {
+		return ^uint64(0)
+	}
+	return 1<<(8*n) - 1
+}
+
 // ext extends a loaded value by the instruction's signedness.
 func ext(x *xinst, v uint64) uint64 {
 	if x.signed && x.size < 8 {
@@ -195,6 +203,10 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 	size := uint64(x.size)
 	off := x.aoff
 	rec := w.rec
+	var l1 L1 // set when the SM's L1 may hold stale copies
+	if g := w.g; g.l1 != nil && x.space == ptx.SpaceGlobal && weakLoad(x.in) && g.l1.HasStale(w.cta.SM) {
+		l1 = g.l1
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -214,6 +226,9 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 			v = uint64(uint32(data[o]) | uint32(data[o+1])<<8 | uint32(data[o+2])<<16 | uint32(data[o+3])<<24)
 		default:
 			v = load(data, o, int(size))
+		}
+		if l1 != nil {
+			v = l1.LoadWeak(w.cta.SM, a, int(size), v)
 		}
 		d[l] = ext(x, v)
 	}
@@ -245,6 +260,9 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
 		}
 		v := s[l]
+		if l1 := w.g.l1; l1 != nil {
+			l1.Write(w.cta.SM, a, int(size), load(data, o, int(size)), v&sizeMask(int(size)))
+		}
 		switch size {
 		case 4:
 			_ = data[o+3]
@@ -280,13 +298,26 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 	off := x.aoff + w.localOff(x)
 	size := int(x.size)
 	vec := int(x.vec)
+	var l1 L1 // set when the SM's L1 may hold stale copies
+	if g := w.g; g.l1 != nil && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) &&
+		weakLoad(x.in) && g.l1.HasStale(w.cta.SM) {
+		l1 = g.l1
+	}
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		buf, o, err := w.resolve(x, l, base[l]+off, size*vec, false)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size*vec, false)
 		if err != nil {
 			return err
+		}
+		if l1 != nil && globalAddr(x, a) {
+			for i := 0; i < vec; i++ {
+				ea := a + uint64(i*size)
+				vals[i][l] = ext(x, l1.LoadWeak(w.cta.SM, ea, size, load(buf, o+uint64(i*size), size)))
+			}
+			continue
 		}
 		for i := 0; i < vec; i++ {
 			vals[i][l] = ext(x, load(buf, o+uint64(i*size), size))
@@ -314,11 +345,19 @@ func (w *Warp) st(x *xinst, m uint32) error {
 		srcs[i] = w.src(&x.src[i], &w.t[i])
 	}
 	changed := false
+	l1 := w.g.l1
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		buf, o, err := w.resolve(x, l, base[l]+off, size*vec, true)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size*vec, true)
 		if err != nil {
 			return err
+		}
+		if l1 != nil && globalAddr(x, a) {
+			for i := 0; i < vec; i++ {
+				eo := o + uint64(i*size)
+				l1.Write(w.cta.SM, a+uint64(i*size), size, load(buf, eo, size), srcs[i][l]&sizeMask(size))
+			}
 		}
 		for i := 0; i < vec; i++ {
 			changed = storeChanged(buf, o+uint64(i*size), size, srcs[i][l]) || changed
@@ -350,14 +389,19 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 	}
 	var old [32]uint64
 	changed := false
+	l1 := w.g.l1
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		buf, o, err := w.resolve(x, l, base[l]+off, size, true)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size, true)
 		if err != nil {
 			return err
 		}
 		v := load(buf, o, size)
 		nv := atomApply(in, v, b[l], c[l])
+		if l1 != nil && globalAddr(x, a) {
+			l1.Write(w.cta.SM, a, size, v, nv&sizeMask(size))
+		}
 		if nv != v {
 			store(buf, o, size, nv)
 			changed = true

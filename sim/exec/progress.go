@@ -320,8 +320,26 @@ func (g *Grid) DescribeWarps() string {
 }
 
 // spinSites describes where a ready warp is: the sites it polls, in PTX
-// line order, or its next instruction when it polled nothing.
+// line order, or its next instruction when it polled nothing. With an L1
+// set (Grid.SetL1), a poll through a weak global load gets a hint: it may
+// be reading its SM's stale L1 copy.
 func (w *Warp) spinSites() string {
+	s := w.spinSitesOnly()
+	if w.g.l1 != nil && (weakPoll(w.polls[0].x) || weakPoll(w.polls[1].x)) {
+		s += " (a weak load, which may keep reading its SM's stale L1 copy: poll with a volatile load or an atomic)"
+	}
+	return s
+}
+
+// weakPoll reports whether x is a weak load of global memory.
+func weakPoll(x *xinst) bool {
+	if x == nil || x.in == nil || (x.in.Op != ptx.OpLd && x.in.Op != ptx.OpLdu) {
+		return false
+	}
+	return (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) && weakLoad(x.in)
+}
+
+func (w *Warp) spinSitesOnly() string {
 	a, b := w.polls[0], w.polls[1]
 	if a.x == nil {
 		fn, pc := w.fn, w.stack[len(w.stack)-1].pc

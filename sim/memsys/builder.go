@@ -76,6 +76,9 @@ func (b Builder) Build(name string) (*System, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
+	if b.config.coherence() == CoherenceL1 && b.numSMs > maxCoherentSMs {
+		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs, got %d", CoherenceL1, maxCoherentSMs, b.numSMs)
+	}
 
 	cfg := b.config
 	t := cfg.timing()
@@ -96,6 +99,9 @@ func (b Builder) Build(name string) (*System, error) {
 
 	b.buildSlices(s)
 	b.buildL1s(s)
+	if cfg.coherence() == CoherenceL1 {
+		s.l1Values = newL1Values(s)
+	}
 	if engine, ok := b.engine.(*sim.ParallelEngine); ok {
 		// The DRAM channels' own events may fall on one time; see
 		// parallel.go.

@@ -70,6 +70,16 @@ type Config struct {
 	// empty), L1AkitaWriteAround or L1AkitaWriteThrough. All three write
 	// global stores through to L2.
 	L1Model string `yaml:"l1_model"`
+	// Coherence says what values a weak load sees in timing mode:
+	// CoherenceL1 ("l1"), its SM's L1 copy when the L1 holds the sector,
+	// stale or not (NVIDIA's L1 is not coherent: a weak load hitting in L1
+	// does not see another SM's later store until the line is evicted or
+	// invalidated, at a launch or a GPU-scope fence); CoherenceIdeal
+	// ("ideal", also what "" means), always memory's current value. Strong
+	// loads (ld.volatile, relaxed or acquire wider than the CTA) bypass L1
+	// and always read memory. "l1" needs the sectored L1 and sectors of at
+	// least 8 bytes.
+	Coherence string `yaml:"coherence"`
 
 	// L2Slices is the number of L2 slices; each has its own DRAM channel and
 	// atomic unit.
@@ -181,6 +191,20 @@ func (c Config) Validate() error {
 	default:
 		bad("l1_model must be %q, %q or %q, got %q",
 			L1Sectored, L1AkitaWriteAround, L1AkitaWriteThrough, c.L1Model)
+	}
+
+	switch c.Coherence {
+	case "", CoherenceIdeal:
+	case CoherenceL1:
+		if c.l1Model() != L1Sectored {
+			bad("coherence %q needs l1_model %q (akita's L1s keep no stale copies), got %q",
+				CoherenceL1, L1Sectored, c.L1Model)
+		}
+		if c.SectorSizeBytes > 0 && c.SectorSizeBytes < 8 {
+			bad("coherence %q needs sector_size_bytes of at least 8, got %d", CoherenceL1, c.SectorSizeBytes)
+		}
+	default:
+		bad("coherence must be %q or %q, got %q", CoherenceIdeal, CoherenceL1, c.Coherence)
 	}
 
 	positive("l2_slices", c.L2Slices)

@@ -51,6 +51,11 @@ type sectoredL1 struct {
 	responseDelay  float64 // cycles from lookup (or fill) to delivery at the SM
 	refusedRequest bool
 
+	// vals, under CoherenceL1, hears of every line the cache allocates or
+	// drops; sm is the cache's SM.
+	vals *L1Values
+	sm   int
+
 	stats CacheStats
 }
 
@@ -286,12 +291,17 @@ func (c *sectoredL1) reset() {
 	c.stats = CacheStats{}
 }
 
-// invalidate empties the cache (InvalidateL1s). It is called between
-// launches, when the engine has drained every miss.
+// invalidate empties the cache's tags (InvalidateL1s between launches,
+// InvalidateL1 at a fence). Misses in flight stay in their MSHRs: their
+// fills install what L2 sends them, which is current.
 func (c *sectoredL1) invalidate() {
 	c.fabric.mu.Lock()
 	defer c.fabric.mu.Unlock()
+	if c.vals != nil {
+		c.vals.invalidateSM(c.sm, c.lines)
+	}
 	clear(c.lines)
+	c.stats.Invalidations++
 }
 
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
@@ -336,6 +346,12 @@ func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
 	if line := c.lookup(lineAddr); line != nil {
 		line.valid |= sectors
 		c.touch(line)
+		if c.vals != nil {
+			for m := sectors; m != 0; m &= m - 1 {
+				k := uint64(bits.TrailingZeros32(m))
+				c.vals.forget(c.sm, lineAddr+k<<c.sectorShift, 1<<c.sectorShift)
+			}
+		}
 		return
 	}
 	set := c.set(lineAddr)
@@ -348,6 +364,12 @@ func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
 		if set[i].lastUse < victim.lastUse {
 			victim = &set[i]
 		}
+	}
+	if c.vals != nil {
+		if victim.valid != 0 {
+			c.vals.evict(c.sm, victim.tag, 1<<c.lineShift)
+		}
+		c.vals.hold(c.sm, lineAddr)
 	}
 	*victim = l1Line{tag: lineAddr, valid: sectors}
 	c.touch(victim)

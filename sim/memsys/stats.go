@@ -12,6 +12,9 @@ import (
 // counts neither as a hit nor as a miss. A bypass is a strong (volatile,
 // or relaxed/acquire at gpu or sys scope) load the L1 passed to L2 without
 // looking it up (NewLineReadBypass); only the sectored L1 counts them.
+// Invalidations counts InvalidateL1 calls that emptied the cache during a
+// launch (fences; the invalidation at each launch is not counted); only
+// the sectored L1 counts them.
 type CacheStats struct {
 	ReadHits      uint64 `json:"read_hits"`
 	ReadMisses    uint64 `json:"read_misses"`
@@ -20,6 +23,7 @@ type CacheStats struct {
 	WriteMisses   uint64 `json:"write_misses"`
 	WriteMSHRHits uint64 `json:"write_mshr_hits"`
 	ReadBypasses  uint64 `json:"read_bypasses,omitempty"`
+	Invalidations uint64 `json:"invalidations,omitempty"`
 }
 
 // Reads is the number of read requests the cache handled.
@@ -46,6 +50,7 @@ func (c *CacheStats) add(o CacheStats) {
 	c.WriteMisses += o.WriteMisses
 	c.WriteMSHRHits += o.WriteMSHRHits
 	c.ReadBypasses += o.ReadBypasses
+	c.Invalidations += o.Invalidations
 }
 
 // AtomicStats counts the work of the atomic units.

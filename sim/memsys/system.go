@@ -40,6 +40,9 @@ type System struct {
 	l1FlushIDs     *idSource
 	l1FlushAnswers int
 
+	// l1Values is the value side of CoherenceL1 (nil under ideal).
+	l1Values *L1Values
+
 	smConnected []bool
 	smBufSize   int
 
@@ -263,6 +266,27 @@ func (s *System) InvalidateL1s() error {
 		return fmt.Errorf("memsys: %d of %d L1s answered the flush", s.l1FlushAnswers, len(s.l1Control))
 	}
 	return nil
+}
+
+// InvalidateL1 empties SM sm's L1 while a launch runs, as a GPU-scope
+// fence does on NVIDIA GPUs (timing.SM calls it for membar.gl, membar.sys
+// and fence at cluster, gpu or sys scope): every sector it holds is gone,
+// so the SM's next loads miss and read L2, and under CoherenceL1 its stale
+// copies are forgotten with it. Misses in flight keep their MSHRs and
+// install what L2 sends (which is current). The L2 keeps its contents.
+//
+// Only the sectored L1 supports it. akita's caches can be flushed only
+// with the engine idle (their flush drops requests waiting at their
+// ports), so for them InvalidateL1 does nothing: their lines survive
+// fences, which costs timing fidelity only, since they keep no stale
+// values (CoherenceL1 needs the sectored L1).
+func (s *System) InvalidateL1(sm int) {
+	if sm < 0 || sm >= s.numSMs {
+		panic(fmt.Sprintf("memsys: InvalidateL1(%d): the system has %d SMs", sm, s.numSMs))
+	}
+	if len(s.sectoredL1s) > sm {
+		s.sectoredL1s[sm].invalidate()
+	}
 }
 
 // acceptFlushRsp counts an akita L1's answer to InvalidateL1s.

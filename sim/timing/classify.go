@@ -100,6 +100,9 @@ type instInfo struct {
 	// bypassL1: a strong global load (volatile, or relaxed/acquire at a
 	// scope wider than the CTA) that must not hit in L1.
 	bypassL1 bool
+	// invalidateL1: a fence (membar or fence) wider than the CTA, which
+	// empties the SM's L1 (see fenceInvalidatesL1).
+	invalidateL1 bool
 	// hasDst: the instruction writes registers (dst lists them).
 	nsrc, ndst uint8
 	src        [10]ptx.RegIndex
@@ -159,7 +162,40 @@ func infoOf(in *ptx.Inst) instInfo {
 	x.cls, x.mem = classify(in)
 	x.call = in.Op == ptx.OpCall || in.Op == ptx.OpRet
 	x.bypassL1 = strongLoad(in) && x.mem != memShared && x.mem != memNone
+	x.invalidateL1 = fenceInvalidatesL1(in)
 	return x
+}
+
+// fenceInvalidatesL1 says whether in is a fence after which the SM's L1
+// must not serve a copy older than the fence: membar.gl, membar.sys, and
+// fence (sc, acq_rel, acquire or release) at cluster, gpu or sys scope.
+//
+// The PTX ISA ("membar/fence", and the memory consistency model's
+// release/acquire patterns) requires that a thread which observes another
+// thread's release (its fence, then its store to a flag) and then executes
+// a fence at the same scope sees, in its later loads, every write the
+// other thread made before its release; a membar performs the thread's
+// prior reads "when the value read ... cannot be modified by another
+// thread at the indicated level". NVIDIA's L1 is not coherent across SMs,
+// so to honour this the fence must make the SM drop its L1 copies:
+// NVIDIA's description of the SASS MEMBAR says that stale data may still
+// be read from L1 after MEMBAR.GL unless an L1 invalidation (CCTL.IVALL,
+// which MEMBAR can also carry fused, .IVALL) comes before the read, and the
+// compiler emits one with GPU-scope fences. Without it a fused kernel that
+// crosses a grid barrier and reads other CTAs' results with plain loads
+// would read stale lines. (Not yet checked on our H100's SASS or by a
+// hardware run: an estimate of the mechanism.) The model invalidates the whole
+// L1 of the warp's SM when the fence issues (memsys.System.InvalidateL1):
+// every warp on the SM then misses, re-reading L2. A CTA-scope fence
+// (membar.cta, __threadfence_block) orders only within the CTA, whose
+// warps share the SM's L1, and invalidates nothing. Acquire loads and
+// atomics (ld.acquire.gpu) are not modelled as invalidating: the project's
+// kernels poll with ld.volatile and release and acquire with membar.gl.
+func fenceInvalidatesL1(in *ptx.Inst) bool {
+	if in.Op != ptx.OpMembar && in.Op != ptx.OpFence {
+		return false
+	}
+	return in.Scope != ptx.ScopeCTA
 }
 
 // strongLoad says whether in is a load that NVIDIA GPUs since Volta never

@@ -43,7 +43,8 @@
 //     contention).
 //   - Barriers: a warp that arrives at bar.sync waits until the executor
 //     releases the barrier, then Barrier.Latency more. membar and fence
-//     wait for the warp's outstanding stores and atomics.
+//     wait for the warp's outstanding stores and atomics; those wider than
+//     the CTA also invalidate the SM's L1.
 //   - A deadlock detector, the executor's (exec.Watchdog, the one the
 //     functional mode runs): when no store or atomic changes memory and no
 //     warp or CTA starts or finishes for DeadlockWindowCycles while work
@@ -61,9 +62,20 @@
 //     DRAM bytes.
 //
 // Values are never timed: the executor updates the one flat memory image
-// when an instruction issues, so memory is coherent by construction and a
-// warp spinning on a flag sees another warp's store from the cycle that
-// store issued. The timing model only decides when each warp may issue.
+// when an instruction issues, and a load reads it when it issues, so a warp
+// spinning on a flag with a strong load sees another warp's store from the
+// cycle that store issued. The timing model decides when each warp may
+// issue, and one thing about values: with memory.coherence l1 (the shipped
+// configurations but gtx780ti), a weak global load whose sector its SM's L1
+// holds reads the L1's copy, stale if another SM changed memory since the
+// L1 got it (memsys.L1Values, set on the grid with exec.Grid.SetL1), as on
+// NVIDIA GPUs. So a spin on a plain load of another CTA's flag can livelock
+// here as on the GPU. Strong loads (volatile, relaxed or acquire wider than
+// the CTA) bypass L1; the L1s start every launch empty; and a fence wider
+// than the CTA (membar.gl, membar.sys, fence.*.gpu|sys|cluster) empties its
+// SM's L1 when it issues (fenceInvalidatesL1, memsys.System.InvalidateL1),
+// so a plain load after a grid barrier's fence reads what other CTAs wrote
+// before it.
 //
 // # Following one warp-instruction
 //

@@ -245,6 +245,11 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	if err := g.mem.InvalidateL1s(); err != nil {
 		return Stats{}, fmt.Errorf("timing: %w", err)
 	}
+	if v := g.mem.L1Values(); v != nil {
+		// memory.coherence l1: weak loads may read their SM's stale L1
+		// copies (memsys.L1Values).
+		l.Grid.SetL1(v)
+	}
 	g.mem.ResetStats()
 
 	start := g.freq.Cycle(g.engine.CurrentTime()) + 1

@@ -515,6 +515,9 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	case cls == clsBarrier:
 		w.wakeAt = cyc + max(uint64(ct.Latency), 1)
 	case cls == clsFence:
+		if info.invalidateL1 {
+			s.g.mem.InvalidateL1(s.id)
+		}
 		if w.outstanding > 0 {
 			w.fenceWait, w.wakeAt = true, never
 		} else {

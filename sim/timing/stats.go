@@ -118,6 +118,7 @@ func (s *Stats) Counters() map[string]float64 {
 		"l1_reads":                              float64(s.Memory.L1.Reads()),
 		"l1_read_hits":                          float64(s.Memory.L1.ReadHits),
 		"l1_read_bypasses":                      float64(s.Memory.L1.ReadBypasses),
+		"l1_invalidations":                      float64(s.Memory.L1.Invalidations),
 		"l2_reads":                              float64(s.Memory.L2.Reads()),
 		"l2_read_hits":                          float64(s.Memory.L2.ReadHits),
 		"resident_warp_cycles":                  float64(s.ResidentWarpCycles),

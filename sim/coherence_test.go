@@ -1,0 +1,160 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/memsys"
+)
+
+// The non-coherent L1 of timing mode (memory.coherence: l1) and the fences
+// that invalidate it. The kernels are sim/testdata/coherence.cu: CTA 0
+// publishes data[0] = 42 behind a flag (plain store, __threadfence(),
+// volatile flag store); CTA 1, on the other SM, reads data[0] once (so its
+// L1 holds the line), waits for the flag with volatile loads, then reads
+// data[0] again with a plain load, after __threadfence(), after
+// __threadfence_block() or after no fence.
+
+// TestCoherenceTestdataFresh recompiles testdata/coherence.cu when
+// clang++-16 is present and checks that the committed coherence.ptx
+// matches.
+func TestCoherenceTestdataFresh(t *testing.T) {
+	clang, err := exec.LookPath("clang++-16")
+	if err != nil {
+		t.Skip("clang++-16 not on PATH; cannot check testdata/coherence.ptx")
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "coherence.ptx")
+	cmd := exec.Command(clang, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
+		"--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+ptx64", "-O3", "-S",
+		"-gline-directives-only", "-ffile-prefix-map="+root+"=.", "sim/testdata/coherence.cu", "-o", out)
+	cmd.Dir = root
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/coherence.ptx")
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatal("testdata/coherence.ptx is stale: regenerate it with the command in testdata/coherence.cu")
+	}
+}
+
+// coherenceKernel returns a kernel of testdata/coherence.ptx.
+func coherenceKernel(t testing.TB, name string) *kernels.Kernel {
+	t.Helper()
+	src, err := os.ReadFile("testdata/coherence.ptx")
+	require.NoError(t, err)
+	m, err := kernels.ParseModule("coherence", src)
+	require.NoError(t, err)
+	for _, k := range m.Kernels {
+		if k.Name == name {
+			return k
+		}
+	}
+	t.Fatalf("testdata/coherence.ptx has no kernel %s", name)
+	return nil
+}
+
+// publishAndRead runs one of the kernels and returns the reader's two
+// reads of data[0] and the launch's L1 invalidations (timing mode).
+func publishAndRead(t *testing.T, d *Device, kernel string) (first, second uint32, invalidations float64) {
+	t.Helper()
+	data, flag, ready, out := zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 4)
+	st := launch(t, d, coherenceKernel(t, kernel), 2, 32, data, flag, ready, out, int32(0))
+	got := download[uint32](t, d, out, 4)
+	if d.Mode() == ModeTiming {
+		require.NotEqual(t, got[2], got[3], "writer and reader must run on different SMs (smid %d and %d)", got[2], got[3])
+	}
+	assert.Equal(t, []uint32{42}, download[uint32](t, d, data, 1), "the writer's store reached memory")
+	return got[0], got[1], st.Counters["l1_invalidations"]
+}
+
+// TestFenceInvalidatesL1: with coherence l1, the reader's plain load after
+// the flag handshake returns the new value only when a GPU-scope fence
+// (__threadfence(), membar.gl) invalidated its SM's L1 in between. Without
+// a fence, or with a CTA-scope one (__threadfence_block(), membar.cta), the
+// load hits the line the first read brought into L1 and returns the stale
+// 0: this is the modelled hardware behaviour (NVIDIA's L1 is not coherent
+// across SMs; the CUDA guide requires the reader's fence or a volatile
+// load), not a simulator error. With coherence ideal, and in functional
+// mode, every load reads memory.
+func TestFenceInvalidatesL1(t *testing.T) {
+	cases := []struct {
+		kernel string
+		// stale: the second read returns 0 under coherence l1.
+		stale bool
+		// fences: SM-wide invalidations (each CTA's thread 0 runs its
+		// fences once; the writer's __threadfence() is one).
+		fences float64
+	}{
+		{"read_after_threadfence", false, 2},
+		{"read_after_threadfence_block", true, 1},
+		{"read_without_fence", true, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kernel+"/coherence=l1", func(t *testing.T) {
+			d := timingDevice(t, nil) // tiny ships coherence: l1
+			require.Equal(t, memsys.CoherenceL1, d.Config().Memory.Coherence)
+			first, second, inv := publishAndRead(t, d, tc.kernel)
+			assert.Equal(t, uint32(0), first, "the first read precedes the write")
+			if tc.stale {
+				assert.Equal(t, uint32(0), second, "no GPU-scope fence: the L1 still holds the old line")
+			} else {
+				assert.Equal(t, uint32(42), second, "__threadfence() invalidated the reader's L1")
+			}
+			assert.Equal(t, tc.fences, inv, "L1 invalidations by fences")
+		})
+		t.Run(tc.kernel+"/coherence=ideal", func(t *testing.T) {
+			d := timingDevice(t, func(c *Config) { c.Memory.Coherence = memsys.CoherenceIdeal })
+			first, second, _ := publishAndRead(t, d, tc.kernel)
+			assert.Equal(t, []uint32{0, 42}, []uint32{first, second})
+		})
+		t.Run(tc.kernel+"/functional", func(t *testing.T) {
+			d := tinyDevice(t, WithMode(ModeFunctional))
+			first, second, _ := publishAndRead(t, d, tc.kernel)
+			assert.Equal(t, []uint32{0, 42}, []uint32{first, second})
+		})
+	}
+}
+
+// TestMissingVolatileSpinLivelocks: a poll of another CTA's flag with a
+// plain load (in the loop, in the PTX) keeps hitting the stale line in its
+// SM's L1 under coherence l1, as on hardware, and the deadlock detector
+// names the load; with coherence ideal and in functional mode the store is
+// seen and the kernel ends.
+func TestMissingVolatileSpinLivelocks(t *testing.T) {
+	k := coherenceKernel(t, "spin_on_plain_load")
+	run := func(t *testing.T, d *Device) ([]uint32, error) {
+		flag, ready, out := zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 1)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := d.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(32)}, flag, ready, out)
+		return download[uint32](t, d, out, 1), err
+	}
+	t.Run("coherence=l1", func(t *testing.T) {
+		_, err := run(t, timingDevice(t, nil))
+		var dl *kernels.DeadlockError
+		require.ErrorAs(t, err, &dl)
+		assert.Regexp(t, `spinning on the load at PTX line \d+ \(\./sim/testdata/coherence\.cu:\d+\) `+"`"+`ld\.global\.u32`+".*stale L1 copy: poll with a volatile load", err.Error())
+	})
+	t.Run("coherence=ideal", func(t *testing.T) {
+		out, err := run(t, timingDevice(t, func(c *Config) { c.Memory.Coherence = memsys.CoherenceIdeal }))
+		require.NoError(t, err)
+		assert.Equal(t, []uint32{1}, out)
+	})
+	t.Run("functional", func(t *testing.T) {
+		out, err := run(t, tinyDevice(t, WithMode(ModeFunctional)))
+		require.NoError(t, err)
+		assert.Equal(t, []uint32{1}, out)
+	})
+}

@@ -1,0 +1,283 @@
+package memsys
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Coherence models (Config.Coherence).
+const (
+	// CoherenceIdeal: every load reads memory's current value (the
+	// executor's image); the L1s charge time only. What memsys does for
+	// "".
+	CoherenceIdeal = "ideal"
+	// CoherenceL1: a weak load that finds its sector in its SM's L1 reads
+	// the L1's copy, which may be stale, as on NVIDIA GPUs, whose L1 is not
+	// kept coherent with other SMs' stores. Needs the sectored L1.
+	CoherenceL1 = "l1"
+)
+
+func (c Config) coherence() string {
+	if c.Coherence == "" {
+		return CoherenceIdeal
+	}
+	return c.Coherence
+}
+
+// maxCoherentSMs bounds the SM count under CoherenceL1 (smBits).
+const maxCoherentSMs = 256
+
+// smBits is a set of SMs.
+type smBits [maxCoherentSMs / 64]uint64
+
+func (b *smBits) add(sm int)      { b[sm>>6] |= 1 << (sm & 63) }
+func (b *smBits) remove(sm int)   { b[sm>>6] &^= 1 << (sm & 63) }
+func (b *smBits) empty() bool     { return b[0]|b[1]|b[2]|b[3] == 0 }
+func (b *smBits) has(sm int) bool { return b[sm>>6]&(1<<(sm&63)) != 0 }
+
+// staleWord is what an L1 holds of one aligned 8-byte word of memory that
+// differs from memory: the bytes whose mask bit is set (bit i: byte i of
+// the word, little-endian) hold the L1's old value in val.
+type staleWord struct {
+	val  uint64
+	mask uint8
+}
+
+// L1Values is the value side of CoherenceL1: which SMs' L1s hold which
+// lines (kept by the sectored L1s as they install, evict and invalidate),
+// and, per SM, the bytes its L1 holds that memory no longer has.
+//
+// Values live in the executor's flat image, updated when an instruction
+// issues; memsys never carries them. So rather than keep a copy of every
+// cached sector, L1Values keeps copies only of what went stale: before a
+// store or atomic changes memory (Write), it saves the old bytes for every
+// other SM whose L1 holds the sector, and a weak load on such an SM
+// (LoadWeak) reads them instead of the image. A store or atomic by the SM
+// itself makes its own L1 copy of the bytes current (a write-through L1
+// updates a line it holds), a fill makes the sectors it brings current, and
+// an eviction or invalidation forgets the line's stale bytes with it.
+//
+// It implements exec.L1 (without importing sim/exec). Its methods take the
+// fabric's lock: the SMs call them from their ticks while the L1s change
+// their lines in the fabric's deliveries.
+type L1Values struct {
+	f         *fabric
+	l1s       []*sectoredL1
+	lineShift uint
+
+	holders map[uint64]*smBits // by line address: SMs whose L1 has the line
+	free    []*smBits
+	stale   []map[uint64]staleWord // per SM, by word address
+}
+
+func newL1Values(s *System) *L1Values {
+	v := &L1Values{
+		f:         s.fabric,
+		l1s:       s.sectoredL1s,
+		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
+		holders:   make(map[uint64]*smBits),
+		stale:     make([]map[uint64]staleWord, len(s.sectoredL1s)),
+	}
+	for i, c := range s.sectoredL1s {
+		v.stale[i] = make(map[uint64]staleWord)
+		c.vals, c.sm = v, i
+	}
+	return v
+}
+
+// L1Values returns the value side of CoherenceL1, or nil when the system
+// models ideal coherence.
+func (s *System) L1Values() *L1Values { return s.l1Values }
+
+// byteMask returns the mask of the bytes [a, a+n) within a's word.
+func byteMask(a uint64, n int) uint8 {
+	return uint8((1<<n - 1) << (a & 7))
+}
+
+// wideMask expands a byte mask to the bits of those bytes.
+func wideMask(m uint8) uint64 {
+	var w uint64
+	for i := range 8 {
+		if m&(1<<i) != 0 {
+			w |= 0xff << (8 * i)
+		}
+	}
+	return w
+}
+
+// HasStale reports whether SM sm's L1 holds any byte that differs from
+// memory. While it does not, weak loads on sm read memory.
+func (v *L1Values) HasStale(sm int) bool {
+	v.f.mu.Lock()
+	defer v.f.mu.Unlock()
+	return len(v.stale[sm]) != 0
+}
+
+// LoadWeak returns what a weak load of n bytes (1, 2, 4 or 8, aligned) at
+// global address a on SM sm reads, given memory's value mem there: the
+// L1's stale bytes where it has any, memory's elsewhere (a sector the L1
+// holds and nobody changed is memory's value; one it does not hold is
+// fetched now).
+func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
+	v.f.mu.Lock()
+	defer v.f.mu.Unlock()
+	e, ok := v.stale[sm][a&^7]
+	if !ok {
+		return mem
+	}
+	m := e.mask & byteMask(a, n)
+	if m == 0 {
+		return mem
+	}
+	sh := 8 * (a & 7)
+	w := wideMask(m)
+	word := mem<<sh&^w | e.val&w
+	if n == 8 {
+		return word
+	}
+	return word >> sh & (1<<(8*n) - 1)
+}
+
+// Write is called before a store or atomic by a thread on SM sm changes n
+// bytes (1, 2, 4 or 8, aligned) at global address a from old to new. Every
+// other SM whose L1 holds the sector keeps the old bytes (unless it
+// already kept older ones); sm's own L1 copy of the bytes becomes current.
+func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
+	v.f.mu.Lock()
+	defer v.f.mu.Unlock()
+	word := a &^ 7
+	bm := byteMask(a, n)
+	if st := v.stale[sm]; len(st) != 0 {
+		if e, ok := st[word]; ok {
+			e.mask &^= bm
+			if e.mask == 0 {
+				delete(st, word)
+			} else {
+				st[word] = e
+			}
+		}
+	}
+	if old == new {
+		return
+	}
+	line := a >> v.lineShift << v.lineShift
+	hs := v.holders[line]
+	if hs == nil {
+		return
+	}
+	sh := 8 * (a & 7)
+	for i, b := range hs {
+		for b != 0 {
+			t := i*64 + bits.TrailingZeros64(b)
+			b &= b - 1
+			if t == sm {
+				continue
+			}
+			c := v.l1s[t]
+			ln := c.lookup(line)
+			if ln == nil || ln.valid&c.sectorMask(a, uint64(n)) == 0 {
+				continue
+			}
+			st := v.stale[t]
+			e := st[word]
+			if add := bm &^ e.mask; add != 0 {
+				w := wideMask(add)
+				e.val = e.val&^w | old<<sh&w
+				e.mask |= add
+				st[word] = e
+			}
+		}
+	}
+}
+
+// The sectored L1s report their lines (the fabric's lock is held).
+
+// hold records that SM sm's L1 allocated line.
+func (v *L1Values) hold(sm int, line uint64) {
+	hs := v.holders[line]
+	if hs == nil {
+		if n := len(v.free); n > 0 {
+			hs = v.free[n-1]
+			v.free = v.free[:n-1]
+		} else {
+			hs = new(smBits)
+		}
+		v.holders[line] = hs
+	}
+	hs.add(sm)
+}
+
+// evict records that SM sm's L1 dropped line.
+func (v *L1Values) evict(sm int, line uint64, lineBytes uint64) {
+	if hs := v.holders[line]; hs != nil && hs.has(sm) {
+		hs.remove(sm)
+		if hs.empty() {
+			delete(v.holders, line)
+			v.free = append(v.free, hs)
+		}
+	}
+	v.forget(sm, line, lineBytes)
+}
+
+// forget drops SM sm's stale bytes in [addr, addr+bytes).
+func (v *L1Values) forget(sm int, addr, bytes uint64) {
+	st := v.stale[sm]
+	if len(st) == 0 {
+		return
+	}
+	for w := addr &^ 7; w < addr+bytes; w += 8 {
+		delete(st, w)
+	}
+}
+
+// invalidateSM records that SM sm's L1 dropped every line (lines are the
+// ones it held).
+func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
+	for i := range lines {
+		if lines[i].valid != 0 {
+			if hs := v.holders[lines[i].tag]; hs != nil {
+				hs.remove(sm)
+				if hs.empty() {
+					delete(v.holders, lines[i].tag)
+					v.free = append(v.free, hs)
+				}
+			}
+		}
+	}
+	clear(v.stale[sm])
+}
+
+// check verifies the bookkeeping against the L1s' tags (tests).
+func (v *L1Values) check() error {
+	v.f.mu.Lock()
+	defer v.f.mu.Unlock()
+	n := 0
+	for sm, c := range v.l1s {
+		for _, ln := range c.lines {
+			if ln.valid == 0 {
+				continue
+			}
+			n++
+			if hs := v.holders[ln.tag]; hs == nil || !hs.has(sm) {
+				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
+			}
+		}
+		for w := range v.stale[sm] {
+			line := w >> v.lineShift << v.lineShift
+			ln := c.lookup(line)
+			if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
+				return fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w)
+			}
+		}
+	}
+	m := 0
+	for _, hs := range v.holders {
+		for _, b := range hs {
+			m += bits.OnesCount64(b)
+		}
+	}
+	if m != n {
+		return fmt.Errorf("memsys: %d lines recorded, %d held", m, n)
+	}
+	return nil
+}
