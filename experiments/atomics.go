@@ -85,6 +85,7 @@ func atomicsExperiment() *Experiment {
 		Notes: []string{
 			"Times on the simulator are simulated device time (cycles ÷ the configuration's clock), not wall time; on hardware the median event time of `repeat` launches after `warmup`.",
 			"Every point checks every output slot against the host formula of kernels/atomic_contention.cu; a mismatch is recorded as an error (experiments/micro reports it as one).",
+			"WolfGraph (on a GTX 780 Ti, Kepler's lock-based shared atomics) reports shared atomicMin losing to global near degree 256; the gtx780ti configuration models that lock-based scheme (sim/configs/gtx780ti.yaml).",
 			"Each point opens a fresh device, so no cache state carries between points; the figures can differ slightly from `warpgraph micro atomic_contention`, which runs every degree on one device.",
 		},
 	}
@@ -138,6 +139,7 @@ func plotAtomics(rows []Row, dir string) ([]string, error) {
 	for _, kind := range []string{"shared", "global"} {
 		for _, s := range groupSeries(okRows(rows), func(r Row) string { return where(r) + ", " + kind }, "degree", kind+"_us") {
 			s.dashed = kind == "global"
+			s.group = strings.TrimSuffix(s.label, ", "+kind)
 			ss = append(ss, s)
 		}
 	}

@@ -33,7 +33,7 @@ func corpusExperiment() *Experiment {
 			"graphs, validated against the CPU reference, with the simulator's (or the GPU's) time and counters: the " +
 			"corpus of the ACC framework as an experiment, growing as schedulers land.",
 		Targets: []string{TargetSim, TargetHW},
-		Configs: []string{"h100"},
+		Configs: []string{"tiny"},
 		Axes: []Axis{
 			{Name: "graph", About: "generated graph (" + corpusGraphList() + ")", Values: graphNames},
 			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
@@ -100,6 +100,7 @@ func corpusExperiment() *Experiment {
 		},
 		Notes: []string{
 			"Times on the simulator are simulated device time (the simulator models no host), not wall time.",
+			"The default configuration is tiny (2 SMs): the corpus on it takes minutes; on h100 (--config h100) a host-driven SIMD-X cell of these small graphs takes about a minute, because every launch of a co-resident grid is simulated on all 132 SMs, so the whole corpus takes hours there.",
 			"Sources are the vertex of maximum out-degree (as `warpgraph run`), k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		},
 	}
@@ -196,7 +197,7 @@ func plotCorpus(rows []Row, dir string) ([]string, error) {
 	var groups []dotGroup
 	groupAt := map[string]int{}
 	for _, r := range rows {
-		c := r["algorithm"] + " / " + r["variant"]
+		c := r["algorithm"] + " " + compactVariant(r["variant"])
 		if _, ok := catAt[c]; !ok {
 			catAt[c] = len(cats)
 			cats = append(cats, c)
@@ -219,7 +220,7 @@ func plotCorpus(rows []Row, dir string) ([]string, error) {
 			gname = where(r) + ", " + gname
 		}
 		if v, ok := r.Float("kernel_us"); ok {
-			groups[groupAt[gname]].values[catAt[r["algorithm"]+" / "+r["variant"]]] = v
+			groups[groupAt[gname]].values[catAt[r["algorithm"]+" "+compactVariant(r["variant"])]] = v
 		}
 	}
 	title := "Every registered cell: kernel time"
@@ -228,8 +229,8 @@ func plotCorpus(rows []Row, dir string) ([]string, error) {
 	}
 	return dotFigure{
 		title:      title,
-		yLabel:     "kernel time (µs)",
-		logY:       true,
+		xLabel:     "kernel time (µs)",
+		logX:       true,
 		categories: cats,
 		groups:     groups,
 	}.save(dir, "bsp-corpus")
@@ -246,4 +247,19 @@ func distinctValues(rows []Row, col string) []string {
 		}
 	}
 	return out
+}
+
+// compactVariant shortens "simdx:filter=jit,direction=auto" to
+// "simdx jit/auto" for axis labels.
+func compactVariant(v string) string {
+	name, settings, ok := strings.Cut(v, ":")
+	if !ok {
+		return v
+	}
+	var vals []string
+	for _, kv := range strings.Split(settings, ",") {
+		_, val, _ := strings.Cut(kv, "=")
+		vals = append(vals, val)
+	}
+	return name + " " + strings.Join(vals, "/")
 }

@@ -20,7 +20,7 @@ type MergeResult struct {
 // the same sweep, that no point appears twice and that none is missing,
 // then writes data.csv in sweep order, sweep.json, the plots and
 // README.md.
-func Merge(reg *Registry, dirs []string, out, command string) (*MergeResult, error) {
+func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeResult, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("merge needs at least one shard folder")
 	}
@@ -99,7 +99,7 @@ func Merge(reg *Registry, dirs []string, out, command string) (*MergeResult, err
 	if err := writePlan(out, planFile{whole, shardCommand}); err != nil {
 		return nil, err
 	}
-	files, err := Report(e, out, rows, ReportInfo{Commands: []string{shardCommand + "  (the first shard's; the shards differ only in --shard and --out)", command}})
+	files, err := Report(e, out, rows, ReportInfo{Commands: []string{shardCommand + "  (the first shard's; the shards differ only in --shard and --out)", command}, Commit: commit})
 	return &MergeResult{Plan: whole, Rows: len(rows), Files: files}, err
 }
 

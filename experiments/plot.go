@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -26,6 +27,9 @@ type series struct {
 	label  string
 	xs, ys []float64
 	dashed bool
+	// group picks the colour: series of one group (one machine) share it,
+	// told apart by dashes and markers; "" gives every series its own.
+	group string
 }
 
 // lineFigure describes a figure of lines over a shared x axis.
@@ -59,20 +63,26 @@ func (f lineFigure) save(dir, name string) ([]string, error) {
 	p.Y.Label.Text = f.yLabel
 	if f.logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	if f.logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	if len(f.xTicks) > 0 {
 		p.X.Tick.Marker = valueTicks(f.xTicks)
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
 	drawn := 0
+	colours := map[string]int{}
 	for i, s := range f.series {
+		key := s.group
+		if key == "" {
+			key = fmt.Sprint(i)
+		}
+		if _, ok := colours[key]; !ok {
+			colours[key] = len(colours)
+		}
 		xys := make(plotter.XYs, 0, len(s.xs))
 		for j := range s.xs {
 			if (f.logX && s.xs[j] <= 0) || (f.logY && s.ys[j] <= 0) || math.IsNaN(s.ys[j]) {
@@ -87,7 +97,7 @@ func (f lineFigure) save(dir, name string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := palette[i%len(palette)]
+		c := palette[colours[key]%len(palette)]
 		line.Color, points.Color = c, c
 		line.Width = vg.Points(1.5)
 		points.Shape = draw.CircleGlyph{}
@@ -117,11 +127,12 @@ type dotGroup struct {
 	values []float64
 }
 
-// dotFigure is a dot plot over nominal x categories, one marker per
-// group and category (bars cannot sit on a log scale, which has no zero).
+// dotFigure is a dot plot with one row per category (labels stay
+// horizontal however many there are) and one marker per group; bars
+// cannot sit on a log scale, which has no zero.
 type dotFigure struct {
-	title, yLabel string
-	logY          bool
+	title, xLabel string
+	logX          bool
 	categories    []string
 	groups        []dotGroup
 }
@@ -132,23 +143,23 @@ func (f dotFigure) save(dir, name string) ([]string, error) {
 	}
 	p := plot.New()
 	p.Title.Text = f.title
-	p.Y.Label.Text = f.yLabel
-	if f.logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Label.Text = f.xLabel
+	if f.logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
 	}
 	p.Add(plotter.NewGrid())
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
-	spread := 0.5 / float64(len(f.groups))
 	drawn := 0
+	n := len(f.categories)
 	for i, g := range f.groups {
 		var xys plotter.XYs
 		for j, v := range g.values {
-			if math.IsNaN(v) || f.logY && v <= 0 {
+			if math.IsNaN(v) || f.logX && v <= 0 {
 				continue
 			}
-			x := float64(j) + (float64(i)-float64(len(f.groups)-1)/2)*spread
-			xys = append(xys, plotter.XY{X: x, Y: v})
+			// The first category at the top.
+			xys = append(xys, plotter.XY{X: v, Y: float64(n - 1 - j)})
 		}
 		if len(xys) == 0 {
 			continue
@@ -159,7 +170,7 @@ func (f dotFigure) save(dir, name string) ([]string, error) {
 		}
 		sc.Color = palette[i%len(palette)]
 		sc.Shape = shapes[i%len(shapes)]
-		sc.Radius = vg.Points(3.5)
+		sc.Radius = vg.Points(3)
 		p.Add(sc)
 		p.Legend.Add(g.label, sc)
 		drawn++
@@ -167,26 +178,94 @@ func (f dotFigure) save(dir, name string) ([]string, error) {
 	if drawn == 0 {
 		return nil, nil
 	}
-	p.Legend.Top = true
-	p.NominalX(f.categories...)
-	p.X.Min, p.X.Max = -0.6, float64(len(f.categories))-0.4
-	p.X.Tick.Label.Rotation = math.Pi / 4
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-	w := vg.Length(math.Max(16, 1.0*float64(len(f.categories)))) * vg.Centimeter
-	return saveAll(p, dir, name, w, 11*vg.Centimeter)
+	labels := make([]string, n)
+	for j, c := range f.categories {
+		labels[n-1-j] = c
+	}
+	p.NominalY(labels...)
+	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
+	p.Title.Padding = vg.Points(8)
+	h := vg.Length(math.Max(10, 2.5+0.42*float64(n))) * vg.Centimeter
+	return saveAll(p, dir, name, 20*vg.Centimeter, h)
 }
 
+// saveAll writes the plot in every format, with its legend (if any) to
+// the right of the plot area, where it cannot hide a line or the title.
 func saveAll(p *plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	var legendW vg.Length
+	pad := vg.Points(8)
+	r := legend.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
+	if width := r.Max.X - r.Min.X; width > 0 { // no entries: no legend
+		legendW = width + 2*pad
+	}
+	// The legend starts just right of the data area (gonum may leave room
+	// inside the plot's own width), measured on a scratch canvas.
+	legendX, total := w, w
+	if legendW > 0 {
+		scratch, err := draw.NewFormattedCanvas(w, h, "png")
+		if err != nil {
+			return nil, err
+		}
+		legendX = p.DataCanvas(draw.New(scratch)).Max.X + pad
+		total = max(w, legendX+legendW)
+	}
 	var files []string
 	for _, ext := range plotFormats {
 		file := name + "." + ext
-		if err := p.Save(w, h, filepath.Join(dir, file)); err != nil {
+		c, err := draw.NewFormattedCanvas(total, h, ext)
+		if err != nil {
+			return files, err
+		}
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, w-total, 0, 0))
+		if legendW > 0 {
+			top := -p.Title.TextStyle.Height(p.Title.Text) - 2*pad
+			legend.Draw(draw.Crop(dc, legendX, 0, 0, top))
+		}
+		if err := writeTo(filepath.Join(dir, file), c); err != nil {
 			return files, fmt.Errorf("saving %s: %w", file, err)
 		}
 		files = append(files, file)
 	}
 	return files, nil
+}
+
+func writeTo(path string, c io.WriterTo) error {
+	return writeAtomically(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	})
+}
+
+// logTicks labels 1, 2 and 5 times each power of ten in range (only the
+// powers of ten when the range spans more than three decades), with
+// unlabelled minor ticks between.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	wide := math.Log10(hi/lo) > 3
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		base := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * base
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			label := ""
+			if m == 1 || !wide && (m == 2 || m == 5) {
+				label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			out = append(out, plot.Tick{Value: v, Label: label})
+		}
+	}
+	return out
 }
 
 // valueTicks labels exactly the given values.

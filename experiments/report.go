@@ -14,6 +14,9 @@ type ReportInfo struct {
 	// Commands made the data (a sweep; or its shards' command and the
 	// merge).
 	Commands []string
+	// Commit is the code that wrote the report (it may be later than the
+	// points' when a finished sweep is rerun to redraw it).
+	Commit string
 }
 
 // Report draws the experiment's plots from rows into dir and writes
@@ -48,7 +51,11 @@ func writeReadme(w io.Writer, e *Experiment, rows []Row, info ReportInfo, plots 
 			fmt.Fprintf(w, "- **Command:** `%s`\n", c)
 		}
 	}
-	fmt.Fprintf(w, "- **Commit:** %s\n", distinct(rows, "commit"))
+	commits := distinct(rows, "commit")
+	if info.Commit != "" && commits != "`"+info.Commit+"`" {
+		commits += fmt.Sprintf(" (the points); this README and the plots: `%s`", info.Commit)
+	}
+	fmt.Fprintf(w, "- **Commit:** %s\n", commits)
 	fmt.Fprintf(w, "- **Machine:** %s\n", distinct(rows, "machine"))
 	fmt.Fprintf(w, "- **Device:** %s\n", distinct(rows, "device"))
 	fmt.Fprintf(w, "- **Date:** %s\n", dateRange(rows))

@@ -185,7 +185,7 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if o.Plan.Shards == 0 {
-		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}})
+		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}, Commit: o.Commit})
 		sum.Files = files
 		if err != nil {
 			return sum, err

@@ -51,7 +51,9 @@ func fakeExperiment(run func(ctx context.Context, p Point) error) *Experiment {
 	}
 }
 
-func simPlan() Plan { return Plan{Experiment: "fake", Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"} }
+func simPlan() Plan {
+	return Plan{Experiment: "fake", Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}
+}
 
 func fixedClock() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }
 
@@ -277,22 +279,22 @@ func TestMergeJoinsShardsAndChecksThem(t *testing.T) {
 		shards = append(shards, out)
 	}
 	merged := filepath.Join(dir, "merged")
-	res, err := Merge(reg, shards, merged, "warpgraph sweep merge ...")
+	res, err := Merge(reg, shards, merged, "warpgraph sweep merge ...", "abc1234")
 	require.NoError(t, err)
 	assert.Equal(t, 12, res.Rows)
 	assert.Equal(t, stable(t, filepath.Join(dir, "whole", DataFile)), stable(t, filepath.Join(merged, DataFile)))
 	assert.FileExists(t, filepath.Join(merged, "README.md"))
 	assert.FileExists(t, filepath.Join(merged, "fake.png"))
 
-	_, err = Merge(reg, shards[:2], merged, "")
+	_, err = Merge(reg, shards[:2], merged, "", "")
 	assert.ErrorContains(t, err, "4 of 12 points missing: config=tiny;a=1;b=x")
-	_, err = Merge(reg, append(shards, shards[0]), merged, "")
+	_, err = Merge(reg, append(shards, shards[0]), merged, "", "")
 	assert.ErrorContains(t, err, "4 duplicate points")
 	other := simPlan()
 	other.Params = map[string]string{"scale": "3"}
 	_, err = sweep(t, e, other, filepath.Join(dir, "other"), context.Background())
 	require.NoError(t, err)
-	_, err = Merge(reg, append(shards, filepath.Join(dir, "other")), merged, "")
+	_, err = Merge(reg, append(shards, filepath.Join(dir, "other")), merged, "", "")
 	assert.ErrorContains(t, err, "another sweep")
 }
 

@@ -304,7 +304,7 @@ func newSweepMergeCommand() *cobra.Command {
 				out = filepath.Dir(filepath.Clean(dirs[0]))
 			}
 			sort.SliceStable(dirs, func(i, j int) bool { return shardOrder(dirs[i]) < shardOrder(dirs[j]) })
-			res, err := experiments.Merge(sweepRegistry, dirs, out, mergeCommandLine(cmd, dirs))
+			res, err := experiments.Merge(sweepRegistry, dirs, out, mergeCommandLine(cmd, dirs), commitForRows())
 			if err != nil {
 				return err
 			}

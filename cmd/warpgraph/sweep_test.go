@@ -25,8 +25,8 @@ var slowExperiment = &experiments.Experiment{
 	Targets: []string{experiments.TargetSim, experiments.TargetHW},
 	Configs: []string{"tiny"},
 	Axes:    []experiments.Axis{{Name: "n", About: "a number", Values: strings.Fields("1 2 3 4 5 6 7 8 9 10")}},
-	Params: []experiments.Param{{Name: "sleep", About: "milliseconds per point", Default: func(string, string) string { return "100" }}},
-	Stats:  []experiments.Stat{{Name: "square", About: "n²"}},
+	Params:  []experiments.Param{{Name: "sleep", About: "milliseconds per point", Default: func(string, string) string { return "100" }}},
+	Stats:   []experiments.Stat{{Name: "square", About: "n²"}},
 	Run: func(ctx context.Context, _ *experiments.Env, p experiments.Point) (experiments.Outcome, error) {
 		n, _ := p.Int("n")
 		ms, _ := p.Int("sleep")
