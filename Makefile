@@ -18,7 +18,7 @@ CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
-.PHONY: run test test-slurm bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
+.PHONY: run test test-slurm sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
 
 run:
 	$(GO) run ./cmd/warpgraph demo
@@ -37,6 +37,13 @@ vet:
 # run. Skips where Slurm cannot start, unless CI=true (then it fails).
 test-slurm:
 	GO=$(GO) ./scripts/test-slurm.sh
+
+# A sweep with a binary stamped with the commit (and -dirty for uncommitted
+# changes), so that every row of data.csv names the code that made it:
+#   make sweep ARGS="atomics --target sim"
+sweep:
+	$(GO) build -ldflags="-X main.buildCommit=$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo -dirty)" -o warpgraph ./cmd/warpgraph
+	./warpgraph sweep $(ARGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
