@@ -28,6 +28,8 @@ func init() {
 				Values: []string{"none", "pushpull", "all"}, Default: "none"},
 			{Name: "barrier", About: "the grid barrier of fused kernels: monitor (SIMD-X), counter (sense reversal), tree, coop (cooperative launch)",
 				Values: BarrierKinds, Default: "counter"},
+			{Name: "local", About: "fused kernels: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (the small-frontier problem); off never does",
+				Values: []string{"cta", "off"}, Default: "cta"},
 		},
 		Label: func(v Variant) string { return v.Get("fusion") },
 		Supports: func(a *Algorithm, v Variant) error {
@@ -42,7 +44,8 @@ func init() {
 		Variants: []string{"simdx", "simdx:filter=online", "simdx:filter=ballot", "simdx:filter=batch",
 			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push",
 			"simdx:fusion=all", "simdx:fusion=pushpull", "simdx:fusion=all,barrier=monitor",
-			"simdx:fusion=all,barrier=tree", "simdx:fusion=all,barrier=coop", "simdx:fusion=pushpull,filter=ballot,barrier=monitor"},
+			"simdx:fusion=all,barrier=tree", "simdx:fusion=all,barrier=coop", "simdx:fusion=pushpull,filter=ballot,barrier=monitor",
+			"simdx:fusion=all,local=off"},
 	})
 }
 
@@ -406,7 +409,13 @@ const (
 )
 
 var filterCodes = map[string]uint32{"online": 0, "ballot": 1, "batch": 2, "strided": 3, "atomic": 4, "jit": 5}
-var filterNames = []string{"online", "ballot", "batch", "strided", "atomic"}
+
+// filterNames names the fused log's filter codes; 6 is a level CTA 0 ran
+// alone (local=cta).
+var filterNames = []string{"online", "ballot", "batch", "strided", "atomic", "jit", "cta"}
+
+// localMax is the frontier CTA 0 may run alone (WG_LOCAL_MAX).
+const localMax = 1024
 
 func simdxPrepareFused(e *Enactment, st *simdxState) error {
 	b := e.Buffers
@@ -495,6 +504,10 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 	}
 	pullEdges := uint32(min(t.PullFraction*float64(p.Graph.NumEdges()), float64(^uint32(0))))
 	maxIter := uint32(p.MaxIterations)
+	local := uint32(0)
+	if e.Variant.Get("local") == "cta" {
+		local = localMax
+	}
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(st.grid), Block: kernels.D1(e.Options.Block), Cooperative: BarrierCooperative(kind)}
 	launches := 0
 	for {
@@ -512,7 +525,7 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 		args := append(e.accArgs(e.out, int(control[ctlIteration])), in.offsets, in.targets, in.weights,
 			st.lists[0], st.lens[0], st.bins, st.binCount, st.ctaCounts, st.queued, st.pullLists, st.pullLen,
 			st.control, st.log, uint32(st.maxLog), uint32(t.BinSize), uint32(t.MediumFrom), uint32(t.LargeFrom),
-			pullEdges, filterCodes[filter], directionMode, maxIter, st.barrier, barrierCode)
+			pullEdges, filterCodes[filter], directionMode, maxIter, local, st.barrier, barrierCode)
 		stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 		if err != nil {
 			return fmt.Errorf("fused %s launch %d: %w", k.Name, launches+1, err)
@@ -563,7 +576,11 @@ func (e *Enactment) recordFusedLog(st *simdxState, iterations int) error {
 		if rec[4] == 1 {
 			direction = "pull"
 		}
-		e.iterations = append(e.iterations, IterationStats{Iteration: i, Phases: "fused", Direction: direction,
+		phases := "fused"
+		if filter == "cta" {
+			phases = "fused, CTA 0 alone"
+		}
+		e.iterations = append(e.iterations, IterationStats{Iteration: i, Phases: phases, Direction: direction,
 			Filter: filter, Overflow: rec[3] != 0, FrontierIn: int(rec[0]), FrontierOut: int(rec[1])})
 	}
 	return nil

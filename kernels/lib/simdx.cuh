@@ -431,6 +431,136 @@ static __device__ __noinline__ void wg_simdx_scan_write(const uint32_t *row_offs
     atomicAdd(&out_len[WG_LEN_EDGES], edges);
 }
 
+// ---- small frontiers: one CTA runs levels alone --------------------------
+//
+// A high-diameter graph (a road network, a mesh) spends thousands of
+// iterations on frontiers of a few hundred vertices, where a grid barrier
+// costs more than the work (the small-frontier problem). When the frontier
+// fits WG_LOCAL_MAX entries, CTA 0 runs the following push levels by
+// itself: the frontier in shared memory, edges spread over the CTA's
+// threads (each thread binary-searches the degree prefix sum for the
+// vertex of its edge), __syncthreads between levels, duplicates kept out
+// by the same stamps as the grid phases. The other CTAs wait at the next
+// grid barrier. CTA 0 stops when the frontier empties, when a level has
+// more out-edges than WG_LOCAL_EDGES (it hands the frontier back through
+// the usual lists), or when the frontier outgrows the shared queue (the
+// stamps rebuild it with a scan).
+
+#define WG_LOCAL_MAX 1024
+// The most out-edges a level may have for CTA 0 to run it alone.
+#define WG_LOCAL_EDGES(local_max) (4 * (local_max))
+
+// local result words, in control[5..7]: the iteration reached, the
+// outcome (0 frontier empty, 1 handed back in the lists, 2 outgrew the
+// queue: rebuild from the stamps of the last level), the stamp to rebuild.
+#define WG_CTL_LOCAL_ITER 5
+#define WG_CTL_LOCAL_OUTCOME 6
+#define WG_CTL_LOCAL_STAMP 7
+
+template <typename ALG>
+static __device__ __noinline__ void
+wg_simdx_local(WG_ACC_PARAMS, uint32_t *lists, uint32_t *len, uint32_t *queued, uint32_t *control,
+               uint32_t *log, uint32_t max_log, uint32_t local_max, uint32_t max_iterations,
+               uint32_t medium_from, uint32_t large_from) {
+  __shared__ uint32_t queue[2][WG_LOCAL_MAX];
+  __shared__ uint32_t prefix[WG_LOCAL_MAX + 1];
+  __shared__ uint32_t count[2], scratch[100];
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t n = num_vertices, tid = threadIdx.x;
+  if (tid == 0) {
+    count[0] = 0;
+    for (uint32_t c = 0; c < 3; ++c) // gather the three lists into one queue
+      for (uint32_t i = 0; i < len[c]; ++i)
+        queue[0][count[0]++] = lists[c * n + i];
+  }
+  __syncthreads();
+  uint32_t cur = 0, iter = iteration, outcome = 0, stamp = 0;
+  for (;;) {
+    uint32_t size = count[cur];
+    if (size == 0 || iter >= max_iterations) {
+      outcome = 0;
+      break;
+    }
+    // Degree prefix sum over the frontier: each thread sums a run of
+    // entries, a block scan places the runs.
+    uint32_t per = (size + blockDim.x - 1) / blockDim.x;
+    uint32_t lo = tid * per < size ? tid * per : size, hi = lo + per < size ? lo + per : size;
+    uint32_t sums[3] = {0, 0, 0}, offsets[3], totals[3];
+    for (uint32_t i = lo; i < hi; ++i) {
+      uint32_t v = queue[cur][i];
+      sums[0] += g.end(v) - g.begin(v);
+    }
+    wg_block_exclusive3(sums, offsets, totals, scratch);
+    uint32_t run = offsets[0];
+    for (uint32_t i = lo; i < hi; ++i) {
+      prefix[i] = run;
+      uint32_t v = queue[cur][i];
+      run += g.end(v) - g.begin(v);
+    }
+    uint32_t nxt = 1 - cur;
+    if (tid == 0) {
+      prefix[size] = totals[0];
+      count[nxt] = 0;
+    }
+    __syncthreads();
+    if (prefix[size] > WG_LOCAL_EDGES(local_max)) { // too much work for one CTA: the grid takes it
+      outcome = 1;
+      break;
+    }
+    stamp = iter + 2;
+    wg_meta m = WG_ACC_META;
+    m.iteration = iter;
+    ALG alg(m);
+    for (uint32_t k = tid; k < prefix[size]; k += blockDim.x) {
+      uint32_t a = 0, b = size; // the last entry whose prefix is <= k
+      while (b - a > 1) {
+        uint32_t mid = (a + b) / 2;
+        if (prefix[mid] <= k)
+          a = mid;
+        else
+          b = mid;
+      }
+      uint32_t v = queue[cur][a], e = g.begin(v) + (k - prefix[a]), u = g.targets[e];
+      typename ALG::value_t update;
+      if (alg.compute(v, u, g.weight(e), &update) && alg.combine_push(u, update) &&
+          wg_claim_once(queued, u, stamp)) {
+        uint32_t at = atomicAdd(&count[nxt], 1u);
+        if (at < local_max)
+          queue[nxt][at] = u;
+      }
+    }
+    __syncthreads();
+    uint32_t produced = count[nxt];
+    if (tid == 0 && iter < max_log) {
+      uint32_t *rec = log + 8 * iter;
+      rec[0] = size, rec[1] = produced, rec[2] = 6, rec[3] = 0, rec[4] = 0, rec[5] = prefix[size];
+    }
+    ++iter;
+    cur = nxt;
+    if (produced > local_max) {
+      outcome = 2;
+      break;
+    }
+  }
+  if (outcome == 0 && count[cur] > 0)
+    outcome = 1;
+  // Hand back: the lists of the record the grid reads next, classified.
+  if (tid == 0) {
+    for (uint32_t w = 0; w < 8; ++w)
+      len[w] = 0;
+    if (outcome == 1)
+      for (uint32_t i = 0; i < count[cur]; ++i) {
+        uint32_t v = queue[cur][i], degree = g.end(v) - g.begin(v);
+        uint32_t c = wg_class(degree, medium_from, large_from);
+        lists[c * n + len[c]++] = v;
+        len[WG_LEN_EDGES] += degree;
+      }
+    control[WG_CTL_LOCAL_ITER] = iter;
+    control[WG_CTL_LOCAL_OUTCOME] = outcome;
+    control[WG_CTL_LOCAL_STAMP] = stamp;
+  }
+}
+
 // ---- fusion: the whole loop in one persistent kernel ----------------------
 //
 // A fused kernel runs iteration after iteration inside one launch, crossing
@@ -482,13 +612,13 @@ static __device__ __noinline__ bool wg_grid_sync_kind(uint32_t kind, uint32_t *s
       uint32_t *bin_count, uint32_t *cta_counts, uint32_t *queued, const uint32_t *pull_lists,     \
       const uint32_t *pull_len, uint32_t *control, uint32_t *log, uint32_t max_log,                \
       uint32_t bin_size, uint32_t medium_from, uint32_t large_from, uint32_t pull_edges,           \
-      uint32_t filter_mode, uint32_t direction_mode, uint32_t max_iterations,                      \
+      uint32_t filter_mode, uint32_t direction_mode, uint32_t max_iterations, uint32_t local_max,   \
       uint32_t *barrier_state, uint32_t barrier_kind, uint32_t spin_budget, int *abort_flag
 #define WG_SIMDX_FUSED_ARGS                                                                        \
   WG_ACC_ARGS, in_offsets, in_targets, in_weights, lists, lens, bins, bin_count, cta_counts,       \
       queued, pull_lists, pull_len, control, log, max_log, bin_size, medium_from, large_from,      \
-      pull_edges, filter_mode, direction_mode, max_iterations, barrier_state, barrier_kind,        \
-      spin_budget, abort_flag
+      pull_edges, filter_mode, direction_mode, max_iterations, local_max, barrier_state,            \
+      barrier_kind, spin_budget, abort_flag
 
 template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMDX_FUSED_PARAMS) {
   uint32_t n = num_vertices;
@@ -565,6 +695,32 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       why = 1;
     else if (iter >= max_iterations)
       why = 2;
+    if (why == 3 && PUSH && next_dir == 0 && size_out <= local_max &&
+        edges <= WG_LOCAL_EDGES(local_max)) {
+      // A small frontier: CTA 0 runs levels alone while the grid waits.
+      if (blockIdx.x == 0)
+        wg_simdx_local<ALG>(row_offsets, col_indices, edge_weights, num_vertices, meta0, meta1, meta2,
+                            meta3, iter, param_u32, param_f32, nxt_lists, nxt_len, queued, control,
+                            log, max_log, local_max, max_iterations, medium_from, large_from);
+      WG_SYNC();
+      iter = wg_load_volatile(&control[WG_CTL_LOCAL_ITER]);
+      uint32_t outcome = wg_load_volatile(&control[WG_CTL_LOCAL_OUTCOME]);
+      if (outcome == 2) { // the frontier outgrew the queue: the stamps rebuild it
+        uint32_t last = wg_load_volatile(&control[WG_CTL_LOCAL_STAMP]);
+        wg_simdx_scan_count(row_offsets, n, queued, last, cta_counts, WG_SCAN_BALLOT, medium_from,
+                            large_from);
+        WG_SYNC();
+        wg_simdx_scan_write(row_offsets, n, queued, last, cta_counts, WG_SCAN_BALLOT, nxt_lists,
+                            nxt_len, medium_from, large_from);
+        WG_SYNC();
+      }
+      size_out = 0;
+      for (uint32_t c = 0; c < 3; ++c)
+        size_out += wg_load_volatile(&nxt_len[c]);
+      edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
+      next_dir = direction_mode == 1 && edges > pull_edges ? 1u : 0u;
+      why = size_out == 0 ? 0 : (!(PUSH && PULL) && next_dir != dir ? 1 : (iter >= max_iterations ? 2 : 3));
+    }
     if (why != 3) {
       if (leader) {
         control[0] = iter, control[1] = nxt, control[2] = why;
@@ -576,6 +732,7 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
   }
 #undef WG_SYNC
 }
+
 
 #define WG_SIMDX_ENTRIES(NAME, ALG)                                                                \
   extern "C" __global__ void NAME##_simdx_none_push(WG_ACC_PARAMS, const uint32_t *in_lists,       \
