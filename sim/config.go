@@ -59,6 +59,10 @@ type Config struct {
 	// Memory is the timing of the global memory system (L1, L2 slices,
 	// DRAM, atomic units): see memsys.Config. Used in timing mode only.
 	Memory memsys.Config `yaml:"memory"`
+	// Host is what the host pays per launch, copy and memset, which the
+	// device's simulated host clock (Device.HostClock) adds up: see
+	// HostConfig. Used in both modes.
+	Host HostConfig `yaml:"host"`
 }
 
 // Validate checks that every limit is positive and consistent.
@@ -99,6 +103,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxWarpsPerSM*32 < c.MaxThreadsPerSM {
 		errs = append(errs, fmt.Errorf("MaxWarpsPerSM (%d) holds fewer than MaxThreadsPerSM (%d) threads", c.MaxWarpsPerSM, c.MaxThreadsPerSM))
+	}
+	if err := c.Host.Validate(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			errs = append(errs, errors.New("host."+line))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("config %q: %w", c.Name, err)

@@ -161,7 +161,7 @@ var configFieldKeys = func() map[string]string {
 	t := reflect.TypeFor[Config]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if key := yamlKey(f); key != "" && key != "sm" && key != "memory" {
+		if key := yamlKey(f); key != "" && key != "sm" && key != "memory" && key != "host" {
 			m[f.Name] = key
 		}
 	}

@@ -283,6 +283,16 @@ func TestLoadConfigErrors(t *testing.T) {
 			want: []string{"custom.yaml:", "memory:", "l2_slices must be positive"},
 		},
 		{
+			name: "host field",
+			edit: func(s string) string { return replaceLine(s, "sync_ns:", "sync_ns: -1") },
+			want: []string{"custom.yaml:", "host.sync_ns must not be negative, got -1"},
+		},
+		{
+			name: "host bandwidth",
+			edit: func(s string) string { return replaceLine(s, "copy_bytes_per_ns:", "copy_bytes_per_ns: -2") },
+			want: []string{"custom.yaml:", "host.copy_bytes_per_ns must be a finite number >= 0"},
+		},
+		{
 			name: "parts disagree",
 			edit: func(s string) string { return replaceLine(s, "coalesce_sector_bytes:", "coalesce_sector_bytes: 64") },
 			want: []string{"custom.yaml:", "sm.coalesce_sector_bytes (64) must equal memory.sector_size_bytes (32)"},

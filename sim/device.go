@@ -39,6 +39,9 @@ type Device struct {
 
 	gpu       *timing.GPU // built on the first timing launch
 	lastStats *timing.Stats
+
+	// hostClock is the simulated host time since New (HostClock).
+	hostClock time.Duration
 }
 
 // Mode is how a Device executes launches.
@@ -262,6 +265,7 @@ func (d *Device) CopyToDevice(dst kernels.DevPtr, src []byte) error {
 	if err := d.mem.Write(uint64(dst), src); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
+	d.hostClock += d.cfg.Host.uploadCost(len(src))
 	return nil
 }
 
@@ -275,6 +279,7 @@ func (d *Device) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
 	if err := d.mem.Read(dst, uint64(src)); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
+	d.hostClock += d.cfg.Host.downloadCost(len(dst))
 	return nil
 }
 
@@ -288,6 +293,7 @@ func (d *Device) Memset(p kernels.DevPtr, value byte, bytes int) error {
 	if err := d.mem.Fill(uint64(p), value, bytes); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
+	d.hostClock += d.cfg.Host.memsetCost(bytes, d.cfg.Memory.DRAMBandwidthGBPerS)
 	return nil
 }
 
@@ -464,7 +470,10 @@ func (d *Device) checkLaunch(k *kernels.Kernel, a kernelAttrs, cfg kernels.Launc
 // Launch runs k to completion. ctx bounds the wall time. In functional
 // mode the counters are warp_instructions, thread_instructions, ctas and
 // max_resident_ctas; in timing mode every counter of timing.Stats.Counters
-// (LastStats has the structured form), with Cycles and Elapsed.
+// (LastStats has the structured form), with Cycles and Elapsed, the
+// kernel's own simulated time. A launch that started (even one that ends
+// in an error) advances the host clock (HostClock) by the configuration's
+// host.launch_ns + Elapsed + host.sync_ns.
 func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -509,6 +518,7 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		return stats, fmt.Errorf("sim: %w", err)
 	}
 	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow})
+	d.hostClock += d.cfg.Host.launchCost(0)
 	stats.Counters = map[string]float64{
 		"warp_instructions":   float64(g.WarpInsts),
 		"thread_instructions": float64(g.ThreadInsts),
@@ -586,6 +596,7 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 	d.lastStats = &st
 	stats.Cycles = st.Cycles
 	stats.Elapsed = time.Duration(float64(st.Cycles) / float64(d.cfg.ClockMHz) * 1e3)
+	d.hostClock += d.cfg.Host.launchCost(stats.Elapsed)
 	stats.Counters = st.Counters()
 	if runErr != nil {
 		return stats, fmt.Errorf("sim: %w", runErr)

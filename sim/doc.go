@@ -5,7 +5,11 @@
 // SMs with schedulers, scoreboards, shared-memory banks and atomics
 // (sim/timing) in front of caches, DRAM and L2 atomic units (sim/memsys).
 // Device implements kernels.Device, so every driver runs on it unchanged;
-// configurations are the YAML files of sim/configs. The PTX front end lives
+// configurations are the YAML files of sim/configs. In both modes a Device
+// also keeps a simulated host clock (HostClock): each launch, copy and
+// memset advances it by the configuration's host costs (HostConfig) and
+// each kernel's simulated time, so a host-driven loop's simulated
+// end-to-end time compares with the hardware's. The PTX front end lives
 // in sim/ptx and the functional executor in sim/exec. sim imports kernels
 // and never hw or scheduler.
 package sim
