@@ -196,7 +196,7 @@ func saveAll(p *plot.Plot, dir, name string, w, h vg.Length) ([]string, error) {
 	p.Legend = plot.NewLegend()
 	legend.Top, legend.Left = true, true
 	var legendW vg.Length
-	pad := vg.Points(8)
+	pad := vg.Points(12)
 	r := legend.Rectangle(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}})
 	if width := r.Max.X - r.Min.X; width > 0 { // no entries: no legend
 		legendW = width + 2*pad
