@@ -58,7 +58,7 @@ func corpusExperiment() *Experiment {
 			{"vertices", "", "vertices of the input graph"},
 			{"edges", "", "edges of the input graph"},
 			{"source", "", "source vertex (the vertex of maximum out-degree) for algorithms with one"},
-			{"end_to_end_us", "µs", "median end-to-end time (simulated device time on the simulator)"},
+			{"end_to_end_us", "µs", "median end-to-end time as scheduler.Enact reports it (simulated time on the simulator)"},
 			{"kernel_us", "µs", "median sum of the launches' device times"},
 			{"cycles", "cycles", "simulated cycles of the last run (simulator only)"},
 			{"iterations", "", "iterations of the last run"},
@@ -99,7 +99,7 @@ func corpusExperiment() *Experiment {
 			return out
 		},
 		Notes: []string{
-			"Times on the simulator are simulated device time (the simulator models no host), not wall time.",
+			"Times on the simulator are simulated time as scheduler.Enact reports it, not the host's wall time.",
 			"The default configuration is tiny (2 SMs): the corpus on it takes minutes; on h100 (--config h100) a host-driven SIMD-X cell of these small graphs takes about a minute, because every launch of a co-resident grid is simulated on all 132 SMs, so the whole corpus takes hours there.",
 			"Sources are the vertex of maximum out-degree (as `warpgraph run`), k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		},
