@@ -212,3 +212,23 @@ func TestProgressLegitimateLoopsFinish(t *testing.T) {
 		})
 	}
 }
+
+// A warp stalled on a long queue of same-address atomics issues nothing
+// and so keeps its state; that is waiting, not spinning. The watchdog once
+// took it for a livelock (atomicMin that does not lower the value changes
+// no memory): 1024 threads, degree 32, 256 atomics each on the h100.
+func TestProgressStalledOnAtomicsIsNotADeadlock(t *testing.T) {
+	cfg, err := ConfigByName("h100")
+	require.NoError(t, err)
+	d, err := New(cfg, WithMode(ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+	k, err := kernels.Lookup("atomic_contention_global")
+	require.NoError(t, err)
+	out, err := d.Alloc(4 * 1024)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = d.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1024)}, out, uint32(32), uint32(256))
+	require.NoError(t, err)
+}

@@ -180,6 +180,7 @@ type Watchdog struct {
 	checking   bool   // the window ran out: sampling
 	nextSample uint64
 	seen       map[*Warp]map[uint64]struct{}
+	steps      map[*Warp]uint64 // each warp's issued instructions at the last sample
 }
 
 // NewWatchdog watches g from time now with a quiet window of window time
@@ -195,7 +196,7 @@ func (d *Watchdog) Window() uint64 { return d.window }
 func (d *Watchdog) observe(now uint64) {
 	if d.g.epoch != d.epoch {
 		d.epoch, d.since = d.g.epoch, now
-		d.checking, d.seen = false, nil
+		d.checking, d.seen, d.steps = false, nil, nil
 	}
 }
 
@@ -218,6 +219,7 @@ func (d *Watchdog) Stuck(now uint64) bool {
 		// Look for a spin from here; name only the sites it polls.
 		d.checking, d.nextSample = true, now
 		d.seen = map[*Warp]map[uint64]struct{}{}
+		d.steps = map[*Warp]uint64{}
 		for _, c := range d.g.resident {
 			for _, w := range c.warps {
 				w.polls = [2]pollSite{}
@@ -235,6 +237,15 @@ func (d *Watchdog) Stuck(now uint64) bool {
 				continue
 			}
 			running++
+			// A warp that issued nothing since the last sample waits on a
+			// memory operation (a queue of same-address atomics can take a
+			// whole window): it is not spinning, whatever its state.
+			last, sampled := d.steps[w]
+			d.steps[w] = w.steps
+			if !sampled || last == w.steps {
+				repeated = false
+				continue
+			}
 			h := w.hash()
 			states := d.seen[w]
 			if states == nil {

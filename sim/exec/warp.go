@@ -59,6 +59,11 @@ type frame struct {
 // Warp is 32 threads executing in lock step. The functional mode runs it
 // in slices (run); a timing model calls Step once per issued instruction.
 type Warp struct {
+	// steps counts the instructions the warp has issued: the watchdog
+	// tells a spinning warp (issuing, its state repeating) from one stalled
+	// on a long memory operation (issuing nothing, its state unchanged).
+	steps uint64
+
 	g     *Grid
 	cta   *CTA
 	index int    // warp index in its CTA
@@ -370,6 +375,7 @@ func (w *Warp) threadID(l int) [3]uint32 {
 
 // step executes one instruction of the warp.
 func (w *Warp) step() error {
+	w.steps++
 	e := &w.stack[len(w.stack)-1]
 	pc := e.pc
 	x := &w.code[pc]
