@@ -169,17 +169,35 @@ func TestLookupUnknownListsKernels(t *testing.T) {
 	}
 }
 
+// TestSpinParams: exactly the kernels that wait on other CTAs follow the
+// spin protocol — the barriers and the fused scheduler kernels — with
+// spin_budget and abort_flag last.
 func TestSpinParams(t *testing.T) {
+	spins := func(name string) bool {
+		return name == "global_barrier" || strings.HasPrefix(name, "grid_barrier_") ||
+			strings.Contains(name, "_simdx_all_") || strings.Contains(name, "_simdx_pushpull_")
+	}
 	for _, k := range Kernels() {
 		b, f, ok := SpinParams(k)
-		if k.Name == "global_barrier" {
-			if !ok || b != 5 || f != 6 {
-				t.Errorf("SpinParams(global_barrier) = %d, %d, %v; want 5, 6, true", b, f, ok)
-			}
-		} else if ok {
+		switch {
+		case spins(k.Name) && (!ok || b != len(k.Params)-2 || f != len(k.Params)-1):
+			t.Errorf("SpinParams(%s) = %d, %d, %v; want its last two parameters", k.Name, b, f, ok)
+		case !spins(k.Name) && ok:
 			t.Errorf("SpinParams(%s) claims a spin budget", k.Name)
 		}
 	}
+	if b, f, ok := SpinParams(mustLookup(t, "global_barrier")); !ok || b != 5 || f != 6 {
+		t.Errorf("SpinParams(global_barrier) = %d, %d, %v; want 5, 6, true", b, f, ok)
+	}
+}
+
+func mustLookup(t *testing.T, name string) *Kernel {
+	t.Helper()
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 func TestPackArgs(t *testing.T) {

@@ -38,6 +38,10 @@ var kernelTests = map[string]string{
 	"intrinsics":               "TestKernelIntrinsics",
 	"divmod_probe":             "TestKernelDivMod",
 	"launch_increment":         "experiments/micro TestLaunchOverhead*",
+	"grid_barrier_monitor":     "scheduler TestGridBarriers*",
+	"grid_barrier_counter":     "scheduler TestGridBarriers*",
+	"grid_barrier_tree":        "scheduler TestGridBarriers*",
+	"grid_barrier_coop":        "scheduler TestGridBarriers*",
 }
 
 // frameworkKernel reports whether a kernel is an entry of the algorithm
