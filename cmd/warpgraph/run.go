@@ -115,7 +115,7 @@ func newRunCommand() *cobra.Command {
 				return err
 			}
 			if !res.Validation.OK {
-				return fmt.Errorf("%s on %s failed validation: %s", res.Algorithm, res.Target, res.Validation.Detail)
+				return failedValidation("%s on %s failed validation: %s", res.Algorithm, res.Target, res.Validation.Detail)
 			}
 			return nil
 		},
