@@ -1,10 +1,6 @@
 package scheduler
 
-import (
-	"fmt"
-
-	"github.com/warpgraph/warpgraph/kernels"
-)
+import "github.com/warpgraph/warpgraph/kernels"
 
 // The bulk-synchronous scheduler (kernels/lib/bsp.cuh): one launch per
 // iteration, the host reading the next frontier's size in between. Voting
@@ -69,8 +65,8 @@ func bspRun(e *Enactment) error {
 		return err
 	}
 	for iteration := 0; ; iteration++ {
-		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
-			return fmt.Errorf("no convergence after %d iterations", iteration)
+		if err := e.iterationLimit(iteration); err != nil {
+			return err
 		}
 		it := IterationStats{Iteration: iteration, Direction: "push"}
 		if iteration == 0 && p.Start == nil {
@@ -127,7 +123,6 @@ func bspRun(e *Enactment) error {
 
 // bspPull sweeps every vertex each iteration until none stays active.
 func bspPull(e *Enactment, n int) error {
-	p := e.Problem
 	f := e.State.(*bspState).frontier
 	in, err := e.inEdges()
 	if err != nil {
@@ -141,27 +136,15 @@ func bspPull(e *Enactment, n int) error {
 	if err != nil {
 		return err
 	}
-	for iteration := 0; ; iteration++ {
-		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
-			return fmt.Errorf("no convergence after %d iterations", iteration)
-		}
-		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+	return e.sweepUntilQuiet(func(it *IterationStats) (int, error) {
 		e.Buffers.Zero(f.OutLen, 4, "active count")
 		if err := e.Buffers.Err(); err != nil {
-			return err
+			return 0, err
 		}
-		args := append(e.accArgs(in, iteration), f.Out, f.OutLen)
-		if err := e.launch(&it, pull, grid, args...); err != nil {
-			return err
+		args := append(e.accArgs(in, it.Iteration), f.Out, f.OutLen)
+		if err := e.launch(it, pull, grid, args...); err != nil {
+			return 0, err
 		}
-		count, err := e.readCount(f.OutLen, n, "the active count")
-		if err != nil {
-			return err
-		}
-		it.FrontierOut = count
-		e.record(it)
-		if count == 0 {
-			return nil
-		}
-	}
+		return e.readCount(f.OutLen, n, "the active count")
+	})
 }

@@ -377,3 +377,33 @@ func CoResidentGrid(dev kernels.Device, k *kernels.Kernel, block, dynamicSmem in
 	}
 	return per * dev.Properties().SMs, nil
 }
+
+// iterationLimit fails a run that reached the problem's iteration bound.
+func (e *Enactment) iterationLimit(iteration int) error {
+	if max := e.Problem.MaxIterations; max > 0 && iteration >= max {
+		return fmt.Errorf("no convergence after %d iterations", iteration)
+	}
+	return nil
+}
+
+// sweepUntilQuiet runs an aggregation algorithm's pull sweeps: sweep
+// launches iteration's sweep over every vertex and returns how many stayed
+// active; the run ends when none did.
+func (e *Enactment) sweepUntilQuiet(sweep func(it *IterationStats) (active int, err error)) error {
+	n := e.Problem.Graph.NumVertices()
+	for iteration := 0; ; iteration++ {
+		if err := e.iterationLimit(iteration); err != nil {
+			return err
+		}
+		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+		active, err := sweep(&it)
+		if err != nil {
+			return err
+		}
+		it.FrontierOut = active
+		e.record(it)
+		if active == 0 {
+			return nil
+		}
+	}
+}

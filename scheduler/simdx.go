@@ -273,8 +273,8 @@ func simdxRun(e *Enactment) error {
 		if size == 0 {
 			return nil
 		}
-		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
-			return fmt.Errorf("no convergence after %d iterations", iteration)
+		if err := e.iterationLimit(iteration); err != nil {
+			return err
 		}
 		if e.Variant.Get("direction") == "auto" && e.Algorithm.Pullable {
 			direction = "push"
@@ -358,35 +358,23 @@ func simdxRun(e *Enactment) error {
 // simdxSweeps runs an aggregation algorithm: classified pulls over every
 // vertex until a sweep leaves none active.
 func simdxSweeps(e *Enactment, st *simdxState, pull *kernels.Kernel, medium, large uint32) error {
-	p, n := e.Problem, e.Problem.Graph.NumVertices()
+	n := e.Problem.Graph.NumVertices()
 	in, err := e.inEdges()
 	if err != nil {
 		return err
 	}
-	for iteration := 0; ; iteration++ {
-		if p.MaxIterations > 0 && iteration >= p.MaxIterations {
-			return fmt.Errorf("no convergence after %d iterations", iteration)
-		}
-		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+	return e.sweepUntilQuiet(func(it *IterationStats) (int, error) {
 		e.Buffers.Zero(st.lens[0], 4*lenWords, "active count")
 		if err := e.Buffers.Err(); err != nil {
-			return err
+			return 0, err
 		}
-		args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen,
+		args := append(e.accArgs(in, it.Iteration), e.out.offsets, st.pullLists, st.pullLen,
 			st.lists[1], st.lens[0], st.bins, st.binCount, st.queued, uint32(0), uint32(0), uint32(emitCount), medium, large)
-		if err := e.launch(&it, pull, st.grid, args...); err != nil {
-			return err
+		if err := e.launch(it, pull, st.grid, args...); err != nil {
+			return 0, err
 		}
-		active, err := e.readCount(st.lens[0]+4*lenActive, n, "the active count")
-		if err != nil {
-			return err
-		}
-		it.FrontierOut = active
-		e.record(it)
-		if active == 0 {
-			return nil
-		}
-	}
+		return e.readCount(st.lens[0]+4*lenActive, n, "the active count")
+	})
 }
 
 // simdxGridKernel is the kernel whose occupancy sizes the grid: the push
