@@ -46,6 +46,9 @@ func newMicroCommand() *cobra.Command {
 			if o.target != "hw" && o.target != "sim" {
 				return badInput("unknown target %q: microbenchmarks run on hw or sim", o.target)
 			}
+			if err := o.check(); err != nil {
+				return err
+			}
 			env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
 			if err != nil {
 				return err
@@ -175,4 +178,27 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		return micro.LaunchOverhead(ctx, env.dev, orDefault(o.iterations, 2000, 10, o.target), p)
 	}
 	return nil, badInput("unknown microbenchmark %q", name)
+}
+
+// check rejects values that the flags' help does not give a meaning.
+func (o microOptions) check() error {
+	switch {
+	case o.reps < 0:
+		return badInput("--reps %d is negative (0 picks each benchmark's default)", o.reps)
+	case o.elements < 0:
+		return badInput("--elements %d is negative (0 picks the default for the target)", o.elements)
+	case o.iterations < 0:
+		return badInput("--iterations %d is negative (0 picks the default for the target)", o.iterations)
+	case o.warmup < 0:
+		return badInput("--warmup %d is negative", o.warmup)
+	case o.repeat < 1:
+		return badInput("--repeat %d: at least one timed launch", o.repeat)
+	case o.spinBudget < -1 || o.spinBudget > math.MaxUint32:
+		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", o.spinBudget, uint32(math.MaxUint32))
+	case o.spinBudget == 0 && o.target == "hw":
+		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
+	case o.timeout < 0:
+		return badInput("--timeout %s is negative", o.timeout)
+	}
+	return nil
 }
