@@ -54,6 +54,9 @@ func bspRun(e *Enactment) error {
 	if n == 0 {
 		return nil
 	}
+	if p.Custom != nil {
+		return p.Custom(e)
+	}
 	if p.Pull {
 		return bspPull(e, n)
 	}

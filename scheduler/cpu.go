@@ -103,7 +103,6 @@ func init() {
 		},
 	}
 	RegisterAlgorithm(&Algorithm{Name: "color", About: "greedy graph colouring"})
-	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d iterations", ref.BPIterations)})
 	for name, f := range cpu {
 		algorithms[name].CPU = f
 	}

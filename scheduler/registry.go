@@ -90,6 +90,11 @@ type Problem struct {
 	// Notes say how the run differs from the plain definition (e.g. "the
 	// directed input was symmetrised").
 	Notes []string
+	// Custom runs a problem that does not fit the ACC contract (its state
+	// lives on edges, or it has its own phases) with its own entries; only
+	// schedulers that accept custom problems (bsp) run it, in place of
+	// their own loop.
+	Custom func(e *Enactment) error
 }
 
 // Key is one setting of a scheduler's variants.

@@ -33,6 +33,9 @@ func init() {
 		},
 		Label: func(v Variant) string { return v.Get("fusion") },
 		Supports: func(a *Algorithm, v Variant) error {
+			if a.Name == "bp" {
+				return fmt.Errorf("belief propagation has its own entries (its state lives on edges): run it under bsp")
+			}
 			if a.Combine == Aggregation && v.Get("fusion") != "none" {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
 			}

@@ -1,0 +1,57 @@
+// bp.cu — loopy belief propagation (two states, graph/ref's definition) in
+// log-odds. It is not an ACC algorithm (its state lives on edges), so it has
+// its own entries, run by the bsp scheduler: per round, a field pass over
+// vertices and a message pass over edges, double-buffered so that a round is
+// synchronous. No libdevice: exp and log are the approximate intrinsics.
+#include "warpgraph.h"
+
+// bp_message is graph/ref's bpMessage in float32: the log-odds message an
+// edge carries given the cavity log-odds h of its tail, for the potential
+// [[0.9, 0.1], [0.1, 0.9]]: log((a + b t) / (b + a t)), t = exp(-|h|).
+WG_DEV float bp_message(float h) {
+  float t = __expf(-(h < 0.0f ? -h : h));
+  float m = __logf((0.9f + 0.1f * t) / (0.1f + 0.9f * t));
+  return h < 0.0f ? -m : m;
+}
+
+// bp_field: field[v] = log_prior[v] + the messages on v's in-edges.
+//   in_offsets, in_edge  the reverse CSR of the graph, each in-edge given
+//                        by its index in the forward CSR (self-loops left out).
+// Launch: a thread per vertex (any 1-D grid covering num_vertices).
+extern "C" __global__ void bp_field(const uint32_t* in_offsets, const uint32_t* in_edge,
+                                    const float* messages, const float* log_prior, float* field,
+                                    uint32_t num_vertices) {
+  uint32_t v = wg_global_id();
+  if (v >= num_vertices)
+    return;
+  float h = log_prior[v];
+  for (uint32_t j = in_offsets[v]; j < in_offsets[v + 1]; ++j)
+    h += messages[in_edge[j]];
+  field[v] = h;
+}
+
+// bp_messages: for every edge e = u->v (u != v), next[e] = message of
+// field[u] minus the message on its paired reverse edge (none when reverse[e]
+// is 0xFFFFFFFF); self-loops carry 0.
+// Launch: a thread per edge.
+extern "C" __global__ void bp_messages(const uint32_t* edge_source, const uint32_t* col_indices,
+                                       const uint32_t* reverse, const float* field,
+                                       const float* messages, float* next, uint32_t num_edges) {
+  uint32_t e = wg_global_id();
+  if (e >= num_edges)
+    return;
+  uint32_t u = edge_source[e];
+  if (col_indices[e] == u) {
+    next[e] = 0.0f;
+    return;
+  }
+  uint32_t r = reverse[e];
+  next[e] = bp_message(field[u] - (r == 0xFFFFFFFFu ? 0.0f : messages[r]));
+}
+
+// bp_beliefs: belief[v] = P(state 1) = 1 / (1 + exp(-field[v])).
+extern "C" __global__ void bp_beliefs(const float* field, float* belief, uint32_t num_vertices) {
+  uint32_t v = wg_global_id();
+  if (v < num_vertices)
+    belief[v] = 1.0f / (1.0f + __expf(-field[v]));
+}

@@ -1,0 +1,113 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// Belief propagation (kernels/bp.cu): its messages live on edges, so it is
+// not an ACC algorithm; it has its own entries and runs under bsp (Custom):
+// per round a field pass over vertices and a double-buffered message pass
+// over edges, graph/ref's schedule, in float32 log-odds.
+func init() {
+	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d rounds", ref.BPIterations),
+		Kernel: "bp", Combine: Aggregation, Setup: setupBP})
+}
+
+func setupBP(g *graph.Graph, o Options) (*Problem, error) {
+	n, m := g.NumVertices(), g.NumEdges()
+	logPrior := make([]uint32, n)
+	for v, p := range ref.BPPriors(n, o.Seed) {
+		logPrior[v] = math.Float32bits(float32(math.Log(p) - math.Log1p(-p)))
+	}
+	// The reverse CSR, each in-edge named by its forward index; self-loops
+	// carry no message and are left out. And each edge's source.
+	inOffsets, inEdge, source := make([]uint32, n+1), make([]uint32, 0, m), make([]uint32, m)
+	for u := range n {
+		for e := g.Offsets[u]; e < g.Offsets[u+1]; e++ {
+			source[e] = uint32(u)
+			if v := g.Targets[e]; v != uint32(u) {
+				inOffsets[v+1]++
+			}
+		}
+	}
+	for v := range n {
+		inOffsets[v+1] += inOffsets[v]
+	}
+	inEdge = inEdge[:inOffsets[n]]
+	fill := append([]uint32(nil), inOffsets[:n]...)
+	for e, u := range source {
+		if v := g.Targets[e]; v != u {
+			inEdge[fill[v]] = uint32(e)
+			fill[v]++
+		}
+	}
+	belief := Float32s("belief", make([]float32, n))
+	var bufs []kernels.DevPtr // allocated on the first run
+	run := func(e *Enactment) error {
+		b := e.Buffers
+		if bufs == nil {
+			bufs = []kernels.DevPtr{b.Copy(inOffsets, "in offsets"), b.Copy(inEdge, "in-edge ids"), b.Copy(source, "edge sources"),
+				b.Copy(ref.BPReverseEdges(g), "reverse edges"), b.Copy(logPrior, "log priors"), b.Uint32s(n, "field"),
+				b.Uint32s(m, "messages"), b.Uint32s(m, "messages")}
+		}
+		inOff, inEd, src, rev, prior, field, msg, next := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7]
+		b.Zero(msg, 4*m, "messages") // uniform: log-odds 0
+		if err := b.Err(); err != nil {
+			return err
+		}
+		kf, km, kb, err := lookup3("bp_field", "bp_messages", "bp_beliefs")
+		if err != nil {
+			return err
+		}
+		vgrid, egrid := blocks(n, e.Options.Block), blocks(m, e.Options.Block)
+		for round := 0; round <= ref.BPIterations; round++ {
+			it := IterationStats{Iteration: round, Phases: "field+messages", Direction: "pull", FrontierIn: n}
+			if err := e.launch(&it, kf, vgrid, inOff, inEd, msg, prior, field, uint32(n)); err != nil {
+				return err
+			}
+			if round == ref.BPIterations { // the last field gives the beliefs
+				it.Phases = "field+beliefs"
+				if err := e.launch(&it, kb, vgrid, field, belief.Ptr(), uint32(n)); err != nil {
+					return err
+				}
+			} else if m > 0 {
+				if err := e.launch(&it, km, egrid, src, e.out.targets, rev, field, msg, next, uint32(m)); err != nil {
+					return err
+				}
+				msg, next = next, msg
+			}
+			e.record(it)
+		}
+		return nil
+	}
+	return &Problem{Graph: g, Meta: []*Array{belief}, Custom: run, MaxIterations: ref.BPIterations + 1,
+		Notes: []string{fmt.Sprintf("float32 log-odds with approximate exp/log; priors from seed %d", o.Seed)},
+		Check: func(int) (ref.Report, []Field) {
+			got := belief.Float32s()
+			mean := 0.0
+			for _, x := range got {
+				mean += float64(x)
+			}
+			if len(got) > 0 {
+				mean /= float64(len(got))
+			}
+			return ref.ValidateBeliefs(g, o.Seed, got), []Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}}
+		}}, nil
+}
+
+func lookup3(a, b, c string) (ka, kb, kc *kernels.Kernel, err error) {
+	if ka, err = kernels.Lookup(a); err == nil {
+		if kb, err = kernels.Lookup(b); err == nil {
+			kc, err = kernels.Lookup(c)
+		}
+	}
+	return ka, kb, kc, err
+}
+
+// blocks is the grid that covers n items with CTAs of block threads.
+func blocks(n, block int) int { return max(1, (n+block-1)/block) }
