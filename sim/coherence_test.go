@@ -1,11 +1,7 @@
 package sim
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,43 +22,11 @@ import (
 // TestCoherenceTestdataFresh recompiles testdata/coherence.cu when
 // clang++-16 is present and checks that the committed coherence.ptx
 // matches.
-func TestCoherenceTestdataFresh(t *testing.T) {
-	clang, err := exec.LookPath("clang++-16")
-	if err != nil {
-		t.Skip("clang++-16 not on PATH; cannot check testdata/coherence.ptx")
-	}
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	out := filepath.Join(t.TempDir(), "coherence.ptx")
-	cmd := exec.Command(clang, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-		"--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+ptx64", "-O3", "-S",
-		"-gline-directives-only", "-ffile-prefix-map="+root+"=.", "sim/testdata/coherence.cu", "-o", out)
-	cmd.Dir = root
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	want, err := os.ReadFile("testdata/coherence.ptx")
-	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatal("testdata/coherence.ptx is stale: regenerate it with the command in testdata/coherence.cu")
-	}
-}
+func TestCoherenceTestdataFresh(t *testing.T) { checkTestdataFresh(t, "coherence") }
 
 // coherenceKernel returns a kernel of testdata/coherence.ptx.
 func coherenceKernel(t testing.TB, name string) *kernels.Kernel {
-	t.Helper()
-	src, err := os.ReadFile("testdata/coherence.ptx")
-	require.NoError(t, err)
-	m, err := kernels.ParseModule("coherence", src)
-	require.NoError(t, err)
-	for _, k := range m.Kernels {
-		if k.Name == name {
-			return k
-		}
-	}
-	t.Fatalf("testdata/coherence.ptx has no kernel %s", name)
-	return nil
+	return testdataKernel(t, "coherence", name)
 }
 
 // publishAndRead runs one of the kernels and returns the reader's two

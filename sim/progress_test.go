@@ -1,12 +1,8 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -26,43 +22,11 @@ import (
 
 // TestProgressTestdataFresh recompiles testdata/progress.cu when clang++-16
 // is present and checks that the committed progress.ptx matches.
-func TestProgressTestdataFresh(t *testing.T) {
-	clang, err := exec.LookPath("clang++-16")
-	if err != nil {
-		t.Skip("clang++-16 not on PATH; cannot check testdata/progress.ptx")
-	}
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	out := filepath.Join(t.TempDir(), "progress.ptx")
-	cmd := exec.Command(clang, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-		"--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+ptx64", "-O3", "-S",
-		"-gline-directives-only", "-ffile-prefix-map="+root+"=.", "sim/testdata/progress.cu", "-o", out)
-	cmd.Dir = root
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	want, err := os.ReadFile("testdata/progress.ptx")
-	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatal("testdata/progress.ptx is stale: regenerate it with the command in testdata/progress.cu")
-	}
-}
+func TestProgressTestdataFresh(t *testing.T) { checkTestdataFresh(t, "progress") }
 
 // progressKernel returns a kernel of testdata/progress.ptx.
 func progressKernel(t testing.TB, name string) *kernels.Kernel {
-	t.Helper()
-	src, err := os.ReadFile("testdata/progress.ptx")
-	require.NoError(t, err)
-	m, err := kernels.ParseModule("progress", src)
-	require.NoError(t, err)
-	for _, k := range m.Kernels {
-		if k.Name == name {
-			return k
-		}
-	}
-	t.Fatalf("testdata/progress.ptx has no kernel %s", name)
-	return nil
+	return testdataKernel(t, "progress", name)
 }
 
 // spinCase is a launch that spins without changing memory.
