@@ -193,10 +193,8 @@ func (o microOptions) check() error {
 		return badInput("--warmup %d is negative", o.warmup)
 	case o.repeat < 1:
 		return badInput("--repeat %d: at least one timed launch", o.repeat)
-	case o.spinBudget < -1 || o.spinBudget > math.MaxUint32:
-		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", o.spinBudget, uint32(math.MaxUint32))
-	case o.spinBudget == 0 && o.target == "hw":
-		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
+	case checkSpinBudget(o.spinBudget, o.target) != nil:
+		return checkSpinBudget(o.spinBudget, o.target)
 	case o.timeout < 0:
 		return badInput("--timeout %s is negative", o.timeout)
 	}

@@ -166,10 +166,8 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--repeat %d: at least one timed run", o.repeat)
 	case o.timeout <= 0:
 		return badInput("--timeout %s must be positive", o.timeout)
-	case o.spinBudget < -1 || o.spinBudget > math.MaxUint32:
-		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", o.spinBudget, uint32(math.MaxUint32))
-	case o.spinBudget == 0 && o.target == "hw":
-		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
+	case checkSpinBudget(o.spinBudget, o.target) != nil:
+		return checkSpinBudget(o.spinBudget, o.target)
 	case o.tuning.BinSize <= 0:
 		return badInput("--bin-size %d must be positive", o.tuning.BinSize)
 	case o.tuning.MediumFrom <= 0 || o.tuning.LargeFrom < o.tuning.MediumFrom:
@@ -394,4 +392,16 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 
 func seconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Microsecond).String()
+}
+
+// checkSpinBudget checks a --spin-budget: -1 for the target's default,
+// 0..2^32-1 polls, and never 0 (unbounded) on hardware.
+func checkSpinBudget(budget int64, target string) error {
+	switch {
+	case budget < -1 || budget > math.MaxUint32:
+		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", budget, uint32(math.MaxUint32))
+	case budget == 0 && target == "hw":
+		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
+	}
+	return nil
 }
