@@ -86,7 +86,8 @@ func setupBP(g *graph.Graph, o Options) (*Problem, error) {
 		return nil
 	}
 	return &Problem{Graph: g, Meta: []*Array{belief}, Custom: run, MaxIterations: ref.BPIterations + 1,
-		Notes: []string{fmt.Sprintf("float32 log-odds with approximate exp/log; priors from seed %d", o.Seed)},
+		Values: func() Values { return floatValues("belief", "P(state 1)", belief.Float32s()) },
+		Notes:  []string{fmt.Sprintf("float32 log-odds with approximate exp/log; priors from seed %d", o.Seed)},
 		Check: func(int) (ref.Report, []Field) {
 			got := belief.Float32s()
 			mean := 0.0

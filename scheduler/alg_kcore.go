@@ -30,6 +30,15 @@ func setupKCore(g *graph.Graph, o Options) (*Problem, error) {
 	}
 	meta := Uint32s("degree", degree)
 	return &Problem{Graph: sym, Meta: []*Array{meta}, ParamU32: o.K, MaxIterations: g.NumVertices() + 1, Notes: notes,
+		Values: func() Values {
+			in := make([]uint32, len(degree))
+			for v, d := range meta.Uint32s() {
+				if d >= o.K {
+					in[v] = 1
+				}
+			}
+			return uint32Values("member", fmt.Sprintf("1: in the %d-core", o.K), in)
+		},
 		Check: func(int) (ref.Report, []Field) {
 			members, size := make([]bool, len(degree)), 0
 			for v, d := range meta.Uint32s() {

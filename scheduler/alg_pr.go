@@ -32,8 +32,9 @@ func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 	}
 	meta := Float32s("rank", ranks)
 	return &Problem{Graph: g, Pull: true, MaxIterations: ref.PageRankMaxIterations, ParamF32: PageRankTolerance,
-		Meta:  []*Array{meta, Float32s("share", share), Float64s("dangling", dangling)},
-		Notes: []string{fmt.Sprintf("float32, in-place sweeps; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
+		Values: func() Values { return floatValues("rank", "", meta.Float32s()) },
+		Meta:   []*Array{meta, Float32s("share", share), Float64s("dangling", dangling)},
+		Notes:  []string{fmt.Sprintf("float32, in-place sweeps; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
 		Check: func(sweeps int) (ref.Report, []Field) {
 			return ref.ValidatePageRank(g, meta.Float32s()), []Field{{"sweeps", fmt.Sprint(sweeps)}}
 		}}, nil

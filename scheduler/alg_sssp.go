@@ -21,6 +21,7 @@ func setupSSSP(g *graph.Graph, o Options) (*Problem, error) {
 		notes = append(notes, "unweighted graph: every edge weighs 1")
 	}
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1, Notes: notes,
+		Values: func() Values { return uint32Values("distance", "4294967295: unreached", meta.Uint32s()) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()
 			return ref.ValidateSSSP(g, o.Source, d), reachSummary(d, ref.Unreached, "max distance")

@@ -21,6 +21,7 @@ type CPUResult struct {
 	Checked    bool
 	Summary    []Field
 	Iterations int
+	Values     Values
 }
 
 // The CPU side of the registry: every algorithm's reference run, and the
@@ -29,18 +30,21 @@ func init() {
 	cpu := map[string]func(*graph.Graph, Options) CPUResult{
 		"bfs": func(g *graph.Graph, o Options) CPUResult {
 			d := ref.BFS(g, o.Source)
-			return CPUResult{ref.CertifyBFS(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max depth"), 0}
+			return CPUResult{ref.CertifyBFS(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max depth"), 0,
+				uint32Values("depth", "4294967295: unreached", d)}
 		},
 		"sssp": func(g *graph.Graph, o Options) CPUResult {
 			d, err := ref.SSSP(g, o.Source)
 			if err != nil {
 				return CPUResult{Validation: ref.Report{Algorithm: "SSSP", Fault: err.Error()}, Method: "reference", Checked: true}
 			}
-			return CPUResult{ref.CertifySSSP(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max distance"), 0}
+			return CPUResult{ref.CertifySSSP(g, o.Source, d), "certificate", true, reachSummary(d, ref.Unreached, "max distance"), 0,
+				uint32Values("distance", "4294967295: unreached", d)}
 		},
 		"sswp": func(g *graph.Graph, o Options) CPUResult {
 			w := ref.SSWP(g, o.Source)
-			return CPUResult{ref.CertifySSWP(g, o.Source, w), "certificate", true, reachSummary(w, 0, "widest width"), 0}
+			return CPUResult{ref.CertifySSWP(g, o.Source, w), "certificate", true, reachSummary(w, 0, "widest width"), 0,
+				uint32Values("width", "0: unreached; 4294967295: the source", w)}
 		},
 		"pr": func(g *graph.Graph, _ Options) CPUResult {
 			ranks, sweeps := ref.PageRank(g)
@@ -54,7 +58,7 @@ func init() {
 			if len(ranks) > 0 {
 				sum = []Field{{"top vertex", fmt.Sprintf("%d (rank %.6g)", best, ranks[best])}}
 			}
-			return CPUResult{ref.PageRankResidual(g, ranks), "residual", true, sum, sweeps}
+			return CPUResult{ref.PageRankResidual(g, ranks), "residual", true, sum, sweeps, floatValues("rank", "", ranks)}
 		},
 		"wcc": func(g *graph.Graph, _ Options) CPUResult {
 			labels := ref.WCC(g)
@@ -64,7 +68,8 @@ func init() {
 				largest = max(largest, sizes[l])
 			}
 			return CPUResult{ref.CertifyWCC(g, labels), "union-find partition", true,
-				[]Field{{"components", fmt.Sprint(len(sizes))}, {"largest component", fmt.Sprintf("%d vertices", largest)}}, 0}
+				[]Field{{"components", fmt.Sprint(len(sizes))}, {"largest component", fmt.Sprintf("%d vertices", largest)}}, 0,
+				uint32Values("label", "a component's label", labels)}
 		},
 		"kcore": func(g *graph.Graph, o Options) CPUResult {
 			cores := ref.KCore(g)
@@ -78,8 +83,15 @@ func init() {
 					size++
 				}
 			}
+			in := make([]uint32, len(members))
+			for v, m := range members {
+				if m {
+					in[v] = 1
+				}
+			}
 			return CPUResult{ref.CertifyKCoreMembers(g, o.K, members), "certificate", true,
-				[]Field{{"max core number", fmt.Sprint(maxCore)}, {fmt.Sprintf("%d-core size", o.K), fmt.Sprintf("%d vertices", size)}}, 0}
+				[]Field{{"max core number", fmt.Sprint(maxCore)}, {fmt.Sprintf("%d-core size", o.K), fmt.Sprintf("%d vertices", size)}}, 0,
+				uint32Values("member", fmt.Sprintf("1: in the %d-core", o.K), in)}
 		},
 		"color": func(g *graph.Graph, _ Options) CPUResult {
 			colors := ref.GreedyColoring(g)
@@ -87,7 +99,8 @@ func init() {
 			for _, c := range colors {
 				used = max(used, c+1)
 			}
-			return CPUResult{ref.ValidateColoring(g, colors), "validity", true, []Field{{"colours", fmt.Sprint(used)}}, 0}
+			return CPUResult{ref.ValidateColoring(g, colors), "validity", true, []Field{{"colours", fmt.Sprint(used)}}, 0,
+				uint32Values("colour", "", colors)}
 		},
 		"bp": func(g *graph.Graph, o Options) CPUResult {
 			beliefs := ref.BeliefPropagation(g, o.Seed)
@@ -99,7 +112,8 @@ func init() {
 				mean /= float64(len(beliefs))
 			}
 			return CPUResult{ref.Report{Algorithm: "belief propagation", Checked: len(beliefs)}, "not checked: the CPU reference is the result and beliefs have no independent certificate yet", false,
-				[]Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}, {"priors", fmt.Sprintf("from seed %d", o.Seed)}}, ref.BPIterations}
+				[]Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}, {"priors", fmt.Sprintf("from seed %d", o.Seed)}}, ref.BPIterations,
+				floatValues("belief", "P(state 1)", beliefs)}
 		},
 	}
 	RegisterAlgorithm(&Algorithm{Name: "color", About: "greedy graph colouring"})

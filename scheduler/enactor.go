@@ -121,6 +121,8 @@ type Result struct {
 	Validation       ref.Report
 	Summary          []Field
 	Notes            []string
+	// Values is the per-vertex result (nil when the problem has none).
+	Values *Values
 }
 
 // Enactment is one algorithm under one scheduler variant on one device:
@@ -247,6 +249,10 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 		return nil, err
 	}
 	res.Validation, res.Summary = p.Check(len(res.Iterations))
+	if p.Values != nil {
+		v := p.Values()
+		res.Values = &v
+	}
 	return res, nil
 }
 

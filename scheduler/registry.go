@@ -90,11 +90,34 @@ type Problem struct {
 	// Notes say how the run differs from the plain definition (e.g. "the
 	// directed input was symmetrised").
 	Notes []string
+	// Values returns the per-vertex result after a run (for --out).
+	Values func() Values
 	// Custom runs a problem that does not fit the ACC contract (its state
 	// lives on edges, or it has its own phases) with its own entries; only
 	// schedulers that accept custom problems (bsp) run it, in place of
 	// their own loop.
 	Custom func(e *Enactment) error
+}
+
+// Values is an algorithm's per-vertex result: one of Uint32 or Float is
+// set, with a name and what special values mean.
+type Values struct {
+	Name   string
+	Note   string
+	Uint32 []uint32
+	Float  []float64
+}
+
+func uint32Values(name, note string, v []uint32) Values {
+	return Values{Name: name, Note: note, Uint32: v}
+}
+
+func floatValues[F float32 | float64](name, note string, v []F) Values {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return Values{Name: name, Note: note, Float: out}
 }
 
 // Key is one setting of a scheduler's variants.

@@ -185,3 +185,42 @@ func TestCPUReferenceWithoutCertificateSaysNotChecked(t *testing.T) {
 	assert.Contains(t, out, "NOT CHECKED")
 	assert.NotContains(t, out, "PASS")
 }
+
+// --out writes the per-vertex result with a header; the CPU reference and
+// the simulator write the same BFS depths.
+func TestRunOutWritesPerVertexResults(t *testing.T) {
+	dir := t.TempDir()
+	cpu, sim := filepath.Join(dir, "cpu.txt"), filepath.Join(dir, "sim.txt")
+	_, _, err := execute(t, "run", "--algo", "bfs", "--graph", "grid:w=5,h=4", "--source", "0", "--out", cpu)
+	require.NoError(t, err)
+	_, _, err = execute(t, "run", "--algo", "bfs", "--graph", "grid:w=5,h=4", "--source", "0", "--target", "sim",
+		"--sim-mode", "functional", "--config", "tiny", "--scheduler", "simdx", "--out", sim)
+	require.NoError(t, err)
+	read := func(path string) (header, body []string) {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if strings.HasPrefix(line, "#") {
+				header = append(header, line)
+			} else {
+				body = append(body, line)
+			}
+		}
+		return header, body
+	}
+	hc, bc := read(cpu)
+	hs, bs := read(sim)
+	assert.Equal(t, bc, bs, "the same depths from both targets")
+	require.Len(t, bc, 20)
+	assert.Equal(t, "0 0", bc[0])
+	assert.Equal(t, "19 7", bc[19], "the far corner of a 5x4 grid is 7 hops away")
+	assert.Contains(t, strings.Join(hc, "\n"), "# source 0")
+	assert.Contains(t, strings.Join(hs, "\n"), "scheduler simdx")
+	for _, algo := range []string{"pr", "kcore", "wcc", "bp", "color", "sswp"} {
+		path := filepath.Join(dir, algo+".txt")
+		_, _, err := execute(t, "run", "--algo", algo, "--graph", "rmat:scale=6", "--out", path)
+		require.NoError(t, err, algo)
+		_, body := read(path)
+		assert.Len(t, body, 64, algo)
+	}
+}

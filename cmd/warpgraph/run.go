@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +32,7 @@ type runOptions struct {
 	tuning                        scheduler.Tuning
 	spinBudget                    int64
 	perIteration                  bool
+	outFile                       string
 	timeout                       time.Duration
 	asJSON                        bool
 	// set records which flags the user gave (the rest hold defaults).
@@ -96,6 +99,8 @@ type runResult struct {
 	Counters            map[string]float64 `json:"counters,omitempty"`
 	PerIteration        []iterationRow     `json:"per_iteration,omitempty"`
 	Validation          validation         `json:"validation"`
+	// values is the per-vertex result, for --out (not in the JSON).
+	values *scheduler.Values
 }
 
 func newRunCommand() *cobra.Command {
@@ -110,6 +115,11 @@ func newRunCommand() *cobra.Command {
 			res, err := runAlgorithm(cmd.Context(), o)
 			if err != nil {
 				return err
+			}
+			if o.outFile != "" {
+				if err := writeValues(o.outFile, res); err != nil {
+					return err
+				}
 			}
 			if err := printRun(cmd.OutOrStdout(), res, o.asJSON, o.perIteration); err != nil {
 				return err
@@ -139,6 +149,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
 	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
+	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE as text: a commented header naming the algorithm, graph, source, target and scheduler, then 'vertex value' lines")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
@@ -271,6 +282,7 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 		c := a.CPU(g, opts)
 		res.Iterations, res.Summary = c.Iterations, c.Summary
 		res.Validation = validation{OK: c.Validation.OK(), Checked: c.Checked, Method: c.Method, Tolerance: c.Validation.Tolerance, Detail: c.Validation.String()}
+		res.values = &c.Values
 		res.HostSeconds = time.Since(start).Seconds()
 		return res, nil
 	}
@@ -292,7 +304,7 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
 	res.Iterations, res.Launches = len(r.Iterations), r.Launches
-	res.Summary, res.Notes = r.Summary, r.Notes
+	res.Summary, res.Notes, res.values = r.Summary, r.Notes, r.Values
 	if o.perIteration || o.asJSON {
 		for _, it := range r.Iterations {
 			res.PerIteration = append(res.PerIteration, iterationRow{it, it.Stats.Elapsed.Seconds(), it.Stats.Cycles, it.Stats.Counters})
@@ -402,6 +414,50 @@ func checkSpinBudget(budget int64, target string) error {
 		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", budget, uint32(math.MaxUint32))
 	case budget == 0 && target == "hw":
 		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
+	}
+	return nil
+}
+
+// writeValues writes a run's per-vertex result as text: '#' header lines
+// naming what produced it, then one "vertex value" line per vertex.
+func writeValues(path string, r *runResult) error {
+	v := r.values
+	if v == nil || v.Uint32 == nil && v.Float == nil && r.Vertices > 0 {
+		return fmt.Errorf("--out: %s on %s produced no per-vertex result", r.Algorithm, r.Target)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return &inputError{fmt.Errorf("--out: %w", err)}
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# warpgraph %s: %s per vertex\n# graph %s (%d vertices, %d edges)\n", r.Algorithm, v.Name, r.Graph, r.Vertices, r.Edges)
+	if r.Source != nil {
+		fmt.Fprintf(w, "# source %d\n", *r.Source)
+	}
+	if r.K != nil {
+		fmt.Fprintf(w, "# k %d\n", *r.K)
+	}
+	target := r.Target
+	if r.Scheduler != "" {
+		target += ", scheduler " + r.Scheduler
+	}
+	fmt.Fprintf(w, "# target %s\n", target)
+	if v.Note != "" {
+		fmt.Fprintf(w, "# %s: %s\n", v.Name, v.Note)
+	}
+	fmt.Fprintf(w, "# vertex %s\n", v.Name)
+	for i, x := range v.Uint32 {
+		fmt.Fprintf(w, "%d %d\n", i, x)
+	}
+	for i, x := range v.Float {
+		fmt.Fprintf(w, "%d %.9g\n", i, x)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--out %s: %w", path, err)
 	}
 	return nil
 }
