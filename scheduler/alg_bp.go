@@ -97,7 +97,7 @@ func setupBP(g *graph.Graph, o Options) (*Problem, error) {
 			if len(got) > 0 {
 				mean /= float64(len(got))
 			}
-			return ref.ValidateBeliefs(g, o.Seed, got), []Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}}
+			return ref.ValidateBeliefs(g, o.Seed, got), []Field{figure("mean_belief", "mean belief (state 1)", mean, fmt.Sprintf("%.6f", mean))}
 		}}, nil
 }
 

@@ -47,6 +47,6 @@ func setupKCore(g *graph.Graph, o Options) (*Problem, error) {
 					size++
 				}
 			}
-			return ref.ValidateKCoreMembers(sym, o.K, members), []Field{{fmt.Sprintf("%d-core size", o.K), fmt.Sprintf("%d vertices", size)}}
+			return ref.ValidateKCoreMembers(sym, o.K, members), []Field{figure("core_size", fmt.Sprintf("%d-core size", o.K), float64(size), fmt.Sprintf("%d vertices", size))}
 		}}, nil
 }

@@ -36,6 +36,6 @@ func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 		Meta:   []*Array{meta, Float32s("share", share), Float64s("dangling", dangling)},
 		Notes:  []string{fmt.Sprintf("float32, in-place sweeps; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
 		Check: func(sweeps int) (ref.Report, []Field) {
-			return ref.ValidatePageRank(g, meta.Float32s()), []Field{{"sweeps", fmt.Sprint(sweeps)}}
+			return ref.ValidatePageRank(g, meta.Float32s()), []Field{figure("sweeps", "sweeps", float64(sweeps), fmt.Sprint(sweeps))}
 		}}, nil
 }

@@ -34,6 +34,6 @@ func setupWCC(g *graph.Graph, _ Options) (*Problem, error) {
 					components++
 				}
 			}
-			return ref.ValidateWCC(g, l), []Field{{"components", fmt.Sprint(components)}}
+			return ref.ValidateWCC(g, l), []Field{figure("components", "components", float64(components), fmt.Sprint(components))}
 		}}, nil
 }

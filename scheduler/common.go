@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/warpgraph/warpgraph/graph"
 )
@@ -18,6 +19,7 @@ func filled(n int, v uint32) []uint32 {
 // reachSummary counts the vertices whose value is not unreached and the
 // largest value among them.
 func reachSummary(vals []uint32, unreached uint32, what string) []Field {
+	key := strings.ReplaceAll(what, " ", "_")
 	reached, largest := 0, uint32(0)
 	for _, v := range vals {
 		if v != unreached {
@@ -25,7 +27,8 @@ func reachSummary(vals []uint32, unreached uint32, what string) []Field {
 			largest = max(largest, v)
 		}
 	}
-	return []Field{{"reached", fmt.Sprintf("%d of %d vertices", reached, len(vals))}, {what, fmt.Sprint(largest)}}
+	return []Field{figure("reached", "reached", float64(reached), fmt.Sprintf("%d of %d vertices", reached, len(vals))),
+		figure(key, what, float64(largest), fmt.Sprint(largest))}
 }
 
 // undirected returns g itself when it is undirected, otherwise its

@@ -56,7 +56,7 @@ func init() {
 			}
 			var sum []Field
 			if len(ranks) > 0 {
-				sum = []Field{{"top vertex", fmt.Sprintf("%d (rank %.6g)", best, ranks[best])}}
+				sum = []Field{figure("top_vertex", "top vertex", float64(best), fmt.Sprintf("%d (rank %.6g)", best, ranks[best])), figure("top_rank", "top rank", ranks[best], fmt.Sprintf("%.6g", ranks[best]))}
 			}
 			return CPUResult{ref.PageRankResidual(g, ranks), "residual", true, sum, sweeps, floatValues("rank", "", ranks)}
 		},
@@ -68,7 +68,7 @@ func init() {
 				largest = max(largest, sizes[l])
 			}
 			return CPUResult{ref.CertifyWCC(g, labels), "union-find partition", true,
-				[]Field{{"components", fmt.Sprint(len(sizes))}, {"largest component", fmt.Sprintf("%d vertices", largest)}}, 0,
+				[]Field{figure("components", "components", float64(len(sizes)), fmt.Sprint(len(sizes))), figure("largest_component", "largest component", float64(largest), fmt.Sprintf("%d vertices", largest))}, 0,
 				uint32Values("label", "a component's label", labels)}
 		},
 		"kcore": func(g *graph.Graph, o Options) CPUResult {
@@ -90,7 +90,7 @@ func init() {
 				}
 			}
 			return CPUResult{ref.CertifyKCoreMembers(g, o.K, members), "certificate", true,
-				[]Field{{"max core number", fmt.Sprint(maxCore)}, {fmt.Sprintf("%d-core size", o.K), fmt.Sprintf("%d vertices", size)}}, 0,
+				[]Field{figure("max_core", "max core number", float64(maxCore), fmt.Sprint(maxCore)), figure("core_size", fmt.Sprintf("%d-core size", o.K), float64(size), fmt.Sprintf("%d vertices", size))}, 0,
 				uint32Values("member", fmt.Sprintf("1: in the %d-core", o.K), in)}
 		},
 		"color": func(g *graph.Graph, _ Options) CPUResult {
@@ -99,7 +99,7 @@ func init() {
 			for _, c := range colors {
 				used = max(used, c+1)
 			}
-			return CPUResult{ref.ValidateColoring(g, colors), "validity", true, []Field{{"colours", fmt.Sprint(used)}}, 0,
+			return CPUResult{ref.ValidateColoring(g, colors), "validity", true, []Field{figure("colours", "colours", float64(used), fmt.Sprint(used))}, 0,
 				uint32Values("colour", "", colors)}
 		},
 		"bp": func(g *graph.Graph, o Options) CPUResult {
@@ -112,7 +112,7 @@ func init() {
 				mean /= float64(len(beliefs))
 			}
 			return CPUResult{ref.Report{Algorithm: "belief propagation", Checked: len(beliefs)}, "not checked: the CPU reference is the result and beliefs have no independent certificate yet", false,
-				[]Field{{"mean belief (state 1)", fmt.Sprintf("%.6f", mean)}, {"priors", fmt.Sprintf("from seed %d", o.Seed)}}, ref.BPIterations,
+				[]Field{figure("mean_belief", "mean belief (state 1)", mean, fmt.Sprintf("%.6f", mean)), {Name: "priors", Value: fmt.Sprintf("from seed %d", o.Seed)}}, ref.BPIterations,
 				floatValues("belief", "P(state 1)", beliefs)}
 		},
 	}

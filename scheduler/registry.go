@@ -63,6 +63,16 @@ type Algorithm struct {
 type Field struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Key and Number give the figure to programs: a snake_case name and
+	// the number itself (JSON's "results" collects them).
+	Key    string   `json:"key,omitempty"`
+	Number *float64 `json:"number,omitempty"`
+}
+
+// figure is a Field that is also a number: text for people, key and value
+// for programs.
+func figure(key, name string, x float64, text string) Field {
+	return Field{Name: name, Value: text, Key: key, Number: &x}
 }
 
 // Problem is one algorithm's state on one graph: what the kernels walk,

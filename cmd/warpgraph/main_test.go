@@ -224,3 +224,15 @@ func TestRunOutWritesPerVertexResults(t *testing.T) {
 		assert.Len(t, body, 64, algo)
 	}
 }
+
+// JSON gives a run's figures as numbers under "results".
+func TestRunJSONResultsAreNumbers(t *testing.T) {
+	out, _, err := execute(t, "run", "--algo", "bfs", "--graph", "grid:w=5,h=4", "--source", "0", "--json")
+	require.NoError(t, err)
+	var res struct {
+		Results map[string]float64 `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, 20.0, res.Results["reached"])
+	assert.Equal(t, 7.0, res.Results["max_depth"])
+}

@@ -88,17 +88,20 @@ type runResult struct {
 	// EndToEndSeconds is the median, over the timed repetitions, of the
 	// algorithm's time as Gunrock reports it (scheduler.Timing);
 	// KernelSeconds the median of the summed launch times.
-	EndToEndSeconds     float64            `json:"end_to_end_seconds,omitempty"`
-	KernelSeconds       float64            `json:"kernel_seconds,omitempty"`
-	RunsEndToEndSeconds []float64          `json:"runs_end_to_end_seconds,omitempty"`
-	Cycles              uint64             `json:"cycles,omitempty"`
-	Iterations          int                `json:"iterations,omitempty"`
-	Launches            int                `json:"launches,omitempty"`
-	Summary             []field            `json:"summary"`
-	Notes               []string           `json:"notes,omitempty"`
-	Counters            map[string]float64 `json:"counters,omitempty"`
-	PerIteration        []iterationRow     `json:"per_iteration,omitempty"`
-	Validation          validation         `json:"validation"`
+	EndToEndSeconds     float64   `json:"end_to_end_seconds,omitempty"`
+	KernelSeconds       float64   `json:"kernel_seconds,omitempty"`
+	RunsEndToEndSeconds []float64 `json:"runs_end_to_end_seconds,omitempty"`
+	Cycles              uint64    `json:"cycles,omitempty"`
+	Iterations          int       `json:"iterations,omitempty"`
+	Launches            int       `json:"launches,omitempty"`
+	Summary             []field   `json:"summary"`
+	// Results holds the summary's figures as numbers, by snake_case key
+	// (reached, max_depth, components, sweeps, ...).
+	Results      map[string]float64 `json:"results,omitempty"`
+	Notes        []string           `json:"notes,omitempty"`
+	Counters     map[string]float64 `json:"counters,omitempty"`
+	PerIteration []iterationRow     `json:"per_iteration,omitempty"`
+	Validation   validation         `json:"validation"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
 }
@@ -316,6 +319,14 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 
 func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if asJSON {
+		for _, f := range r.Summary {
+			if f.Key != "" && f.Number != nil {
+				if r.Results == nil {
+					r.Results = map[string]float64{}
+				}
+				r.Results[f.Key] = *f.Number
+			}
+		}
 		return writeJSON(w, r)
 	}
 	t := &table{}
