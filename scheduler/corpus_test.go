@@ -314,3 +314,10 @@ func TestFusedGridOverTheCoResidentLimit(t *testing.T) {
 	require.NoError(t, run("simdx:fusion=all,barrier=coop", -1, 0))
 	require.ErrorAs(t, run("simdx:fusion=all,barrier=coop", -2, 0), &lr)
 }
+
+// Every registered algorithm has its CPU reference.
+func TestEveryAlgorithmHasACPUReference(t *testing.T) {
+	for _, a := range scheduler.Algorithms() {
+		assert.NotNil(t, a.CPU, a.Name)
+	}
+}

@@ -169,6 +169,9 @@ func RegisterAlgorithm(a *Algorithm) {
 	if _, dup := algorithms[a.Name]; dup {
 		panic("scheduler: algorithm " + a.Name + " registered twice")
 	}
+	if a.CPU == nil {
+		a.CPU = cpuReferences[a.Name]
+	}
 	algorithms[a.Name] = a
 }
 
