@@ -11,8 +11,6 @@
 //          sums its dangling vertices, each warp adds its sum with one
 //          double atomic: float32 atomics one vertex at a time lose ~1e-3
 //          of the mass on graphs with 10^5 dangling vertices.
-//   meta3  float contrib[|V|]: rank * share, kept beside the rank so that a
-//          gather reads one word per in-edge, not two.
 //   param_f32  tolerance: a vertex stays active while |new-old| > tol*new.
 // The host stops when a sweep leaves no vertex active.
 #include "lib/schedulers.cuh"
@@ -20,17 +18,16 @@
 struct pr_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
   const float *share;
-  float *rank, *contrib;
+  float *rank;
   double *dangling;
   uint32_t slot;
   float inv_n, tol, dangling_sum;
   __device__ pr_acc(wg_meta m)
-      : share((const float *)m.buf[1]), rank((float *)m.buf[0]), contrib((float *)m.buf[3]),
-        dangling((double *)m.buf[2]), slot(m.iteration % 3),
+      : share((const float *)m.buf[1]), rank((float *)m.buf[0]), dangling((double *)m.buf[2]), slot(m.iteration % 3),
         inv_n(__frcp_rn((float)m.num_vertices)), tol(m.param_f32), dangling_sum(0.0f) {}
   __device__ bool active(uint32_t) const { return true; }
   __device__ bool compute(uint32_t src, uint32_t, uint32_t, float *update) const {
-    *update = contrib[src];
+    *update = rank[src] * share[src];
     return true;
   }
   __device__ bool wants_pull(uint32_t dst) const {
@@ -44,7 +41,6 @@ struct pr_acc : wg_acc_defaults<float> {
     float r = (1.0f - 0.85f) * inv_n + 0.85f * (acc + (float)dangling[slot] * inv_n);
     float old = rank[dst];
     rank[dst] = r;
-    contrib[dst] = r * share[dst];
     if (share[dst] == 0.0f)
       dangling_sum += r;
     return wg_fabs(r - old) > tol * r;

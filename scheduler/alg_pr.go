@@ -21,12 +21,11 @@ func init() {
 
 func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 	n := g.NumVertices()
-	ranks, share, contrib, dangling := make([]float32, n), make([]float32, n), make([]float32, n), make([]float64, 3)
+	ranks, share, dangling := make([]float32, n), make([]float32, n), make([]float64, 3)
 	for v := range n {
 		ranks[v] = 1 / float32(n)
 		if d := g.OutDegree(uint32(v)); d > 0 {
 			share[v] = 1 / float32(d)
-			contrib[v] = ranks[v] * share[v]
 		} else {
 			dangling[0] += 1 / float64(n)
 		}
@@ -34,7 +33,7 @@ func setupPageRank(g *graph.Graph, _ Options) (*Problem, error) {
 	meta := Float32s("rank", ranks)
 	return &Problem{Graph: g, Pull: true, MaxIterations: ref.PageRankMaxIterations, ParamF32: PageRankTolerance,
 		Values: func() Values { return floatValues("rank", "", meta.Float32s()) },
-		Meta:   []*Array{meta, Float32s("share", share), Float64s("dangling", dangling), Float32s("contribution", contrib)},
+		Meta:   []*Array{meta, Float32s("share", share), Float64s("dangling", dangling)},
 		Notes:  []string{fmt.Sprintf("float32, in-place sweeps; stops when no rank changes by more than %g of itself in a sweep", PageRankTolerance)},
 		Check: func(sweeps int) (ref.Report, []Field) {
 			return ref.ValidatePageRank(g, meta.Float32s()), []Field{figure("sweeps", "sweeps", float64(sweeps), fmt.Sprint(sweeps))}
