@@ -2,26 +2,13 @@ package hw
 
 import (
 	"context"
-	"slices"
 	"time"
+
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
-// median returns the middle sample (the mean of the two middle ones for
-// an even count), or 0 for none. Kernel times have a long tail — clock
-// ramps, the first touch of memory — so the median, not the mean, is what
-// Launch reports.
-func median(samples []time.Duration) time.Duration {
-	if len(samples) == 0 {
-		return 0
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	mid := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[mid]
-	}
-	return s[mid-1] + (s[mid]-s[mid-1])/2
-}
+// median is kernels.Median: the middle sample of a launch's timed runs.
+func median(samples []time.Duration) time.Duration { return kernels.Median(samples) }
 
 // Waiting for the device (a launch's end event, a staged copy): the host
 // busy-polls for the first spinWindow, so that a short kernel or a small

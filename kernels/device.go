@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -148,4 +149,21 @@ type LaunchResourceError struct {
 
 func (e *LaunchResourceError) Error() string {
 	return fmt.Sprintf("kernel %s cannot be launched: %s", e.Kernel, e.Detail)
+}
+
+// Median returns the middle sample (the mean of the two middle ones for an
+// even count), or 0 for none. Kernel and run times have a long tail — clock
+// ramps, the first touch of memory — so every timing in warpgraph reports
+// the median, not the mean.
+func Median(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	mid := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[mid]
+	}
+	return s[mid-1] + (s[mid]-s[mid-1])/2
 }

@@ -268,18 +268,11 @@ func simulatedHost(dev kernels.Device) time.Duration {
 }
 
 func medianOf(runs []Timing, f func(Timing) time.Duration) time.Duration {
-	if len(runs) == 0 {
-		return 0
-	}
 	s := make([]time.Duration, len(runs))
 	for i, r := range runs {
 		s[i] = f(r)
 	}
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return kernels.Median(s)
 }
 
 func (e *Enactment) upload(g *graph.Graph) *deviceGraph {

@@ -140,7 +140,7 @@ func LaunchOverhead(ctx context.Context, dev kernels.Device, n int, p Params) (*
 		dm := medianStats(stats)
 		measured = measured || len(dm.Samples) > 0
 		unit = costUnit(dm)
-		t.add(pat.name, n, medianDuration(host), meanDuration(host), cost(dm), pat.check)
+		t.add(pat.name, n, kernels.Median(host), meanDuration(host), cost(dm), pat.check)
 	}
 	t.Columns = []string{"pattern", "iterations", "host median (µs)", "host mean (µs)", "device median (" + unit + ")", "validated"}
 	t.Notes = append(t.Notes,
@@ -169,7 +169,7 @@ func medianStats(all []kernels.LaunchStats) kernels.LaunchStats {
 		}
 		out.Samples = append(out.Samples, s.Samples...)
 	}
-	out.Elapsed = medianDuration(elapsed)
+	out.Elapsed = kernels.Median(elapsed)
 	if len(cycles) > 0 {
 		slices.Sort(cycles)
 		out.Cycles = cycles[len(cycles)/2]
@@ -179,21 +179,6 @@ func medianStats(all []kernels.LaunchStats) kernels.LaunchStats {
 		out.Counters = map[string]float64{"thread_instructions": insts[len(insts)/2]}
 	}
 	return out
-}
-
-// medianDuration returns the middle value (the mean of the two middle ones
-// for an even count), or 0 for none.
-func medianDuration(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	mid := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[mid]
-	}
-	return s[mid-1] + (s[mid]-s[mid-1])/2
 }
 
 func meanDuration(d []time.Duration) time.Duration {
