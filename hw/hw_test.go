@@ -341,14 +341,21 @@ func TestCUDAThreadHandOffAfterSleeping(t *testing.T) {
 }
 
 func TestTestKernelsPTXIsFresh(t *testing.T) {
+	checkPTXFresh(t, "testdata/testkernels.cu", testKernelsPTX)
+}
+
+// checkPTXFresh compiles a CUDA source of this package as the committed PTX
+// beside it was compiled and fails when committed differs. It skips without
+// clang++-16, and where the source is not found from the working directory:
+// a test binary run elsewhere (on the GPU machine) has the embedded PTX but
+// not the source.
+func checkPTXFresh(t *testing.T, source, committed string) {
+	t.Helper()
 	clang, err := exec.LookPath("clang++-16")
 	if err != nil {
-		t.Skip("clang++-16 not installed; cannot check testdata/testkernels.ptx")
+		t.Skipf("clang++-16 not installed; cannot check the PTX of %s", source)
 	}
-	const source = "testdata/testkernels.cu"
 	if _, err := os.Stat(source); err != nil {
-		// A test binary run from elsewhere than the package directory (as
-		// on the GPU machine) has the embedded PTX but not the source.
 		t.Skipf("%s not found from the working directory: %v", source, err)
 	}
 	out := filepath.Join(t.TempDir(), "k.ptx")
@@ -358,7 +365,7 @@ func TestTestKernelsPTXIsFresh(t *testing.T) {
 	require.NoError(t, err, "%s", msg)
 	fresh, err := os.ReadFile(out)
 	require.NoError(t, err)
-	assert.Equal(t, string(fresh), testKernelsPTX, "testdata/testkernels.ptx is stale: regenerate it (command in testdata/testkernels.cu)")
+	assert.Equal(t, string(fresh), committed, "the PTX of %s is stale: regenerate it (the command is in the source)", source)
 }
 
 func BenchmarkCUDAThreadDo(b *testing.B) {
