@@ -89,6 +89,10 @@ type IterationStats struct {
 	FrontierIn  int    `json:"frontier_in"`
 	FrontierOut int    `json:"frontier_out"`
 	Launches    int    `json:"launches"`
+	// Statistics are a scheduler's own per-iteration figures by snake_case
+	// key (queue pushes and pops, synchronisation degree, ...): what the
+	// scheduler measured, on either target.
+	Statistics map[string]float64 `json:"statistics,omitempty"`
 	// Stats combines the iteration's launches.
 	Stats kernels.LaunchStats `json:"-"`
 }
@@ -143,6 +147,7 @@ type Enactment struct {
 
 	out, in    *deviceGraph
 	cleanups   []func()
+	statistics []Field
 	iterations []IterationStats
 	total      kernels.LaunchStats
 	launches   int
@@ -212,7 +217,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	}
 	res := &Result{Algorithm: a.Name, Variant: v.String(), Notes: append(slices.Clone(p.Notes), e.Notes...)}
 	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
-		e.iterations, e.total, e.launches = nil, kernels.LaunchStats{}, 0
+		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
 		for _, m := range p.Meta {
 			e.Buffers.Upload(m.ptr, m.init, a.Name+" "+m.Name)
 		}
@@ -249,6 +254,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 		return nil, err
 	}
 	res.Validation, res.Summary = p.Check(len(res.Iterations))
+	res.Summary = append(res.Summary, e.statistics...)
 	if p.Values != nil {
 		v := p.Values()
 		res.Values = &v
@@ -328,6 +334,20 @@ func (e *Enactment) launch(it *IterationStats, k *kernels.Kernel, grid int, args
 	it.Stats.Add(st)
 	it.Launches++
 	return nil
+}
+
+// Statistic adds a figure of the whole run (overwork, queue totals, ...)
+// to the result's summary; the last timed run's figures are kept.
+func (e *Enactment) Statistic(key, name string, x float64, text string) {
+	e.statistics = append(e.statistics, figure(key, name, x, text))
+}
+
+// Set records one of the iteration's scheduler statistics.
+func (it *IterationStats) Set(key string, x float64) {
+	if it.Statistics == nil {
+		it.Statistics = map[string]float64{}
+	}
+	it.Statistics[key] = x
 }
 
 // record closes an iteration.

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -395,7 +397,22 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	}
 	fmt.Fprintln(w)
 	it := &table{}
-	it.add("iteration", "phases", "direction", "filter", "frontier in", "frontier out", "launches", "kernel time", "cycles")
+	// A scheduler's own statistics follow the common columns, one column
+	// per key that any iteration reports.
+	var extra []string
+	for _, row := range r.PerIteration {
+		for k := range row.Statistics {
+			if !slices.Contains(extra, k) {
+				extra = append(extra, k)
+			}
+		}
+	}
+	sort.Strings(extra)
+	header := []any{"iteration", "phases", "direction", "filter", "frontier in", "frontier out", "launches", "kernel time", "cycles"}
+	for _, k := range extra {
+		header = append(header, strings.ReplaceAll(k, "_", " "))
+	}
+	it.add(header...)
 	for _, row := range r.PerIteration {
 		cycles := "-"
 		if row.Cycles > 0 {
@@ -408,7 +425,15 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		if filter == "" {
 			filter = "-"
 		}
-		it.add(row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles)
+		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles}
+		for _, k := range extra {
+			if x, ok := row.Statistics[k]; ok {
+				cells = append(cells, strconv.FormatFloat(x, 'g', 6, 64))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		it.add(cells...)
 	}
 	return it.write(w)
 }
