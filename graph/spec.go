@@ -15,7 +15,7 @@ import (
 //
 //	SPEC      = SOURCE { "+" TRANSFORM }
 //	SOURCE    = GENERATOR [ ":" KEY "=" VALUE { "," KEY "=" VALUE } ] | PATH
-//	GENERATOR = "rmat" | "grid" | "er"
+//	GENERATOR = "rmat" | "grid" | "er" | "regular"
 //	TRANSFORM = "sym" | "simple" | "rw=" SEED | "unweighted" | "perm=" SEED
 //
 // A string that names an existing file is that file, even when it contains
@@ -62,7 +62,7 @@ func (e errNoSuchFile) Is(target error) bool { return target == fs.ErrNotExist }
 // Spec is a parsed graph spec: a source and the transformations applied to
 // it, in order.
 type Spec struct {
-	// Source is a File, RMAT, Grid or ER.
+	// Source is a File, RMAT, Grid, ER or Regular.
 	Source     Source
 	Transforms []Transform
 }
@@ -141,13 +141,15 @@ func (e *SpecError) Error() string { return fmt.Sprintf("graph spec %q: %v", e.S
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // generatorNames lists the generators a spec may start with, sorted.
-var generatorNames = []string{"er", "grid", "rmat"}
+var generatorNames = []string{"er", "grid", "regular", "rmat"}
 
 // ParseSpec parses a graph spec (grammar above). Keys, with defaults:
 //
 //	rmat:scale=S (required, 1..30),ef=16,a=0.57,b=0.19,c=0.19
 //	grid:w=W,h=H (both required, W·H <= 2^31-1)
 //	er:n=N,m=M   (both required; M distinct edges, M <= N(N-1)/2, or N(N-1) if directed)
+//	regular:n=N,d=D (both required; directed, every vertex exactly D distinct
+//	             out-neighbours other than itself, D <= N-1; no directed key)
 //
 // and for every generator seed=1, directed=0 (0|1), and weights=1..64
 // (LO..HI with 1 <= LO <= HI, or none). w=LO..HI and w=none are short for
@@ -418,6 +420,13 @@ func parseGenerator(name, params string) (Source, error) {
 			kv.intKey("n", &p.N, true), kv.intKey("m", &p.M, true),
 			kv.common(&p.Seed, &p.Directed, &p.Weights),
 			kv.finish("n", "m", "seed", "directed", "weights (or w)"))
+		src = p
+	case "regular":
+		p := Regular{Seed: 1, Weights: DefaultWeights}
+		err = errors.Join(
+			kv.intKey("n", &p.N, true), kv.intKey("d", &p.D, true),
+			kv.uintKey("seed", &p.Seed), kv.weightsKey(&p.Weights),
+			kv.finish("n", "d", "seed", "weights (or w)"))
 		src = p
 	}
 	if err != nil {

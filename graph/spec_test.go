@@ -111,7 +111,7 @@ func TestParseSpecErrors(t *testing.T) {
 	}{
 		{"", "empty spec"},
 		{"  ", "empty spec"},
-		{"rmta:scale=3", `unknown generator "rmta" (known generators: er, grid, rmat)`},
+		{"rmta:scale=3", `unknown generator "rmta" (known generators: er, grid, regular, rmat)`},
 		{"rmat", "scale is required"},
 		{"rmat:ef=4", "scale is required"},
 		{"rmat:scale=0", "scale 0 is out of range 1..30"},
