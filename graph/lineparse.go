@@ -35,6 +35,12 @@ func (e *ReadError) Error() string {
 
 func (e *ReadError) Unwrap() error { return e.Err }
 
+// ErrVerticesOutOfProportion is returned when a header or an id demands far
+// more vertices than the input's size can back (isolatedVertexFloor,
+// verticesPerInputByte): a limit of its own, well below MaxVertices, so the
+// error must not blame 32-bit ids.
+var ErrVerticesOutOfProportion = errors.New("graph: vertex count out of proportion to the input's size")
+
 // ReadOptions tunes the readers.
 type ReadOptions struct {
 	// Progress, when not nil, is called with the bytes consumed so far and
@@ -237,7 +243,7 @@ func (lr *lineReader) checkVertexCount(n uint64, line int64, what string) error 
 		return &ReadError{File: lr.name, Line: line, Msg: fmt.Sprintf("%s %d vertices", what, n), Err: ErrTooManyVertices}
 	}
 	if n > isolatedVertexFloor && n/verticesPerInputByte > uint64(lr.read) {
-		return &ReadError{File: lr.name, Line: line, Err: ErrTooManyVertices,
+		return &ReadError{File: lr.name, Line: line, Err: ErrVerticesOutOfProportion,
 			Msg: fmt.Sprintf("%s %d vertices, more than %d per byte of a %d-byte input (renumber the ids densely)", what, n, verticesPerInputByte, lr.read)}
 	}
 	return nil

@@ -86,6 +86,9 @@ type readerCase struct {
 	wantErr []string
 	// wantIs, when set, is a sentinel the error must wrap.
 	wantIs error
+	// wantNot lists fragments the error must not contain (a limit that was
+	// not the one hit).
+	wantNot []string
 }
 
 type readFunc func(io.Reader, string, ReadOptions) (*Graph, error)
@@ -107,6 +110,9 @@ func runReaderCases(t *testing.T, read readFunc, file string, tests []readerCase
 			}
 			if tc.wantIs != nil {
 				assert.ErrorIs(t, err, tc.wantIs)
+			}
+			for _, frag := range tc.wantNot {
+				assert.NotContains(t, err.Error(), frag)
 			}
 		})
 	}
@@ -161,7 +167,9 @@ var matrixMarketCases = []readerCase{
 	{name: "extra field", input: mmPattern + "3 3 1\n1 2 3\n", wantErr: []string{"m.mtx:3: ", "more than 2 fields"}},
 	{name: "rows beyond 32 bits", input: mmPattern + "3000000000 3 0\n", wantErr: []string{"m.mtx:2: ", "3000000000"}, wantIs: ErrTooManyVertices},
 	{name: "rows beyond 64 bits", input: mmPattern + "99999999999999999999999 3 0\n", wantErr: []string{"m.mtx:2: "}, wantIs: ErrTooManyVertices},
-	{name: "huge declared vertices with little data", input: mmPattern + "2000000000 2000000000 0\n", wantErr: []string{"m.mtx:2: ", "per byte"}, wantIs: ErrTooManyVertices},
+	{name: "huge declared vertices with little data", input: mmPattern + "2000000000 2000000000 0\n", wantErr: []string{"m.mtx:2: ", "per byte"}, wantIs: ErrVerticesOutOfProportion, wantNot: []string{"2^31"}},
+	{name: "10^8 declared vertices for one entry names the proportion limit", input: mmPattern + "100000000 100000000 1\n1 2\n",
+		wantErr: []string{"m.mtx:2: ", "100000000 vertices", "more than 64 per byte"}, wantIs: ErrVerticesOutOfProportion, wantNot: []string{"2^31"}},
 	{name: "entries beyond 32 bits", input: mmPattern + "3 3 9999999999\n1 1\n", wantErr: []string{"m.mtx:2: "}, wantIs: ErrTooManyEdges},
 	{name: "huge declared entries with little data", input: mmPattern + "3 3 2000000000\n1 1\n", wantErr: []string{"m.mtx:2: ", "truncated file", "holds 1"}},
 }
@@ -191,11 +199,11 @@ var edgeListCases = []readerCase{
 		wantErr: []string{"e.el:1: ", `non-numeric weight "` + strings.Repeat("x", 40) + `"...`}},
 	{name: "id beyond 32 bits", input: "0 3000000000\n", wantErr: []string{"e.el:1: ", "3000000000"}, wantIs: ErrTooManyVertices},
 	{name: "id beyond 64 bits", input: "0 99999999999999999999999\n", wantErr: []string{"e.el:1: ", "too large"}},
-	{name: "huge id with little data", input: "0 2000000000\n", wantErr: []string{"e.el: ", "per byte"}, wantIs: ErrTooManyVertices},
+	{name: "huge id with little data", input: "0 2000000000\n", wantErr: []string{"e.el: ", "per byte"}, wantIs: ErrVerticesOutOfProportion, wantNot: []string{"2^31"}},
 	{name: "id at or above the declared nodes", input: "# Nodes: 3 Edges: 1\n0 3\n", wantErr: []string{"e.el:2: ", "vertex id 3 out of range", "(line 1) declares 3 nodes"}},
 	{name: "declared nodes beyond 32 bits", input: "# Nodes: 3000000000 Edges: 1\n0 1\n", wantErr: []string{"e.el:1: "}, wantIs: ErrTooManyVertices},
 	{name: "declared nodes beyond 64 bits", input: "# Nodes: 99999999999999999999999\n0 1\n", wantErr: []string{"e.el:1: "}, wantIs: ErrTooManyVertices},
-	{name: "huge declared sizes with little data", input: "# Nodes: 2000000000 Edges: 2000000000\n0 1\n", wantErr: []string{"e.el:1: ", "per byte"}, wantIs: ErrTooManyVertices},
+	{name: "huge declared sizes with little data", input: "# Nodes: 2000000000 Edges: 2000000000\n0 1\n", wantErr: []string{"e.el:1: ", "per byte"}, wantIs: ErrVerticesOutOfProportion, wantNot: []string{"2^31"}},
 }
 
 func TestReadEdgeList(t *testing.T) {
@@ -264,7 +272,7 @@ var dimacsCases = []readerCase{
 	{name: "unknown line type", input: "p sp 3 1\ne 1 2\n", wantErr: []string{"road.gr:2: ", `unknown line type "e"`}},
 	{name: "vertices beyond 32 bits", input: "p sp 3000000000 0\n", wantErr: []string{"road.gr:1: "}, wantIs: ErrTooManyVertices},
 	{name: "arcs beyond 32 bits", input: "p sp 3 3000000000\n", wantErr: []string{"road.gr:1: "}, wantIs: ErrTooManyEdges},
-	{name: "huge declared vertices with little data", input: "p sp 2000000000 0\n", wantErr: []string{"road.gr:1: ", "per byte"}, wantIs: ErrTooManyVertices},
+	{name: "huge declared vertices with little data", input: "p sp 2000000000 0\n", wantErr: []string{"road.gr:1: ", "per byte"}, wantIs: ErrVerticesOutOfProportion, wantNot: []string{"2^31"}},
 	{name: "huge declared arcs with little data", input: "p sp 3 2000000000\na 1 2 1\n", wantErr: []string{"road.gr:2: ", "truncated file: 1 arcs"}},
 }
 
