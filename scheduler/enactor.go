@@ -46,6 +46,9 @@ type Tuning struct {
 	// PullFraction switches to pull when the frontier's out-edges exceed
 	// this fraction of all edges (Ligra's rule; default 0.3).
 	PullFraction float64 `json:"pull_fraction"`
+	// WQueues is the hq scheduler's number of warp-level queues W, 1..32
+	// (default 8, the lecture's example): thread t inserts into queue t % W.
+	WQueues int `json:"w_queues"`
 }
 
 func (t Tuning) withDefaults() Tuning {
@@ -61,13 +64,18 @@ func (t Tuning) withDefaults() Tuning {
 	if t.PullFraction == 0 {
 		t.PullFraction = 0.3
 	}
+	if t.WQueues == 0 {
+		t.WQueues = 8
+	}
 	return t
 }
 
 func (t Tuning) check() error {
 	switch {
-	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0:
+	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0 || t.WQueues < 0:
 		return fmt.Errorf("tuning %+v: values must not be negative", t)
+	case t.WQueues > 32:
+		return fmt.Errorf("%d w-queues: at most 32, one per lane of a warp", t.WQueues)
 	case t.MediumFrom > t.LargeFrom && t.LargeFrom != 0:
 		return fmt.Errorf("medium lists from degree %d but large from %d: medium must not start above large", t.MediumFrom, t.LargeFrom)
 	}

@@ -153,6 +153,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.tuning.MediumFrom, "medium-from", 32, "simdx: out-degree from which a warp processes a vertex")
 	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
 	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
+	f.IntVar(&o.tuning.WQueues, "w-queues", 8, "hq: warp-level queues W (1..32); thread t inserts into queue t % W")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE as text: a commented header naming the algorithm, graph, source, target and scheduler, then 'vertex value' lines")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
@@ -190,6 +191,10 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--medium-from %d and --large-from %d: need 0 < medium-from <= large-from", o.tuning.MediumFrom, o.tuning.LargeFrom)
 	case o.tuning.PullFraction <= 0 || o.tuning.PullFraction > 1:
 		return badInput("--pull-fraction %g must lie in (0, 1]", o.tuning.PullFraction)
+	case o.tuning.WQueues < 1 || o.tuning.WQueues > 32:
+		return badInput("--w-queues %d must lie in 1..32 (one queue per lane of a warp at most)", o.tuning.WQueues)
+	case o.set["w-queues"] && !strings.HasPrefix(o.scheduler, "hq"):
+		return badInput("--w-queues applies only to the hq scheduler")
 	}
 	if !strings.HasPrefix(o.scheduler, "simdx") {
 		for _, name := range []string{"bin-size", "medium-from", "large-from", "pull-fraction"} {
@@ -199,7 +204,7 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "spin-budget"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "spin-budget"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
