@@ -49,11 +49,6 @@ func newMicroCommand() *cobra.Command {
 			if err := o.check(); err != nil {
 				return err
 			}
-			env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
-			if err != nil {
-				return err
-			}
-			defer env.close()
 			timeout := o.timeout
 			if timeout <= 0 {
 				timeout = time.Hour
@@ -65,7 +60,7 @@ func newMicroCommand() *cobra.Command {
 			defer cancel()
 			var tables []*micro.Table
 			for _, name := range names {
-				t, err := runMicro(ctx, env, name, o)
+				t, err := runMicroOnFreshDevice(ctx, name, o)
 				if err != nil {
 					return fmt.Errorf("micro %s: %w", name, err)
 				}
@@ -126,6 +121,19 @@ func spinBudget(o microOptions) (uint32, error) {
 		return 0, badInput("--spin-budget 0 (unbounded) would hang a GPU when the grid is too large: it is for the simulator only")
 	}
 	return uint32(budget), nil
+}
+
+// runMicroOnFreshDevice opens a device for one benchmark and closes it
+// after, so that no state (caches, the simulator's clock and memory, a
+// GPU context's allocations) carries from one benchmark of `micro all` to
+// the next: each gives what it gives alone.
+func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, error) {
+	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
+	if err != nil {
+		return nil, err
+	}
+	defer env.close()
+	return runMicro(ctx, env, name, o)
 }
 
 func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) (*micro.Table, error) {

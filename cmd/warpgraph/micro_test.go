@@ -1,0 +1,38 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/experiments/micro"
+)
+
+// `micro all` gives every benchmark the table it gives alone: each starts
+// from a fresh device, so no cache or clock state carries over (the global
+// barrier's cycles once depended on what ran before it).
+func TestMicroAllMatchesEachBenchmarkAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every microbenchmark twice in simulation")
+	}
+	flags := []string{"--target", "sim", "--config", "tiny", "--grids", "2", "--no-boundary", "--json"}
+	tables := func(name string) []micro.Table {
+		out, status, err := execute(t, append([]string{"micro", name}, flags...)...)
+		require.NoError(t, err, out)
+		require.Equal(t, 0, status)
+		var got []micro.Table
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		return got
+	}
+	all := tables("all")
+	require.Len(t, all, len(microNames))
+	for i, name := range microNames {
+		if name == "launch_overhead" {
+			continue // its host-side columns are wall-clock times
+		}
+		alone := tables(name)
+		require.Len(t, alone, 1)
+		assert.Equal(t, alone[0].Rows, all[i].Rows, "%s alone and within all", name)
+	}
+}
