@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -23,6 +24,12 @@ type Stats struct {
 	// DegreeHistogram[k] those of out-degree in [2^(k-1), 2^k); it ends at
 	// the bucket of MaxDegree.
 	DegreeHistogram []int `json:"degree_histogram"`
+	// SelfLoops counts stored edges v->v. DuplicateEdges counts stored
+	// edges u->v beyond the first of each (u, v): an undirected edge given
+	// twice counts twice, once per stored direction. The +simple
+	// transformation removes both.
+	SelfLoops      int `json:"self_loops"`
+	DuplicateEdges int `json:"duplicate_edges"`
 	// MinWeight and MaxWeight bound the weights (0 when unweighted or
 	// edgeless).
 	MinWeight uint32 `json:"min_weight"`
@@ -60,6 +67,7 @@ func ComputeStats(g *Graph) Stats {
 		s.DegreeHistogram[k]++
 	}
 	s.AvgDegree = float64(s.Edges) / float64(n)
+	s.SelfLoops, s.DuplicateEdges = loopsAndDuplicates(g)
 	if len(g.Weights) > 0 {
 		s.MinWeight = math.MaxUint32
 		for _, w := range g.Weights {
@@ -69,6 +77,30 @@ func ComputeStats(g *Graph) Stats {
 	}
 	s.DiameterLowerBound, s.DiameterSweeps = approxDiameter(g)
 	return s
+}
+
+// loopsAndDuplicates counts self-loops and repeated (u, v) pairs. Build
+// sorts adjacencies, so repeats are neighbours; an unsorted adjacency is
+// sorted in a scratch copy.
+func loopsAndDuplicates(g *Graph) (loops, duplicates int) {
+	var scratch []uint32
+	for v := 0; v < g.NumVertices(); v++ {
+		adj := g.Neighbors(uint32(v))
+		if !slices.IsSorted(adj) {
+			scratch = append(scratch[:0], adj...)
+			slices.Sort(scratch)
+			adj = scratch
+		}
+		for i, t := range adj {
+			if t == uint32(v) {
+				loops++
+			}
+			if i > 0 && adj[i-1] == t {
+				duplicates++
+			}
+		}
+	}
+	return loops, duplicates
 }
 
 // approxDiameter runs double sweeps: a BFS from a start vertex finds the
@@ -159,6 +191,7 @@ func (s Stats) String() string {
 	}
 	fmt.Fprintf(&b, "vertices   %d\n", s.Vertices)
 	fmt.Fprintf(&b, "edges      %d stored (%s, %s)\n", s.Edges, kind, weights)
+	fmt.Fprintf(&b, "simple     %d self-loops, %d duplicate edges\n", s.SelfLoops, s.DuplicateEdges)
 	fmt.Fprintf(&b, "out-degree min %d, avg %.2f, max %d\n", s.MinDegree, s.AvgDegree, s.MaxDegree)
 	fmt.Fprintf(&b, "diameter   >= %d (%d BFS sweeps)\n", s.DiameterLowerBound, s.DiameterSweeps)
 	b.WriteString("degrees    ")

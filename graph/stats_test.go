@@ -108,3 +108,29 @@ func TestStatsAreDeterministic(t *testing.T) {
 	g := generate(t, "rmat:scale=11")
 	assert.Equal(t, ComputeStats(g), ComputeStats(g))
 }
+
+func TestStatsCountSelfLoopsAndDuplicates(t *testing.T) {
+	tests := []struct {
+		name              string
+		g                 *Graph
+		loops, duplicates int
+	}{
+		{"simple", undirected(t, 3, [2]uint32{0, 1}, [2]uint32{1, 2}), 0, 0},
+		// 0->1 three times, 1->1 twice (a loop and its duplicate), 2->0 once.
+		{"directed, sorted", &Graph{Offsets: []uint32{0, 3, 5, 6}, Targets: []uint32{1, 1, 1, 1, 1, 0}, Directed: true}, 2, 3},
+		{"directed, unsorted adjacency", &Graph{Offsets: []uint32{0, 4, 4}, Targets: []uint32{1, 0, 1, 0}, Directed: true}, 2, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ComputeStats(tc.g)
+			assert.Equal(t, tc.loops, s.SelfLoops)
+			assert.Equal(t, tc.duplicates, s.DuplicateEdges)
+			assert.Contains(t, s.String(), "self-loops")
+		})
+	}
+	// +simple removes both.
+	g := generate(t, "rmat:scale=8+simple")
+	s := ComputeStats(g)
+	assert.Zero(t, s.SelfLoops)
+	assert.Zero(t, s.DuplicateEdges)
+}

@@ -126,6 +126,31 @@ func TestConvertThenInfoRoundTrips(t *testing.T) {
 	assert.Equal(t, 600, info.Stats.Edges, "300 undirected edges stored both ways")
 }
 
+// info --json and run --json name the graph, its size and the load time
+// with the same keys, in the same units (seconds as numbers).
+func TestInfoAndRunJSONShareKeys(t *testing.T) {
+	const spec = "er:n=100,m=300,seed=4"
+	decode := func(args ...string) map[string]any {
+		out, _, err := execute(t, args...)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &m), out)
+		return m
+	}
+	info := decode("info", "--graph", spec, "--json")
+	run := decode("run", "--algo", "bfs", "--graph", spec, "--json")
+	for _, key := range []string{"graph", "vertices", "edges"} {
+		assert.Equal(t, run[key], info[key], key)
+		assert.NotNil(t, info[key], key)
+	}
+	for _, m := range []map[string]any{info, run} {
+		assert.IsType(t, 0.0, m["load_seconds"], "load_seconds is a number of seconds")
+	}
+	assert.NotContains(t, info, "load_time")
+	assert.EqualValues(t, 0, info["self_loops"])
+	assert.EqualValues(t, 0, info["duplicate_edges"])
+}
+
 func TestDemoValidatesBothGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the main job takes a few seconds")

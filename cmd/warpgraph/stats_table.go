@@ -21,6 +21,8 @@ func writeStatsTable(w io.Writer, s graph.Stats) error {
 	} else {
 		t.add("weights", "none")
 	}
+	t.add("self-loops", s.SelfLoops)
+	t.add("duplicate edges", fmt.Sprintf("%d (stored u->v beyond the first; +simple drops them and self-loops)", s.DuplicateEdges))
 	t.add("out-degree", fmt.Sprintf("min %d, avg %.2f, max %d", s.MinDegree, s.AvgDegree, s.MaxDegree))
 	t.add("diameter", fmt.Sprintf("≥ %d (%d BFS sweeps)", s.DiameterLowerBound, s.DiameterSweeps))
 	if err := t.write(w); err != nil {
