@@ -7,10 +7,13 @@ import (
 )
 
 // ReadMatrixMarket reads a Matrix Market coordinate file: `pattern`,
-// `integer` or `real` values, `general` or `symmetric`. Ids are 1-based and
-// the graph has max(rows, cols) vertices; entry (i, j) is the edge i-1 ->
-// j-1. A symmetric matrix becomes an undirected graph with each entry
-// stored in both directions. Real values are rounded to the nearest
+// `integer` or `real` values, `general`, `symmetric` or `skew-symmetric`.
+// Ids are 1-based and the graph has max(rows, cols) vertices; entry (i, j)
+// is the edge i-1 -> j-1. A symmetric matrix becomes an undirected graph
+// with each entry stored in both directions. A skew-symmetric one (A^T =
+// -A, only the lower triangle stored) does too, with each value's sign
+// dropped: its non-zero pattern is symmetric, and a graph weight is a
+// magnitude. Real values are rounded to the nearest
 // integer; every weight must be a non-negative integer that fits uint32.
 // name labels errors ("file:line: problem").
 func ReadMatrixMarket(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
@@ -65,6 +68,9 @@ func ReadMatrixMarket(r io.Reader, name string, opt ReadOptions) (*Graph, error)
 		if weighted {
 			var valTok []byte
 			valTok, pos = nextField(line, pos)
+			if h.skew && len(valTok) > 1 && valTok[0] == '-' {
+				valTok = valTok[1:] // the upper triangle's value is the negation
+			}
 			var problem weightProblem
 			if w, problem = parseWeight(valTok, allowReal); problem != weightOK {
 				return nil, lr.errorf("%s", problem.describe(valTok))
@@ -101,6 +107,7 @@ func ReadMatrixMarket(r io.Reader, name string, opt ReadOptions) (*Graph, error)
 type matrixMarketHeader struct {
 	field      string // pattern, integer or real
 	symmetric  bool
+	skew       bool // skew-symmetric: symmetric, signs dropped
 	rows, cols uint64
 	entries    uint64
 	sizeLine   int64
@@ -151,10 +158,12 @@ func readMatrixMarketHeader(lr *lineReader) (matrixMarketHeader, error) {
 	case "general":
 	case "symmetric":
 		h.symmetric = true
-	case "skew-symmetric", "hermitian":
-		return h, lr.errorf("unsupported symmetry %q (only general, symmetric)", symmetry)
+	case "skew-symmetric":
+		h.symmetric, h.skew = true, true
+	case "hermitian":
+		return h, lr.errorf("unsupported symmetry \"hermitian\" (complex matrices only; use general, symmetric or skew-symmetric)")
 	default:
-		return h, lr.errorf("unknown symmetry %q (only general, symmetric)", symmetry)
+		return h, lr.errorf("unknown symmetry %q (only general, symmetric, skew-symmetric)", symmetry)
 	}
 	h.field = field
 	for {
@@ -193,7 +202,7 @@ func readMatrixMarketHeader(lr *lineReader) (matrixMarketHeader, error) {
 		}
 		h.rows, h.cols, h.entries, h.sizeLine = vals[0], vals[1], vals[2], lr.line
 		if h.symmetric && h.rows != h.cols {
-			return h, lr.errorf("symmetric matrix must be square, size line declares %d x %d", h.rows, h.cols)
+			return h, lr.errorf("%s matrix must be square, size line declares %d x %d", symmetry, h.rows, h.cols)
 		}
 		if h.entries > MaxEdges {
 			return h, lr.wrapf(ErrTooManyEdges, "size line declares %d entries", h.entries)
