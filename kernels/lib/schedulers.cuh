@@ -7,9 +7,11 @@
 
 #include "bsp.cuh"
 #include "simdx.cuh"
+#include "wseg.cuh"
 
 #define WG_ACC_ENTRIES(NAME, ALG)                                                  \
   WG_BSP_ENTRIES(NAME, ALG)                                                        \
-  WG_SIMDX_ENTRIES(NAME, ALG)
+  WG_SIMDX_ENTRIES(NAME, ALG)                                                      \
+  WG_WSEG_ENTRIES(NAME, ALG)
 
 #endif // WARPGRAPH_LIB_SCHEDULERS_CUH

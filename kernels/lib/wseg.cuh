@@ -1,0 +1,183 @@
+// wseg.cuh — two work mappings for the pull over in-edges (CuSha authors'
+// warp segmentation, and the virtual-warp-centric baseline it is measured
+// against), over the ACC contract's pull members. Every sweep visits every
+// vertex; the host repeats sweeps until no vertex stays active.
+//
+// Warp segmentation (entries <algorithm>_wseg_base_pull). A warp takes a
+// group of 32 consecutive vertices — lane j owns vertex 32*group + j — and
+// walks the group's in-edges, which are contiguous in the CSR, 32 at a time
+// (a "round"), so every lane of a round holds one edge whoever owns it:
+//   1. search: each lane finds the owner of its edge with a binary search
+//      over the group's row offsets. The offsets sit in the lanes' registers
+//      (lane j holds vertex j's first edge), so the five search steps are
+//      shuffles, not memory reads.
+//   2. segmented reduction: the lanes of one owner form a contiguous
+//      segment; an inclusive scan with __shfl_up_sync, each lane adding only
+//      what lies inside its own segment (its index inside the segment bounds
+//      the offsets), leaves the segment's total in its last lane. No shared
+//      memory, no atomics.
+//   3. each owner lane reads its segment's total from that lane (one
+//      __shfl_sync) and folds it into its accumulator: a vertex with more
+//      in-edges than a warp spans several rounds and is folded once per
+//      round; a vertex without in-edges owns no lane of any round and
+//      applies the identity.
+// Rounds skip edges nobody needs: edges of vertices that do not pull this
+// sweep, and, for voting algorithms, edges of vertices already settled
+// (pull_done), so a warp stops as soon as each of its vertices is settled
+// or out of edges. Groups are dealt to warps grid-stride; a group holding a
+// hub takes as many rounds as the hub has in-edges / 32 — the mapping
+// balances lanes inside a warp, not work across warps.
+//
+// Virtual warps (entries <algorithm>_vwc_k<K>_pull, K = 2 ... 32): a warp
+// is 32/K virtual warps of K lanes, each owning one vertex; its lanes stride
+// over the vertex's in-edges and reduce with __shfl_xor_sync inside the K
+// lanes. A warp runs as long as its longest vertex needs, so lanes idle
+// when degrees differ within a warp (too many lanes for small vertices, too
+// few for large ones): the baseline's inefficiency. Voting lanes stop on
+// their own once their partial value settles the vertex.
+//
+// Both count the vertices left active (combine_pull's answer) into
+// *active_count with one atomic per warp, and call finish() once per
+// thread, converged, after the thread's last vertex.
+#ifndef WARPGRAPH_LIB_WSEG_CUH
+#define WARPGRAPH_LIB_WSEG_CUH
+
+#include "acc.cuh"
+
+// wg_wseg_gather reduces the in-edges of the warp's group of 32 vertices
+// into acc, in the lane that owns each vertex. start and end are the owned
+// vertex's edge range (empty for lanes past the last vertex), gathering has
+// bit j set for lane j's vertex when it pulls and has in-edges.
+template <typename ALG>
+WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_t group_base, uint32_t start,
+                                            uint32_t end, uint32_t gathering) {
+  typedef typename ALG::value_t V;
+  uint32_t lane = wg_lane_id();
+  V acc = alg.identity();
+  if (gathering == 0)
+    return acc;
+  // The first round starts at the first edge of the first vertex that
+  // gathers (uniform: every lane reads the same lane's start).
+  uint32_t round = __shfl_sync(WG_FULL_MASK, start, __ffs(gathering) - 1);
+  uint32_t group_end = __shfl_sync(WG_FULL_MASK, end, warpSize - 1);
+  for (;;) {
+    uint32_t e = round + lane;
+    // The owner of edge e: the last lane whose first edge is at or before
+    // e. Lanes past the group's edges find some lane too and are masked.
+    uint32_t owner = 0;
+    for (uint32_t step = warpSize / 2; step > 0; step /= 2) {
+      uint32_t first = __shfl_sync(WG_FULL_MASK, start, owner + step);
+      if (first <= e)
+        owner += step;
+    }
+    uint32_t owner_start = __shfl_sync(WG_FULL_MASK, start, owner);
+    V x = alg.identity();
+    if (e < group_end && (gathering >> owner & 1u)) {
+      V update;
+      if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
+        x = update;
+    }
+    // Index inside the segment: how many lanes of this round precede this
+    // one with the same owner.
+    uint32_t index = lane - (owner_start > round ? owner_start - round : 0u);
+    for (uint32_t offset = 1; offset < warpSize; offset *= 2) {
+      V below = __shfl_up_sync(WG_FULL_MASK, x, offset);
+      if (index >= offset)
+        x = alg.reduce(x, below);
+    }
+    // Each owner with edges in this round reads its segment's last lane.
+    uint32_t round_end = round + warpSize;
+    bool mine = (gathering >> lane & 1u) && start < round_end && end > round;
+    uint32_t last = mine ? (end < round_end ? end : round_end) - 1u - round : lane;
+    V total = __shfl_sync(WG_FULL_MASK, x, last);
+    if (mine)
+      acc = alg.reduce(acc, total);
+    bool more = (gathering >> lane & 1u) && end > round_end && !(ALG::kind == WG_VOTING && alg.pull_done(acc));
+    gathering = __ballot_sync(WG_FULL_MASK, more);
+    if (gathering == 0)
+      return acc;
+    // Skip to the next edge someone still needs.
+    uint32_t next = __shfl_sync(WG_FULL_MASK, start, __ffs(gathering) - 1);
+    round = next > round_end ? next : round_end;
+  }
+}
+
+template <typename ALG>
+WG_DEV void wg_wseg_pull(WG_ACC_PARAMS, uint32_t *active_count) {
+  ALG alg(WG_ACC_META);
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t lane = wg_lane_id();
+  uint32_t warps = gridDim.x * blockDim.x / warpSize;
+  uint32_t groups = (num_vertices + warpSize - 1) / warpSize;
+  uint32_t active = 0;
+  // The loop bound is uniform across the warp: the gather's shuffles and
+  // the count's ballot need all 32 lanes.
+  for (uint32_t group = wg_global_id() / warpSize; group < groups; group += warps) {
+    uint32_t group_base = group * warpSize;
+    uint32_t v = group_base + lane;
+    bool owns = v < num_vertices;
+    // Lanes past the last vertex hold an empty range at the edges' end,
+    // keeping the starts sorted for the search.
+    uint32_t start = g.offsets[owns ? v : num_vertices];
+    uint32_t end = owns ? g.offsets[v + 1] : start;
+    bool pulls = owns && alg.wants_pull(v);
+    uint32_t gathering = __ballot_sync(WG_FULL_MASK, pulls && end > start);
+    typename ALG::value_t acc = wg_wseg_gather(alg, g, group_base, start, end, gathering);
+    bool take = pulls && alg.combine_pull(v, acc);
+    active += __popc(__ballot_sync(WG_FULL_MASK, take));
+  }
+  alg.finish();
+  if (lane == 0 && active > 0)
+    atomicAdd(active_count, active);
+}
+
+template <typename ALG, uint32_t K>
+WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
+  typedef typename ALG::value_t V;
+  ALG alg(WG_ACC_META);
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t lane = wg_lane_id(), sub = lane % K;
+  const uint32_t per_warp = warpSize / K;
+  uint32_t warps = gridDim.x * blockDim.x / warpSize;
+  uint32_t active = 0;
+  for (uint32_t base = wg_global_id() / warpSize * per_warp; base < num_vertices; base += warps * per_warp) {
+    uint32_t v = base + lane / K;
+    bool pulls = v < num_vertices && alg.wants_pull(v);
+    V acc = alg.identity();
+    if (pulls) {
+      for (uint32_t e = g.begin(v) + sub; e < g.end(v); e += K) {
+        V update;
+        if (alg.compute(g.targets[e], v, g.weight(e), &update)) {
+          acc = alg.reduce(acc, update);
+          if (ALG::kind == WG_VOTING && alg.pull_done(acc))
+            break;
+        }
+      }
+    }
+    // The xor offsets below K keep each exchange inside its virtual warp.
+    for (uint32_t offset = K / 2; offset > 0; offset /= 2)
+      acc = alg.reduce(acc, __shfl_xor_sync(WG_FULL_MASK, acc, (int)offset));
+    bool take = pulls && sub == 0 && alg.combine_pull(v, acc);
+    active += __popc(__ballot_sync(WG_FULL_MASK, take));
+  }
+  alg.finish();
+  if (lane == 0 && active > 0)
+    atomicAdd(active_count, active);
+}
+
+#define WG_VWC_ENTRY(NAME, ALG, K)                                                                 \
+  extern "C" __global__ void NAME##_vwc_k##K##_pull(WG_ACC_PARAMS, uint32_t *active_count) {       \
+    wg_vwc_pull<ALG, K>(WG_ACC_ARGS, active_count);                                                \
+  }
+
+#define WG_WSEG_ENTRIES(NAME, ALG)                                                                 \
+  extern "C" __global__ void NAME##_wseg_base_pull(WG_ACC_PARAMS, uint32_t *active_count) {        \
+    wg_wseg_pull<ALG>(WG_ACC_ARGS, active_count);                                                  \
+  }                                                                                                \
+  WG_VWC_ENTRY(NAME, ALG, 2)                                                                       \
+  WG_VWC_ENTRY(NAME, ALG, 4)                                                                       \
+  WG_VWC_ENTRY(NAME, ALG, 8)                                                                       \
+  WG_VWC_ENTRY(NAME, ALG, 16)                                                                      \
+  WG_VWC_ENTRY(NAME, ALG, 32)
+
+#endif // WARPGRAPH_LIB_WSEG_CUH
