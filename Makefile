@@ -18,10 +18,22 @@ CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
-.PHONY: run test test-slurm sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
+.PHONY: build run test test-slurm sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
 
-run:
-	$(GO) run ./cmd/warpgraph demo
+# The commit (with -dirty for uncommitted changes) stamped into the binary,
+# so that `warpgraph --version`, sweep rows and device tables name the code
+# that made them; "unknown" outside a git checkout.
+BUILD_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+STAMP := -X main.buildCommit=$(BUILD_COMMIT)
+BIN ?= ./warpgraph
+
+# The command-line binary, ./warpgraph (BIN=path to put it elsewhere).
+build:
+	@echo "compiling warpgraph (the first build also compiles SQLite for akita's tracing: about a minute on a fresh machine)"
+	$(GO) build -ldflags="$(STAMP)" -o $(BIN) ./cmd/warpgraph
+
+run: build
+	$(BIN) demo
 
 test: vet
 	@echo "hardware tests (they skip, saying why, where no CUDA driver is present):"
@@ -41,9 +53,8 @@ test-slurm:
 # A sweep with a binary stamped with the commit (and -dirty for uncommitted
 # changes), so that every row of data.csv names the code that made it:
 #   make sweep ARGS="atomics --target sim"
-sweep:
-	$(GO) build -ldflags="-X main.buildCommit=$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo -dirty)" -o warpgraph ./cmd/warpgraph
-	./warpgraph sweep $(ARGS)
+sweep: build
+	$(BIN) sweep $(ARGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -79,4 +90,4 @@ print-clang-pp-flags:
 device-build:
 	@mkdir -p .device
 	CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .device/hw.test ./hw
-	CGO_ENABLED=1 $(GO) build -ldflags="-s -w -X main.buildCommit=$$(git rev-parse --short HEAD)" -o .device/warpgraph ./cmd/warpgraph
+	CGO_ENABLED=1 $(GO) build -ldflags="-s -w $(STAMP)" -o .device/warpgraph ./cmd/warpgraph

@@ -181,7 +181,9 @@ func newRootCommand() *cobra.Command {
 		Short:         "GPU graph processing: one kernel source on a simulator, a real GPU and a CPU reference",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(newInfoCommand(), newConvertCommand(), newRunCommand(), newDemoCommand())
 	for _, add := range extraCommands {
