@@ -15,7 +15,7 @@ func TestRegularOutDegreesAreExact(t *testing.T) {
 	}{
 		{"regular:n=1000,d=8", 1000, 8},
 		{"regular:n=50000,d=4,w=none", 50000, 4}, // several random streams
-		{"regular:n=9,d=8", 9, 8},               // complete: every other vertex
+		{"regular:n=9,d=8", 9, 8},                // complete: every other vertex
 		{"regular:n=300,d=100,seed=3", 300, 100}, // long rows: the map path
 		{"regular:n=5,d=0", 5, 0},
 		{"regular:n=1,d=0", 1, 0},

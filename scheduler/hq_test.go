@@ -1,0 +1,148 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// enactHQ runs one algorithm under an hq variant with W w-queues and
+// requires a validated result.
+func enactHQ(t *testing.T, dev kernels.Device, algo, variant string, g *graph.Graph, w int, ro scheduler.RunOptions) *scheduler.Result {
+	t.Helper()
+	a, err := scheduler.LookupAlgorithm(algo)
+	require.NoError(t, err)
+	v, err := scheduler.ParseVariant(variant)
+	require.NoError(t, err)
+	ro.Tuning.WQueues = w
+	res, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 0}, ro)
+	require.NoError(t, err)
+	require.True(t, res.Validation.OK(), res.Validation.String())
+	return res
+}
+
+// hubGraph: vertex 0 points at 3000 leaves (one thread inserts them all
+// in one level), every leaf at one of ten vertices, and those ten at a
+// path of five.
+func hubGraph(t *testing.T) *graph.Graph {
+	var edges [][3]uint32
+	for v := uint32(1); v <= 3000; v++ {
+		edges = append(edges, [3]uint32{0, v, 1}, [3]uint32{v, 3001 + v%10, 1})
+	}
+	for v := uint32(3001); v < 3011; v++ {
+		edges = append(edges, [3]uint32{v, 3011, 1})
+	}
+	for v := uint32(3011); v < 3015; v++ {
+		edges = append(edges, [3]uint32{v, v + 1, 1})
+	}
+	return build(t, 3016, true, edges)
+}
+
+// One thread activates 3000 vertices in one level: its w-queue (2048/W
+// entries) overflows into the b-queue (2048 entries), which overflows
+// into the g-queue, and consolidating the w-queue behind the full b-queue
+// spills the rest. Every vertex still arrives (the BFS validates); the
+// counts are exact: 3000 - 2048/W w-queue overflows and 3000 - 2048
+// b-queue overflows. The overflow sends the single CTA's output to the
+// g-queue and the 3000-vertex level to a multi-CTA launch; the 10-vertex
+// level after it fits a block and goes back to the single CTA.
+func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := hubGraph(t)
+	tests := []struct {
+		variant      string
+		w            int
+		wOver, bOver float64
+		modes        []float64 // single_cta per level
+	}{
+		{"hq", 8, 3000 - 256, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
+		{"hq:layout=naive", 8, 3000 - 256, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
+		{"hq", 1, 3000 - 2048, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
+		{"hq", 32, 3000 - 64, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
+		{"hq:queue=bg", 8, 0, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
+		{"hq:local=off", 8, 3000 - 256, 952, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"hq:queue=g", 8, 0, 0, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s/w=%d", tc.variant, tc.w), func(t *testing.T) {
+			res := enactHQ(t, dev, "bfs", tc.variant, g, tc.w, scheduler.RunOptions{Block: 64})
+			require.Len(t, res.Iterations, len(tc.modes))
+			first := res.Iterations[0]
+			assert.Equal(t, 1, first.FrontierIn)
+			assert.Equal(t, 3000, first.FrontierOut)
+			assert.Equal(t, tc.wOver, first.Statistics["w_overflows"])
+			assert.Equal(t, tc.bOver, first.Statistics["b_overflows"])
+			assert.Equal(t, tc.wOver+tc.bOver > 0, first.Overflow)
+			for i, it := range res.Iterations {
+				assert.Equal(t, tc.modes[i], it.Statistics["single_cta"], "level %d", i)
+				if i > 0 {
+					assert.Zero(t, it.Statistics["w_overflows"]+it.Statistics["b_overflows"], "level %d", i)
+				}
+			}
+		})
+	}
+}
+
+// Every W from 1 to 32, with both layouts, gives the right BFS, SSSP and
+// WCC; only the variant and W change.
+func TestHQEveryWQueueCount(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "rmat:scale=9+perm=1")
+	for w := 1; w <= 32; w++ {
+		for _, variant := range []string{"hq", "hq:layout=naive,local=off"} {
+			algo := []string{"bfs", "sssp", "wcc"}[w%3]
+			t.Run(fmt.Sprintf("%s/%s/w=%d", algo, variant, w), func(t *testing.T) {
+				res := enactHQ(t, dev, algo, variant, g, w, scheduler.RunOptions{Block: 64})
+				assert.NotEmpty(t, res.Iterations)
+			})
+		}
+	}
+}
+
+// With a power-of-two W the naive layout puts the slots that a warp's
+// lanes fill together a multiple of 32 words apart (one bank); the
+// interleaved layout spreads them. The simulator counts the difference.
+func TestHQInterleavedLayoutHasFewerBankConflicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing-mode BFS runs skipped in -short mode")
+	}
+	dev := openSim(t, sim.ModeTiming)
+	g := load(t, "regular:n=4096,d=8,w=none")
+	for _, w := range []int{8, 32} {
+		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
+			conflicts := map[string]float64{}
+			for _, layout := range []string{"naive", "interleaved"} {
+				res := enactHQ(t, dev, "bfs", "hq:local=off,layout="+layout, g, w, scheduler.RunOptions{})
+				conflicts[layout] = res.Total.Counters["bank_conflicts"]
+			}
+			t.Logf("W=%d: bank conflicts naive %.0f, interleaved %.0f", w, conflicts["naive"], conflicts["interleaved"])
+			assert.Less(t, conflicts["interleaved"], conflicts["naive"]/2)
+		})
+	}
+}
+
+func TestHQRejectsWhatItCannotRun(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "grid:w=4,h=4")
+	v, err := scheduler.ParseVariant("hq")
+	require.NoError(t, err)
+	pr, err := scheduler.LookupAlgorithm("pr")
+	require.NoError(t, err)
+	_, err = scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{}, scheduler.RunOptions{})
+	assert.ErrorContains(t, err, "pr aggregates")
+	bfs, err := scheduler.LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	for _, w := range []int{-1, 33} {
+		_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{}, scheduler.RunOptions{Tuning: scheduler.Tuning{WQueues: w}})
+		assert.Error(t, err, "W=%d", w)
+	}
+	_, err = scheduler.ParseVariant("hq:layout=diagonal")
+	assert.ErrorContains(t, err, "use one of interleaved, naive")
+}
