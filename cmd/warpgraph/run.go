@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -34,7 +32,7 @@ type runOptions struct {
 	tuning                        scheduler.Tuning
 	spinBudget                    int64
 	perIteration                  bool
-	outFile                       string
+	outFile, outFormat            string
 	timeout                       time.Duration
 	asJSON                        bool
 	// set records which flags the user gave (the rest hold defaults).
@@ -122,7 +120,7 @@ func newRunCommand() *cobra.Command {
 				return err
 			}
 			if o.outFile != "" {
-				if err := writeValues(o.outFile, res); err != nil {
+				if err := writeValues(o.outFile, o.outFormat, res); err != nil {
 					return err
 				}
 			}
@@ -155,7 +153,8 @@ func newRunCommand() *cobra.Command {
 	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
 	f.IntVar(&o.tuning.WQueues, "w-queues", 8, "hq: warp-level queues W (1..32); thread t inserts into queue t % W")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
-	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE as text: a commented header naming the algorithm, graph, source, target and scheduler, then 'vertex value' lines")
+	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE, with a header naming the algorithm, graph, source, target and scheduler (--out-format)")
+	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
@@ -181,6 +180,10 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--warmup %d is negative", o.warmup)
 	case o.repeat < 1:
 		return badInput("--repeat %d: at least one timed run", o.repeat)
+	case o.outFormat != "text" && o.outFormat != "binary":
+		return badInput("--out-format %q: use text or binary", o.outFormat)
+	case o.set["out-format"] && o.outFile == "":
+		return badInput("--out-format applies only with --out FILE")
 	case o.timeout <= 0:
 		return badInput("--timeout %s must be positive", o.timeout)
 	case checkSpinBudget(o.spinBudget, o.target) != nil:
@@ -455,50 +458,6 @@ func checkSpinBudget(budget int64, target string) error {
 		return badInput("--spin-budget %d: use -1 (the default for the target) or 0..%d", budget, uint32(math.MaxUint32))
 	case budget == 0 && target == "hw":
 		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
-	}
-	return nil
-}
-
-// writeValues writes a run's per-vertex result as text: '#' header lines
-// naming what produced it, then one "vertex value" line per vertex.
-func writeValues(path string, r *runResult) error {
-	v := r.values
-	if v == nil || v.Uint32 == nil && v.Float == nil && r.Vertices > 0 {
-		return fmt.Errorf("--out: %s on %s produced no per-vertex result", r.Algorithm, r.Target)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return &inputError{fmt.Errorf("--out: %w", err)}
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "# warpgraph %s: %s per vertex\n# graph %s (%d vertices, %d edges)\n", r.Algorithm, v.Name, r.Graph, r.Vertices, r.Edges)
-	if r.Source != nil {
-		fmt.Fprintf(w, "# source %d\n", *r.Source)
-	}
-	if r.K != nil {
-		fmt.Fprintf(w, "# k %d\n", *r.K)
-	}
-	target := r.Target
-	if r.Scheduler != "" {
-		target += ", scheduler " + r.Scheduler
-	}
-	fmt.Fprintf(w, "# target %s\n", target)
-	if v.Note != "" {
-		fmt.Fprintf(w, "# %s: %s\n", v.Name, v.Note)
-	}
-	fmt.Fprintf(w, "# vertex %s\n", v.Name)
-	for i, x := range v.Uint32 {
-		fmt.Fprintf(w, "%d %d\n", i, x)
-	}
-	for i, x := range v.Float {
-		fmt.Fprintf(w, "%d %.9g\n", i, x)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
 	}
 	return nil
 }
