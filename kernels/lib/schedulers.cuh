@@ -6,11 +6,13 @@
 #define WARPGRAPH_LIB_SCHEDULERS_CUH
 
 #include "bsp.cuh"
+#include "edge.cuh"
 #include "simdx.cuh"
 #include "wseg.cuh"
 
 #define WG_ACC_ENTRIES(NAME, ALG)                                                  \
   WG_BSP_ENTRIES(NAME, ALG)                                                        \
+  WG_EDGE_ENTRIES(NAME, ALG)                                                       \
   WG_SIMDX_ENTRIES(NAME, ALG)                                                      \
   WG_WSEG_ENTRIES(NAME, ALG)
 
