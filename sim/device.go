@@ -203,6 +203,10 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
 	}
+	if err := m.Check(); err != nil {
+		_ = m.Unload() // the load already failed; its error is the one to report
+		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
+	}
 	d.mods[k.Module] = m
 	return m, nil
 }

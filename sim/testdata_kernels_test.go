@@ -19,6 +19,13 @@ import (
 // and fails when the committed testdata/NAME.ptx differs.
 func checkTestdataFresh(t *testing.T, name string) {
 	t.Helper()
+	checkTestdataFreshFor(t, name, "sm_70", "+ptx64")
+}
+
+// checkTestdataFreshFor is checkTestdataFresh for a testdata source
+// compiled for another GPU architecture and PTX version.
+func checkTestdataFreshFor(t *testing.T, name, arch, ptxFeature string) {
+	t.Helper()
 	clang, err := exec.LookPath("clang++-16")
 	if err != nil {
 		t.Skipf("clang++-16 not on PATH; cannot check testdata/%s.ptx", name)
@@ -27,7 +34,7 @@ func checkTestdataFresh(t *testing.T, name string) {
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), name+".ptx")
 	cmd := exec.Command(clang, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-		"--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+ptx64", "-O3", "-S",
+		"--cuda-gpu-arch="+arch, "-Xclang", "-target-feature", "-Xclang", ptxFeature, "-O3", "-S",
 		"-gline-directives-only", "-ffile-prefix-map="+root+"=.", "sim/testdata/"+name+".cu", "-o", out)
 	cmd.Dir = root
 	msg, err := cmd.CombinedOutput()

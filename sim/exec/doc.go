@@ -8,7 +8,7 @@
 // reconvergence stack driven by the front end's immediate post-dominators;
 // guard predicates, divergent branches, loops with early exits, calls,
 // ret and exit; CTA barriers (bar.sync, bar.arrive, bar.red) counting
-// warps, with exited warps counting as arrived; vote, shfl, match and
+// warps, with exited warps counting as arrived; vote, shfl, match, redux and
 // activemask; global, shared, local and param memory with generic
 // addressing through per-space windows, every access checked; atomics
 // applied lane by lane in ascending lane order; integer and float
@@ -37,7 +37,11 @@
 // PTX ISA states, e.g. 2 ulp for ex2.approx.f32) and may differ from it in
 // the last bits; f32 arithmetic returns the canonical NaN 0x7FFFFFFF; fma
 // and mad on f32 round once (FmaF32). Directed rounding (.rz, .rm, .rp) is
-// supported on cvt and refused, at preparation, on float arithmetic.
+// supported on cvt and div and refused, at preparation, on other float
+// arithmetic. .f16 values are converted (cvt, rounding once through
+// float64) and moved, never computed on. Module.Check prepares every entry
+// of a module at load time and reports every instruction it cannot run,
+// each quoted with its PTX and CUDA source lines (Where).
 //
 // The package models values and order, never time: it knows nothing of
 // cycles or latencies and must not import akita; the timing model drives

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -141,7 +142,7 @@ func TestRunawayRecursion(t *testing.T) {
 func TestUnsupportedInstructions(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"directed rounding on float add", "add.rz.f32 %f1, %f1, %f1;", "directed rounding"},
-		{"half precision", "cvt.f32.f16 %f1, %h1;", ".f16"},
+		{"half-precision arithmetic", "add.f16 %h1, %h1, %h1;", ".f16"},
 		{"integer atomic inc on u64", "atom.global.inc.u64 %rd1, [%rd1], 1;", "atom.inc.u64"},
 	}
 	for _, tc := range tests {
@@ -164,6 +165,7 @@ func TestUnsupportedInstructions(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), "not supported by the simulator")
 			assert.Contains(t, err.Error(), "PTX line 10")
+			assert.Contains(t, err.Error(), "`"+strings.TrimSuffix(tc.body, ";")+"`", "the instruction is quoted")
 		})
 	}
 	m := newMachine(t, varsPTX, true)

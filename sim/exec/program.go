@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -46,6 +47,21 @@ func LoadModule(mod *ptx.Module, mem *Memory) (*Module, error) {
 		m.varAddr[i] = addr
 	}
 	return m, nil
+}
+
+// Unload frees the module's global and constant variables (a module that
+// failed its Check is never used).
+func (m *Module) Unload() error {
+	for i, a := range m.varAddr {
+		if a == 0 {
+			continue
+		}
+		if err := m.mem.Free(a); err != nil {
+			return fmt.Errorf("module %s: variable %s: %w", m.PTX.Name, m.PTX.Vars[i].Name, err)
+		}
+		m.varAddr[i] = 0
+	}
+	return nil
 }
 
 // VarAddr returns the device address of a global or const variable.
@@ -175,6 +191,7 @@ const (
 	xShfl
 	xActivemask
 	xMatch
+	xRedux
 )
 
 // okind is how an xopnd is read.
@@ -226,6 +243,7 @@ type xinst struct {
 // prepare lowers an entry and every function reachable from it.
 func (m *Module) prepare(entry *ptx.Function) (*Program, error) {
 	p := &Program{Module: m, Entry: entry, funcs: make([]*xfunc, len(m.PTX.Funcs))}
+	var errs LoadErrors
 	var visit func(f int) error
 	visit = func(f int) error {
 		if p.funcs[f] != nil {
@@ -237,9 +255,7 @@ func (m *Module) prepare(entry *ptx.Function) (*Program, error) {
 		}
 		xf := &xfunc{fn: fn, nregs: fn.NumRegs, entry: fn == entry}
 		p.funcs[f] = xf
-		if err := m.lowerFunc(p, entry, xf); err != nil {
-			return err
-		}
+		errs = append(errs, m.lowerFunc(p, entry, xf)...)
 		for _, c := range fn.Callees {
 			if err := visit(c); err != nil {
 				return err
@@ -249,6 +265,9 @@ func (m *Module) prepare(entry *ptx.Function) (*Program, error) {
 	}
 	if err := visit(entry.Index); err != nil {
 		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	p.entry = p.funcs[entry.Index]
 	depth, err := p.stackDepth(entry.Index, make([]uint8, len(m.PTX.Funcs)))
@@ -285,12 +304,78 @@ func (p *Program) stackDepth(f int, state []uint8) (int, error) {
 
 func alignUp(n, a int) int { return (n + a - 1) / a * a }
 
-// unsupported reports an instruction the executor does not run.
-func unsupported(entry *ptx.Function, fn *ptx.Function, in *ptx.Inst, what string) error {
-	return fmt.Errorf("kernel %s: %s: PTX line %d: %s is not supported by the simulator", entry.Name, fn.Name, in.Pos.PTXLine, what)
+// unsupported reports an instruction the executor does not run, quoted
+// with its PTX and CUDA source lines (Where).
+func unsupported(m *ptx.Module, entry *ptx.Function, fn *ptx.Function, pc int, what string) error {
+	return fmt.Errorf("kernel %s: in %s: %s is not supported by the simulator: %s", entry.Name, fn.Name, what, Where(m, fn, pc))
 }
 
-func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
+// LoadErrors is every instruction of a module, or of an entry and the
+// functions it calls, that the executor cannot run, in order.
+type LoadErrors []error
+
+func (l LoadErrors) Error() string {
+	if len(l) == 1 {
+		return l[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d instructions cannot run on the simulator:", len(l))
+	for _, e := range l {
+		b.WriteString("\n\t")
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (l LoadErrors) Unwrap() []error { return l }
+
+// orNil is l as an error, nil when empty.
+func (l LoadErrors) orNil() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Check prepares every kernel entry of the module and reports, in one
+// error, every instruction the executor cannot run (each once, though
+// several entries call its function), so a module is judged whole at load
+// time rather than one failing launch at a time.
+func (m *Module) Check() error {
+	var all LoadErrors
+	seen := map[string]bool{}
+	for _, fn := range m.PTX.Funcs {
+		if fn.Kind != ptx.KindEntry || fn.Extern {
+			continue
+		}
+		_, err := m.Program(fn.Name)
+		if err == nil {
+			continue
+		}
+		errs, ok := err.(LoadErrors)
+		if !ok {
+			errs = LoadErrors{err}
+		}
+		for _, e := range errs {
+			// A device function shared by several entries fails once per
+			// entry: report it once.
+			key := e.Error()
+			if i := strings.Index(key, ": in "); i >= 0 {
+				key = key[i:]
+			}
+			if !seen[key] {
+				seen[key] = true
+				all = append(all, e)
+			}
+		}
+	}
+	return all.orNil()
+}
+
+// lowerFunc lowers one function and returns every instruction it cannot
+// run.
+func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) LoadErrors {
 	fn := xf.fn
 	if xf.entry {
 		if fn.ParamFrameSize > fn.KernelParamSize {
@@ -314,7 +399,20 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
 		return xopnd{kind: okConst, idx: i}
 	}
 	xf.code = make([]xinst, len(fn.Insts))
+	var errs LoadErrors
 	for pc := range fn.Insts {
+		if err := m.lowerInst(p, entry, xf, pc, constRow); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	xf.clockRegs = clockTaint(fn)
+	return errs
+}
+
+// lowerInst lowers instruction pc of xf.
+func (m *Module) lowerInst(p *Program, entry *ptx.Function, xf *xfunc, pc int, constRow func(uint64) xopnd) error {
+	fn := xf.fn
+	{
 		in := &fn.Insts[pc]
 		x := &xf.code[pc]
 		x.in = in
@@ -327,11 +425,12 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
 		for i := range x.dst {
 			x.dst[i] = -1
 		}
-		bad := func(what string) error { return unsupported(entry, fn, in, what) }
+		bad := func(what string) error { return unsupported(m.PTX, entry, fn, pc, what) }
 		for _, t := range []ptx.Type{in.Type, in.SrcType} {
 			switch t {
 			case ptx.TypeF16, ptx.TypeF16x2, ptx.TypeB128:
-				if !(in.Op == ptx.OpMov || in.Op == ptx.OpLd || in.Op == ptx.OpSt) || t == ptx.TypeB128 {
+				movesBits := in.Op == ptx.OpMov || in.Op == ptx.OpLd || in.Op == ptx.OpSt
+				if !(movesBits || in.Op == ptx.OpCvt && t == ptx.TypeF16) || t == ptx.TypeB128 {
 					return bad("the ." + t.String() + " type")
 				}
 			}
@@ -366,7 +465,7 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
 			case ptx.OperandNone:
 				return xopnd{}, nil
 			}
-			return xopnd{}, fmt.Errorf("PTX line %d: unexpected operand kind %d", in.Pos.PTXLine, o.Kind)
+			return xopnd{}, fmt.Errorf("unexpected operand kind %d: %s", o.Kind, Where(m.PTX, fn, pc))
 		}
 		for i := 0; i < int(in.NSrc); i++ {
 			o, err := operand(in.Src[i])
@@ -399,12 +498,8 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) error {
 				x.callArgs = append(x.callArgs, o)
 			}
 		}
-		if err := m.selectOp(xf, x, in, bad); err != nil {
-			return err
-		}
+		return m.selectOp(xf, x, in, bad)
 	}
-	xf.clockRegs = clockTaint(fn)
-	return nil
 }
 
 // symAddr is the address of a variable operand in its own space: a device
@@ -573,7 +668,7 @@ func (m *Module) selectOp(xf *xfunc, x *xinst, in *ptx.Inst, bad func(string) er
 			return bad("min/max.xorsign")
 		}
 	case ptx.OpDiv, ptx.OpSqrt, ptx.OpRcp:
-		if t.IsFloat() {
+		if t.IsFloat() && !(in.Op == ptx.OpDiv && isDirected(in.Rounding)) {
 			switch in.Rounding {
 			case ptx.RoundNone, ptx.RoundRN:
 			default:
@@ -658,6 +753,8 @@ func (m *Module) selectOp(xf *xfunc, x *xinst, in *ptx.Inst, bad func(string) er
 		x.op = xActivemask
 	case ptx.OpMatch:
 		x.op = xMatch
+	case ptx.OpRedux:
+		x.op = xRedux
 	default:
 		return bad(in.Op.String())
 	}

@@ -381,31 +381,40 @@ func pollKind(x *xinst) string {
 }
 
 // where names an instruction of fn: its PTX line, source position and
-// text. An instruction of a helper inlined from a header (atomicAdd, a
-// volatile load) has the header's source line; the first line of another
-// file that follows it is usually where the helper's result is used, in
-// the loop that spins, and is named too ("inlined near").
+// text (Where).
 func (g *Grid) where(fn *xfunc, x *xinst) string {
-	s := fmt.Sprintf("PTX line %d", x.in.Pos.PTXLine)
-	if p := x.in.Pos; g.sourceFile(p) != "" {
-		s += fmt.Sprintf(" (%s:%d", g.sourceFile(p), p.Line)
-		if isHeader(g.sourceFile(p)) {
-			for pc := int(x.pc) + 1; pc < len(fn.code) && pc <= int(x.pc)+8; pc++ {
-				if q := fn.code[pc].in.Pos; g.sourceFile(q) != "" && q.File != p.File {
-					s += fmt.Sprintf(", inlined near %s:%d", g.sourceFile(q), q.Line)
+	return Where(g.prog.Module.PTX, fn.fn, int(x.pc))
+}
+
+// Where names instruction pc of fn for a diagnostic: its PTX line, its
+// CUDA source line from the PTX .loc information and its text, as the PTX
+// parser quotes a line it rejects. An instruction of a helper inlined from
+// a header (atomicAdd, a volatile load) has the header's source line; the
+// first line of another file that follows it is usually where the
+// helper's result is used, in the loop that spins, and is named too
+// ("inlined near").
+func Where(m *ptx.Module, fn *ptx.Function, pc int) string {
+	in := &fn.Insts[pc]
+	s := fmt.Sprintf("PTX line %d", in.Pos.PTXLine)
+	if p := in.Pos; sourceFile(m, p) != "" {
+		s += fmt.Sprintf(" (%s:%d", sourceFile(m, p), p.Line)
+		if isHeader(sourceFile(m, p)) {
+			for next := pc + 1; next < len(fn.Insts) && next <= pc+8; next++ {
+				if q := fn.Insts[next].Pos; sourceFile(m, q) != "" && q.File != p.File {
+					s += fmt.Sprintf(", inlined near %s:%d", sourceFile(m, q), q.Line)
 					break
 				}
 			}
 		}
 		s += ")"
 	}
-	return s + " `" + fn.fn.InstString(g.prog.Module.PTX, int(x.pc)) + "`"
+	return s + " `" + fn.InstString(m, pc) + "`"
 }
 
 // sourceFile is the source file of a position ("" when unknown), cleaned
 // ("./sim/testdata/../../kernels/warpgraph.h" is "./kernels/warpgraph.h").
-func (g *Grid) sourceFile(p ptx.Pos) string {
-	files := g.prog.Module.PTX.Files
+func sourceFile(m *ptx.Module, p ptx.Pos) string {
+	files := m.Files
 	if p.Line <= 0 || int(p.File) >= len(files) || files[p.File] == "" {
 		return ""
 	}

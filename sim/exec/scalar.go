@@ -318,6 +318,9 @@ func roundIntegral(f float64, rnd ptx.Rounding) float64 {
 // cvt is the cvt instruction for one lane.
 func cvt(in *ptx.Inst, a uint64) uint64 {
 	dt, st := in.Type, in.SrcType
+	if dt == ptx.TypeF16 || st == ptx.TypeF16 {
+		return cvtHalf(in, a)
+	}
 	ftz := in.Mods.Has(ptx.ModFtz)
 	sat := in.Mods.Has(ptx.ModSat)
 	switch {
@@ -396,6 +399,146 @@ func cvt(in *ptx.Inst, a uint64) uint64 {
 		}
 		return r64(x)
 	}
+}
+
+// isDirected reports whether rnd is .rz, .rm or .rp.
+func isDirected(rnd ptx.Rounding) bool {
+	return rnd == ptx.RoundRZ || rnd == ptx.RoundRM || rnd == ptx.RoundRP
+}
+
+// divNearest is x/y rounded to nearest in float64 and the side the exact
+// quotient lies on: +1 above q, -1 below, 0 when q is exact. The remainder
+// x - q*y of a correctly rounded quotient is exact in float64 (barring
+// underflow), so one fused multiply-add gives its sign.
+func divNearest(x, y float64) (q float64, side int) {
+	q = x / y
+	switch {
+	case q != q || math.IsInf(x, 0) || math.IsInf(y, 0) || y == 0:
+		return q, 0 // NaN, infinite operands, division by zero: exact
+	case math.IsInf(q, 0): // overflow: the exact quotient is finite
+		if q > 0 {
+			return q, -1
+		}
+		return q, 1
+	case q == 0:
+		if x == 0 {
+			return q, 0
+		}
+		if math.Signbit(x) != math.Signbit(y) { // underflow to -0
+			return q, -1
+		}
+		return q, 1
+	}
+	r := math.FMA(-q, y, x)
+	if r == 0 {
+		return q, 0
+	}
+	if (r > 0) == (y > 0) {
+		return q, 1
+	}
+	return q, -1
+}
+
+// divF64Directed is x/y with directed rounding rnd (.rz, .rm, .rp).
+func divF64Directed(x, y float64, rnd ptx.Rounding) float64 {
+	q, side := divNearest(x, y)
+	if side == 0 {
+		return q
+	}
+	switch rnd {
+	case ptx.RoundRZ:
+		if (side < 0) != math.Signbit(q) { // q is farther from zero than the quotient
+			return math.Nextafter(q, 0)
+		}
+	case ptx.RoundRM:
+		if side < 0 {
+			return math.Nextafter(q, math.Inf(-1))
+		}
+	case ptx.RoundRP:
+		if side > 0 {
+			return math.Nextafter(q, math.Inf(1))
+		}
+	}
+	return q
+}
+
+// divF32Directed is x/y with directed rounding rnd (.rz, .rm, .rp). The
+// float64 quotient of two float32 values neither overflows nor underflows.
+// When it is not a float32 value, the exact quotient lies strictly between
+// the same two float32 values and roundF32 decides; when it is, the side
+// of the exact quotient decides.
+func divF32Directed(x, y float32, rnd ptx.Rounding) float32 {
+	q, side := divNearest(float64(x), float64(y))
+	r := float32(q)
+	if float64(r) != q {
+		return roundF32(q, rnd)
+	}
+	if side == 0 {
+		return r
+	}
+	switch rnd {
+	case ptx.RoundRZ:
+		if (side < 0) != math.Signbit(q) {
+			return math.Nextafter32(r, 0)
+		}
+	case ptx.RoundRM:
+		if side < 0 {
+			return math.Nextafter32(r, float32(math.Inf(-1)))
+		}
+	case ptx.RoundRP:
+		if side > 0 {
+			return math.Nextafter32(r, float32(math.Inf(1)))
+		}
+	}
+	return r
+}
+
+// cvtHalf is cvt to or from .f16 for one lane: the source is read
+// exactly as a float64 (integers beyond 2^53 round, far beyond f16's
+// range), then rounded once to the destination.
+func cvtHalf(in *ptx.Inst, a uint64) uint64 {
+	dt, st := in.Type, in.SrcType
+	ftz := in.Mods.Has(ptx.ModFtz)
+	var x float64
+	switch {
+	case st == ptx.TypeF16:
+		x = halfToFloat64(uint16(a))
+	case st == ptx.TypeF32:
+		s := f32(a)
+		if ftz {
+			s = ftz32(s)
+		}
+		x = float64(s)
+	case st == ptx.TypeF64:
+		x = f64(a)
+	case st.IsSigned():
+		x = float64(int64(ival(st, a)))
+	default:
+		x = float64(ival(st, a))
+	}
+	switch {
+	case dt.IsInt():
+		return floatToInt(x, dt, in.Rounding)
+	case dt == ptx.TypeF16:
+		x = roundIntegral(x, in.Rounding)
+		if in.Mods.Has(ptx.ModSat) {
+			x = sat01(x)
+		}
+		return uint64(float64ToHalf(x, in.Rounding))
+	case dt == ptx.TypeF32:
+		if x != x {
+			return CanonicalNaN32
+		}
+		r := float32(x) // exact: every f16 value is an f32 value
+		if in.Mods.Has(ptx.ModSat) {
+			r = float32(sat01(float64(r)))
+		}
+		return r32(r)
+	}
+	if in.Mods.Has(ptx.ModSat) {
+		x = sat01(x)
+	}
+	return r64(x)
 }
 
 // fminmax is min/max on floats: a NaN operand is ignored (both NaN: NaN),
@@ -547,7 +690,7 @@ func checkScalar(in *ptx.Inst) error {
 	case ptx.OpMov, ptx.OpAnd, ptx.OpOr, ptx.OpXor, ptx.OpNot, ptx.OpCnot, ptx.OpSelp, ptx.OpCvt:
 		return nil
 	case ptx.OpAdd, ptx.OpSub, ptx.OpMul, ptx.OpMad, ptx.OpFma, ptx.OpDiv:
-		if t.IsFloat() {
+		if t.IsFloat() && !(in.Op == ptx.OpDiv && isDirected(in.Rounding)) {
 			switch in.Rounding {
 			case ptx.RoundNone, ptx.RoundRN:
 			default:
@@ -916,7 +1059,11 @@ func evalFloat(in *ptx.Inst, a, b, c uint64) uint64 {
 		case ptx.OpMad, ptx.OpFma:
 			r = FmaF32(x, y, z)
 		case ptx.OpDiv:
-			r = x / y
+			if isDirected(in.Rounding) {
+				r = divF32Directed(x, y, in.Rounding)
+			} else {
+				r = x / y
+			}
 		case ptx.OpMin, ptx.OpMax:
 			v, isNaN := fminmax(float64(x), float64(y), in.Op == ptx.OpMax, in.Mods.Has(ptx.ModNaN))
 			if isNaN {
@@ -964,6 +1111,9 @@ func evalFloat(in *ptx.Inst, a, b, c uint64) uint64 {
 		r = math.FMA(x, y, z)
 	case ptx.OpDiv:
 		r = x / y
+		if isDirected(in.Rounding) {
+			r = divF64Directed(x, y, in.Rounding)
+		}
 	case ptx.OpMin, ptx.OpMax:
 		r, _ = fminmax(x, y, in.Op == ptx.OpMax, in.Mods.Has(ptx.ModNaN))
 		if in.Mods.Has(ptx.ModReluMax) && (r < 0 || r != r) {

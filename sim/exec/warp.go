@@ -724,6 +724,8 @@ func (w *Warp) step() error {
 			}
 		case xMatch:
 			w.match(x, m)
+		case xRedux:
+			w.redux(x, m)
 		default:
 			panic(fmt.Sprintf("exec: unhandled xop %d", x.op))
 		}
@@ -1193,6 +1195,44 @@ func (w *Warp) match(x *xinst, m uint32) {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			p[bits.TrailingZeros32(mm)] = b2u(allEq)
 		}
+	}
+}
+
+// redux is redux.sync: the reduction of a 32-bit value over the lanes in
+// m that the member mask names, given to each of them.
+func (w *Warp) redux(x *xinst, m uint32) {
+	a := w.src(&x.src[0], &w.t[0])
+	member := uint32(w.src(&x.src[1], &w.t[1])[firstLane(m)])
+	grp := m & member
+	if grp == 0 {
+		return
+	}
+	r := uint32(a[firstLane(grp)])
+	signed := x.in.Type == ptx.TypeS32
+	for mm := grp & (grp - 1); mm != 0; mm &= mm - 1 {
+		v := uint32(a[bits.TrailingZeros32(mm)])
+		switch x.in.Atom {
+		case ptx.AtomAdd:
+			r += v
+		case ptx.AtomMin:
+			if signed && int32(v) < int32(r) || !signed && v < r {
+				r = v
+			}
+		case ptx.AtomMax:
+			if signed && int32(v) > int32(r) || !signed && v > r {
+				r = v
+			}
+		case ptx.AtomAnd:
+			r &= v
+		case ptx.AtomOr:
+			r |= v
+		case ptx.AtomXor:
+			r ^= v
+		}
+	}
+	d := w.row(x.dst[0])
+	for mm := m; mm != 0; mm &= mm - 1 {
+		d[bits.TrailingZeros32(mm)] = uint64(r)
 	}
 }
 

@@ -127,6 +127,7 @@ var opSpecs = map[string]opSpec{
 	"match":      {op: OpMatch, minSrc: 2, maxSrc: 2, types: 1, cats: catVote, mods: ModSync},
 	"nanosleep":  {op: OpNanosleep, form: formSrcs, minSrc: 1, maxSrc: 1, types: 1},
 	"pmevent":    {op: OpPmevent, form: formSrcs, minSrc: 1, maxSrc: 1},
+	"redux":      {op: OpRedux, minSrc: 2, maxSrc: 2, types: 1, cats: catAtom, mods: ModSync},
 }
 
 // cacheSuffixes are cache operators and hints: they change performance,
@@ -431,6 +432,26 @@ func (l *funcLowerer) decodeSuffixes(in *Inst, spec opSpec, parts []string, line
 	case OpMatch:
 		if in.Vote == VoteNone || !in.Mods.Has(ModSync) {
 			p.fail(line, "match needs .any or .all and .sync")
+		}
+	case OpRedux:
+		// PTX ISA (redux.sync): add, min and max on .u32/.s32; and, or and
+		// xor on .b32.
+		if !in.Mods.Has(ModSync) {
+			p.fail(line, "redux needs .sync")
+		}
+		switch in.Atom {
+		case AtomAdd, AtomMin, AtomMax:
+			if in.Type != TypeU32 && in.Type != TypeS32 {
+				p.fail(line, "redux.sync.%s takes .u32 or .s32, not .%s", in.Atom, in.Type)
+			}
+		case AtomAnd, AtomOr, AtomXor:
+			if in.Type != TypeB32 {
+				p.fail(line, "redux.sync.%s takes .b32, not .%s", in.Atom, in.Type)
+			}
+		case AtomNone:
+			p.fail(line, "redux without an operation")
+		default:
+			p.fail(line, "redux has no .%s operation", in.Atom)
 		}
 	case OpShfl:
 		if in.Shfl == ShflNone {
@@ -758,7 +779,7 @@ func srcType(in *Inst, i int) Type {
 			return TypePred
 		}
 		return TypeB32
-	case OpMatch:
+	case OpMatch, OpRedux:
 		if i == 1 {
 			return TypeB32
 		}
@@ -777,6 +798,8 @@ func dstType(in *Inst) Type {
 		return TypeU32
 	case OpVote:
 		return in.Type
+	case OpMatch:
+		return TypeB32 // the mask, whatever the value's type
 	}
 	return in.Type
 }
@@ -803,9 +826,16 @@ func (l *funcLowerer) assignOperands(in *Inst, spec opSpec, ops []rawOperand, li
 			p.fail(line, "vote.sync takes a member mask; vote without .sync does not")
 		}
 		if in.Op == OpMatch && ops[0].kind == rawPair {
-			p.fail(line, "match with a predicate destination is not supported")
+			// match.all.sync d|p: p is set when every member's value is equal.
+			if in.Vote != VoteAll {
+				p.fail(line, "only match.all takes a predicate destination")
+			}
+			in.Dst[0] = l.reg(ops[0].elems[0], "destination", false)
+			in.Dst[1] = l.reg(ops[0].elems[1], "destination", true)
+			in.NDst = 2
+		} else {
+			in.Dst[0], in.NDst = dst(ops[0]), 1
 		}
-		in.Dst[0], in.NDst = dst(ops[0]), 1
 		for i, r := range ops[1:] {
 			t := srcType(in, i)
 			if t == TypePred {

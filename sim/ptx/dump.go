@@ -211,6 +211,9 @@ func (in *Inst) Mnemonic() string {
 		add(in.Bar.String())
 	case OpVote, OpMatch:
 		add(in.Vote.String())
+	case OpRedux:
+		add("sync") // redux.sync.op.type: .sync comes first
+		add(in.Atom.String())
 	case OpShfl:
 		add(in.Shfl.String())
 	}
@@ -234,7 +237,9 @@ func (in *Inst) Mnemonic() string {
 	if in.Space != SpaceNone && in.Space != SpaceGeneric {
 		add(in.Space.String())
 	}
-	add(in.Atom.String())
+	if in.Op != OpRedux {
+		add(in.Atom.String())
+	}
 	add(in.Cmp.String())
 	add(in.Bool.String())
 	add(in.Testp.String())
@@ -243,7 +248,7 @@ func (in *Inst) Mnemonic() string {
 		if mn.mod == ModLeft || mn.mod == ModClamp || (mn.mod == ModTo && in.Op == OpCvta) {
 			continue
 		}
-		if in.Mods.Has(mn.mod) && !(in.Op == OpBar && (mn.mod == ModSync)) {
+		if in.Mods.Has(mn.mod) && !((in.Op == OpBar || in.Op == OpRedux) && mn.mod == ModSync) {
 			add(mn.name)
 		}
 	}

@@ -74,7 +74,13 @@ func checkInvariants(m *Module) error {
 			if in.Guard != NoReg && (int(in.Guard) >= fn.NumRegs || fn.Regs[in.Guard].Type != TypePred) {
 				return fmt.Errorf("%s inst %d: bad guard", fn.Name, i)
 			}
-			ops := append(append([]Operand{in.Addr}, in.Dst[:in.NDst]...), in.Src[:in.NSrc]...)
+			// An instruction without an address leaves Addr zero (ir.go:
+			// unused fields are zero), and Reg 0 is no register in a
+			// function that has none.
+			ops := append(append([]Operand(nil), in.Dst[:in.NDst]...), in.Src[:in.NSrc]...)
+			if in.Addr.Kind == OperandAddr {
+				ops = append(ops, in.Addr)
+			}
 			if in.Call != nil {
 				if in.Call.Callee < 0 || int(in.Call.Callee) >= len(m.Funcs) {
 					return fmt.Errorf("%s inst %d: callee out of range", fn.Name, i)

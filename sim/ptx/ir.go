@@ -142,6 +142,10 @@ const (
 	OpMatch      // match.{any,all}.sync: Dst[0] = mask; Src[0] value, Src[1] membermask
 	OpNanosleep  // nanosleep.u32 Src[0]
 	OpPmevent
+	// OpRedux is redux.sync.Atom.Type: Dst[0] = the reduction (Atom: add,
+	// min, max on .u32/.s32; and, or, xor on .b32) of Src[0] over the
+	// lanes of member mask Src[1].
+	OpRedux
 )
 
 // Type is an instruction or register type.

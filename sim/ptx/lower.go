@@ -35,6 +35,7 @@ type funcLowerer struct {
 	branches []pendingBranch
 	loc      Pos
 	names    map[string]int // declared-name counts, to make shadowing names unique
+	body     bodyRange
 }
 
 type pendingBranch struct {
@@ -57,9 +58,13 @@ func (p *parser) lowerFunction(fn *Function, body bodyRange) {
 		l.declare(pr.Name, entity{entParam, int32(i)}, fn.Pos.PTXLine)
 	}
 	p.pos = body.start
+	l.body = body
 	l.push() // the body's own scope
 	for p.pos < body.end {
 		l.statement()
+	}
+	if len(p.instErrs) > 0 {
+		return // the module fails; labels may name skipped instructions
 	}
 	for _, b := range l.branches {
 		target, ok := l.labels[b.label]
@@ -147,9 +152,47 @@ func (l *funcLowerer) statement() {
 		}
 		l.labels[t.text] = int32(len(l.fn.Insts))
 	case t.kind == tokIdent || (t.kind == tokPunct && t.text == "@"):
-		l.instruction()
+		l.instructionOrSkip()
 	default:
 		p.fail(t.line, "unexpected %s in function body", describe(t))
+	}
+}
+
+// instructionOrSkip lowers one instruction. When the instruction is
+// unsupported or malformed, it records the error and resumes after the
+// instruction's ';', so that one load reports every bad instruction of the
+// module, not the first only. Declarations and directives still stop the
+// parse at once: what follows them may not mean anything.
+func (l *funcLowerer) instructionOrSkip() {
+	p := l.p
+	start, branches := p.pos, len(l.branches)
+	failed := func() (err *Error) {
+		defer func() {
+			if r := recover(); r != nil {
+				b, ok := r.(bailout)
+				if !ok {
+					panic(r)
+				}
+				err = b.err
+			}
+		}()
+		l.instruction()
+		return nil
+	}()
+	if failed == nil {
+		return
+	}
+	if len(p.instErrs) >= maxInstErrors {
+		panic(bailout{failed}) // enough to act on; the list says so
+	}
+	p.instErrs = append(p.instErrs, failed)
+	l.branches = l.branches[:branches]
+	p.pos = start
+	for p.pos < l.body.end && !p.is(";") {
+		p.pos++
+	}
+	if p.pos < l.body.end {
+		p.pos++ // the ';'
 	}
 }
 

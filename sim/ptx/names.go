@@ -101,6 +101,7 @@ var opcodeNames = [...]string{
 	OpBra: "bra", OpCall: "call", OpRet: "ret", OpExit: "exit", OpTrap: "trap", OpBrkpt: "brkpt",
 	OpBar: "bar", OpMembar: "membar", OpFence: "fence", OpVote: "vote", OpShfl: "shfl",
 	OpActivemask: "activemask", OpMatch: "match", OpNanosleep: "nanosleep", OpPmevent: "pmevent",
+	OpRedux: "redux",
 }
 
 func enumString(names []string, v int, kind string) string {

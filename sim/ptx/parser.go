@@ -27,6 +27,9 @@ func Parse(name string, src []byte) (mod *Module, err error) {
 				panic(r)
 			}
 			mod, err = nil, b.err
+			if len(p.instErrs) > 0 {
+				err = append(p.instErrs, b.err)
+			}
 		}
 	}()
 	toks, lerr := lex(src)
@@ -44,6 +47,13 @@ func Parse(name string, src []byte) (mod *Module, err error) {
 		p.lowerFunction(fn, p.bodies[i])
 	}
 	p.fn = ""
+	switch len(p.instErrs) {
+	case 0:
+	case 1:
+		return nil, p.instErrs[0]
+	default:
+		return nil, p.instErrs
+	}
 	if err := analyseModule(p.mod); err != nil {
 		return nil, fmt.Errorf("ptx: %s: %w", name, err)
 	}
@@ -65,6 +75,9 @@ type parser struct {
 	mod    *Module
 	fn     string      // function being parsed, for errors
 	bodies []bodyRange // per Module.Funcs index
+	// instErrs are the instructions that failed to decode so far; the
+	// parse goes on after each (instructionOrSkip).
+	instErrs ErrorList
 }
 
 func (p *parser) fail(line int32, format string, args ...any) {

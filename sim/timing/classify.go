@@ -266,7 +266,7 @@ func classify(in *ptx.Inst) (class, memKind) {
 		return clsBarrier, memNone
 	case ptx.OpMembar, ptx.OpFence:
 		return clsFence, memNone
-	case ptx.OpVote, ptx.OpShfl, ptx.OpActivemask, ptx.OpMatch:
+	case ptx.OpVote, ptx.OpShfl, ptx.OpActivemask, ptx.OpMatch, ptx.OpRedux:
 		return clsCollective, memNone
 	case ptx.OpMul, ptx.OpMad, ptx.OpMul24, ptx.OpMad24:
 		if in.Type.IsFloat() {

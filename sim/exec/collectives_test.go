@@ -1,0 +1,131 @@
+package exec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reduxPTX reduces tid-5 (signed) and tid (unsigned) over the lanes with
+// tid < 20 (member mask 0xFFFFF), and runs match.all with a predicate
+// destination over a value equal on every lane of a group of four lanes
+// (tid/4) and over one equal on all lanes.
+const reduxPTX = `
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry collect(.param .u64 out)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 48;
+	add.s64 %rd1, %rd1, %rd2;
+	setp.ge.u32 %p1, %r1, 20;
+	@%p1 bra SKIP;
+	sub.s32 %r2, %r1, 5;
+	redux.sync.add.s32 %r3, %r2, 0xFFFFF;
+	redux.sync.min.s32 %r4, %r2, 0xFFFFF;
+	redux.sync.max.u32 %r5, %r1, 0xFFFFF;
+	redux.sync.min.u32 %r6, %r2, 0xFFFFF;
+	redux.sync.and.b32 %r7, %r2, 0xFFFFF;
+	redux.sync.or.b32 %r8, %r1, 0xFFFFF;
+	redux.sync.xor.b32 %r9, %r1, 0xFFFFF;
+	st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};
+	st.global.v2.u32 [%rd1+16], {%r7, %r8};
+	st.global.u32 [%rd1+24], %r9;
+SKIP:
+	shr.u32 %r10, %r1, 2;
+	match.all.sync.b32 %r11|%p2, %r10, 0xFFFFFFFF;
+	match.all.sync.b32 %r12|%p3, 7, 0xFFFFFFFF;
+	selp.u32 %r13, 1, 0, %p2;
+	selp.u32 %r14, 1, 0, %p3;
+	st.global.u32 [%rd1+28], %r11;
+	st.global.u32 [%rd1+32], %r13;
+	st.global.u32 [%rd1+36], %r12;
+	st.global.u32 [%rd1+40], %r14;
+	ret;
+}`
+
+func TestReduxAndMatchAll(t *testing.T) {
+	both(t, func(t *testing.T, fast bool) {
+		m := newMachine(t, reduxPTX, fast)
+		out := m.zeros(48 * 32)
+		_, err := m.launch("collect", d1(1, 32), out)
+		require.NoError(t, err)
+		got := m.u32s(out, 12*32)
+		var add, xor, or uint32
+		and := ^uint32(0)
+		for l := range 20 {
+			add += uint32(l - 5)
+			and &= uint32(l - 5)
+			or |= uint32(l)
+			xor ^= uint32(l)
+		}
+		for l := range 32 {
+			row := got[12*l : 12*l+12]
+			if l < 20 {
+				assert.Equal(t, []uint32{add, uint32(0xFFFFFFFB), 19, 0, and, or, xor}, row[:7], "lane %d: add.s32 min.s32 max.u32 min.u32 and or xor", l)
+			}
+			assert.Equal(t, uint32(0), row[7], "lane %d: match.all over differing values gives 0", l)
+			assert.Equal(t, uint32(0), row[8], "lane %d: match.all's predicate is false", l)
+			assert.Equal(t, fullMask, row[9], "lane %d: match.all over equal values gives the mask", l)
+			assert.Equal(t, uint32(1), row[10], "lane %d: match.all's predicate is true when every member agrees", l)
+		}
+	})
+}
+
+// twoBadEntries has three unsupported instructions: one in each entry and
+// one in a device function both call. Each is reported once, with its PTX
+// line, CUDA source line and text.
+const twoBadEntries = `
+.version 7.0
+.target sm_70
+.address_size 64
+.file 1 "./k.cu"
+.func helper()
+{
+	.reg .b16 %h<2>;
+	.loc 1 3 5
+	add.f16 %h1, %h1, %h1;
+	ret;
+}
+.visible .entry first()
+{
+	.reg .f32 %f<2>;
+	.loc 1 7 5
+	add.rz.f32 %f1, %f1, %f1;
+	call.uni helper, ();
+	ret;
+}
+.visible .entry second()
+{
+	.reg .f32 %f<2>;
+	.loc 1 12 5
+	sqrt.rp.f32 %f1, %f1;
+	call.uni helper, ();
+	ret;
+}`
+
+func TestCheckReportsEveryUnsupportedInstruction(t *testing.T) {
+	m := newMachine(t, twoBadEntries, true)
+	err := m.mod.Check()
+	require.Error(t, err)
+	var list LoadErrors
+	require.True(t, errors.As(err, &list), "%v", err)
+	assert.Len(t, list, 3, "%v", err)
+	msg := err.Error()
+	assert.Contains(t, msg, "3 instructions cannot run")
+	for _, want := range []string{
+		"PTX line 10 (./k.cu:3) `add.f16 %h1, %h1, %h1`",
+		"PTX line 17 (./k.cu:7) `add.rz.f32 %f1, %f1, %f1`",
+		"PTX line 25 (./k.cu:12) `sqrt.rp.f32 %f1, %f1`",
+	} {
+		assert.Equal(t, 1, strings.Count(msg, want), "%q once in:\n%s", want, msg)
+	}
+}
