@@ -25,6 +25,7 @@ type runOptions struct {
 	algo, spec, target, scheduler string
 	simMode, config               string
 	source                        int64
+	sources                       int
 	k                             uint32
 	seed                          uint64
 	block, grid                   int
@@ -101,6 +102,13 @@ type runResult struct {
 	Notes        []string           `json:"notes,omitempty"`
 	Counters     map[string]float64 `json:"counters,omitempty"`
 	PerIteration []iterationRow     `json:"per_iteration,omitempty"`
+	// Sources, SourcesSeed, PerSource and SourceStats describe a
+	// --sources K run: the drawn sources, each one's figures, and the
+	// mean, median, min and max of every figure over them.
+	Sources     []uint32          `json:"sources,omitempty"`
+	SourcesSeed *uint64           `json:"sources_seed,omitempty"`
+	PerSource   []sourceRun       `json:"per_source,omitempty"`
+	SourceStats map[string]spread `json:"source_stats,omitempty"`
 	Validation   validation         `json:"validation"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
@@ -141,8 +149,9 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny) or a YAML file")
 	f.Int64Var(&o.source, "source", -1, "source vertex for bfs, sssp and sswp (default: the vertex of maximum out-degree)")
-	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members")
-	f.Uint64Var(&o.seed, "seed", 1, "seed for bp's node priors")
+	f.IntVar(&o.sources, "sources", 0, "run bfs, sssp or sswp from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
+	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members (on a directed graph, of the graph as stored: reciprocal edges count twice; add +sym to the spec for the undirected k-core)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for bp's node priors and for --sources' draw")
 	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs (a multiple of 32)")
 	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
 	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")
@@ -170,8 +179,16 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--source does not apply to %s: it has no source vertex", a.Name)
 	case o.set["k"] && a.Name != "kcore":
 		return badInput("--k applies only to kcore")
-	case o.set["seed"] && a.Name != "bp":
-		return badInput("--seed applies only to bp")
+	case o.sources < 0:
+		return badInput("--sources %d is negative (give the number of random sources)", o.sources)
+	case o.set["sources"] && !a.UsesSource:
+		return badInput("--sources does not apply to %s: it has no source vertex", a.Name)
+	case o.set["sources"] && o.set["source"]:
+		return badInput("--sources draws the sources: give it or --source, not both")
+	case o.sources > 0 && o.outFile != "":
+		return badInput("--out writes one run's result: use --source N, not --sources")
+	case o.set["seed"] && a.Name != "bp" && o.sources == 0:
+		return badInput("--seed applies only to bp and to --sources")
 	case o.block <= 0 || o.block%32 != 0:
 		return badInput("--block %d is not a positive multiple of the warp size (32)", o.block)
 	case o.grid < 0:
@@ -267,6 +284,9 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.sources > 0 {
+		return runSources(ctx, a, variant, env, o, g, parsed, took)
+	}
 	return runLoaded(ctx, a, variant, env, o, g, parsed, took)
 }
 
@@ -289,6 +309,9 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	if a.Name == "kcore" {
 		res.K = &opts.K
+		if g.Directed {
+			res.Notes = append(res.Notes, directedKCoreNote)
+		}
 	}
 	start := time.Now()
 	if o.target == "cpu" {
@@ -317,7 +340,7 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
 	res.Iterations, res.Launches = len(r.Iterations), r.Launches
-	res.Summary, res.Notes, res.values = r.Summary, r.Notes, r.Values
+	res.Summary, res.Notes, res.values = r.Summary, append(res.Notes, r.Notes...), r.Values
 	if o.perIteration || o.asJSON {
 		for _, it := range r.Iterations {
 			res.PerIteration = append(res.PerIteration, iterationRow{it, it.Stats.Elapsed.Seconds(), it.Stats.Cycles, it.Stats.Counters})
@@ -326,6 +349,10 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	res.Validation = validation{OK: r.Validation.OK(), Checked: true, Method: "CPU reference", Tolerance: r.Validation.Tolerance, Detail: r.Validation.String()}
 	return res, nil
 }
+
+// directedKCoreNote says what k-core means on a directed graph, where it
+// is easily misread.
+const directedKCoreNote = "directed graph: a vertex's degree is its in- plus out-edges, so a reciprocal pair u->v, v->u counts twice; add +sym to the graph spec for the k-core of the undirected simple graph"
 
 func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if asJSON {
@@ -361,7 +388,9 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	}
 	t.add("load time", seconds(r.LoadSeconds))
 	t.add("run time (host)", seconds(r.HostSeconds))
-	if r.Target != "cpu" {
+	if len(r.Sources) > 0 {
+		t.add("sources", fmt.Sprintf("%d random, distinct, each with an out-edge (seed %d): figures below", len(r.Sources), *r.SourcesSeed))
+	} else if r.Target != "cpu" {
 		runs := ""
 		if r.Repeat > 1 {
 			runs = fmt.Sprintf(" (median of %d runs after %d warm-up)", r.Repeat, r.Warmup)
@@ -399,6 +428,11 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	t.add("validation", fmt.Sprintf("%s (%s): %s", verdict, r.Validation.Method, r.Validation.Detail))
 	if err := t.write(w); err != nil {
 		return err
+	}
+	if len(r.PerSource) > 0 {
+		if err := writeSourceTables(w, r); err != nil {
+			return err
+		}
 	}
 	if !perIteration || len(r.PerIteration) == 0 {
 		return nil
