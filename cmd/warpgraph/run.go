@@ -109,7 +109,7 @@ type runResult struct {
 	SourcesSeed *uint64           `json:"sources_seed,omitempty"`
 	PerSource   []sourceRun       `json:"per_source,omitempty"`
 	SourceStats map[string]spread `json:"source_stats,omitempty"`
-	Validation   validation         `json:"validation"`
+	Validation  validation        `json:"validation"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
 }
