@@ -28,47 +28,52 @@ func enactHQ(t *testing.T, dev kernels.Device, algo, variant string, g *graph.Gr
 	return res
 }
 
-// hubGraph: vertex 0 points at 3000 leaves (one thread inserts them all
-// in one level), every leaf at one of ten vertices, and those ten at a
-// path of five.
+// hubGraph: vertex 0 points at 5000 leaves (one level activates them
+// all), every leaf at one of ten vertices, and those ten at a path of
+// five.
 func hubGraph(t *testing.T) *graph.Graph {
 	var edges [][3]uint32
-	for v := uint32(1); v <= 3000; v++ {
-		edges = append(edges, [3]uint32{0, v, 1}, [3]uint32{v, 3001 + v%10, 1})
+	for v := uint32(1); v <= 5000; v++ {
+		edges = append(edges, [3]uint32{0, v, 1}, [3]uint32{v, 5001 + v%10, 1})
 	}
-	for v := uint32(3001); v < 3011; v++ {
-		edges = append(edges, [3]uint32{v, 3011, 1})
+	for v := uint32(5001); v < 5011; v++ {
+		edges = append(edges, [3]uint32{v, 5011, 1})
 	}
-	for v := uint32(3011); v < 3015; v++ {
+	for v := uint32(5011); v < 5015; v++ {
 		edges = append(edges, [3]uint32{v, v + 1, 1})
 	}
-	return build(t, 3016, true, edges)
+	return build(t, 5016, true, edges)
 }
 
-// One thread activates 3000 vertices in one level: its w-queue (2048/W
-// entries) overflows into the b-queue (2048 entries), which overflows
-// into the g-queue, and consolidating the w-queue behind the full b-queue
-// spills the rest. Every vertex still arrives (the BFS validates); the
-// counts are exact: 3000 - 2048/W w-queue overflows and 3000 - 2048
-// b-queue overflows. The overflow sends the single CTA's output to the
-// g-queue and the 3000-vertex level to a multi-CTA launch; the 10-vertex
-// level after it fits a block and goes back to the single CTA.
+// One level activates 5000 vertices, spread evenly over the CTA's threads
+// and so over the W w-queues (2048 entries together): every w-queue
+// overflows into the b-queue (2048 entries), which overflows into the
+// g-queue, and consolidating the full w-queues behind the full b-queue
+// spills them too. Every vertex still arrives (the BFS validates), and the
+// counts are exact: 5000 - W*floor(2048/W) inserts overflow the w-queues
+// and 5000 - 2048 the b-queue. The overflow sends the single CTA's output
+// to the g-queue and the 5000-vertex level to a multi-CTA launch; the
+// 10-vertex level after it fits a block and goes back to the single CTA.
 func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
 	dev := openSim(t, sim.ModeFunctional)
 	g := hubGraph(t)
+	local := []float64{1, 0, 1, 1, 1, 1, 1, 1}
+	multi := []float64{0, 0, 0, 0, 0, 0, 0, 0}
 	tests := []struct {
 		variant      string
 		w            int
 		wOver, bOver float64
 		modes        []float64 // single_cta per level
 	}{
-		{"hq", 8, 3000 - 256, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
-		{"hq:layout=naive", 8, 3000 - 256, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
-		{"hq", 1, 3000 - 2048, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
-		{"hq", 32, 3000 - 64, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
-		{"hq:queue=bg", 8, 0, 952, []float64{1, 0, 1, 1, 1, 1, 1, 1}},
-		{"hq:local=off", 8, 3000 - 256, 952, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
-		{"hq:queue=g", 8, 0, 0, []float64{0, 0, 0, 0, 0, 0, 0, 0}},
+		{"hq", 8, 2952, 2952, local},
+		{"hq:layout=naive", 8, 2952, 2952, local},
+		{"hq", 1, 2952, 2952, local},
+		{"hq", 32, 2952, 2952, local},
+		{"hq:layout=naive", 5, 5000 - 5*409, 2952, local}, // five queues of 409 hold 2045
+		{"hq:queue=bg", 8, 0, 2952, local},
+		{"hq:local=off", 8, 2952, 2952, multi},
+		{"hq:queue=bg,local=off", 8, 0, 2952, multi},
+		{"hq:queue=g", 8, 0, 0, multi},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/w=%d", tc.variant, tc.w), func(t *testing.T) {
@@ -76,13 +81,13 @@ func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
 			require.Len(t, res.Iterations, len(tc.modes))
 			first := res.Iterations[0]
 			assert.Equal(t, 1, first.FrontierIn)
-			assert.Equal(t, 3000, first.FrontierOut)
+			assert.Equal(t, 5000, first.FrontierOut)
 			assert.Equal(t, tc.wOver, first.Statistics["w_overflows"])
 			assert.Equal(t, tc.bOver, first.Statistics["b_overflows"])
 			assert.Equal(t, tc.wOver+tc.bOver > 0, first.Overflow)
 			for i, it := range res.Iterations {
 				assert.Equal(t, tc.modes[i], it.Statistics["single_cta"], "level %d", i)
-				if i > 0 {
+				if i > 1 {
 					assert.Zero(t, it.Statistics["w_overflows"]+it.Statistics["b_overflows"], "level %d", i)
 				}
 			}

@@ -30,8 +30,9 @@
 // WG_HQ_W_ENTRIES / W entries.
 //
 // Kernels (the lecture's hierarchical kernel arrangement):
-//   push   one launch per level over many CTAs, a thread per frontier
-//          vertex (in rounds of a grid's worth when the grid is smaller
+//   push   one launch per level over many CTAs, each CTA expanding a
+//          chunk of blockDim frontier vertices with its edges spread over
+//          its threads (wg_hq_expand; in rounds when the grid is smaller
 //          than the frontier, the queues flushed after each round).
 //   local  one CTA runs level after level alone, __syncthreads() between
 //          them, with the frontier in shared memory: it uses only the
@@ -58,8 +59,9 @@
 #define WG_HQ_INTERLEAVED 1
 
 // Shared-memory capacities (entries): all w-queues together, and the
-// b-queue. 2048 + 2048 words are 16 KB per CTA (the local kernel adds its
-// 8 KB frontier), so several CTAs still fit an SM.
+// b-queue. 2048 + 2048 words are 16 KB per CTA, plus 4 KB for the degree
+// prefix sum of the chunk being expanded (the local kernel adds its 8 KB frontier), so several
+// CTAs still fit an SM.
 #define WG_HQ_W_ENTRIES 2048u
 #define WG_HQ_B_ENTRIES 2048u
 #define WG_HQ_MAX_W 32u
@@ -216,18 +218,77 @@ template <int QUEUE, int LAYOUT> struct wg_hq_queues {
   }
 };
 
-// wg_hq_expand pushes v's out-edges: each activated target that this
-// thread is the first to claim this level goes into the queues.
+// The most threads a CTA may have (CUDA's limit): the chunk a CTA expands
+// at once holds one frontier vertex per thread.
+#define WG_HQ_MAX_BLOCK 1024u
+
+// wg_hq_chunk is the shared memory of a CTA's edge-balanced expansion.
+struct wg_hq_chunk {
+  uint32_t prefix[WG_HQ_MAX_BLOCK + 1]; // exclusive prefix sum of out-degrees
+  uint32_t warp_sums[32];
+};
+
+// wg_hq_expand pushes the out-edges of count (<= blockDim.x) frontier
+// vertices, list[0..count), with every thread of the CTA: a block scan of
+// the degrees, then thread t takes edges t, t + blockDim, ... of the chunk
+// and finds its vertex by binary search. (The lecture gives a thread a
+// vertex; on rmat:scale=16 that left the hub's 9596 edges to one thread,
+// 8.3 of the 9.4 simulated ms.) Each activated target this thread is the
+// first to claim this level goes into the queues. Every thread calls it,
+// converged; it begins and ends with __syncthreads.
 template <typename ALG, typename Q>
-WG_DEV void wg_hq_expand(ALG &alg, const wg_graph &g, uint32_t v, uint32_t *queued, uint32_t stamp,
-                         Q &queues) {
-  for (uint32_t e = g.begin(v); e < g.end(v); ++e) {
-    uint32_t u = g.targets[e];
+WG_DEV void wg_hq_expand(ALG &alg, const wg_graph &g, const uint32_t *list, uint32_t count,
+                         uint32_t *queued, uint32_t stamp, Q &queues, wg_hq_chunk &c) {
+  uint32_t tid = threadIdx.x, lane = wg_lane_id(), warp = wg_warp_id();
+  uint32_t v = 0, degree = 0;
+  if (tid < count) {
+    v = list[tid];
+    degree = g.end(v) - g.begin(v);
+  }
+  uint32_t inclusive = degree;
+  for (uint32_t d = 1; d < warpSize; d <<= 1) {
+    uint32_t y = __shfl_up_sync(WG_FULL_MASK, inclusive, d);
+    if (lane >= d)
+      inclusive += y;
+  }
+  __syncthreads(); // the previous chunk's readers are done with c
+  if (lane == warpSize - 1)
+    c.warp_sums[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    uint32_t warps = blockDim.x / warpSize;
+    uint32_t x = lane < warps ? c.warp_sums[lane] : 0u, scan = x;
+    for (uint32_t d = 1; d < warpSize; d <<= 1) {
+      uint32_t y = __shfl_up_sync(WG_FULL_MASK, scan, d);
+      if (lane >= d)
+        scan += y;
+    }
+    c.warp_sums[lane] = scan - x; // exclusive prefix of the warps
+  }
+  __syncthreads();
+  uint32_t before = c.warp_sums[warp] + inclusive - degree;
+  if (tid < count)
+    c.prefix[tid] = before;
+  if (tid == count - 1)
+    c.prefix[count] = before + degree;
+  __syncthreads();
+  uint32_t total = count > 0 ? c.prefix[count] : 0u;
+  for (uint32_t k = tid; k < total; k += blockDim.x) {
+    uint32_t lo = 0, hi = count; // the last vertex whose prefix is <= k
+    while (hi - lo > 1) {
+      uint32_t mid = (lo + hi) / 2;
+      if (c.prefix[mid] <= k)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    uint32_t src = list[lo], e = g.begin(src) + (k - c.prefix[lo]), u = g.targets[e];
     typename ALG::value_t update;
-    if (alg.compute(v, u, g.weight(e), &update) && alg.combine_push(u, update) &&
+    if (alg.compute(src, u, g.weight(e), &update) && alg.combine_push(u, update) &&
         wg_claim_once(queued, u, stamp))
       queues.push(u);
   }
+  __syncthreads();
 }
 
 // The push kernel: one level over many CTAs. counters gets the level's
@@ -237,6 +298,7 @@ WG_DEV void wg_hq_push(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fron
                        uint32_t *frontier_out, uint32_t *frontier_out_len, uint32_t *queued,
                        uint32_t w_queues, uint32_t *counters) {
   __shared__ wg_hq_shared shared;
+  __shared__ wg_hq_chunk chunk;
   ALG alg(WG_ACC_META);
   wg_graph g = WG_ACC_GRAPH;
   wg_hq_queues<QUEUE, LAYOUT> q(shared, frontier_out, frontier_out_len, w_queues);
@@ -245,9 +307,8 @@ WG_DEV void wg_hq_push(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fron
   __syncthreads();
   // The bound is uniform across the CTA, so every thread reaches each flush.
   for (uint32_t base = blockIdx.x * blockDim.x; base < frontier_len; base += gridDim.x * blockDim.x) {
-    uint32_t i = base + threadIdx.x;
-    if (i < frontier_len)
-      wg_hq_expand(alg, g, frontier_in[i], queued, stamp, q);
+    uint32_t count = frontier_len - base < blockDim.x ? frontier_len - base : blockDim.x;
+    wg_hq_expand(alg, g, frontier_in + base, count, queued, stamp, q, chunk);
     q.flush();
   }
   if (threadIdx.x == 0) {
@@ -269,6 +330,7 @@ WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fro
   __shared__ wg_hq_shared shared;
   __shared__ uint32_t cur[WG_HQ_B_ENTRIES];
   __shared__ uint32_t cur_len;
+  __shared__ wg_hq_chunk chunk;
   wg_graph g = WG_ACC_GRAPH;
   wg_hq_queues<QUEUE, LAYOUT> q(shared, frontier_out, frontier_out_len, w_queues);
   uint32_t tid = threadIdx.x;
@@ -307,9 +369,9 @@ WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fro
     ALG alg(m);
     uint32_t stamp = iter + 2;
     uint32_t w_before = q.w_overflow, b_before = q.b_overflow;
-    for (uint32_t i = tid; i < size; i += blockDim.x)
-      wg_hq_expand(alg, g, cur[i], queued, stamp, q);
-    __syncthreads();
+    for (uint32_t base = 0; base < size; base += blockDim.x)
+      wg_hq_expand(alg, g, cur + base, size - base < blockDim.x ? size - base : blockDim.x, queued,
+                   stamp, q, chunk);
     q.plan(false);
     __syncthreads();
     // The output fits the b-queue when nothing spilled and the w-queues fit
