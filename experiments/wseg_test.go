@@ -19,7 +19,7 @@ func TestWsegSweepComparesMappings(t *testing.T) {
 	dir := t.TempDir()
 	pl := Plan{Experiment: "wseg", Target: TargetSim, Configs: []string{"tiny"}, SimMode: "functional",
 		Filter: []string{"graph=rmat;algorithm=sssp|pr;variant=wseg|vwc:k=32"},
-		Params: map[string]string{"rmat_spec": "rmat:scale=8+perm=1", "grid_spec": "grid:w=8,h=8", "source": "3"}}
+		Params: map[string]string{"rmat_spec": "rmat:scale=8+perm=1", "grid_spec": "grid:w=8,h=8", "source": "max"}}
 	sum, err := Sweep(context.Background(), e, Options{Plan: pl, Out: dir})
 	require.NoError(t, err)
 	require.Equal(t, 4, sum.OK)

@@ -61,37 +61,63 @@ WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_
   uint32_t round = __shfl_sync(WG_FULL_MASK, start, __ffs(gathering) - 1);
   uint32_t group_end = __shfl_sync(WG_FULL_MASK, end, warpSize - 1);
   for (;;) {
-    uint32_t e = round + lane;
-    // The owner of edge e: the last lane whose first edge is at or before
-    // e. Lanes past the group's edges find some lane too and are masked.
-    uint32_t owner = 0;
-    for (uint32_t step = warpSize / 2; step > 0; step /= 2) {
-      uint32_t first = __shfl_sync(WG_FULL_MASK, start, owner + step);
-      if (first <= e)
-        owner += step;
+    uint32_t round_end;
+    // A round that lies inside one vertex's edges needs no search and no
+    // segments: the warp strides over all of that vertex's full rounds,
+    // each lane summing privately, and reduces once (the hub's path).
+    uint32_t inside = __ballot_sync(WG_FULL_MASK, (gathering >> lane & 1u) && start <= round && end >= round + warpSize);
+    if (inside != 0) {
+      uint32_t owner = __ffs(inside) - 1;
+      uint32_t owner_end = __shfl_sync(WG_FULL_MASK, end, owner);
+      round_end = round + (owner_end - round) / warpSize * warpSize;
+      V x = alg.identity();
+      // Every lane makes the same number of trips, so the warp can vote
+      // to stop once any lane's partial settles the vertex.
+      for (uint32_t e = round + lane; e < round_end; e += warpSize) {
+        V update;
+        if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
+          x = alg.reduce(x, update);
+        if (ALG::kind == WG_VOTING && __any_sync(WG_FULL_MASK, alg.pull_done(x)))
+          break;
+      }
+      for (uint32_t offset = warpSize / 2; offset > 0; offset /= 2)
+        x = alg.reduce(x, __shfl_xor_sync(WG_FULL_MASK, x, (int)offset));
+      if (lane == owner)
+        acc = alg.reduce(acc, x);
+    } else {
+      round_end = round + warpSize;
+      uint32_t e = round + lane;
+      // The owner of edge e: the last lane whose first edge is at or
+      // before e. Lanes past the group's edges find some lane too and are
+      // masked.
+      uint32_t owner = 0;
+      for (uint32_t step = warpSize / 2; step > 0; step /= 2) {
+        uint32_t first = __shfl_sync(WG_FULL_MASK, start, owner + step);
+        if (first <= e)
+          owner += step;
+      }
+      uint32_t owner_start = __shfl_sync(WG_FULL_MASK, start, owner);
+      V x = alg.identity();
+      if (e < group_end && (gathering >> owner & 1u)) {
+        V update;
+        if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
+          x = update;
+      }
+      // Index inside the segment: how many lanes of this round precede
+      // this one with the same owner.
+      uint32_t index = lane - (owner_start > round ? owner_start - round : 0u);
+      for (uint32_t offset = 1; offset < warpSize; offset *= 2) {
+        V below = __shfl_up_sync(WG_FULL_MASK, x, offset);
+        if (index >= offset)
+          x = alg.reduce(x, below);
+      }
+      // Each owner with edges in this round reads its segment's last lane.
+      bool mine = (gathering >> lane & 1u) && start < round_end && end > round;
+      uint32_t last = mine ? (end < round_end ? end : round_end) - 1u - round : lane;
+      V total = __shfl_sync(WG_FULL_MASK, x, last);
+      if (mine)
+        acc = alg.reduce(acc, total);
     }
-    uint32_t owner_start = __shfl_sync(WG_FULL_MASK, start, owner);
-    V x = alg.identity();
-    if (e < group_end && (gathering >> owner & 1u)) {
-      V update;
-      if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
-        x = update;
-    }
-    // Index inside the segment: how many lanes of this round precede this
-    // one with the same owner.
-    uint32_t index = lane - (owner_start > round ? owner_start - round : 0u);
-    for (uint32_t offset = 1; offset < warpSize; offset *= 2) {
-      V below = __shfl_up_sync(WG_FULL_MASK, x, offset);
-      if (index >= offset)
-        x = alg.reduce(x, below);
-    }
-    // Each owner with edges in this round reads its segment's last lane.
-    uint32_t round_end = round + warpSize;
-    bool mine = (gathering >> lane & 1u) && start < round_end && end > round;
-    uint32_t last = mine ? (end < round_end ? end : round_end) - 1u - round : lane;
-    V total = __shfl_sync(WG_FULL_MASK, x, last);
-    if (mine)
-      acc = alg.reduce(acc, total);
     bool more = (gathering >> lane & 1u) && end > round_end && !(ALG::kind == WG_VOTING && alg.pull_done(acc));
     gathering = __ballot_sync(WG_FULL_MASK, more);
     if (gathering == 0)
