@@ -36,3 +36,15 @@ func TestMicroAllMatchesEachBenchmarkAlone(t *testing.T) {
 		assert.Equal(t, alone[0].Rows, all[i].Rows, "%s alone and within all", name)
 	}
 }
+
+// The stream's default sizes differ between targets, so the table says so
+// (and how to compare); an explicit --elements needs no such note.
+func TestMicroStreamTableNamesTheDefaultSizes(t *testing.T) {
+	out, _, err := execute(t, "micro", "stream", "--target", "sim", "--config", "tiny", "--sim-mode", "functional")
+	require.NoError(t, err)
+	assert.Contains(t, out, "16777216 elements on hw, 1048576 in simulation")
+	out, _, err = execute(t, "micro", "stream", "--target", "sim", "--config", "tiny", "--sim-mode", "functional", "--elements", "4096")
+	require.NoError(t, err)
+	assert.NotContains(t, out, "Default size")
+	assert.Contains(t, out, "4096")
+}
