@@ -46,3 +46,9 @@ func TestEdgeCacheRunsOnTheSimulator(t *testing.T) {
 		}
 	}
 }
+
+func TestCompressRuns(t *testing.T) {
+	assert.Equal(t, "1 4×3 2", compressRuns("1 4 4 4 2"))
+	assert.Equal(t, "", compressRuns(""))
+	assert.Equal(t, "256×2", compressRuns("256 256"))
+}
