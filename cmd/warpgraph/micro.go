@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -27,7 +28,9 @@ type microOptions struct {
 	grids                   []int
 	noBoundary              bool
 	timeout                 time.Duration
+	heartbeat               time.Duration
 	asJSON                  bool
+	progress                io.Writer
 }
 
 func newMicroCommand() *cobra.Command {
@@ -49,6 +52,7 @@ func newMicroCommand() *cobra.Command {
 			if err := o.check(); err != nil {
 				return err
 			}
+			o.progress = cmd.ErrOrStderr()
 			timeout := o.timeout
 			if timeout <= 0 {
 				timeout = time.Hour
@@ -92,6 +96,7 @@ func newMicroCommand() *cobra.Command {
 	f.BoolVar(&o.noBoundary, "no-boundary", false, "barriers: time the --grids only, without the deadlock boundary (the limit and one CTA past it): a quick sweep, or a long simulation split into parts")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier, barriers: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
+	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
 	return cmd
 }
@@ -133,6 +138,10 @@ func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*m
 		return nil, err
 	}
 	defer env.close()
+	watch := newLaunchWatch(o.progress, o.heartbeat)
+	env.dev = watchDevice(env.dev, watch)
+	watch.begin()
+	defer watch.end()
 	return runMicro(ctx, env, name, o)
 }
 
@@ -215,6 +224,8 @@ func (o microOptions) check() error {
 		return badInput("--repeat %d: at least one timed launch", o.repeat)
 	case checkSpinBudget(o.spinBudget, o.target) != nil:
 		return checkSpinBudget(o.spinBudget, o.target)
+	case o.heartbeat < 0:
+		return badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout < 0:
 		return badInput("--timeout %s is negative", o.timeout)
 	}

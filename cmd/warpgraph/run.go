@@ -35,7 +35,11 @@ type runOptions struct {
 	perIteration                  bool
 	outFile, outFormat            string
 	timeout                       time.Duration
+	heartbeat                     time.Duration
 	asJSON                        bool
+	// progress, when not nil, reports the device's launches while a
+	// device run lasts (--heartbeat).
+	progress io.Writer
 	// set records which flags the user gave (the rest hold defaults).
 	set map[string]bool
 }
@@ -123,6 +127,7 @@ func newRunCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.set = map[string]bool{}
 			cmd.Flags().Visit(func(f *pflag.Flag) { o.set[f.Name] = true })
+			o.progress = cmd.ErrOrStderr()
 			res, err := runAlgorithm(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -166,6 +171,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
+	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	return cmd
 }
@@ -201,6 +207,8 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--out-format %q: use text or binary", o.outFormat)
 	case o.set["out-format"] && o.outFile == "":
 		return badInput("--out-format applies only with --out FILE")
+	case o.heartbeat < 0:
+		return badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout <= 0:
 		return badInput("--timeout %s must be positive", o.timeout)
 	case checkSpinBudget(o.spinBudget, o.target) != nil:
@@ -224,7 +232,7 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "spin-budget"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "spin-budget", "heartbeat"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
@@ -260,6 +268,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		return nil, err
 	}
 	var env *deviceEnv
+	var watch *launchWatch
 	var variant scheduler.Variant
 	if o.target != "cpu" {
 		if a.Setup == nil {
@@ -279,11 +288,16 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 			return nil, err
 		}
 		defer env.close()
+		watch = newWatch(o)
+		env.dev = watchDevice(env.dev, watch)
 	}
 	g, parsed, took, err := loadGraph(o.spec)
 	if err != nil {
 		return nil, err
 	}
+	// After the load, whose own progress bar would fight with this line.
+	watch.begin()
+	defer watch.end()
 	if o.sources > 0 {
 		return runSources(ctx, a, variant, env, o, g, parsed, took)
 	}
@@ -349,6 +363,10 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	res.Validation = validation{OK: r.Validation.OK(), Checked: true, Method: "CPU reference", Tolerance: r.Validation.Tolerance, Detail: r.Validation.String()}
 	return res, nil
 }
+
+// newWatch makes a run's launch watch; tests replace it to set the
+// timings.
+var newWatch = func(o runOptions) *launchWatch { return newLaunchWatch(o.progress, o.heartbeat) }
 
 // directedKCoreNote says what k-core means on a directed graph, where it
 // is easily misread.
