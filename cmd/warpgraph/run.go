@@ -76,14 +76,19 @@ type runResult struct {
 	Edges     int     `json:"edges"`
 	Source    *uint32 `json:"source,omitempty"`
 	K         *uint32 `json:"k,omitempty"`
-	Target    string  `json:"target"`
-	SimMode   string  `json:"sim_mode,omitempty"`
-	Config    string  `json:"config,omitempty"`
-	Device    string  `json:"device,omitempty"`
-	Block     int     `json:"block,omitempty"`
-	Grid      int     `json:"grid,omitempty"`
-	Warmup    int     `json:"warmup,omitempty"`
-	Repeat    int     `json:"repeat,omitempty"`
+	// Seed is bp's prior seed.
+	Seed    *uint64 `json:"seed,omitempty"`
+	Target  string  `json:"target"`
+	SimMode string  `json:"sim_mode,omitempty"`
+	Config  string  `json:"config,omitempty"`
+	Device  string  `json:"device,omitempty"`
+	Block   int     `json:"block,omitempty"`
+	Grid    int     `json:"grid,omitempty"`
+	Warmup  int     `json:"warmup,omitempty"`
+	Repeat  int     `json:"repeat,omitempty"`
+	// SpinBudget is the polls a spinning wait may make (0: unbounded);
+	// device runs only.
+	SpinBudget *uint32 `json:"spin_budget,omitempty"`
 	// Tuning is the scheduler's numeric settings (SIMD-X's).
 	Tuning      *scheduler.Tuning `json:"tuning,omitempty"`
 	LoadSeconds float64           `json:"load_seconds"`
@@ -321,6 +326,9 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 		}
 		res.Source = &opts.Source
 	}
+	if a.Name == "bp" {
+		res.Seed = &opts.Seed
+	}
 	if a.Name == "kcore" {
 		res.K = &opts.K
 		if g.Directed {
@@ -338,6 +346,8 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	env.describe(res)
 	res.Scheduler, res.Block, res.Grid, res.Warmup, res.Repeat = variant.String(), o.block, o.grid, o.warmup, o.repeat
+	budget := o.budget()
+	res.SpinBudget = &budget
 	if variant.Scheduler.Name == "simdx" {
 		res.Tuning = &o.tuning
 	}

@@ -120,3 +120,19 @@ func TestRunOutFormatErrors(t *testing.T) {
 	_, err := os.Stat(path)
 	assert.True(t, os.IsNotExist(err), "nothing written on bad input")
 }
+
+// run --json names every option that shaped the run: the block size, the
+// spin budget, bp's seed.
+func TestRunJSONNamesTheOptions(t *testing.T) {
+	out, _, err := execute(t, "run", "--algo", "bp", "--graph", "grid:w=3,h=3", "--target", "sim", "--config", "tiny",
+		"--sim-mode", "functional", "--seed", "9", "--block", "64", "--json")
+	require.NoError(t, err, out)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	assert.EqualValues(t, 9, m["seed"])
+	assert.EqualValues(t, 64, m["block"])
+	assert.EqualValues(t, 0, m["spin_budget"], "unbounded in simulation")
+	assert.Equal(t, "bsp", m["scheduler"])
+	assert.Equal(t, "functional", m["sim_mode"])
+	assert.Equal(t, "tiny", m["config"])
+}
