@@ -24,13 +24,13 @@ func TestHQPoints(t *testing.T) {
 		count[p[0]]++
 		seen[p[0]+"/"+p[1]+"/"+p[2]+"/"+p[3]+"/"+p[4]] = true
 	}
-	assert.Equal(t, map[string]int{"rmat12": 68, "grid64": 68, "rmat16": 12, "grid256": 12}, count)
+	assert.Equal(t, map[string]int{"rmat12": 70, "grid64": 70, "rmat16": 14, "grid256": 14}, count)
 	for w := 1; w <= 32; w++ {
 		for _, layout := range []string{"naive", "interleaved"} {
 			assert.True(t, seen["rmat12/wbg/"+layout+"/"+strconv.Itoa(w)+"/off"], "rmat12 %s W=%d", layout, w)
 		}
 	}
-	for _, q := range []string{"g/-/-/off", "bg/-/-/off", "bg/-/-/cta", "wbg/interleaved/8/cta"} {
+	for _, q := range []string{"g/-/-/off", "bg/-/-/off", "bg/-/-/cta", "wbg/interleaved/8/cta", "wbg/interleaved/8/round"} {
 		assert.True(t, seen["rmat16/"+q], q)
 	}
 	hw := map[string]bool{}

@@ -19,7 +19,10 @@ import (
 // (the local kernel, one launch for many levels); when a level's output
 // overflows the b-queue the CTA flushes it to the g-queue and the host
 // goes on with one multi-CTA launch per level; when a multi-CTA level's
-// output fits a block again the host goes back to the single CTA. The g
+// output fits a block again the host goes back to the single CTA.
+// local=round hands over sooner: as soon as a level's output exceeds one
+// vertex per thread (on rmat:scale=12 the lecture's rule kept frontiers of
+// up to 2048 vertices in one CTA and doubled the simulated BFS time). The g
 // variant has no b-queue, so every level is a multi-CTA launch; local=off
 // makes every level a multi-CTA launch for the other variants too (to
 // compare the queues alone). No kernel waits for another CTA, so nothing
@@ -41,8 +44,8 @@ func init() {
 				Values: []string{"wbg", "bg", "g"}, Default: "wbg"},
 			{Name: "layout", About: "w-queue layout: interleaved (slot i of queue q at i*W+q: power-of-two strides spread over the banks) or naive (queue q contiguous: its slot i at q*capacity+i)",
 				Values: []string{"interleaved", "naive"}, Default: "interleaved"},
-			{Name: "local", About: "cta: one CTA runs levels alone, __syncthreads between them, while the frontier fits a block (queue=g never does); off: one multi-CTA launch per level",
-				Values: []string{"cta", "off"}, Default: "cta"},
+			{Name: "local", About: "cta: one CTA runs levels alone, __syncthreads between them, from a frontier of at most one vertex per thread until a level's output overflows the b-queue (the lecture's rule); round: the same, but the CTA hands over as soon as the output exceeds one vertex per thread; off: one multi-CTA launch per level (queue=g never has a single CTA)",
+				Values: []string{"cta", "round", "off"}, Default: "cta"},
 		},
 		Label: hqLabel,
 		Supports: func(a *Algorithm, v Variant) error {
@@ -55,7 +58,7 @@ func init() {
 		Reset:   hqReset,
 		Run:     hqRun,
 		Variants: []string{"hq", "hq:layout=naive", "hq:queue=bg", "hq:queue=g",
-			"hq:local=off", "hq:layout=naive,local=off", "hq:queue=bg,local=off"},
+			"hq:local=off", "hq:layout=naive,local=off", "hq:queue=bg,local=off", "hq:local=round"},
 	})
 }
 
@@ -144,7 +147,11 @@ func hqRun(e *Enactment) error {
 		return err
 	}
 	var local *kernels.Kernel
-	if e.Variant.Get("queue") != "g" && e.Variant.Get("local") == "cta" {
+	localMax := uint32(hqBQueue)
+	if e.Variant.Get("local") == "round" {
+		localMax = uint32(min(e.Options.Block, hqBQueue))
+	}
+	if e.Variant.Get("queue") != "g" && e.Variant.Get("local") != "off" {
 		if local, err = e.Kernel("local"); err != nil {
 			return err
 		}
@@ -197,7 +204,7 @@ func hqRun(e *Enactment) error {
 			return err
 		}
 		if local != nil && f.Len <= min(e.Options.Block, hqBQueue) {
-			next, err := hqSingleCTA(e, st, local, iteration, w, maxIterations, &totals)
+			next, err := hqSingleCTA(e, st, local, iteration, w, localMax, maxIterations, &totals)
 			if err != nil {
 				return err
 			}
@@ -232,12 +239,12 @@ func hqRun(e *Enactment) error {
 // hqSingleCTA runs levels from iteration on in one CTA and records them;
 // it returns the next iteration, with the frontier (if any is left) in
 // st.frontier.
-func hqSingleCTA(e *Enactment, st *hqState, local *kernels.Kernel, iteration int, w, maxIterations uint32, totals *hqTotals) (int, error) {
+func hqSingleCTA(e *Enactment, st *hqState, local *kernels.Kernel, iteration int, w, localMax, maxIterations uint32, totals *hqTotals) (int, error) {
 	n := e.Problem.Graph.NumVertices()
 	f := st.frontier
 	first := IterationStats{Iteration: iteration}
 	args := append(e.accArgs(e.out, iteration), f.In, uint32(f.Len), f.Out, st.record+4*hqRecOut, st.queued,
-		w, maxIterations, st.control, st.log, uint32(st.maxLog))
+		w, localMax, maxIterations, st.control, st.log, uint32(st.maxLog))
 	if err := e.launch(&first, local, 1, args...); err != nil {
 		return 0, err
 	}

@@ -28,21 +28,21 @@ func enactHQ(t *testing.T, dev kernels.Device, algo, variant string, g *graph.Gr
 	return res
 }
 
-// hubGraph: vertex 0 points at 5000 leaves (one level activates them
+// hubGraph: vertex 0 points at `leaves` leaves (one level activates them
 // all), every leaf at one of ten vertices, and those ten at a path of
 // five.
-func hubGraph(t *testing.T) *graph.Graph {
+func hubGraph(t *testing.T, leaves uint32) *graph.Graph {
 	var edges [][3]uint32
-	for v := uint32(1); v <= 5000; v++ {
-		edges = append(edges, [3]uint32{0, v, 1}, [3]uint32{v, 5001 + v%10, 1})
+	for v := uint32(1); v <= leaves; v++ {
+		edges = append(edges, [3]uint32{0, v, 1}, [3]uint32{v, leaves + 1 + v%10, 1})
 	}
-	for v := uint32(5001); v < 5011; v++ {
-		edges = append(edges, [3]uint32{v, 5011, 1})
+	for v := leaves + 1; v < leaves+11; v++ {
+		edges = append(edges, [3]uint32{v, leaves + 11, 1})
 	}
-	for v := uint32(5011); v < 5015; v++ {
+	for v := leaves + 11; v < leaves+15; v++ {
 		edges = append(edges, [3]uint32{v, v + 1, 1})
 	}
-	return build(t, 5016, true, edges)
+	return build(t, int(leaves)+16, true, edges)
 }
 
 // One level activates 5000 vertices, spread evenly over the CTA's threads
@@ -56,7 +56,7 @@ func hubGraph(t *testing.T) *graph.Graph {
 // 10-vertex level after it fits a block and goes back to the single CTA.
 func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
 	dev := openSim(t, sim.ModeFunctional)
-	g := hubGraph(t)
+	g := hubGraph(t, 5000)
 	local := []float64{1, 0, 1, 1, 1, 1, 1, 1}
 	multi := []float64{0, 0, 0, 0, 0, 0, 0, 0}
 	tests := []struct {
@@ -74,6 +74,7 @@ func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
 		{"hq:local=off", 8, 2952, 2952, multi},
 		{"hq:queue=bg,local=off", 8, 0, 2952, multi},
 		{"hq:queue=g", 8, 0, 0, multi},
+		{"hq:local=round", 8, 2952, 2952, local},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s/w=%d", tc.variant, tc.w), func(t *testing.T) {
@@ -91,6 +92,31 @@ func TestHQOverflowFallsDownTheHierarchy(t *testing.T) {
 					assert.Zero(t, it.Statistics["w_overflows"]+it.Statistics["b_overflows"], "level %d", i)
 				}
 			}
+		})
+	}
+}
+
+// A level that outputs 100 vertices fits the b-queue, so local=cta keeps
+// the whole BFS in one CTA; local=round hands the 100 vertices (more than
+// the 64 threads) to a multi-CTA launch and takes the 10 after them back.
+func TestHQRoundHandsOverSooner(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := hubGraph(t, 100)
+	for variant, modes := range map[string][]float64{
+		"hq":             {1, 1, 1, 1, 1, 1, 1, 1},
+		"hq:local=round": {1, 0, 1, 1, 1, 1, 1, 1},
+	} {
+		t.Run(variant, func(t *testing.T) {
+			res := enactHQ(t, dev, "bfs", variant, g, 8, scheduler.RunOptions{Block: 64})
+			require.Len(t, res.Iterations, len(modes))
+			for i, it := range res.Iterations {
+				assert.Equal(t, modes[i], it.Statistics["single_cta"], "level %d", i)
+			}
+			launches := 1
+			if variant != "hq" {
+				launches = 3
+			}
+			assert.Equal(t, launches, res.Launches)
 		})
 	}
 }

@@ -37,10 +37,10 @@
 //   local  one CTA runs level after level alone, __syncthreads() between
 //          them, with the frontier in shared memory: it uses only the
 //          w-queues and the b-queue, and stops when a level's output does
-//          not fit the b-queue (then that output is flushed to the g-queue
-//          and the host goes back to push launches), when the frontier
-//          empties, or at the iteration limit. Never spins: no other CTA
-//          is waited for.
+//          not fit the b-queue or exceeds local_max vertices (then that
+//          output is flushed to the g-queue and the host goes back to push
+//          launches), when the frontier empties, or at the iteration
+//          limit. Never spins: no other CTA is waited for.
 //   filter the first frontier of algorithms without a start list (bsp's
 //          scan of active(v)).
 // Duplicates are kept out by the stamps of wg_claim_once (stamp
@@ -325,7 +325,8 @@ WG_DEV void wg_hq_push(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fron
 template <typename ALG, int QUEUE, int LAYOUT>
 WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len,
                         uint32_t *frontier_out, uint32_t *frontier_out_len, uint32_t *queued,
-                        uint32_t w_queues, uint32_t max_iterations, uint32_t *control, uint32_t *log,
+                        uint32_t w_queues, uint32_t local_max, uint32_t max_iterations,
+                        uint32_t *control, uint32_t *log,
                         uint32_t max_log) {
   __shared__ wg_hq_shared shared;
   __shared__ uint32_t cur[WG_HQ_B_ENTRIES];
@@ -374,9 +375,11 @@ WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fro
                    stamp, q, chunk);
     q.plan(false);
     __syncthreads();
-    // The output fits the b-queue when nothing spilled and the w-queues fit
+    // The CTA goes on alone while the output fits the b-queue (nothing
+    // spilled, the w-queues fit behind the b-queue's entries) and holds at
+    // most local_max vertices; otherwise all of it goes to the g-queue.
     // behind the b-queue's entries; otherwise all of it goes to the g-queue.
-    bool fits = shared.spilled == 0 && shared.total <= WG_HQ_B_ENTRIES;
+    bool fits = shared.spilled == 0 && shared.total <= WG_HQ_B_ENTRIES && shared.total <= local_max;
     if (!fits && tid == 0)
       shared.gbase = atomicAdd(frontier_out_len, shared.total);
     __syncthreads();
@@ -426,11 +429,11 @@ WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fro
 #define WG_HQ_LOCAL_ENTRY(NAME, ALG, LABEL, QUEUE, LAYOUT)                                         \
   extern "C" __global__ void NAME##_hq_##LABEL##_local(                                            \
       WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len, uint32_t *frontier_out,   \
-      uint32_t *frontier_out_len, uint32_t *queued, uint32_t w_queues, uint32_t max_iterations,    \
-      uint32_t *control, uint32_t *log, uint32_t max_log) {                                        \
+      uint32_t *frontier_out_len, uint32_t *queued, uint32_t w_queues, uint32_t local_max,         \
+      uint32_t max_iterations, uint32_t *control, uint32_t *log, uint32_t max_log) {               \
     wg_hq_local<ALG, QUEUE, LAYOUT>(WG_ACC_ARGS, frontier_in, frontier_len, frontier_out,          \
-                                    frontier_out_len, queued, w_queues, max_iterations, control,   \
-                                    log, max_log);                                                 \
+                                    frontier_out_len, queued, w_queues, local_max, max_iterations, \
+                                    control, log, max_log);                                        \
   }
 
 // Entries <alg>_hq_<label>_<phase>: labels g, bg, wbg_naive,
