@@ -15,7 +15,10 @@ import (
 // mode) the SMs' timing and the memory system. The YAML files of
 // sim/configs fill it; the field tags are their keys.
 type Config struct {
-	Name              string `yaml:"name"`
+	Name string `yaml:"name"`
+	// ComputeCapability also selects the warp scheduling model: 7.0 and
+	// later schedule a warp's threads independently (Volta), earlier ones
+	// reconverge on the pre-Volta stack alone (exec.Launch.IndependentThreads).
 	ComputeCapability [2]int `yaml:"compute_capability"`
 	SMs               int    `yaml:"sms"`
 	WarpSize          int    `yaml:"warp_size"`

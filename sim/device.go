@@ -513,6 +513,8 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		SMs:            d.cfg.SMs,
 		WarpSlotsPerSM: d.cfg.MaxWarpsPerSM,
 		GridID:         d.launches,
+		// Volta and later schedule a warp's threads independently.
+		IndependentThreads: d.cfg.ComputeCapability[0] >= 7,
 	}
 	if d.opts.mode == ModeTiming {
 		return d.launchTiming(ctx, k, a, cfg, p, el)

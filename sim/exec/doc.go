@@ -5,7 +5,12 @@
 // It models grids of CTAs and CTAs of 32-lane warps; per-thread registers
 // (one uint64 slot per PTX register, laid out warp-major so each
 // instruction decodes once and loops over its active lanes); a SIMT
-// reconvergence stack driven by the front end's immediate post-dominators;
+// reconvergence stack driven by the front end's immediate post-dominators,
+// and, for compute capability 7.0 and later (Launch.IndependentThreads),
+// Volta's independent thread scheduling on top of it (its.go: diverged
+// lanes that spin or wait at a *.sync collective or a barrier split into
+// thread groups that run in turn, so a warp's lanes may wait on each
+// other);
 // guard predicates, divergent branches, loops with early exits, calls,
 // ret and exit; CTA barriers (bar.sync, bar.arrive, bar.red) counting
 // warps, with exited warps counting as arrived; vote, shfl, match, redux and

@@ -23,6 +23,10 @@ type Launch struct {
 	// cycle count). By default the clock is the number of warp-
 	// instructions the grid has executed: monotonic and deterministic.
 	Clock func() uint64
+	// IndependentThreads selects Volta's independent thread scheduling
+	// (compute capability 7.0 and later; its.go) over the pre-Volta
+	// reconvergence stack alone.
+	IndependentThreads bool
 }
 
 // Grid is one launch in execution: the CTAs not yet dispatched, counters,
@@ -216,6 +220,9 @@ func (w *Warp) reset(lanes int) {
 	w.fn, w.code, w.regs = f.fn, f.fn.code, f.regs
 	w.exited, w.carry = 0, 0
 	w.polls = [2]pollSite{}
+	w.its = w.g.L.IndependentThreads
+	w.groups = w.groups[:0]
+	w.backEdges, w.spinHash, w.itsErr = 0, 0, nil
 }
 
 // Retire returns a finished CTA's state to the pool.

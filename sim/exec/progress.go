@@ -130,6 +130,14 @@ func (w *Warp) hash() uint64 {
 		mix(uint64(uint32(e.pc))<<32 | uint64(uint32(e.rpc)))
 		mix(uint64(e.mask))
 	}
+	for i := range w.groups { // parked thread groups (its.go); their frames share the running group's register files, except calls made apart
+		g := &w.groups[i]
+		mix(uint64(g.wait)<<32 | uint64(g.member))
+		for _, e := range g.stack {
+			mix(uint64(uint32(e.pc))<<32 | uint64(uint32(e.rpc)))
+			mix(uint64(e.mask))
+		}
+	}
 	for i := range w.frames {
 		f := &w.frames[i]
 		skip := f.fn.clockRegs

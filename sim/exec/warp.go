@@ -77,9 +77,18 @@ type Warp struct {
 
 	stack  []simtEntry
 	frames []frame
-	exited uint32
-	carry  uint32 // per-lane carry flag (add.cc and friends)
-	local  []byte // per-thread local memory, lane-major, g.localStride per lane
+	// Independent thread scheduling (its.go): its is set for compute
+	// capability 7.0 and later; groups are the parked thread groups (the
+	// running one is stack and frames); backEdges, spinHash and itsErr
+	// serve the spin check, the turns and an error found while switching.
+	its       bool
+	groups    []threadGroup
+	backEdges uint32
+	spinHash  uint64
+	itsErr    error
+	exited    uint32
+	carry     uint32 // per-lane carry flag (add.cc and friends)
+	local     []byte // per-thread local memory, lane-major, g.localStride per lane
 
 	// Barrier wait (state WarpAtBarrier).
 	barID   int
@@ -385,6 +394,24 @@ func (w *Warp) step() error {
 		m &= w.predMask(x.guard, x.gnot)
 	}
 	g := w.g
+	if m != 0 && x.op >= xBar && x.op <= xRedux {
+		// Collectives and barriers wait for lanes that are elsewhere.
+		if w.rec != nil {
+			w.rec.Func, w.rec.PC, w.rec.Inst = w.fn.fn, int(pc), x.in
+			w.rec.Active = active
+		}
+		if x.op == xBar && w.its && len(w.groups) > 0 {
+			w.gatherAtBarrier()
+			return w.takeITSErr()
+		}
+		parked, err := w.syncCollective(x, m, active)
+		if err != nil {
+			return err
+		}
+		if parked {
+			return w.takeITSErr()
+		}
+	}
 	g.WarpInsts++
 	g.ThreadInsts += uint64(bits.OnesCount32(active))
 	if w.rec != nil {
@@ -695,19 +722,22 @@ func (w *Warp) step() error {
 		case xNop, xWarpSync:
 		case xBra:
 			w.branch(x, pc, active, m)
-			return nil
+			if w.its && x.target <= pc {
+				w.backEdge()
+			}
+			return w.takeITSErr()
 		case xCall:
 			return w.call(x, pc, active, m)
 		case xRet:
 			if len(w.frames) > 1 {
 				w.ret(pc, m)
-				return nil
+				return w.takeITSErr()
 			}
 			w.exit(pc, m)
-			return nil
+			return w.takeITSErr()
 		case xExit:
 			w.exit(pc, m)
-			return nil
+			return w.takeITSErr()
 		case xTrap:
 			l := firstLane(m)
 			return fmt.Errorf("kernel %s: trap executed by CTA %s thread %s at %s", g.prog.Name(), dim(w.cta.ID), dim(w.threadID(l)), w.where(x))
@@ -734,7 +764,15 @@ func (w *Warp) step() error {
 	if e.pc == e.rpc {
 		w.settle()
 	}
-	return nil
+	return w.takeITSErr()
+}
+
+// takeITSErr returns and clears an error found while switching thread
+// groups.
+func (w *Warp) takeITSErr() error {
+	err := w.itsErr
+	w.itsErr = nil
+	return err
 }
 
 // where names an instruction of the current function: its PTX line,
@@ -916,6 +954,10 @@ func (w *Warp) settle() {
 	for {
 		n := len(w.stack)
 		if n == 0 {
+			if len(w.groups) > 0 { // independent thread scheduling: another group runs
+				w.itsErr = w.scheduleNext()
+				return
+			}
 			w.finish()
 			return
 		}
@@ -972,6 +1014,11 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 		w.spare = append(w.spare, frame{})
 	}
 	f := w.spare[depth]
+	if len(w.groups) > 0 {
+		// Another thread group may be in a call at this depth, in the
+		// spare frame: this call gets its own.
+		f = frame{}
+	}
 	if cap(f.regs) < callee.nregs*32 {
 		f.regs = make([]uint64, callee.nregs*32)
 	}
@@ -986,7 +1033,9 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 	f.localBase = caller.localBase + uint64(alignUp(caller.fn.fn.LocalFrameSize, 16))
 	f.base = len(w.stack) - 1
 	f.call = x
-	w.spare[depth] = f
+	if len(w.groups) == 0 {
+		w.spare[depth] = f
+	}
 	// Arguments.
 	for i, arg := range cs.Args {
 		formal := callee.fn.Params[i]
