@@ -32,3 +32,22 @@ struct bfs_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(bfs, bfs_acc)
+
+// Speculative BFS (Atos): one dynamic frontier, no barrier between levels;
+// a vertex reached first by a longer path is lowered (atomicMin) and queued
+// again when a shorter one arrives.
+struct bfs_speculative_acc : wg_acc_defaults<uint32_t> {
+  static const int kind = WG_VOTING;
+  uint32_t *depth;
+  __device__ bfs_speculative_acc(wg_meta m) : depth((uint32_t *)m.buf[0]) {}
+  __device__ bool active(uint32_t v) const { return depth[v] != WG_UNVISITED; }
+  __device__ bool compute(uint32_t src, uint32_t, uint32_t, uint32_t *update) const {
+    *update = depth[src] + 1;
+    return depth[src] != WG_UNVISITED;
+  }
+  __device__ bool combine_push(uint32_t dst, uint32_t update) const {
+    return update < depth[dst] && atomicMin(&depth[dst], update) > update;
+  }
+};
+
+WG_ATOS_ENTRIES(bfs, bfs_speculative_acc)

@@ -53,3 +53,70 @@ struct pr_acc : wg_acc_defaults<float> {
 };
 
 WG_ACC_ENTRIES(pr, pr_acc)
+
+// Asynchronous PageRank (Atos): residual push, one task per vertex whose
+// residual reached eps. It solves the "leaky" system x = (1-d)/n + d P^T x,
+// in which a dangling vertex's rank flows nowhere: with a uniform teleport
+// and dangling rank spread uniformly (graph/ref's definition), the
+// PageRank vector is exactly that solution scaled to sum 1, so the
+// finishing entries below normalise it on the device.
+//   meta0  float rank[|V|]: 0 at the start; a task adds the residual it took.
+//   meta1  float residual[|V|]: (1-d)/n at the start.
+//   meta2  float push[|V|]: d/outdeg, 0 for a dangling vertex.
+//   meta3  double sum[1]: the finishing pass's total rank.
+//   param_f32  eps: the residual at which a vertex becomes a task.
+struct pr_residual_acc : wg_acc_defaults<float> {
+  static const int kind = WG_AGGREGATION;
+  static const bool carries = true;
+  float *rank, *residual;
+  const float *push;
+  float eps;
+  __device__ pr_residual_acc(wg_meta m)
+      : rank((float *)m.buf[0]), residual((float *)m.buf[1]), push((const float *)m.buf[2]), eps(m.param_f32) {}
+  __device__ bool active(uint32_t v) const { return residual[v] >= eps; }
+  // take moves v's residual into its rank (atomically: v may have two
+  // tasks in flight) and carries the share each out-neighbour receives.
+  __device__ bool take(uint32_t v, float *carry) {
+    float r = __builtin_bit_cast(float, atomicExch((unsigned *)&residual[v], 0u));
+    if (r == 0.0f)
+      return false;
+    atomicAdd(&rank[v], r);
+    *carry = r * push[v];
+    return *carry > 0.0f;
+  }
+  __device__ bool compute_carried(uint32_t, float carry, uint32_t, uint32_t, float *update) const {
+    *update = carry;
+    return true;
+  }
+  // combine_push queues dst when this update lifts its residual to eps.
+  __device__ bool combine_push(uint32_t dst, float update) const {
+    float before = atomicAdd(&residual[dst], update);
+    return before < eps && before + update >= eps;
+  }
+};
+
+WG_ATOS_ENTRIES(pr, pr_residual_acc)
+
+// The finishing pass of the residual form: pr_atos_base_normsum adds every
+// rank into sum[0] (per-warp float sums, one double atomic per warp), then
+// pr_atos_base_normscale divides every rank by it.
+extern "C" __global__ void pr_atos_base_normsum(WG_ACC_PARAMS) {
+  const float *rank = (const float *)meta0;
+  float sum = 0.0f;
+  uint32_t stride = gridDim.x * blockDim.x;
+  for (uint32_t base = wg_global_id() - wg_lane_id(); base < num_vertices; base += stride) {
+    uint32_t v = base + wg_lane_id();
+    if (v < num_vertices)
+      sum += rank[v];
+  }
+  sum = wg_warp_sum(sum);
+  if (wg_lane_id() == 0 && sum != 0.0f)
+    atomicAdd((double *)meta3, (double)sum);
+}
+
+extern "C" __global__ void pr_atos_base_normscale(WG_ACC_PARAMS) {
+  float *rank = (float *)meta0;
+  float inv = (float)(1.0 / *(const double *)meta3);
+  for (uint32_t v = wg_global_id(); v < num_vertices; v += gridDim.x * blockDim.x)
+    rank[v] *= inv;
+}

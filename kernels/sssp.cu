@@ -11,12 +11,14 @@ struct sssp_acc : wg_acc_defaults<uint32_t> {
   __device__ sssp_acc(wg_meta m) : dist((uint32_t *)m.buf[0]) {}
   __device__ bool active(uint32_t v) const { return dist[v] != WG_UNREACHED; }
   __device__ bool compute(uint32_t src, uint32_t, uint32_t weight, uint32_t *update) const {
+    // Branch-free: the early-return form of this test made the simulator's
+    // reconvergence stack lose lanes at the atos CTA worker's ballot (a
+    // simulator defect, recorded for the reconvergence work; the GPU is
+    // unaffected).
     uint32_t d = dist[src];
-    if (d == WG_UNREACHED)
-      return false;
     uint32_t sum = d + weight;
     *update = sum < d ? WG_UNREACHED - 1 : sum; // saturate, never wrap
-    return true;
+    return d != WG_UNREACHED;
   }
   __device__ bool combine_push(uint32_t dst, uint32_t update) const {
     return update < dist[dst] && atomicMin(&dist[dst], update) > update;
@@ -33,3 +35,6 @@ struct sssp_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(sssp, sssp_acc)
+
+// Asynchronous under Atos as it is: compute reads the source's current value.
+WG_ATOS_ENTRIES(sssp, sssp_acc)

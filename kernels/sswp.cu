@@ -27,3 +27,6 @@ struct sswp_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(sswp, sswp_acc)
+
+// Asynchronous under Atos as it is: compute reads the source's current value.
+WG_ATOS_ENTRIES(sswp, sswp_acc)

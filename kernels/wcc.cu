@@ -27,3 +27,6 @@ struct wcc_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(wcc, wcc_acc)
+
+// Asynchronous under Atos as it is: compute reads the source's current value.
+WG_ATOS_ENTRIES(wcc, wcc_acc)

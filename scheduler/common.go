@@ -43,3 +43,15 @@ func undirected(g *graph.Graph) (*graph.Graph, []string, error) {
 	}
 	return s, []string{"the directed input was symmetrised (duplicate edges merged)"}, nil
 }
+
+// reachedEdges is the work of a work-efficient traversal: the out-degrees
+// of the vertices it reached (value other than unreached), each walked once.
+func reachedEdges(g *graph.Graph, vals []uint32, unreached uint32) (float64, string) {
+	edges := 0.0
+	for v, x := range vals {
+		if x != unreached {
+			edges += float64(g.OutDegree(uint32(v)))
+		}
+	}
+	return edges, "out-edges of the reached vertices"
+}

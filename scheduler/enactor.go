@@ -49,6 +49,10 @@ type Tuning struct {
 	// WQueues is the hq scheduler's number of warp-level queues W, 1..32
 	// (default 8, the lecture's example): thread t inserts into queue t % W.
 	WQueues int `json:"w_queues"`
+	// QueueCapacity fixes the atos task queue's capacity in tasks, so that
+	// an overflow is an error; 0 sizes it from the graph and doubles it
+	// (restarting the run) when it overflows.
+	QueueCapacity int `json:"queue_capacity,omitempty"`
 }
 
 func (t Tuning) withDefaults() Tuning {
@@ -72,7 +76,7 @@ func (t Tuning) withDefaults() Tuning {
 
 func (t Tuning) check() error {
 	switch {
-	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0 || t.WQueues < 0:
+	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0 || t.WQueues < 0 || t.QueueCapacity < 0:
 		return fmt.Errorf("tuning %+v: values must not be negative", t)
 	case t.WQueues > 32:
 		return fmt.Errorf("%d w-queues: at most 32, one per lane of a warp", t.WQueues)
@@ -156,6 +160,9 @@ type Enactment struct {
 	out, in    *deviceGraph
 	cleanups   []func()
 	statistics []Field
+	// derived computes figures from the downloaded result, after the check
+	// (a scheduler's overwork needs the final values).
+	derived func() []Field
 	iterations []IterationStats
 	total      kernels.LaunchStats
 	launches   int
@@ -196,6 +203,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	if a.UsesSource && int64(o.Source) >= int64(g.NumVertices()) {
 		return nil, fmt.Errorf("%s: source %d is not a vertex (the graph has %d vertices)", a.Name, o.Source, g.NumVertices())
 	}
+	o.Scheduler = v.Scheduler.Name
 	p, err := a.Setup(g, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
@@ -263,6 +271,9 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	}
 	res.Validation, res.Summary = p.Check(len(res.Iterations))
 	res.Summary = append(res.Summary, e.statistics...)
+	if e.derived != nil {
+		res.Summary = append(res.Summary, e.derived()...)
+	}
 	if p.Values != nil {
 		v := p.Values()
 		res.Values = &v

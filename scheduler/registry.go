@@ -36,6 +36,10 @@ type Options struct {
 	K uint32
 	// Seed seeds belief propagation's priors.
 	Seed uint64
+	// Scheduler is the scheduler the problem is set up for (Enact sets
+	// it): PageRank pulls in sweeps under the bulk-synchronous schedulers
+	// and pushes residuals under the task-parallel one.
+	Scheduler string
 }
 
 // Algorithm is one registered algorithm: its kernels (module Kernel in
@@ -102,6 +106,17 @@ type Problem struct {
 	Notes []string
 	// Values returns the per-vertex result after a run (for --out).
 	Values func() Values
+	// Finalize names entries (full kernel names) a task-parallel scheduler
+	// launches once after the queue drains, each over every vertex with a
+	// grid-stride loop and the ACC parameters (PageRank's residual form
+	// normalises its ranks).
+	Finalize []string
+	// Work is the work a work-efficient run does on this input, from the
+	// result after the run, for the overwork ratio of speculative
+	// schedulers: the edges walked (BFS, SSSP: the out-degrees of the
+	// reached vertices), or the vertex count for colouring, whose work is
+	// colour assignments. nil: the scheduler reports no overwork.
+	Work func() (work float64, what string)
 	// Custom runs a problem that does not fit the ACC contract (its state
 	// lives on edges, or it has its own phases) with its own entries; only
 	// schedulers that accept custom problems (bsp) run it, in place of

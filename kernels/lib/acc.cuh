@@ -92,6 +92,12 @@ template <typename V> struct wg_acc_defaults {
   __device__ bool pull_done(V) const { return false; }
   __device__ bool combine_pull(uint32_t, V) const { return false; }
   __device__ void finish() {}
+  // Task-parallel schedulers (atos.cuh): an algorithm whose task consumes
+  // state when it starts sets carries, and take/compute_carried replace
+  // compute; the rest compute from the source's current value.
+  static const bool carries = false;
+  __device__ bool take(uint32_t, V *) { return true; }
+  __device__ bool compute_carried(uint32_t, V, uint32_t, uint32_t, V *) const { return false; }
 };
 
 // Double-precision atomic add (atom.add.f64, sm_60 and later), for sums

@@ -5,14 +5,17 @@
 #ifndef WARPGRAPH_LIB_SCHEDULERS_CUH
 #define WARPGRAPH_LIB_SCHEDULERS_CUH
 
+#include "atos.cuh" // opt-in per algorithm: WG_ATOS_ENTRIES beside WG_ACC_ENTRIES
 #include "bsp.cuh"
 #include "edge.cuh"
+#include "hqueue.cuh"
 #include "simdx.cuh"
 #include "wseg.cuh"
 
 #define WG_ACC_ENTRIES(NAME, ALG)                                                  \
   WG_BSP_ENTRIES(NAME, ALG)                                                        \
   WG_EDGE_ENTRIES(NAME, ALG)                                                       \
+  WG_HQ_ENTRIES(NAME, ALG)                                                         \
   WG_SIMDX_ENTRIES(NAME, ALG)                                                      \
   WG_WSEG_ENTRIES(NAME, ALG)
 

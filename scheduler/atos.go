@@ -1,0 +1,385 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// The task-parallel scheduler of Atos (kernels/lib/atos.cuh): one task queue
+// in device memory, workers that pop FETCH tasks with one atomic and push
+// what they activate, and no barrier between levels or sweeps.
+//
+//	mode=persistent  one launch of a co-resident grid; the workers detect
+//	                 termination themselves (a pending-task counter), under
+//	                 the spin protocol.
+//	mode=discrete    one launch per queue generation (the tasks the previous
+//	                 launch pushed); the host reads the tail in between.
+//	worker=cta|warp  a CTA with load-balancing search over its tasks' edges,
+//	                 or a warp with one task per lane.
+//	fetch=auto|N     tasks per pop; auto is 32 for a warp and the CTA size
+//	                 for a CTA.
+//
+// An algorithm runs under Atos when its module has the entries
+// (WG_ATOS_ENTRIES, or its own for a custom problem such as colouring).
+func init() {
+	RegisterScheduler(&Scheduler{
+		Name:  "atos",
+		About: "task-parallel (Atos): a global task queue, persistent or per-generation launches, no level barrier",
+		Keys: []Key{
+			{Name: "mode", About: "persistent: one launch until the queue drains; discrete: one launch per queue generation",
+				Values: []string{"persistent", "discrete"}, Default: "persistent"},
+			{Name: "worker", About: "cta: a CTA pops and balances edges over its threads; warp: a warp pops, one task per lane",
+				Values: []string{"cta", "warp"}, Default: "cta"},
+			{Name: "fetch", About: "tasks per pop (auto: 32 for a warp, the CTA size for a CTA)",
+				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
+		},
+		Supports: atosSupports,
+		Prepare:  atosPrepare,
+		Reset:    atosReset,
+		Run:      atosRun,
+		Label:    func(v Variant) string { return v.Get("worker") },
+		Variants: []string{
+			"atos",
+			"atos:worker=warp",
+			"atos:mode=discrete",
+			"atos:mode=discrete,worker=warp,fetch=8",
+			"atos:worker=warp,fetch=128",
+			"atos:fetch=32",
+			"atos:mode=discrete,fetch=512",
+		},
+	})
+}
+
+// Words of the queue's control block (kernels/lib/atos.cuh, WG_Q_*).
+const (
+	atosHead, atosTail, atosPending = 0, 32, 64
+	atosOverflow                    = 160
+	atosPops, atosFailed, atosMaxOccupancy, atosEdges, atosCounted = 192, 193, 194, 195, 196
+	atosControlWords                                               = 224
+	// atosMaxCapacity bounds the queue's growth (16 GiB of tasks).
+	atosMaxCapacity = 1 << 32 - 1
+)
+
+// QueueOverflowError is a task queue that filled up: pushes past its
+// capacity were lost, so the run's result is not valid.
+type QueueOverflowError struct {
+	Kernel   string
+	Pushed   uint64
+	Capacity int
+	Detail   string
+}
+
+func (e *QueueOverflowError) Error() string {
+	return fmt.Sprintf("task queue overflow in %s: %d tasks pushed into a queue of %d; %s", e.Kernel, e.Pushed, e.Capacity, e.Detail)
+}
+
+func atosSupports(a *Algorithm, v Variant) error {
+	name := fmt.Sprintf("%s_atos_%s_persist", a.Kernel, v.Get("worker"))
+	if _, err := kernels.Lookup(name); err != nil {
+		return fmt.Errorf("%s has no task-parallel form (no entry %s): its updates need a level barrier", a.Name, name)
+	}
+	return nil
+}
+
+type atosState struct {
+	items, control kernels.DevPtr
+	capacity       int
+	// fixed: the capacity was asked for (RunOptions.Tuning.QueueCapacity),
+	// so an overflow is an error instead of a retry with a larger queue.
+	fixed bool
+	spin  *Spin
+	fetch int
+}
+
+func atosFetch(e *Enactment) int {
+	f := e.Variant.Get("fetch")
+	if f == "auto" {
+		if e.Variant.Get("worker") == "warp" {
+			return 32
+		}
+		return e.Options.Block
+	}
+	n, _ := strconv.Atoi(f) // the key's values are numbers
+	return n
+}
+
+func atosPrepare(e *Enactment) error {
+	n := e.Problem.Graph.NumVertices()
+	st := &atosState{fetch: atosFetch(e)}
+	if c := e.Options.Tuning.QueueCapacity; c > 0 {
+		if c < len(e.Problem.Start) {
+			return fmt.Errorf("queue capacity %d is smaller than the %d first tasks", c, len(e.Problem.Start))
+		}
+		st.capacity, st.fixed = c, true
+	} else {
+		// Room for every vertex four times over: speculative BFS and SSSP
+		// push a vertex about once or twice; PageRank's residual push
+		// grows the queue on its first run (a retry, noted).
+		st.capacity = max(4*n+len(e.Problem.Start), 1024)
+	}
+	st.items = e.Buffers.Uint32s(st.capacity, "task queue")
+	st.control = e.Buffers.Uint32s(atosControlWords, "task queue control")
+	if err := e.Buffers.Err(); err != nil {
+		return err
+	}
+	if e.Variant.Get("mode") == "persistent" {
+		spin, err := NewSpin(e.Dev, e.Options.SpinBudget)
+		if err != nil {
+			return err
+		}
+		st.spin = spin
+		e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
+	}
+	e.State = st
+	return nil
+}
+
+// atosReset empties the queue and queues the problem's first tasks (every
+// vertex when it has no start list: the algorithm's active() decides
+// nothing here, as every vertex of WCC and PageRank starts active).
+func atosReset(e *Enactment) error {
+	st := e.State.(*atosState)
+	b := e.Buffers
+	start := e.Problem.Start
+	if start == nil {
+		start = make([]uint32, e.Problem.Graph.NumVertices())
+		for v := range start {
+			start[v] = uint32(v)
+		}
+	}
+	b.Fail(e.Dev.Memset(st.items, 0xFF, 4*st.capacity), "task queue")
+	b.Upload(st.items, rawBytes(start), "first tasks")
+	control := make([]uint32, atosControlWords)
+	control[atosTail], control[atosPending] = uint32(len(start)), uint32(len(start))
+	b.Upload(st.control, rawBytes(control), "task queue control")
+	return b.Err()
+}
+
+func atosRun(e *Enactment) error {
+	p := e.Problem
+	if p.Graph.NumVertices() == 0 {
+		return nil
+	}
+	if p.Custom != nil {
+		return p.Custom(e)
+	}
+	for attempt := 0; ; attempt++ {
+		var err error
+		if e.Variant.Get("mode") == "persistent" {
+			err = atosPersistent(e)
+		} else {
+			err = atosDiscrete(e)
+		}
+		var overflow *QueueOverflowError
+		if !errors.As(err, &overflow) {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		if err := atosGrow(e, overflow); err != nil {
+			return err
+		}
+	}
+	return atosFinalize(e)
+}
+
+// atosGrow replaces an overflowed queue by one twice the size and restarts
+// the run from the problem's initial state; the timed run includes the
+// failed attempt, and the note says so (later repetitions start with the
+// larger queue).
+func atosGrow(e *Enactment, overflow *QueueOverflowError) error {
+	st := e.State.(*atosState)
+	if st.fixed || st.capacity >= atosMaxCapacity/2 {
+		if st.fixed {
+			overflow.Detail = "the capacity was fixed (--queue-capacity); give a larger one or 0 to let the queue grow"
+		} else {
+			overflow.Detail = "the queue cannot grow further"
+		}
+		return overflow
+	}
+	st.capacity = min(2*max(st.capacity, int(overflow.Pushed)), atosMaxCapacity)
+	st.items = e.Buffers.Uint32s(st.capacity, "task queue")
+	e.Notes = append(e.Notes, fmt.Sprintf("the task queue overflowed (%d tasks pushed) and the run restarted with room for %d; that run's time includes the failed attempt", overflow.Pushed, st.capacity))
+	for _, m := range e.Problem.Meta {
+		e.Buffers.Upload(m.ptr, m.init, e.Algorithm.Name+" "+m.Name)
+	}
+	e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
+	if err := e.Buffers.Err(); err != nil {
+		return err
+	}
+	return atosReset(e)
+}
+
+// atosPersistent is one launch of a co-resident grid of workers.
+func atosPersistent(e *Enactment) error {
+	st := e.State.(*atosState)
+	k, err := e.Kernel("persist")
+	if err != nil {
+		return err
+	}
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return err
+	}
+	grid := limit
+	if g := e.Options.Grid; g > 0 {
+		if g > limit {
+			return fmt.Errorf("persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d of %s that fit the device at once", g, limit, k.Name)
+		}
+		grid = g
+	}
+	it := IterationStats{Iteration: 0, Phases: "persist", Direction: "push", FrontierIn: len(e.Problem.Start)}
+	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, uint32(st.fetch))
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
+	if err != nil {
+		return fmt.Errorf("persistent workers %s: %w", k.Name, err)
+	}
+	it.Stats.Add(stats)
+	it.Launches++
+	control, err := atosControl(e, k.Name)
+	if err != nil {
+		return err
+	}
+	if control[atosPending] != 0 {
+		return fmt.Errorf("persistent workers %s left with %d tasks pending and no abort: the queue's termination protocol is broken", k.Name, control[atosPending])
+	}
+	atosRecord(e, &it, control)
+	e.record(it)
+	return nil
+}
+
+// atosDiscrete launches one kernel per generation of the queue.
+func atosDiscrete(e *Enactment) error {
+	st := e.State.(*atosState)
+	k, err := e.Kernel("discrete")
+	if err != nil {
+		return err
+	}
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return err
+	}
+	workersPerCTA := 1
+	if e.Variant.Get("worker") == "warp" {
+		workersPerCTA = e.Options.Block / e.Dev.Properties().WarpSize
+	}
+	begin, end := 0, len(e.Problem.Start)
+	if e.Problem.Start == nil {
+		end = e.Problem.Graph.NumVertices()
+	}
+	for generation := 0; begin < end; generation++ {
+		if err := e.iterationLimit(generation); err != nil {
+			return err
+		}
+		tasks := end - begin
+		grid := e.Options.Grid
+		if grid == 0 {
+			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
+		}
+		it := IterationStats{Iteration: generation, Phases: "discrete", Direction: "push", FrontierIn: tasks}
+		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, uint32(st.fetch),
+			uint32(generation), uint32(begin), uint32(end))
+		if err := e.launch(&it, k, grid, args...); err != nil {
+			return err
+		}
+		var tail [1]uint32
+		if err := kernels.Download(e.Dev, tail[:], st.control+kernels.DevPtr(4*atosTail)); err != nil {
+			return err
+		}
+		if int64(tail[0]) > int64(st.capacity) {
+			return &QueueOverflowError{Kernel: k.Name, Pushed: uint64(tail[0]), Capacity: st.capacity}
+		}
+		begin, end = end, int(tail[0])
+		it.FrontierOut = end - begin
+		e.record(it)
+	}
+	control, err := atosControl(e, k.Name)
+	if err != nil {
+		return err
+	}
+	if len(e.iterations) > 0 {
+		last := &e.iterations[len(e.iterations)-1]
+		atosRecord(e, last, control)
+	}
+	return nil
+}
+
+// atosControl downloads the control block and turns an overflow into a
+// QueueOverflowError.
+func atosControl(e *Enactment, kernel string) ([]uint32, error) {
+	st := e.State.(*atosState)
+	control := make([]uint32, atosControlWords)
+	if err := kernels.Download(e.Dev, control, st.control); err != nil {
+		return nil, err
+	}
+	if control[atosOverflow] != 0 || int64(control[atosTail]) > int64(st.capacity) {
+		return nil, &QueueOverflowError{Kernel: kernel, Pushed: uint64(control[atosTail]), Capacity: st.capacity}
+	}
+	return control, nil
+}
+
+// atosRecord reports the queue's statistics: per iteration (the persistent
+// launch, or the discrete run's last generation, carrying the totals) and
+// for the run, with the overwork once the result is downloaded.
+func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
+	first := len(e.Problem.Start)
+	if e.Problem.Start == nil {
+		first = e.Problem.Graph.NumVertices()
+	}
+	pushes := float64(control[atosTail]) - float64(first)
+	pops, edges := float64(control[atosPops]), float64(control[atosEdges])
+	it.Set("queue_pushes", pushes)
+	it.Set("queue_pops", pops)
+	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, first))
+	e.Statistic("queue_pops", "queue pops", pops, fmt.Sprintf("%.0f tasks processed", pops))
+	if e.Variant.Get("mode") == "persistent" {
+		failed, occupancy := float64(control[atosFailed]), float64(control[atosMaxOccupancy])
+		it.Set("failed_pops", failed)
+		e.Statistic("failed_pops", "failed pops", failed, fmt.Sprintf("%.0f waits with no task ready", failed))
+		e.Statistic("max_occupancy", "max queue occupancy", occupancy, fmt.Sprintf("%.0f tasks pending at once", occupancy))
+	}
+	e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
+	counted := float64(control[atosCounted])
+	if e.Problem.Work != nil {
+		did := edges
+		if e.Problem.Custom != nil {
+			did = counted
+		}
+		e.derived = func() []Field {
+			work, what := e.Problem.Work()
+			if work == 0 {
+				return nil
+			}
+			return []Field{figure("overwork", "overwork", did/work, fmt.Sprintf("%.3fx (%.0f ÷ %.0f %s)", did/work, did, work, what))}
+		}
+	}
+}
+
+// atosFinalize runs the problem's finishing entries.
+func atosFinalize(e *Enactment) error {
+	if len(e.Problem.Finalize) == 0 {
+		return nil
+	}
+	n := e.Problem.Graph.NumVertices()
+	it := IterationStats{Iteration: len(e.iterations), Phases: "finish", Direction: "-", FrontierIn: n}
+	for _, name := range e.Problem.Finalize {
+		k, err := kernels.Lookup(name)
+		if err != nil {
+			return err
+		}
+		grid, err := e.gridStrideGrid(k, n)
+		if err != nil {
+			return err
+		}
+		if err := e.launch(&it, k, grid, e.accArgs(e.out, 0)...); err != nil {
+			return err
+		}
+	}
+	e.record(it)
+	return nil
+}
