@@ -18,7 +18,7 @@ func setupBFS(g *graph.Graph, o Options) (*Problem, error) {
 	meta := Uint32s("depth", depth)
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1,
 		Values: func() Values { return uint32Values("depth", "4294967295: unreached", meta.Uint32s()) },
-		Work: func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
+		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()
 			return ref.ValidateBFS(g, o.Source, d), reachSummary(d, ref.Unreached, "max depth")

@@ -71,7 +71,7 @@ func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 		Meta:     []*Array{meta, Float32s("residual", residual), Float32s("push share", push), Float64s("rank sum", []float64{0})},
 		Finalize: []string{"pr_atos_base_normsum", "pr_atos_base_normscale"},
 		Values:   func() Values { return floatValues("rank", "", meta.Float32s()) },
-		Notes: []string{fmt.Sprintf("residual push (asynchronous): a vertex is a task while its residual is at least %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end", PageRankResidualFraction, eps)},
+		Notes:    []string{fmt.Sprintf("residual push (asynchronous): a vertex is a task while its residual is at least %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end", PageRankResidualFraction, eps)},
 		Check: func(int) (ref.Report, []Field) {
 			return ref.ValidatePageRank(g, meta.Float32s()), nil
 		},

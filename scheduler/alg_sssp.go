@@ -22,7 +22,7 @@ func setupSSSP(g *graph.Graph, o Options) (*Problem, error) {
 	}
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1, Notes: notes,
 		Values: func() Values { return uint32Values("distance", "4294967295: unreached", meta.Uint32s()) },
-		Work: func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
+		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()
 			return ref.ValidateSSSP(g, o.Source, d), reachSummary(d, ref.Unreached, "max distance")

@@ -20,7 +20,7 @@ func setupSSWP(g *graph.Graph, o Options) (*Problem, error) {
 	meta := Uint32s("width", width)
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1,
 		Values: func() Values { return uint32Values("width", "0: unreached; 4294967295: the source", meta.Uint32s()) },
-		Work: func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
+		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
 		Check: func(int) (ref.Report, []Field) {
 			w := meta.Uint32s()
 			return ref.ValidateSSWP(g, o.Source, w), reachSummary(w, 0, "widest width")

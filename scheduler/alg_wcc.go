@@ -26,7 +26,7 @@ func setupWCC(g *graph.Graph, _ Options) (*Problem, error) {
 	meta := Uint32s("label", labels)
 	return &Problem{Graph: sym, Meta: []*Array{meta}, MaxIterations: g.NumVertices() + 1, Notes: notes,
 		Values: func() Values { return uint32Values("label", "the smallest vertex id of the component", meta.Uint32s()) },
-		Work: func() (float64, string) { return float64(sym.NumEdges()), "edges (every vertex starts active)" },
+		Work:   func() (float64, string) { return float64(sym.NumEdges()), "edges (every vertex starts active)" },
 		Check: func(int) (ref.Report, []Field) {
 			l := meta.Uint32s()
 			components := 0

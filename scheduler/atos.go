@@ -55,12 +55,12 @@ func init() {
 
 // Words of the queue's control block (kernels/lib/atos.cuh, WG_Q_*).
 const (
-	atosHead, atosTail, atosPending = 0, 32, 64
-	atosOverflow                    = 160
+	atosHead, atosTail, atosPending                                = 0, 32, 64
+	atosOverflow                                                   = 160
 	atosPops, atosFailed, atosMaxOccupancy, atosEdges, atosCounted = 192, 193, 194, 195, 196
 	atosControlWords                                               = 224
 	// atosMaxCapacity bounds the queue's growth (16 GiB of tasks).
-	atosMaxCapacity = 1 << 32 - 1
+	atosMaxCapacity = 1<<32 - 1
 )
 
 // QueueOverflowError is a task queue that filled up: pushes past its

@@ -162,7 +162,7 @@ type Enactment struct {
 	statistics []Field
 	// derived computes figures from the downloaded result, after the check
 	// (a scheduler's overwork needs the final values).
-	derived func() []Field
+	derived    func() []Field
 	iterations []IterationStats
 	total      kernels.LaunchStats
 	launches   int
