@@ -103,7 +103,8 @@ func TestCollectiveThatCannotComplete(t *testing.T) {
 		t.Run(string(m), func(t *testing.T) {
 			d := tinyDevice(t, WithMode(m))
 			err := launchITS(t, d, "ballot_never", 1, 32, zeros[uint32](t, d, 32))
-			require.Error(t, err)
+			var dl *kernels.DeadlockError
+			require.True(t, errors.As(err, &dl), "got %v", err)
 			assert.Regexp(t, `lanes 0x0000ffff wait at PTX line \d+ \(\./kernels/warpgraph\.h:\d+, inlined near \./sim/testdata/its\.cu:54\) `+"`vote\\.ballot\\.sync\\.b32 [^`]*`"+` for lanes 0xffff0000 \(16\) of its member mask, which never arrive there; lanes 0xffff0000 wait at the barrier at PTX line \d+ \(\./sim/testdata/its\.cu:55\) `+"`bar\\.sync", err.Error())
 
 			k := configDevice(t, "gtx780ti", WithMode(m))
@@ -182,4 +183,32 @@ func TestIndependentSchedulingKeepsConvergence(t *testing.T) {
 			assert.Greater(t, counts[true][0]*32, counts[true][1], "the loops do diverge")
 		})
 	}
+}
+
+// TestLockInACall: the intra-warp lock inside a device function that is
+// not inlined: the lanes leave the call one by one (each thread group
+// returns on its own), meet again at __syncwarp and reduce with shuffles.
+func TestLockInACall(t *testing.T) {
+	forModes(t, func(t *testing.T, d *Device) {
+		const grid, block = 2, 64
+		n := grid * block
+		lock, count := zeros[uint32](t, d, 1), zeros[uint32](t, d, 1)
+		order, sum := zeros[uint32](t, d, n), zeros[uint32](t, d, n)
+		require.NoError(t, launchITS(t, d, "lock_in_call", grid, block, lock, count, order, sum))
+		o, s := download[uint32](t, d, order, n), download[uint32](t, d, sum, n)
+		sorted := append([]uint32(nil), o...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		for i, c := range sorted {
+			require.Equal(t, uint32(i+1), c, "every thread incremented alone")
+		}
+		for w := 0; w < n/32; w++ {
+			var want uint32
+			for l := range 32 {
+				want += o[32*w+l]
+			}
+			for l := range 32 {
+				require.Equal(t, want, s[32*w+l], "warp %d lane %d", w, l)
+			}
+		}
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
 // Independent thread scheduling (Launch.IndependentThreads: compute
@@ -232,7 +234,8 @@ func (w *Warp) resume(i int) {
 	w.backEdges, w.spinHash = 0, 0
 }
 
-// stuck is the error of a warp whose groups all wait and none can go on.
+// stuck is the deadlock of a warp whose groups all wait and none can go
+// on.
 func (w *Warp) stuck() error {
 	var waits []string
 	for i := range w.groups {
@@ -248,7 +251,7 @@ func (w *Warp) stuck() error {
 			waits = append(waits, fmt.Sprintf("lanes %#08x wait at the barrier at %s for the rest of the warp", top.mask, where))
 		}
 	}
-	return fmt.Errorf("kernel %s: CTA %s warp %d: its threads wait on each other forever: %s", w.g.prog.Name(), dim(w.cta.ID), w.index, strings.Join(waits, "; "))
+	return &kernels.DeadlockError{Kernel: w.g.prog.Name(), Detail: fmt.Sprintf("CTA %s warp %d: its threads wait on each other forever: %s", dim(w.cta.ID), w.index, strings.Join(waits, "; "))}
 }
 
 // memberMask returns the member-mask operand of a *.sync collective (vote,

@@ -92,3 +92,30 @@ extern "C" __global__ void divergent_loops(unsigned* out) {
     s = s * 1664525u + (i ^ t); // a recurrence clang cannot fold
   out[t] = s + __shfl_sync(WG_FULL_MASK, s, 0);
 }
+
+// locked_increment takes the lock, adds 1 to *count under it and returns
+// the count it wrote; not inlined, so lanes part inside a call.
+static __device__ __noinline__ unsigned locked_increment(unsigned* lock, unsigned* count) {
+  while (atomicCAS(lock, 0u, 1u) != 0u) {
+  }
+  __threadfence();
+  unsigned c = wg_load_volatile(count) + 1u;
+  wg_store_volatile(count, c);
+  __threadfence();
+  atomicExch(lock, 0u);
+  return c;
+}
+
+// lock_in_call: the lanes of a warp leave the call one by one, meet again
+// at __syncwarp and sum their counts with shuffles: sum[tid] is the warp's
+// total.
+extern "C" __global__ void lock_in_call(unsigned* lock, unsigned* count, unsigned* order, unsigned* sum) {
+  unsigned tid = threadIdx.x + blockIdx.x * blockDim.x;
+  unsigned c = locked_increment(lock, count);
+  order[tid] = c;
+  __nvvm_bar_warp_sync(WG_FULL_MASK);
+  unsigned s = c;
+  for (int o = 16; o > 0; o /= 2)
+    s += __shfl_xor_sync(WG_FULL_MASK, s, o);
+  sum[tid] = s;
+}
