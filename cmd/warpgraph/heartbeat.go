@@ -42,19 +42,22 @@ type launchWatch struct {
 	finished int
 	cycles   uint64
 	drawn    bool // a terminal line is on screen
+	// record keeps every launch's statistics in records (micro --json).
+	record  bool
+	records []launchRecord
 
 	stop, done chan struct{}
 	panicked   any
 }
 
 // newLaunchWatch returns a watch that writes to out, redrawing one line
-// when out is a terminal and a heartbeat every `every` otherwise; nil when
-// every is 0 (progress off).
+// when out is a terminal and a heartbeat every `every` otherwise; with
+// every 0 it reports nothing (and may still record launches).
 func newLaunchWatch(out io.Writer, every time.Duration) *launchWatch {
-	if every <= 0 {
-		return nil
-	}
 	w := &launchWatch{out: out, quiet: progressQuiet, every: every}
+	if every <= 0 {
+		return w
+	}
 	if f, ok := out.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
 		w.terminal, w.every = true, terminalRedraw
 	}
@@ -63,7 +66,7 @@ func newLaunchWatch(out io.Writer, every time.Duration) *launchWatch {
 
 // begin starts the clock and the reporting goroutine.
 func (w *launchWatch) begin() {
-	if w == nil {
+	if w == nil || w.every <= 0 {
 		return
 	}
 	w.start = time.Now()
@@ -143,6 +146,30 @@ func (w *launchWatch) line(wall time.Duration) string {
 	return b.String()
 }
 
+// launchRecord is one launch's statistics, for JSON: what ran, with what
+// grid, and what it cost (seconds on hardware, cycles and counters in
+// simulation).
+type launchRecord struct {
+	Kernel      string             `json:"kernel"`
+	Grid        int                `json:"grid"`
+	Block       int                `json:"block"`
+	Cooperative bool               `json:"cooperative,omitempty"`
+	Seconds     float64            `json:"seconds,omitempty"`
+	Samples     []float64          `json:"samples_seconds,omitempty"`
+	Cycles      uint64             `json:"cycles,omitempty"`
+	Counters    map[string]float64 `json:"counters,omitempty"`
+	Error       string             `json:"error,omitempty"`
+}
+
+// takeRecords returns the launches recorded since the last call.
+func (w *launchWatch) takeRecords() []launchRecord {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.records
+	w.records = nil
+	return r
+}
+
 func (w *launchWatch) launching(kernel string) {
 	w.mu.Lock()
 	w.kernel = kernel
@@ -167,6 +194,19 @@ func (d *watchedDevice) Launch(ctx context.Context, k *kernels.Kernel, cfg kerne
 	d.watch.launching(k.Name)
 	s, err := d.Device.Launch(ctx, k, cfg, args...)
 	d.watch.launched(s)
+	if d.watch.record {
+		r := launchRecord{Kernel: k.Name, Grid: cfg.Grid.Count(), Block: cfg.Block.Count(),
+			Cooperative: cfg.Cooperative, Seconds: s.Elapsed.Seconds(), Cycles: s.Cycles, Counters: s.Counters}
+		for _, x := range s.Samples {
+			r.Samples = append(r.Samples, x.Seconds())
+		}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		d.watch.mu.Lock()
+		d.watch.records = append(d.watch.records, r)
+		d.watch.mu.Unlock()
+	}
 	return s, err
 }
 
@@ -179,12 +219,8 @@ type watchedSimulator struct {
 
 func (d *watchedSimulator) HostClock() time.Duration { return d.clock.HostClock() }
 
-// watchDevice wraps dev so that w sees its launches; dev itself when w is
-// nil.
+// watchDevice wraps dev so that w sees its launches.
 func watchDevice(dev kernels.Device, w *launchWatch) kernels.Device {
-	if w == nil {
-		return dev
-	}
 	if c, ok := dev.(interface{ HostClock() time.Duration }); ok {
 		return &watchedSimulator{watchedDevice{dev, w}, c}
 	}

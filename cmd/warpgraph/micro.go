@@ -62,9 +62,9 @@ func newMicroCommand() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
-			var tables []*micro.Table
+			var tables []microJSON
 			for _, name := range names {
-				t, err := runMicroOnFreshDevice(ctx, name, o)
+				t, launches, err := runMicroOnFreshDevice(ctx, name, o)
 				if err != nil {
 					return fmt.Errorf("micro %s: %w", name, err)
 				}
@@ -74,7 +74,7 @@ func newMicroCommand() *cobra.Command {
 					}
 					fmt.Fprintln(cmd.OutOrStdout())
 				}
-				tables = append(tables, t)
+				tables = append(tables, microJSON{t, launches})
 			}
 			if o.asJSON {
 				return writeJSON(cmd.OutOrStdout(), tables)
@@ -132,17 +132,27 @@ func spinBudget(o microOptions) (uint32, error) {
 // after, so that no state (caches, the simulator's clock and memory, a
 // GPU context's allocations) carries from one benchmark of `micro all` to
 // the next: each gives what it gives alone.
-func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, error) {
+// It also returns every launch's statistics, for --json.
+func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, []launchRecord, error) {
 	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer env.close()
 	watch := newLaunchWatch(o.progress, o.heartbeat)
+	watch.record = o.asJSON
 	env.dev = watchDevice(env.dev, watch)
 	watch.begin()
 	defer watch.end()
-	return runMicro(ctx, env, name, o)
+	t, err := runMicro(ctx, env, name, o)
+	return t, watch.takeRecords(), err
+}
+
+// microJSON is one benchmark in micro --json: its table, and the
+// statistics of every launch behind it, in launch order.
+type microJSON struct {
+	*micro.Table
+	Launches []launchRecord `json:"launches"`
 }
 
 // The stream's default sizes: hardware needs a long kernel to time; a

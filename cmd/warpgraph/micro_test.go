@@ -48,3 +48,27 @@ func TestMicroStreamTableNamesTheDefaultSizes(t *testing.T) {
 	assert.NotContains(t, out, "Default size")
 	assert.Contains(t, out, "4096")
 }
+
+// micro --json carries every launch's statistics beside the table: the
+// atomic-contention sweep launches a shared and a global kernel per
+// degree, each with its cycles and counters.
+func TestMicroJSONCarriesEveryLaunch(t *testing.T) {
+	out, _, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json")
+	require.NoError(t, err)
+	var got []struct {
+		Rows     [][]string     `json:"rows"`
+		Launches []launchRecord `json:"launches"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got, 1)
+	rows, launches := got[0].Rows, got[0].Launches
+	require.Len(t, launches, 2*len(rows))
+	for i, l := range launches {
+		assert.Positive(t, l.Cycles, "launch %d", i)
+		assert.Positive(t, l.Counters["thread_instructions"], "launch %d", i)
+		assert.Equal(t, 1, l.Grid)
+		assert.Empty(t, l.Error)
+	}
+	assert.Equal(t, "atomic_contention_shared", launches[0].Kernel)
+	assert.Equal(t, "atomic_contention_global", launches[1].Kernel)
+}
