@@ -54,7 +54,7 @@ func BeliefPropagationProbability(g *graph.Graph, priors []float64) ([]float64, 
 					next[e] = all.throughPotential()
 				}
 			}
-			suffix := scaledOdds{frac: 0.5, exp: 1} // odds 1, the neutral factor
+			suffix := scaledOdds{frac: 1} // odds 1, the neutral factor
 			for i := len(into) - 1; i >= 0; i-- {
 				f := into[i] // an edge w->u; its partner u->w receives the cavity
 				if r := partner[f]; r != NoEdge {
@@ -76,28 +76,39 @@ func BeliefPropagationProbability(g *graph.Graph, priors []float64) ([]float64, 
 	return beliefs, nil
 }
 
-// scaledOdds is odds frac * 2^exp, frac in [0.5, 1) as math.Frexp makes it
-// (or 0 or +Inf for a certain prior): the exponent grows without bound, so a
-// product of any number of factors keeps its precision.
+// scaledOdds is odds frac * 2^exp (or 0 or +Inf for a certain prior):
+// the exponent grows without bound, so a product of any number of factors
+// keeps its precision. frac is a plain float64 kept within 2^±rescaleAt,
+// renormalised by math.Frexp only when a product leaves that range, so
+// most factors cost one multiplication.
 type scaledOdds struct {
 	frac float64
 	exp  int
 }
 
+const rescaleAt = 512
+
+var rescaleHi, rescaleLo = math.Ldexp(1, rescaleAt), math.Ldexp(1, -rescaleAt)
+
 // oddsOf is the odds of a distribution with P(1) = p.
 func oddsOf(p float64) scaledOdds {
-	frac, exp := math.Frexp(p / (1 - p))
-	return scaledOdds{frac, exp}
+	return scaledOdds{p / (1 - p), 0}.rescaled()
+}
+
+func (s scaledOdds) rescaled() scaledOdds {
+	if s.frac != 0 && (s.frac > rescaleHi || s.frac < rescaleLo) {
+		frac, exp := math.Frexp(s.frac)
+		return scaledOdds{frac, s.exp + exp}
+	}
+	return s
 }
 
 func (s scaledOdds) times(odds float64) scaledOdds {
-	frac, exp := math.Frexp(s.frac * odds)
-	return scaledOdds{frac, s.exp + exp}
+	return scaledOdds{s.frac * odds, s.exp}.rescaled()
 }
 
 func (s scaledOdds) timesScaled(t scaledOdds) scaledOdds {
-	frac, exp := math.Frexp(s.frac * t.frac)
-	return scaledOdds{frac, s.exp + t.exp + exp}
+	return scaledOdds{s.frac * t.frac, s.exp + t.exp}.rescaled()
 }
 
 // Beyond odds 2^oddsSaturationExp (about 1e30) the message through the
@@ -109,6 +120,10 @@ const oddsSaturationExp = 100
 // a = psi(x, x), b = psi(x, y).
 func (s scaledOdds) throughPotential() float64 {
 	const a, b = BPSameState, 1 - BPSameState
+	if !math.IsInf(s.frac, 0) {
+		frac, exp := math.Frexp(s.frac)
+		s = scaledOdds{frac, s.exp + exp}
+	}
 	switch {
 	case s.frac == 0 || s.exp < -oddsSaturationExp:
 		return b / a
