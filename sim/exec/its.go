@@ -114,10 +114,11 @@ func (w *Warp) backEdge() {
 	}
 }
 
-// canSwitch reports whether a parked group could run now.
+// canSwitch reports whether a parked group could run now while the
+// running group is still live (so a group at a barrier cannot).
 func (w *Warp) canSwitch() bool {
 	for i := range w.groups {
-		if w.groups[i].wait == groupRunnable || w.waitOver(i) {
+		if g := &w.groups[i]; g.wait == groupRunnable || g.wait == groupAtCollective && w.waitOver(i) {
 			return true
 		}
 	}
