@@ -73,7 +73,7 @@ func edgeCacheExperiment() *Experiment {
 		Notes: []string{
 			"Each point runs the algorithm twice with census=off (cache=shared, cache=global: the timed runs) and once with cache=shared,census=on for the per-iteration synchronisation degree. On the simulator the census run uses the functional mode of the same configuration (exact values, fast); its iterations can differ slightly from the timing runs' because CTAs interleave differently and sweeps read values already updated in them.",
 			"The synchronisation degree is counted on the device by the census kernel (kernels/lib/edge.cuh) before each sweep, on the state the sweep starts from: for each CTA and destination slot, how many of the CTA's edges propose an update. The bound is the most edges of one block with one destination: every edge proposes in PageRank, so there the measured degree equals the bound.",
-			"Both caches apply updates with the same compare-and-swap loop over the algorithm's reduce (the ACC contract has no atomic form of reduce); it skips the CAS when the value would not change, so voting algorithms make fewer atomics than proposals, and contended CASes retry (atomics can exceed proposals).",
+			"Both caches apply updates with the same compare-and-swap loop over the algorithm's reduce (the ACC contract has no atomic form of reduce); it skips the CAS when the value would not change, so voting algorithms make fewer atomics than proposals, and contended CASes retry: d lanes of one warp on one address take d passes, d(d+1)/2 lane-operations when every update changes the value, as PageRank's float sums do (the findings give atomics per edge and sweep). A native atomicAdd/atomicMin would take one per update; the ACC contract has no way to name it yet.",
 			"What the atomics microbenchmark predicts (results/atomics): on the simulated gtx780ti (Kepler's lock-based shared atomics) shared atomicMin loses to global from about 256 threads per address and wins below; on the simulated h100 shared wins at every degree. With blocks of 256 edges, a destination with 256 or more in-edges fills whole blocks, so R-MAT's hubs reach degree 256 while the grid stays at 4.",
 			"Times on the simulator are simulated device time, not wall time; every run is validated against graph/ref.",
 		},
@@ -231,14 +231,27 @@ func edgeCacheFindings(rows []Row) []string {
 		out = append(out, line+".")
 	}
 	for _, r := range okRows(rows) {
-		out = append(out, fmt.Sprintf("%s, %s %s: shared %s µs, global %s µs (global/shared %s), %s and %s sweeps; synchronisation degree up to %s (bound %s), per iteration %s.",
+		out = append(out, fmt.Sprintf("%s, %s %s: shared %s µs, global %s µs (global/shared %s), %s and %s sweeps; atomics per edge and sweep: %s shared (cache=shared), %s global (cache=global); synchronisation degree up to %s (bound %s), per iteration %s.",
 			where(r), r["algorithm"], r["graph"], r["shared_us"], r["global_us"], r["global_over_shared"], r["shared_iterations"], r["global_iterations"],
+			perEdgeSweep(r, "shared_shared_atomics", "shared_iterations"), perEdgeSweep(r, "global_global_atomics", "global_iterations"),
 			r["sync_degree_max"], r["sync_degree_bound"], compressRuns(r["sync_degrees"])))
 	}
 	if n := len(rows) - len(okRows(rows)); n > 0 {
 		out = append(out, fmt.Sprintf("%d points failed or did not validate (listed below).", n))
 	}
 	return out
+}
+
+// perEdgeSweep is a count divided by the edges and the sweeps ("-" when
+// a column is missing): above 1, contended compare-and-swaps retried.
+func perEdgeSweep(r Row, count, sweeps string) string {
+	c, ok1 := r.Float(count)
+	n, ok2 := r.Float(sweeps)
+	m, ok3 := r.Float("edges")
+	if !ok1 || !ok2 || !ok3 || n*m == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(c/(n*m), 'f', 2, 64)
 }
 
 // compressRuns writes repeats in a space-separated list as value×count
