@@ -94,15 +94,22 @@ func (w *Warp) othersWait() bool {
 	return n > 1 && stackLanes(w.stack[:n-1])&^w.stack[n-1].mask != 0
 }
 
-// backEdge is called after a taken backward branch under independent
-// thread scheduling: it splits a spinning path off and lets runnable
-// groups take turns.
-func (w *Warp) backEdge() {
+// backEdge is called after the taken backward branch at pc under
+// independent thread scheduling: it splits a spinning path off and lets
+// runnable groups take turns. A branch where the warp was once found
+// spinning splits its path off at once the next times (the loop is a spin
+// loop: a lock's next hand-off need not wait for the state to repeat).
+func (w *Warp) backEdge(pc int32) {
 	w.backEdges++
-	if w.backEdges%spinCheckInterval == 0 && w.othersWait() {
-		h := w.hash()
-		if h == w.spinHash {
+	spinSite := w.spinFn == w.fn && w.spinPC == pc
+	if (spinSite || w.backEdges%spinCheckInterval == 0) && w.othersWait() {
+		h := uint64(0)
+		if !spinSite {
+			h = w.hash()
+		}
+		if spinSite || h == w.spinHash {
 			w.spinHash = 0
+			w.spinFn, w.spinPC = w.fn, pc
 			w.detachTop(groupRunnable, 0)
 			w.settle()
 			return

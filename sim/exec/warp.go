@@ -79,12 +79,15 @@ type Warp struct {
 	frames []frame
 	// Independent thread scheduling (its.go): its is set for compute
 	// capability 7.0 and later; groups are the parked thread groups (the
-	// running one is stack and frames); backEdges, spinHash and itsErr
-	// serve the spin check, the turns and an error found while switching.
+	// running one is stack and frames); backEdges, spinHash, spinFn and
+	// spinPC serve the spin check and the turns, itsErr holds an error
+	// found while switching.
 	its       bool
 	groups    []threadGroup
 	backEdges uint32
 	spinHash  uint64
+	spinFn    *xfunc
+	spinPC    int32
 	itsErr    error
 	exited    uint32
 	carry     uint32 // per-lane carry flag (add.cc and friends)
@@ -723,7 +726,7 @@ func (w *Warp) step() error {
 		case xBra:
 			w.branch(x, pc, active, m)
 			if w.its && x.target <= pc {
-				w.backEdge()
+				w.backEdge(pc)
 			}
 			return w.takeITSErr()
 		case xCall:
