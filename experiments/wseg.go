@@ -190,6 +190,12 @@ func wsegFindings(rows []Row) []string {
 			parts = append(parts, fmt.Sprintf("warp execution efficiency %s under wseg vs %s under the best VWC (%s)",
 				percent(ws, "warp_execution_efficiency"), percent(best, "warp_execution_efficiency"), best["variant"]))
 		}
+		if best, ws, ok := bestVWC(c.rows, "warp_instructions", false); ok {
+			b, _ := best.Float("warp_instructions")
+			w, _ := ws.Float("warp_instructions")
+			parts = append(parts, fmt.Sprintf("%.3g warp-instructions under wseg vs %.3g under the leanest VWC (%s): %.2f× as many",
+				w, b, best["variant"], w/b))
+		}
 		if best, ws, ok := bestVWC(c.rows, "kernel_us", false); ok {
 			b, _ := best.Float("kernel_us")
 			w, _ := ws.Float("kernel_us")
