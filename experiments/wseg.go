@@ -185,6 +185,11 @@ func wsegFindings(rows []Row) []string {
 	var out []string
 	var speedups []float64
 	for _, c := range wsegCells(rows) {
+		// The best VWC is only known once every k ran.
+		if len(c.rows) < len(wsegVariants) {
+			out = append(out, fmt.Sprintf("**%s**: incomplete (%d of %d variants ran), not compared.", c.label, len(c.rows), len(wsegVariants)))
+			continue
+		}
 		var parts []string
 		if best, ws, ok := bestVWC(c.rows, "warp_execution_efficiency", true); ok {
 			parts = append(parts, fmt.Sprintf("warp execution efficiency %s under wseg vs %s under the best VWC (%s)",
