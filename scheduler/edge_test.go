@@ -172,7 +172,10 @@ func TestEdgeSupports(t *testing.T) {
 	for name, why := range map[string]string{"kcore": "no pull form", "bp": "run it under bsp"} {
 		a, err := LookupAlgorithm(name)
 		require.NoError(t, err)
-		_, err = Enact(context.Background(), nil, a, v, nil, Options{}, RunOptions{})
-		assert.ErrorContains(t, err, why, name)
+		assert.ErrorContains(t, edgeSupports(a, v), why, name)
 	}
+	kcore, err := LookupAlgorithm("kcore")
+	require.NoError(t, err)
+	_, err = Enact(context.Background(), nil, kcore, v, nil, Options{}, RunOptions{})
+	assert.ErrorContains(t, err, "kcore under edge:cache=shared,census=off: k-core peels")
 }
