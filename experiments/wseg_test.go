@@ -46,14 +46,14 @@ func TestWsegSweepComparesMappings(t *testing.T) {
 func TestWsegFindingsCompareWithTheBestVirtualWarp(t *testing.T) {
 	row := func(variant, eff, us, warps string) Row {
 		return Row{"status": StatusOK, "target": TargetSim, "config": "h100", "graph": "rmat", "algorithm": "bfs",
-			"variant": variant, "warp_execution_efficiency": eff, "kernel_us": us, "warp_instructions": warps}
+			"variant": variant, "warp_execution_efficiency": eff, "kernel_us": us, "warp_instructions": warps, "sweeps": "10"}
 	}
 	rows := []Row{row("wseg", "0.9", "50", "3000"), row("vwc:k=2", "0.4", "100", "2000"), row("vwc:k=4", "0.5", "90", "2500"),
 		row("vwc:k=8", "0.6", "80", "4000"), row("vwc:k=16", "0.5", "85", "5000"), row("vwc:k=32", "0.3", "120", "9000")}
 	got := wsegFindings(rows)
 	require.Len(t, got, 2)
 	assert.Contains(t, got[0], "90.0% under wseg vs 60.0% under the best VWC (vwc:k=8)")
-	assert.Contains(t, got[0], "3e+03 warp-instructions under wseg vs 2e+03 under the leanest VWC (vwc:k=2): 1.50× as many")
+	assert.Contains(t, got[0], "300 warp-instructions per sweep under wseg vs 200 under the leanest VWC (vwc:k=2): 1.50× as many")
 	assert.Contains(t, got[0], "50 µs under wseg vs 80 µs under the fastest VWC (vwc:k=8): 1.60× (wseg faster)")
 	assert.Contains(t, got[1], "1.60–1.60×")
 	partial := wsegFindings(rows[:3])
