@@ -15,7 +15,7 @@ import (
 // over edges, graph/ref's schedule, in float32 log-odds.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d rounds", ref.BPIterations),
-		Kernel: "bp", Combine: Aggregation, Setup: setupBP})
+		Kernel: "bp", Combine: Aggregation, Schedulers: []string{"bsp"}, Setup: setupBP})
 }
 
 func setupBP(g *graph.Graph, o Options) (*Problem, error) {

@@ -347,8 +347,9 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 	counted := float64(control[atosCounted])
 	if e.Problem.Work != nil {
 		did := edges
-		if e.Problem.Custom != nil {
+		if e.Problem.WorkCounted {
 			did = counted
+			e.Statistic("assignments", "colour assignments", counted, fmt.Sprintf("%.0f", counted))
 		}
 		e.derived = func() []Field {
 			work, what := e.Problem.Work()

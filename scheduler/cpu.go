@@ -119,6 +119,3 @@ var cpuReferences = map[string]func(*graph.Graph, Options) CPUResult{
 			floatValues("belief", "P(state 1)", beliefs)}
 	},
 }
-
-// Colouring has no GPU kernels yet: the CPU reference alone.
-func init() { RegisterAlgorithm(&Algorithm{Name: "color", About: "greedy graph colouring"}) }

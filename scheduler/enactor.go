@@ -181,10 +181,8 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	if a.Setup == nil {
 		return nil, fmt.Errorf("algorithm %s has no GPU kernels yet: it runs only on the CPU reference", a.Name)
 	}
-	if s := v.Scheduler; s.Supports != nil {
-		if err := s.Supports(a, v); err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
-		}
+	if err := Supports(a, v); err != nil {
+		return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
 	}
 	if ro.Block == 0 {
 		ro.Block = 256
@@ -231,7 +229,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 			return nil, err
 		}
 	}
-	res := &Result{Algorithm: a.Name, Variant: v.String(), Notes: append(slices.Clone(p.Notes), e.Notes...)}
+	res := &Result{Algorithm: a.Name, Variant: v.String()}
 	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
 		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
 		for _, m := range p.Meta {
@@ -260,6 +258,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 		res.Runs = append(res.Runs, t)
 	}
 	res.Iterations, res.Total, res.Launches = e.iterations, e.total, e.launches
+	res.Notes = append(slices.Clone(p.Notes), e.Notes...) // runs may add notes (a queue that grew)
 	res.EndToEnd = medianOf(res.Runs, func(t Timing) time.Duration { return t.EndToEnd })
 	res.Kernel = medianOf(res.Runs, func(t Timing) time.Duration { return t.Kernel })
 	for _, m := range p.Meta {

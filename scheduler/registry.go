@@ -56,6 +56,10 @@ type Algorithm struct {
 	// pulls is a full sweep over every in-edge: on the H100 (rmat20) pulling
 	// made SSSP 8x, SSWP 4.6x and WCC 5.6x slower than pushing only.
 	Pullable bool
+	// Schedulers, when set, are the only schedulers that can run the
+	// algorithm: it is not an ACC algorithm and brings its own entries
+	// (belief propagation, colouring).
+	Schedulers []string
 	// Setup builds the problem on g (already loaded and checked); nil
 	// while the algorithm has no GPU kernels (Kernel is then empty).
 	Setup func(g *graph.Graph, o Options) (*Problem, error)
@@ -117,6 +121,9 @@ type Problem struct {
 	// reached vertices), or the vertex count for colouring, whose work is
 	// colour assignments. nil: the scheduler reports no overwork.
 	Work func() (work float64, what string)
+	// WorkCounted says the scheduler's measure of work done is the count
+	// its kernels keep (colour assignments), not the edges they walk.
+	WorkCounted bool
 	// Custom runs a problem that does not fit the ACC contract (its state
 	// lives on edges, or it has its own phases) with its own entries; only
 	// schedulers that accept custom problems (bsp) run it, in place of
@@ -361,11 +368,22 @@ func Entries() []Entry {
 				if err != nil {
 					panic(err) // RegisterScheduler checked it
 				}
-				if s.Supports == nil || s.Supports(a, v) == nil {
+				if Supports(a, v) == nil {
 					out = append(out, Entry{a, v})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// Supports says why variant v cannot run algorithm a (nil: it can).
+func Supports(a *Algorithm, v Variant) error {
+	if a.Schedulers != nil && !slices.Contains(a.Schedulers, v.Scheduler.Name) {
+		return fmt.Errorf("%s has its own entries and runs only under %s", a.Name, strings.Join(a.Schedulers, " or "))
+	}
+	if v.Scheduler.Supports != nil {
+		return v.Scheduler.Supports(a, v)
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 // exitConstants reads the exit* constants of main.go, by parsing it: each
@@ -150,6 +151,8 @@ func TestExitStatus(t *testing.T) {
 		{"flag error", &flagError{errors.New("unknown flag: --grpah")}, exitBadInput},
 		{"missing file", notExist, exitBadInput},
 		{"missing file, wrapped", wrap(notExist), exitBadInput},
+
+		{"queue overflow, wrapped", wrap(&scheduler.QueueOverflowError{Kernel: "bfs_atos_cta_persist", Pushed: 40, Capacity: 16}), exitLaunchResource},
 
 		{"memory fault", fault, exitMemoryFault},
 		{"memory fault, wrapped", wrap(fault), exitMemoryFault},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 // Exit statuses. README.md's "Exit statuses" table documents each one by
@@ -105,6 +106,7 @@ func exitStatus(err error) int {
 		spin     *kernels.SpinBudgetError
 		hung     unrecoverableContext
 		resource *kernels.LaunchResourceError
+		overflow *scheduler.QueueOverflowError
 	)
 	switch {
 	case errors.As(err, &in), isFlagError(err), errors.Is(err, fs.ErrNotExist):
@@ -121,7 +123,7 @@ func exitStatus(err error) int {
 	// cancelled; ContextUnrecoverable says only whether the device is lost.
 	case errors.As(err, &hung), errors.Is(err, context.DeadlineExceeded):
 		return exitTimeout
-	case errors.As(err, &resource):
+	case errors.As(err, &resource), errors.As(err, &overflow):
 		return exitLaunchResource
 	default:
 		return exitFailure

@@ -171,6 +171,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
 	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
 	f.IntVar(&o.tuning.WQueues, "w-queues", 8, "hq: warp-level queues W (1..32); thread t inserts into queue t % W")
+	f.IntVar(&o.tuning.QueueCapacity, "queue-capacity", 0, "atos: task-queue capacity in tasks, an overflow then fails the run; 0: sized from the graph, doubled and the run restarted on overflow")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE, with a header naming the algorithm, graph, source, target and scheduler (--out-format)")
 	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
@@ -228,6 +229,10 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--w-queues %d must lie in 1..32 (one queue per lane of a warp at most)", o.tuning.WQueues)
 	case o.set["w-queues"] && !strings.HasPrefix(o.scheduler, "hq"):
 		return badInput("--w-queues applies only to the hq scheduler")
+	case o.tuning.QueueCapacity < 0:
+		return badInput("--queue-capacity %d must not be negative (0: sized from the graph, grown on overflow)", o.tuning.QueueCapacity)
+	case o.set["queue-capacity"] && !strings.HasPrefix(o.scheduler, "atos"):
+		return badInput("--queue-capacity applies only to the atos scheduler")
 	}
 	if !strings.HasPrefix(o.scheduler, "simdx") {
 		for _, name := range []string{"bin-size", "medium-from", "large-from", "pull-fraction"} {
@@ -237,7 +242,7 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "spin-budget", "heartbeat"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "queue-capacity", "spin-budget", "heartbeat"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
@@ -282,10 +287,8 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		if variant, err = scheduler.ParseVariant(o.scheduler); err != nil {
 			return nil, &inputError{err}
 		}
-		if s := variant.Scheduler; s.Supports != nil {
-			if err := s.Supports(a, variant); err != nil {
-				return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
-			}
+		if err := scheduler.Supports(a, variant); err != nil {
+			return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
 		}
 		// Open the device before loading a large graph, so a missing
 		// driver or a bad configuration is reported at once.

@@ -286,13 +286,30 @@ WG_DEV uint32_t wg_atos_chunk(ALG &alg, const wg_graph &g, const wg_queue &q, ui
   return total;
 }
 
+// wg_acc_tasks is the work of an ACC algorithm's task: walk the vertex's
+// out-edges (the workers below are templates over such a work type: a
+// custom problem, e.g. colouring, brings its own with the same two
+// members).
+template <typename ALG> struct wg_acc_tasks {
+  ALG alg;
+  wg_graph g;
+  // lanes: up to 32 tasks, one per lane (has: the lane holds one); the
+  // whole warp calls it. Returns the edges walked, the same in every lane.
+  __device__ uint32_t lanes(const wg_queue &q, bool has, uint32_t task) {
+    return wg_atos_lanes(alg, g, q, has, task);
+  }
+  // chunk: count (<= blockDim) tasks, thread t < count holding one; the
+  // whole CTA calls it. Returns the edges walked, the same in every thread.
+  __device__ uint32_t chunk(const wg_queue &q, uint32_t count, uint32_t task) {
+    return wg_atos_chunk(alg, g, q, count, task);
+  }
+};
+
 // wg_atos_warp_persist: every warp of the grid is a worker until the queue
 // drains.
-template <typename ALG>
-WG_DEV void wg_atos_warp_persist(WG_ACC_PARAMS, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+template <typename WORK>
+WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
                                  uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
-  ALG alg(WG_ACC_META);
-  wg_graph g = WG_ACC_GRAPH;
   wg_queue q{items, capacity, ctl};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
@@ -311,7 +328,7 @@ WG_DEV void wg_atos_warp_persist(WG_ACC_PARAMS, uint32_t *items, uint32_t capaci
       if (__any_sync(WG_FULL_MASK, has && v == WG_TASK_EMPTY))
         return; // a wait gave up: the abort flag is raised
       __threadfence(); // acquire: the pushes' updates are visible
-      edges += wg_atos_lanes(alg, g, q, has, v);
+      edges += work.lanes(q, has, v);
     }
     cur += avail;
     if (lane == 0) {
@@ -325,11 +342,9 @@ WG_DEV void wg_atos_warp_persist(WG_ACC_PARAMS, uint32_t *items, uint32_t capaci
 
 // wg_atos_cta_persist: every CTA of the grid is a worker until the queue
 // drains.
-template <typename ALG>
-WG_DEV void wg_atos_cta_persist(WG_ACC_PARAMS, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+template <typename WORK>
+WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
                                 uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
-  ALG alg(WG_ACC_META);
-  wg_graph g = WG_ACC_GRAPH;
   wg_queue q{items, capacity, ctl};
   __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up;
   if (threadIdx.x == 0)
@@ -359,7 +374,7 @@ WG_DEV void wg_atos_cta_persist(WG_ACC_PARAMS, uint32_t *items, uint32_t capacit
       if (s_gave_up)
         return; // every thread read it after the barrier
       __threadfence(); // acquire: the pushes' updates are visible
-      edges += wg_atos_chunk(alg, g, q, count, v);
+      edges += work.chunk(q, count, v);
     }
     if (threadIdx.x == 0) {
       s_cur = cur + avail;
@@ -384,11 +399,9 @@ WG_DEV void wg_atos_discrete_start(uint32_t *ctl, uint32_t generation) {
     ctl[(generation & 1) ? WG_Q_TICKET0 : WG_Q_TICKET1] = 0;
 }
 
-template <typename ALG>
-WG_DEV void wg_atos_warp_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+template <typename WORK>
+WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
                                   uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
-  ALG alg(WG_ACC_META);
-  wg_graph g = WG_ACC_GRAPH;
   wg_queue q{items, capacity, ctl};
   uint32_t lane = wg_lane_id();
   wg_atos_discrete_start(ctl, generation);
@@ -403,7 +416,7 @@ WG_DEV void wg_atos_warp_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capac
     for (uint32_t i = 0; i < avail; i += 32) {
       bool has = i + lane < avail;
       uint32_t v = has ? items[cur + i + lane] : 0;
-      edges += wg_atos_lanes(alg, g, q, has, v);
+      edges += work.lanes(q, has, v);
     }
     if (lane == 0) {
       atomicAdd(&ctl[WG_Q_POPS], avail);
@@ -412,11 +425,9 @@ WG_DEV void wg_atos_warp_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capac
   }
 }
 
-template <typename ALG>
-WG_DEV void wg_atos_cta_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+template <typename WORK>
+WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
                                  uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
-  ALG alg(WG_ACC_META);
-  wg_graph g = WG_ACC_GRAPH;
   wg_queue q{items, capacity, ctl};
   __shared__ uint32_t s_cur;
   wg_atos_discrete_start(ctl, generation);
@@ -432,7 +443,7 @@ WG_DEV void wg_atos_cta_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capaci
     for (uint32_t i = 0; i < avail; i += chunk) {
       uint32_t count = wg_min(chunk, avail - i);
       uint32_t v = threadIdx.x < count ? items[cur + i + threadIdx.x] : 0;
-      edges += wg_atos_chunk(alg, g, q, count, v);
+      edges += work.chunk(q, count, v);
     }
     if (threadIdx.x == 0) {
       atomicAdd(&ctl[WG_Q_POPS], avail);
@@ -444,27 +455,37 @@ WG_DEV void wg_atos_cta_discrete(WG_ACC_PARAMS, uint32_t *items, uint32_t capaci
 #define WG_ATOS_QUEUE_PARAMS uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t fetch
 #define WG_ATOS_QUEUE_ARGS items, capacity, ctl, fetch
 
-// WG_ATOS_ENTRIES(name, struct): entries <name>_atos_<warp|cta>_<persist|
-// discrete>. An algorithm opts in with this line beside WG_ACC_ENTRIES
-// (its struct must suit asynchronous processing: see above).
-#define WG_ATOS_ENTRIES(NAME, ALG)                                                                 \
+// WG_ATOS_WORKERS(name, work type, how to make it): the four entries
+// <name>_atos_<warp|cta>_<persist|discrete> over a work type, built in
+// each entry by MAKE from WG_ACC_PARAMS.
+#define WG_ATOS_WORKERS(NAME, WORK, MAKE)                                                          \
   extern "C" __global__ void NAME##_atos_warp_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,         \
                                                       uint32_t spin_budget, int *abort_flag) {     \
-    wg_atos_warp_persist<ALG>(WG_ACC_ARGS, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);          \
+    WORK work = MAKE;                                                                               \
+    wg_atos_warp_persist(work, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);                       \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_cta_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,          \
                                                      uint32_t spin_budget, int *abort_flag) {      \
-    wg_atos_cta_persist<ALG>(WG_ACC_ARGS, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);           \
+    WORK work = MAKE;                                                                               \
+    wg_atos_cta_persist(work, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);                        \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_warp_discrete(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,        \
                                                        uint32_t generation, uint32_t gen_begin,    \
                                                        uint32_t gen_end) {                         \
-    wg_atos_warp_discrete<ALG>(WG_ACC_ARGS, WG_ATOS_QUEUE_ARGS, generation, gen_begin, gen_end);  \
+    WORK work = MAKE;                                                                               \
+    wg_atos_warp_discrete(work, WG_ATOS_QUEUE_ARGS, generation, gen_begin, gen_end);               \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_cta_discrete(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,         \
                                                       uint32_t generation, uint32_t gen_begin,     \
                                                       uint32_t gen_end) {                          \
-    wg_atos_cta_discrete<ALG>(WG_ACC_ARGS, WG_ATOS_QUEUE_ARGS, generation, gen_begin, gen_end);   \
+    WORK work = MAKE;                                                                               \
+    wg_atos_cta_discrete(work, WG_ATOS_QUEUE_ARGS, generation, gen_begin, gen_end);                \
   }
+
+// WG_ATOS_ENTRIES(name, struct): an ACC algorithm opts in with this line
+// beside WG_ACC_ENTRIES (its struct must suit asynchronous processing: see
+// above).
+#define WG_ATOS_ENTRIES(NAME, ALG)                                                                 \
+  WG_ATOS_WORKERS(NAME, wg_acc_tasks<ALG>, (wg_acc_tasks<ALG>{ALG(WG_ACC_META), WG_ACC_GRAPH}))
 
 #endif // WARPGRAPH_LIB_ATOS_CUH

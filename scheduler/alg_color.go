@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// Colouring (kernels/color.cu): speculative greedy colouring on the
+// symmetrised graph. Its entries are its own, not the ACC contract's:
+// under bsp, rounds of assign / barrier / detect (Atos's Algorithm 5);
+// under atos, the uberkernel whose tasks assign or check (Algorithm 6).
+// The work is colour assignments; overwork is assignments ÷ |V| (Atos's
+// Table 4).
+func init() {
+	RegisterAlgorithm(&Algorithm{Name: "color", About: "speculative greedy graph colouring", Kernel: "color",
+		Combine: Voting, Schedulers: []string{"bsp", "atos"}, Setup: setupColor})
+}
+
+func setupColor(g *graph.Graph, o Options) (*Problem, error) {
+	sym, notes, err := undirected(g)
+	if err != nil {
+		return nil, err
+	}
+	n := g.NumVertices()
+	meta := Uint32s("colour", filled(n, ref.Uncolored))
+	all := make([]uint32, n)
+	for v := range all {
+		all[v] = uint32(v)
+	}
+	p := &Problem{Graph: sym, Meta: []*Array{meta, Uint32s("queued", filled(n, 1))}, Start: all, MaxIterations: n + 1, Notes: notes, WorkCounted: true,
+		Values: func() Values { return uint32Values("colour", "", meta.Uint32s()) },
+		Check: func(int) (ref.Report, []Field) {
+			c := meta.Uint32s()
+			used := uint32(0)
+			for _, x := range c {
+				if x != ref.Uncolored {
+					used = max(used, x+1)
+				}
+			}
+			return ref.ValidateColoring(g, c), []Field{figure("colours", "colours", float64(used), fmt.Sprint(used))}
+		},
+		Work: func() (float64, string) { return float64(n), "vertices" },
+	}
+	if o.Scheduler == "bsp" {
+		p.Custom = colorBSP
+	}
+	return p, nil
+}
+
+// colorBSP runs rounds of assign and detect over a frontier that starts as
+// every vertex, until no vertex clashes.
+func colorBSP(e *Enactment) error {
+	f := e.State.(*bspState).frontier
+	n := e.Problem.Graph.NumVertices()
+	assign, err := kernels.Lookup("color_bsp_base_assign")
+	if err != nil {
+		return err
+	}
+	detect, err := kernels.Lookup("color_bsp_base_detect")
+	if err != nil {
+		return err
+	}
+	assignments := 0
+	for round := 0; f.Len > 0; round++ {
+		if err := e.iterationLimit(round); err != nil {
+			return err
+		}
+		it := IterationStats{Iteration: round, Phases: "assign+detect", Direction: "push", FrontierIn: f.Len}
+		grid := (f.Len + e.Options.Block - 1) / e.Options.Block
+		if err := e.launch(&it, assign, grid, append(e.accArgs(e.out, round), f.In, uint32(f.Len))...); err != nil {
+			return err
+		}
+		e.Buffers.Zero(f.OutLen, 4, "frontier length")
+		if err := e.Buffers.Err(); err != nil {
+			return err
+		}
+		if err := e.launch(&it, detect, grid, append(e.accArgs(e.out, round), f.In, uint32(f.Len), f.Out, f.OutLen)...); err != nil {
+			return err
+		}
+		count, err := e.readCount(f.OutLen, n, "the clashing vertices")
+		if err != nil {
+			return err
+		}
+		assignments += f.Len
+		it.FrontierOut = count
+		it.Set("assignments", float64(f.Len))
+		e.record(it)
+		f.Swap(count)
+	}
+	e.Statistic("assignments", "colour assignments", float64(assignments), fmt.Sprint(assignments))
+	e.derived = func() []Field {
+		x := float64(assignments) / float64(max(n, 1))
+		return []Field{figure("overwork", "overwork", x, fmt.Sprintf("%.3fx (%d assignments ÷ %d vertices)", x, assignments, n))}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+func atosTestDevice(t *testing.T, mode sim.Mode) *sim.Device {
+	t.Helper()
+	dev, err := sim.Open("tiny", sim.WithMode(mode))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+func atosEnact(t *testing.T, dev kernels.Device, algo, variant, spec string, ro RunOptions) (*Result, error) {
+	t.Helper()
+	a, err := LookupAlgorithm(algo)
+	require.NoError(t, err)
+	v, err := ParseVariant(variant)
+	require.NoError(t, err)
+	g, err := graph.Load(spec, graph.LoadOptions{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return Enact(ctx, dev, a, v, g, Options{Source: 0}, ro)
+}
+
+func summaryValue(t *testing.T, res *Result, key string) float64 {
+	t.Helper()
+	for _, f := range res.Summary {
+		if f.Key == key && f.Number != nil {
+			return *f.Number
+		}
+	}
+	t.Fatalf("no %q in the summary %+v", key, res.Summary)
+	return 0
+}
+
+// A queue too small for the run: with the capacity fixed it is an error
+// naming the overflow, never a result; left to the scheduler, the queue
+// grows, the run restarts, validates, and says so.
+func TestAtosQueueOverflow(t *testing.T) {
+	dev := atosTestDevice(t, sim.ModeFunctional)
+	for _, variant := range []string{"atos", "atos:mode=discrete,worker=warp"} {
+		_, err := atosEnact(t, dev, "bfs", variant, "rmat:scale=8+perm=1", RunOptions{Block: 64, Tuning: Tuning{QueueCapacity: 16}})
+		var overflow *QueueOverflowError
+		require.ErrorAs(t, err, &overflow, variant)
+		assert.Equal(t, 16, overflow.Capacity)
+		assert.Greater(t, overflow.Pushed, uint64(16))
+		assert.ErrorContains(t, err, "--queue-capacity")
+
+		res, err := atosEnact(t, dev, "pr", variant, "rmat:scale=8+perm=1", RunOptions{Block: 64})
+		require.NoError(t, err, variant)
+		assert.True(t, res.Validation.OK(), res.Validation.String())
+		assert.Contains(t, res.Notes[len(res.Notes)-1], "overflowed", "PageRank's residual push outgrows the first queue of 4|V|")
+		assert.Greater(t, summaryValue(t, res, "queue_pushes"), float64(4*256))
+	}
+	_, err := atosEnact(t, dev, "bfs", "atos", "rmat:scale=8+perm=1", RunOptions{Block: 64, Tuning: Tuning{QueueCapacity: 0}, Repeat: 1})
+	require.NoError(t, err)
+}
+
+// Persistent workers must all be resident: a grid past the co-resident
+// limit is refused before launch.
+func TestAtosPersistentGridOverTheCoResidentLimit(t *testing.T) {
+	dev := atosTestDevice(t, sim.ModeFunctional)
+	k, err := kernels.Lookup("bfs_atos_cta_persist")
+	require.NoError(t, err)
+	limit, err := CoResidentGrid(dev, k, 64, 0)
+	require.NoError(t, err)
+	_, err = atosEnact(t, dev, "bfs", "atos", "grid:w=8,h=8", RunOptions{Block: 64, Grid: limit + 1})
+	assert.ErrorContains(t, err, "co-resident")
+	res, err := atosEnact(t, dev, "bfs", "atos", "grid:w=8,h=8", RunOptions{Block: 64, Grid: limit})
+	require.NoError(t, err)
+	assert.True(t, res.Validation.OK())
+}
+
+// A termination that never comes (the pending count is one too high, as a
+// worker that forgot to retire a task would leave it): the simulator
+// diagnoses the spin in both modes when the budget is unbounded, and with
+// a budget the run ends in a SpinBudgetError — never a hang or a result.
+func TestAtosTerminationThatNeverComes(t *testing.T) {
+	atos := schedulers["atos"]
+	broken := *atos
+	// the same entries (named by the scheduler), a Reset that loses a task
+	broken.Reset = func(e *Enactment) error {
+		if err := atosReset(e); err != nil {
+			return err
+		}
+		st := e.State.(*atosState)
+		e.Buffers.Upload(st.control+kernels.DevPtr(4*atosPending), rawBytes([]uint32{uint32(len(e.Problem.Start)) + 1}), "pending")
+		return e.Buffers.Err()
+	}
+	v, err := ParseVariant("atos")
+	require.NoError(t, err)
+	v.Scheduler = &broken
+	a, err := LookupAlgorithm("bfs")
+	require.NoError(t, err)
+	g, err := graph.Load("grid:w=6,h=6", graph.LoadOptions{})
+	require.NoError(t, err)
+	for _, mode := range []sim.Mode{sim.ModeFunctional, sim.ModeTiming} {
+		dev := atosTestDevice(t, mode)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		_, err := Enact(ctx, dev, a, v, g, Options{}, RunOptions{Block: 64, Grid: 2})
+		cancel()
+		var deadlock *kernels.DeadlockError
+		require.ErrorAs(t, err, &deadlock, "mode %v", mode)
+		assert.Contains(t, deadlock.Error(), "bfs_atos_cta_persist")
+
+		_, err = Enact(context.Background(), dev, a, v, g, Options{}, RunOptions{Block: 64, Grid: 2, SpinBudget: 5000})
+		var budget *kernels.SpinBudgetError
+		require.True(t, errors.As(err, &budget), "mode %v: %v", mode, err)
+	}
+}
+
+// Overwork and queue statistics are reported for every run, and speculative
+// BFS does at least the work of a level-synchronous one.
+func TestAtosReportsOverworkAndQueueStatistics(t *testing.T) {
+	dev := atosTestDevice(t, sim.ModeTiming)
+	for _, variant := range []string{"atos", "atos:worker=warp", "atos:mode=discrete"} {
+		res, err := atosEnact(t, dev, "bfs", variant, "rmat:scale=8+perm=1", RunOptions{})
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK())
+		assert.GreaterOrEqual(t, summaryValue(t, res, "overwork"), 1.0, variant)
+		assert.Positive(t, summaryValue(t, res, "queue_pops"), variant)
+		assert.Equal(t, summaryValue(t, res, "queue_pops"), summaryValue(t, res, "queue_pushes")+1, "%s: every task pushed is popped, plus the source", variant)
+		if variant != "atos:mode=discrete" {
+			assert.Positive(t, summaryValue(t, res, "max_occupancy"), variant)
+		}
+	}
+	res, err := atosEnact(t, dev, "color", "atos:worker=warp", "rmat:scale=8+perm=1", RunOptions{})
+	require.NoError(t, err)
+	require.True(t, res.Validation.OK())
+	assert.GreaterOrEqual(t, summaryValue(t, res, "overwork"), 1.0)
+	assert.Equal(t, summaryValue(t, res, "assignments"), summaryValue(t, res, "overwork")*256)
+}
