@@ -20,6 +20,9 @@ WG=./.device/warpgraph
 ALGOS=${1:-"bfs sssp sswp wcc kcore pr"}
 VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push simdx:fusion=pushpull simdx:fusion=all simdx:fusion=all,filter=atomic simdx:fusion=all,barrier=monitor simdx:fusion=all,barrier=tree simdx:fusion=all,barrier=coop simdx:fusion=all@132 simdx:fusion=all,filter=atomic@132 simdx:fusion=all,filter=atomic,direction=push@132"}
 REPEAT=${REPEAT:-10}
+# TIMEOUT bounds each cell's whole command (a slow cell cannot eat the
+# session's device time); GRAPHS_ONLY limits the graphs (e.g. "grid1000").
+TIMEOUT=${TIMEOUT:-120s}
 WARMUP=${WARMUP:-2}
 declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000")
 for name in rmat20 grid1000; do
@@ -27,7 +30,7 @@ for name in rmat20 grid1000; do
 done
 RUNS=${RUNS:-$OUT/runs.jsonl}
 : > "$RUNS"
-for name in rmat20 grid1000; do
+for name in ${GRAPHS_ONLY:-rmat20 grid1000}; do
   for algo in $ALGOS; do
     for spec in $VARIANTS; do
       v=${spec%@*}
@@ -36,7 +39,7 @@ for name in rmat20 grid1000; do
       src=""
       case $algo in bfs|sssp|sswp) src="--source 0";; esac
       line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src $grid \
-        --repeat $REPEAT --warmup $WARMUP --json 2>"$OUT/err.txt")
+        --repeat $REPEAT --warmup $WARMUP --timeout $TIMEOUT --json 2>"$OUT/err.txt")
       status=$?
       if [ -z "$line" ]; then
         msg=$(tr '\n' ' ' < "$OUT/err.txt" | cut -c1-300)
@@ -59,5 +62,7 @@ for r in rows:
     v = r['validation']
     ok = 'PASS' if v['ok'] else 'FAIL'
     name = r['scheduler'] + ('@' + str(r['grid']) if r.get('grid') else '')
-    print(f"{r['graph_name']:9} {r['algorithm']:6} {name:48} {1e3*r.get('end_to_end_seconds',0):13.3f} {1e3*r.get('kernel_seconds',0):10.3f} {r.get('iterations',0):6} {r.get('launches',0):8}  {ok}")
+    res = r.get('results', {})
+    extra = ' '.join(f"{k}={res[k]:.4g}" for k in ('overwork', 'colours', 'queue_pushes') if k in res)
+    print(f"{r['graph_name']:9} {r['algorithm']:6} {name:48} {1e3*r.get('end_to_end_seconds',0):13.3f} {1e3*r.get('kernel_seconds',0):10.3f} {r.get('iterations',0):6} {r.get('launches',0):8}  {ok} {extra}")
 PY
