@@ -356,7 +356,7 @@ func plotHQ(rows []Row, dir string) ([]string, error) {
 	conflicts := style(groupSeries(wbg, label, "w", "bank_conflicts"))
 	if len(conflicts) > 0 {
 		f, err := lineFigure{title: "w+b+g queues: bank conflicts by W (dashed: naive layout)", xLabel: "w-queues W",
-			yLabel: "bank conflicts (extra passes)", logX: true, xTicks: ticks, series: conflicts}.save(dir, "hq-conflicts")
+			yLabel: "bank conflicts (extra passes)", logX: true, logY: true, xTicks: ticks, series: conflicts}.save(dir, "hq-conflicts")
 		if err != nil {
 			return nil, err
 		}
