@@ -224,6 +224,7 @@ func (w *Warp) reset(lanes int) {
 	w.groups = w.groups[:0]
 	w.backEdges, w.spinHash, w.itsErr = 0, 0, nil
 	w.spinFn, w.spinPC = nil, 0
+	w.edgeFn, w.edgePC, w.loopEdges = nil, 0, 0
 }
 
 // Retire returns a finished CTA's state to the pool.

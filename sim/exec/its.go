@@ -25,7 +25,7 @@ import (
 //
 //   - The running path spins: at a taken backward branch, while other
 //     lanes of its stack wait (at a reconvergence point or on a path not
-//     yet run), the warp's state repeats (see spinCheckInterval). The
+//     yet run), the path's state repeats (see backEdge). The
 //     running path's lanes leave as a runnable group, so the rest of the
 //     stack runs: the lock holder passes the post-dominator.
 //   - A *.sync collective (vote, shfl, match, redux, bar.warp.sync) names
@@ -67,12 +67,10 @@ type threadGroup struct {
 }
 
 const (
-	// spinCheckInterval: under independent thread scheduling, every this
-	// many taken backward branches while lanes wait outside the running
-	// path, the warp's state is compared with the state that many branches
-	// before; equal means the running path spins (a loop whose state has a
-	// period dividing the interval) and its lanes split off.
-	spinCheckInterval = 32
+	// spinCheckFirst and spinCheckEvery space the spin checks of a loop
+	// (backEdge).
+	spinCheckFirst = 16
+	spinCheckEvery = 256
 	// yieldInterval: a running group yields to the next runnable group
 	// every this many taken backward branches.
 	yieldInterval = 64
@@ -96,29 +94,76 @@ func (w *Warp) othersWait() bool {
 
 // backEdge is called after the taken backward branch at pc under
 // independent thread scheduling: it splits a spinning path off and lets
-// runnable groups take turns. A branch where the warp was once found
-// spinning splits its path off at once the next times (the loop is a spin
-// loop: a lock's next hand-off need not wait for the state to repeat).
+// runnable groups take turns.
+//
+// While lanes wait outside the running path, the path's state (pathHash)
+// is compared at the loop's spinCheckFirst-th and 2×spinCheckFirst-th
+// taken back edge, then every spinCheckEvery: equal states mean the loop
+// spins (its state has a period dividing the interval) and the path's
+// lanes split off. The first checks come early so that a spin is found
+// long before the deadlock window ends; the later ones are rare so that
+// long divergent loops pay little. A branch where the warp was once found
+// spinning splits its path off at once the next times (a lock's next
+// hand-off need not wait for the state to repeat).
 func (w *Warp) backEdge(pc int32) {
 	w.backEdges++
-	spinSite := w.spinFn == w.fn && w.spinPC == pc
-	if (spinSite || w.backEdges%spinCheckInterval == 0) && w.othersWait() {
-		h := uint64(0)
-		if !spinSite {
-			h = w.hash()
+	if w.othersWait() {
+		if w.edgeFn != w.fn || w.edgePC != pc { // another loop: count afresh
+			w.edgeFn, w.edgePC, w.loopEdges, w.spinHash = w.fn, pc, 0, 0
 		}
-		if spinSite || h == w.spinHash {
-			w.spinHash = 0
-			w.spinFn, w.spinPC = w.fn, pc
-			w.detachTop(groupRunnable, 0)
-			w.settle()
-			return
+		w.loopEdges++
+		spinSite := w.spinFn == w.fn && w.spinPC == pc
+		n := w.loopEdges
+		if spinSite || n == spinCheckFirst || n == 2*spinCheckFirst || n%spinCheckEvery == 0 {
+			h := uint64(0)
+			if !spinSite {
+				h = w.pathHash()
+			}
+			if spinSite || n != spinCheckFirst && h == w.spinHash {
+				w.spinHash, w.loopEdges = 0, 0
+				w.spinFn, w.spinPC = w.fn, pc
+				w.detachTop(groupRunnable, 0)
+				w.settle()
+				return
+			}
+			w.spinHash = h
 		}
-		w.spinHash = h
 	}
 	if w.backEdges%yieldInterval == 0 && w.canSwitch() {
 		w.yield()
 	}
+}
+
+// pathHash summarises what the running path can change: the stack and
+// the registers of its lanes (less those derived from the clock). Waiting
+// lanes cannot change theirs, and hashing only the running lanes keeps
+// the spin check cheap in divergent loops.
+func (w *Warp) pathHash() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		h ^= v
+		h *= 1099511628211
+		h ^= h >> 29
+	}
+	for _, e := range w.stack {
+		mix(uint64(uint32(e.pc))<<32 | uint64(uint32(e.rpc)))
+		mix(uint64(e.mask))
+	}
+	lanes := w.stack[len(w.stack)-1].mask
+	for i := range w.frames {
+		f := &w.frames[i]
+		skip := f.fn.clockRegs
+		for r := range f.fn.nregs {
+			if skip != nil && skip[r] {
+				continue
+			}
+			row := f.regs[r*WarpSize : (r+1)*WarpSize]
+			for mm := lanes; mm != 0; mm &= mm - 1 {
+				mix(row[bits.TrailingZeros32(mm)])
+			}
+		}
+	}
+	return h
 }
 
 // canSwitch reports whether a parked group could run now while the
@@ -239,7 +284,7 @@ func (w *Warp) resume(i int) {
 	w.stack, w.frames = g.stack, g.frames
 	f := &w.frames[len(w.frames)-1]
 	w.fn, w.code, w.regs = f.fn, f.fn.code, f.regs
-	w.backEdges, w.spinHash = 0, 0
+	w.backEdges, w.spinHash, w.loopEdges, w.edgeFn = 0, 0, 0, nil
 }
 
 // stuck is the deadlock of a warp whose groups all wait and none can go

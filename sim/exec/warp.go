@@ -79,12 +79,17 @@ type Warp struct {
 	frames []frame
 	// Independent thread scheduling (its.go): its is set for compute
 	// capability 7.0 and later; groups are the parked thread groups (the
-	// running one is stack and frames); backEdges, spinHash, spinFn and
-	// spinPC serve the spin check and the turns, itsErr holds an error
-	// found while switching.
+	// running one is stack and frames); backEdges counts taken backward
+	// branches for the turns; edgeFn, edgePC, loopEdges and spinHash
+	// follow the loop being checked for a spin, spinFn and spinPC the
+	// last branch found spinning; itsErr holds an error found while
+	// switching.
 	its       bool
 	groups    []threadGroup
 	backEdges uint32
+	edgeFn    *xfunc
+	edgePC    int32
+	loopEdges uint32
 	spinHash  uint64
 	spinFn    *xfunc
 	spinPC    int32
