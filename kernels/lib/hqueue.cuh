@@ -5,8 +5,10 @@
 //             queue threadIdx.x % W, so the lanes of a warp spread their
 //             inserts over W counters (fewer SIMD collisions on one atomic)
 //             while warps share them (shared-memory atomics);
-//   b-queue   one block queue in shared memory, where the w-queues are
-//             consolidated and where w-queue overflows go;
+//   b-queue   one block queue in shared memory, where w-queue overflows
+//             go and where the single-CTA kernel consolidates the
+//             w-queues (a multi-CTA flush copies them straight to the
+//             g-queue, as the lecture suggests trying);
 //   g-queue   the global frontier: a CTA reserves room for everything it
 //             holds with one atomicAdd and copies it with coalesced stores;
 //             entries that overflow the b-queue go there one by one.
@@ -89,6 +91,7 @@ struct wg_hq_shared {
   uint32_t blen;               // inserts attempted into the b-queue
   uint32_t total;              // entries held in shared memory at a flush
   uint32_t gbase;              // the CTA's reservation in the g-queue
+  uint32_t bheld;              // entries held in the b-queue before consolidation
   uint32_t spilled;            // some insert went straight to the g-queue
 };
 
@@ -163,18 +166,27 @@ template <int QUEUE, int LAYOUT> struct wg_hq_queues {
     uint32_t total = held_b + __shfl_sync(WG_FULL_MASK, inclusive, 31);
     if (lane == 0) {
       s.total = total;
+      s.bheld = held_b;
       w_overflow += woverflow;
-      b_overflow += (tried_b - held_b) + (total > WG_HQ_B_ENTRIES ? total - WG_HQ_B_ENTRIES : 0u);
+      // A multi-CTA flush (reserve) sends the w-queues straight to the
+      // g-queue: only a single CTA's consolidation can overfill the b-queue.
+      b_overflow += (tried_b - held_b) + (!reserve && total > WG_HQ_B_ENTRIES ? total - WG_HQ_B_ENTRIES : 0u);
       if (reserve)
         s.gbase = total > 0 ? atomicAdd(g_len, total) : 0u;
     }
   }
 
-  // consolidate moves the w-queues into the b-queue at the planned places;
-  // entries placed past the b-queue's end go straight to their g-queue
-  // slot (only when the plan reserved one). Threads read the w-queue
-  // words in memory order, so the reads themselves never conflict.
-  __device__ void consolidate() {
+  // consolidate moves the w-queues to their planned places: into the
+  // b-queue (the single CTA's next frontier), entries placed past its end
+  // straight to their g-queue slot (only when the plan reserved one); or,
+  // with to_global, every entry straight to its g-queue slot (multi-CTA
+  // flushes: the lecture's "why not copy w-queue directly to g-queue?").
+  // Threads read the w-queue words in memory order, so the reads never
+  // conflict; the interleaved layout's entries land in W separate runs, so
+  // its b-queue writes would conflict where the global stores do not
+  // (with every entry through the b-queue, rmat16 at W=4 and 8 counted more
+  // conflicts interleaved than naive in all).
+  __device__ void consolidate(bool to_global) {
     if (QUEUE != WG_HQ_WBG)
       return;
     for (uint32_t k = threadIdx.x; k < w * wcap; k += blockDim.x) {
@@ -186,17 +198,16 @@ template <int QUEUE, int LAYOUT> struct wg_hq_queues {
       if (i >= s.wlen[q])
         continue;
       uint32_t at = s.wbase[q] + i;
-      if (at < WG_HQ_B_ENTRIES)
+      if (!to_global && at < WG_HQ_B_ENTRIES)
         s.b[at] = s.wq[k];
       else
         g[s.gbase + at] = s.wq[k];
     }
   }
 
-  // copy_out writes the b-queue's first entries to the CTA's g-queue
-  // reservation, coalesced.
-  __device__ void copy_out() {
-    uint32_t held = s.total < WG_HQ_B_ENTRIES ? s.total : WG_HQ_B_ENTRIES;
+  // copy_out writes the b-queue's first `held` entries to the CTA's
+  // g-queue reservation, coalesced.
+  __device__ void copy_out(uint32_t held) {
     for (uint32_t i = threadIdx.x; i < held; i += blockDim.x)
       g[s.gbase + i] = s.b[i];
   }
@@ -209,9 +220,8 @@ template <int QUEUE, int LAYOUT> struct wg_hq_queues {
     __syncthreads(); // every insert of the round is done
     plan(true);
     __syncthreads();
-    consolidate();
-    __syncthreads();
-    copy_out();
+    consolidate(true);
+    copy_out(s.bheld);
     __syncthreads(); // the queues are read before the next round refills them
     reset();
     __syncthreads();
@@ -383,11 +393,11 @@ WG_DEV void wg_hq_local(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t fro
     if (!fits && tid == 0)
       shared.gbase = atomicAdd(frontier_out_len, shared.total);
     __syncthreads();
-    q.consolidate();
+    q.consolidate(false);
     __syncthreads();
     uint32_t produced = shared.total;
     if (!fits) {
-      q.copy_out();
+      q.copy_out(produced < WG_HQ_B_ENTRIES ? produced : WG_HQ_B_ENTRIES);
     } else {
       for (uint32_t i = tid; i < produced; i += blockDim.x)
         cur[i] = shared.b[i];
