@@ -90,6 +90,9 @@ extern "C" __global__ void color_bsp_base_detect(WG_ACC_PARAMS, const uint32_t *
 // follows reads the colours the clash was seen with). WG_Q_COUNTED counts
 // assignments (the work; Atos's Table 4).
 struct color_tasks {
+  // check and assign tasks of one vertex differ: colouring deduplicates its
+  // recolourings itself (queued, meta1), not the queue's way
+  static const bool deduplicates = false;
   wg_graph g;
   uint32_t *colour, *queued;
 

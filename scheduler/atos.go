@@ -86,6 +86,9 @@ func atosSupports(a *Algorithm, v Variant) error {
 
 type atosState struct {
 	items, control kernels.DevPtr
+	// queued is 1 per vertex while a task of it waits (atos.cuh: a vertex
+	// improved again meanwhile is not queued twice); colouring ignores it.
+	queued kernels.DevPtr
 	capacity       int
 	// fixed: the capacity was asked for (RunOptions.Tuning.QueueCapacity),
 	// so an overflow is an error instead of a retry with a larger queue.
@@ -122,6 +125,7 @@ func atosPrepare(e *Enactment) error {
 	}
 	st.items = e.Buffers.Uint32s(st.capacity, "task queue")
 	st.control = e.Buffers.Uint32s(atosControlWords, "task queue control")
+	st.queued = e.Buffers.Uint32s(n, "queued flags")
 	if err := e.Buffers.Err(); err != nil {
 		return err
 	}
@@ -155,6 +159,7 @@ func atosReset(e *Enactment) error {
 	control := make([]uint32, atosControlWords)
 	control[atosTail], control[atosPending] = uint32(len(start)), uint32(len(start))
 	b.Upload(st.control, rawBytes(control), "task queue control")
+	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued flags")
 	return b.Err()
 }
 
@@ -233,7 +238,7 @@ func atosPersistent(e *Enactment) error {
 		grid = g
 	}
 	it := IterationStats{Iteration: 0, Phases: "persist", Direction: "push", FrontierIn: len(e.Problem.Start)}
-	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, uint32(st.fetch))
+	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch))
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
 	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 	if err != nil {
@@ -282,7 +287,7 @@ func atosDiscrete(e *Enactment) error {
 			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
 		}
 		it := IterationStats{Iteration: generation, Phases: "discrete", Direction: "push", FrontierIn: tasks}
-		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, uint32(st.fetch),
+		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch),
 			uint32(generation), uint32(begin), uint32(end))
 		if err := e.launch(&it, k, grid, args...); err != nil {
 			return err

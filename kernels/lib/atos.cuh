@@ -84,20 +84,29 @@ struct wg_queue {
   uint32_t *items;
   uint32_t capacity;
   uint32_t *ctl;
+  // queued[v] is 1 while a task of v is queued and not yet popped (null:
+  // no deduplication). A vertex improved again while its task waits is
+  // not queued twice: the waiting task reads the newer value when it runs.
+  uint32_t *queued;
 
   // push_warp queues task for every lane whose take is set; all 32 lanes
   // call it together. The fence orders the updates that created the tasks
-  // before the tasks, so the worker that pops one sees them.
+  // before the tasks (and before the claims on queued[]), so the worker
+  // that pops one sees them.
   __device__ void push_warp(bool take, uint32_t task) const {
+    if (__ballot_sync(WG_FULL_MASK, take) == 0)
+      return;
+    __threadfence();
+    if (queued != nullptr && take)
+      take = wg_load_volatile(&queued[task]) == 0 && atomicExch(&queued[task], 1u) == 0;
     uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
     if (takers == 0)
       return;
-    __threadfence();
     uint32_t n = __popc(takers), base = 0;
     if (wg_lane_id() == 0) {
-      uint32_t queued = atomicAdd(&ctl[WG_Q_PENDING], n) + n;
-      if (queued > wg_load_volatile(&ctl[WG_Q_MAX_OCCUPANCY]))
-        atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], queued);
+      uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], n) + n;
+      if (pending > wg_load_volatile(&ctl[WG_Q_MAX_OCCUPANCY]))
+        atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
       base = atomicAdd(&ctl[WG_Q_TAIL], n);
       if (base + n > capacity)
         atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
@@ -106,6 +115,13 @@ struct wg_queue {
     uint32_t slot = base + __popc(takers & wg_lanemask_lt());
     if (take && slot < capacity)
       wg_store_volatile(&items[slot], task);
+  }
+
+  // popped marks v's task as running (a later improvement queues v again);
+  // the caller fences before reading v's value.
+  __device__ void popped(uint32_t v) const {
+    if (queued != nullptr)
+      atomicExch(&queued[v], 0u);
   }
 
   // wait_item returns the task in a reserved slot, polling until its push
@@ -133,18 +149,27 @@ WG_DEV uint32_t wg_atos_draw(const wg_queue &q, uint32_t *cur, uint32_t *end, ui
     *cur = atomicAdd(&q.ctl[WG_Q_HEAD], fetch);
     *end = *cur + fetch;
   }
-  uint32_t polls = 0;
+  // The budget counts polls in which the queue did not move: a worker may
+  // wait as long as other workers' long tasks take, so long as the pending
+  // count or the tail changes; a queue that stands still is what hangs.
+  uint32_t polls = 0, seen_pending = 0xFFFFFFFFu, seen_tail = 0xFFFFFFFFu;
   bool failed = false;
   for (;;) {
-    uint32_t reserved = wg_min(wg_load_volatile(&q.ctl[WG_Q_TAIL]), q.capacity);
-    uint32_t limit = wg_min(reserved, *end);
+    uint32_t tail = wg_load_volatile(&q.ctl[WG_Q_TAIL]);
+    uint32_t limit = wg_min(wg_min(tail, q.capacity), *end);
     if (limit > *cur)
       return limit - *cur;
-    if (wg_load_volatile(&q.ctl[WG_Q_PENDING]) == 0 || wg_load_volatile(&q.ctl[WG_Q_OVERFLOW]) != 0)
+    uint32_t pending = wg_load_volatile(&q.ctl[WG_Q_PENDING]);
+    if (pending == 0 || wg_load_volatile(&q.ctl[WG_Q_OVERFLOW]) != 0)
       return 0;
     if (!failed) {
       failed = true;
       atomicAdd(&q.ctl[WG_Q_FAILED], 1u);
+    }
+    if (pending != seen_pending || tail != seen_tail) {
+      seen_pending = pending;
+      seen_tail = tail;
+      polls = 0;
     }
     if (wg_spin_give_up(&polls, spin_budget, abort_flag))
       return 0;
@@ -179,6 +204,9 @@ template <typename ALG>
 WG_DEV uint32_t wg_atos_lanes(ALG &alg, const wg_graph &g, const wg_queue &q, bool has, uint32_t v) {
   typename ALG::value_t carry = typename ALG::value_t();
   bool go = has;
+  if (has)
+    q.popped(v);
+  __threadfence(); // acquire: the updates before the push, and since
   if (ALG::carries && go)
     go = alg.take(v, &carry);
   uint32_t begin = 0, degree = 0;
@@ -242,6 +270,9 @@ WG_DEV uint32_t wg_atos_chunk(ALG &alg, const wg_graph &g, const wg_queue &q, ui
   __shared__ value_t s_carry[WG_ATOS_CHUNK];
   __shared__ uint32_t s_scratch[33];
   uint32_t t = threadIdx.x, degree = 0;
+  if (t < count)
+    q.popped(v);
+  __threadfence(); // acquire: the updates before the push, and since
   if (t < count) {
     value_t carry = value_t();
     bool go = true;
@@ -291,6 +322,8 @@ WG_DEV uint32_t wg_atos_chunk(ALG &alg, const wg_graph &g, const wg_queue &q, ui
 // custom problem, e.g. colouring, brings its own with the same two
 // members).
 template <typename ALG> struct wg_acc_tasks {
+  // a vertex improved while its task waits is not queued again
+  static const bool deduplicates = true;
   ALG alg;
   wg_graph g;
   // lanes: up to 32 tasks, one per lane (has: the lane holds one); the
@@ -308,9 +341,9 @@ template <typename ALG> struct wg_acc_tasks {
 // wg_atos_warp_persist: every warp of the grid is a worker until the queue
 // drains.
 template <typename WORK>
-WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
                                  uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
-  wg_queue q{items, capacity, ctl};
+  wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
     uint32_t avail = 0;
@@ -343,9 +376,9 @@ WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity,
 // wg_atos_cta_persist: every CTA of the grid is a worker until the queue
 // drains.
 template <typename WORK>
-WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
                                 uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
-  wg_queue q{items, capacity, ctl};
+  wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up;
   if (threadIdx.x == 0)
     s_cur = s_end = 0;
@@ -400,9 +433,9 @@ WG_DEV void wg_atos_discrete_start(uint32_t *ctl, uint32_t generation) {
 }
 
 template <typename WORK>
-WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
                                   uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
-  wg_queue q{items, capacity, ctl};
+  wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t lane = wg_lane_id();
   wg_atos_discrete_start(ctl, generation);
   for (;;) {
@@ -426,9 +459,9 @@ WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity
 }
 
 template <typename WORK>
-WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl,
+WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
                                  uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
-  wg_queue q{items, capacity, ctl};
+  wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   __shared__ uint32_t s_cur;
   wg_atos_discrete_start(ctl, generation);
   for (;;) {
@@ -452,8 +485,8 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
   }
 }
 
-#define WG_ATOS_QUEUE_PARAMS uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t fetch
-#define WG_ATOS_QUEUE_ARGS items, capacity, ctl, fetch
+#define WG_ATOS_QUEUE_PARAMS uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued, uint32_t fetch
+#define WG_ATOS_QUEUE_ARGS items, capacity, ctl, queued, fetch
 
 // WG_ATOS_WORKERS(name, work type, how to make it): the four entries
 // <name>_atos_<warp|cta>_<persist|discrete> over a work type, built in
