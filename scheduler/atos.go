@@ -35,6 +35,8 @@ func init() {
 				Values: []string{"cta", "warp"}, Default: "cta"},
 			{Name: "fetch", About: "tasks per pop (auto: 32 for a warp, the CTA size for a CTA)",
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
+			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
+				Values: []string{"off", "on"}, Default: "off"},
 		},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,
@@ -49,6 +51,7 @@ func init() {
 			"atos:worker=warp,fetch=128",
 			"atos:fetch=32",
 			"atos:mode=discrete,fetch=512",
+			"atos:local=on",
 		},
 	})
 }
@@ -57,7 +60,7 @@ func init() {
 const (
 	atosHead, atosTail, atosPending                                = 0, 32, 64
 	atosOverflow                                                   = 160
-	atosPops, atosFailed, atosMaxOccupancy, atosEdges, atosCounted = 192, 193, 194, 195, 196
+	atosPops, atosFailed, atosMaxOccupancy, atosEdges, atosCounted, atosLocal = 192, 193, 194, 195, 196, 197
 	atosControlWords                                               = 224
 	// atosMaxCapacity bounds the queue's growth (16 GiB of tasks).
 	atosMaxCapacity = 1<<32 - 1
@@ -76,7 +79,14 @@ func (e *QueueOverflowError) Error() string {
 	return fmt.Sprintf("task queue overflow in %s: %d tasks pushed into a queue of %d; %s", e.Kernel, e.Pushed, e.Capacity, e.Detail)
 }
 
+// atosLocalRounds bounds the rounds a CTA worker runs its own tasks (key
+// local) before it hands the rest to the global queue.
+const atosLocalRounds = 64
+
 func atosSupports(a *Algorithm, v Variant) error {
+	if v.Get("local") == "on" && (v.Get("mode") != "persistent" || v.Get("worker") != "cta") {
+		return fmt.Errorf("local=on is for persistent CTA workers (mode=persistent,worker=cta)")
+	}
 	name := fmt.Sprintf("%s_atos_%s_persist", a.Kernel, v.Get("worker"))
 	if _, err := kernels.Lookup(name); err != nil {
 		return fmt.Errorf("%s has no task-parallel form (no entry %s): its updates need a level barrier", a.Name, name)
@@ -238,7 +248,11 @@ func atosPersistent(e *Enactment) error {
 		grid = g
 	}
 	it := IterationStats{Iteration: 0, Phases: "persist", Direction: "push", FrontierIn: len(e.Problem.Start)}
-	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch))
+	localRounds := uint32(0)
+	if e.Variant.Get("local") == "on" {
+		localRounds = atosLocalRounds
+	}
+	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch), localRounds)
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
 	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 	if err != nil {
@@ -287,7 +301,7 @@ func atosDiscrete(e *Enactment) error {
 			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
 		}
 		it := IterationStats{Iteration: generation, Phases: "discrete", Direction: "push", FrontierIn: tasks}
-		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch),
+		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch), uint32(0),
 			uint32(generation), uint32(begin), uint32(end))
 		if err := e.launch(&it, k, grid, args...); err != nil {
 			return err
@@ -342,6 +356,11 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 	it.Set("queue_pops", pops)
 	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, first))
 	e.Statistic("queue_pops", "queue pops", pops, fmt.Sprintf("%.0f tasks processed", pops))
+	if e.Variant.Get("mode") == "persistent" && e.Variant.Get("worker") == "cta" {
+		local := float64(control[atosLocal])
+		it.Set("local_tasks", local)
+		e.Statistic("local_tasks", "tasks kept local", local, fmt.Sprintf("%.0f run by the CTA that created them (not in pushes)", local))
+	}
 	if e.Variant.Get("mode") == "persistent" {
 		failed, occupancy := float64(control[atosFailed]), float64(control[atosMaxOccupancy])
 		it.Set("failed_pops", failed)

@@ -29,8 +29,10 @@
 //            clears the other one, which the previous launch used).
 //   STATS    pops (tasks processed), failed pops (a worker found none of its
 //            tickets filled), max occupancy (largest PENDING a push saw),
-//            edges (edges walked by processed tasks), and one word the
-//            algorithm may count in (colour assignments).
+//            edges (edges walked by processed tasks), one word the
+//            algorithm may count in (colour assignments), and the tasks CTA
+//            workers kept and ran themselves (pops include them; pushes,
+//            the tail, do not).
 // Each counter the workers hammer has its own 128-byte line, so polls of
 // one do not queue behind atomics on another.
 //
@@ -77,6 +79,7 @@
 #define WG_Q_MAX_OCCUPANCY (WG_Q_STATS + 2)
 #define WG_Q_EDGES (WG_Q_STATS + 3)
 #define WG_Q_COUNTED (WG_Q_STATS + 4)
+#define WG_Q_LOCAL (WG_Q_STATS + 5)
 #define WG_Q_WORDS 224
 #define WG_ATOS_CHUNK 256
 
@@ -88,20 +91,42 @@ struct wg_queue {
   // no deduplication). A vertex improved again while its task waits is
   // not queued twice: the waiting task reads the newer value when it runs.
   uint32_t *queued;
+  // local (CTA workers of persistent mode): a queue in shared memory that
+  // the worker drains itself before it retires its popped tasks, so a task
+  // it creates runs without a round trip through the global queue (on a
+  // high-diameter graph each level is such a hop). local_len may run past
+  // local_cap; entries past it went to the global queue.
+  uint32_t *local = nullptr, *local_len = nullptr;
+  uint32_t local_cap = 0;
 
   // push_warp queues task for every lane whose take is set; all 32 lanes
   // call it together. The fence orders the updates that created the tasks
   // before the tasks (and before the claims on queued[]), so the worker
   // that pops one sees them.
-  __device__ void push_warp(bool take, uint32_t task) const {
+  // claim: false for tasks claimed already (a local task spilled).
+  __device__ void push_warp(bool take, uint32_t task, bool claim = true) const {
     if (__ballot_sync(WG_FULL_MASK, take) == 0)
       return;
     __threadfence();
-    if (queued != nullptr && take)
+    if (queued != nullptr && take && claim)
       take = wg_load_volatile(&queued[task]) == 0 && atomicExch(&queued[task], 1u) == 0;
     uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
     if (takers == 0)
       return;
+    if (local != nullptr) {
+      uint32_t first = 0;
+      if (wg_lane_id() == 0)
+        first = atomicAdd(local_len, (uint32_t)__popc(takers));
+      first = __shfl_sync(WG_FULL_MASK, first, 0);
+      uint32_t at = first + __popc(takers & wg_lanemask_lt());
+      if (take && at < local_cap) {
+        local[at] = task;
+        take = false; // kept
+      }
+      takers = __ballot_sync(WG_FULL_MASK, take);
+      if (takers == 0)
+        return;
+    }
     uint32_t n = __popc(takers), base = 0;
     if (wg_lane_id() == 0) {
       uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], n) + n;
@@ -342,7 +367,7 @@ template <typename ALG> struct wg_acc_tasks {
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                 uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
+                                 uint32_t fetch, uint32_t, uint32_t spin_budget, int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
@@ -377,9 +402,11 @@ WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity,
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                uint32_t fetch, uint32_t spin_budget, int *abort_flag) {
+                                uint32_t fetch, uint32_t local_rounds, uint32_t spin_budget, int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
-  __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up;
+  __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up, s_local_len;
+  __shared__ uint32_t s_local[WG_ATOS_CHUNK];
+  uint32_t chunk = wg_min(WG_ATOS_CHUNK, blockDim.x);
   if (threadIdx.x == 0)
     s_cur = s_end = 0;
   for (;;) {
@@ -390,12 +417,17 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
       s_cur = cur;
       s_end = end;
       s_gave_up = 0;
+      s_local_len = 0;
     }
     __syncthreads();
-    uint32_t avail = s_avail, cur = s_cur;
+    uint32_t avail = s_avail, cur = s_cur, edges = 0, local_tasks = 0;
     if (avail == 0)
       return;
-    uint32_t edges = 0, chunk = wg_min(WG_ATOS_CHUNK, blockDim.x);
+    if (local_rounds != 0) {
+      q.local = s_local;
+      q.local_len = &s_local_len;
+      q.local_cap = chunk;
+    }
     for (uint32_t i = 0; i < avail; i += chunk) {
       uint32_t count = wg_min(chunk, avail - i), v = 0;
       if (threadIdx.x < count) {
@@ -409,9 +441,32 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
       __threadfence(); // acquire: the pushes' updates are visible
       edges += work.chunk(q, count, v);
     }
+    // Run the tasks this worker created, round by round; what is left
+    // after local_rounds goes to the global queue (so that one worker
+    // cannot keep a frontier others could share).
+    for (uint32_t round = 0;; ++round) {
+      uint32_t count = wg_min(s_local_len, chunk);
+      if (count == 0)
+        break;
+      uint32_t v = threadIdx.x < count ? s_local[threadIdx.x] : 0;
+      __syncthreads(); // every thread has its task before the list refills
+      if (threadIdx.x == 0)
+        s_local_len = 0;
+      __syncthreads();
+      if (round == local_rounds) {
+        q.local = nullptr;
+        q.push_warp(threadIdx.x < count, v, false); // claimed when kept
+        break;
+      }
+      local_tasks += count;
+      edges += work.chunk(q, count, v);
+    }
+    __syncthreads();
     if (threadIdx.x == 0) {
       s_cur = cur + avail;
-      atomicAdd(&ctl[WG_Q_POPS], avail);
+      atomicAdd(&ctl[WG_Q_POPS], avail + local_tasks);
+      if (local_tasks != 0)
+        atomicAdd(&ctl[WG_Q_LOCAL], local_tasks);
       atomicAdd(&ctl[WG_Q_EDGES], edges);
       __threadfence();
       atomicSub(&ctl[WG_Q_PENDING], avail);
@@ -434,7 +489,7 @@ WG_DEV void wg_atos_discrete_start(uint32_t *ctl, uint32_t generation) {
 
 template <typename WORK>
 WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                  uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
+                                  uint32_t fetch, uint32_t, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t lane = wg_lane_id();
   wg_atos_discrete_start(ctl, generation);
@@ -460,7 +515,7 @@ WG_DEV void wg_atos_warp_discrete(WORK &work, uint32_t *items, uint32_t capacity
 
 template <typename WORK>
 WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                 uint32_t fetch, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
+                                 uint32_t fetch, uint32_t, uint32_t generation, uint32_t gen_begin, uint32_t gen_end) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   __shared__ uint32_t s_cur;
   wg_atos_discrete_start(ctl, generation);
@@ -485,8 +540,8 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
   }
 }
 
-#define WG_ATOS_QUEUE_PARAMS uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued, uint32_t fetch
-#define WG_ATOS_QUEUE_ARGS items, capacity, ctl, queued, fetch
+#define WG_ATOS_QUEUE_PARAMS uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued, uint32_t fetch, uint32_t local_rounds
+#define WG_ATOS_QUEUE_ARGS items, capacity, ctl, queued, fetch, local_rounds
 
 // WG_ATOS_WORKERS(name, work type, how to make it): the four entries
 // <name>_atos_<warp|cta>_<persist|discrete> over a work type, built in
