@@ -58,10 +58,10 @@ func init() {
 
 // Words of the queue's control block (kernels/lib/atos.cuh, WG_Q_*).
 const (
-	atosHead, atosTail, atosPending                                = 0, 32, 64
-	atosOverflow                                                   = 160
+	atosHead, atosTail, atosPending                                           = 0, 32, 64
+	atosOverflow                                                              = 160
 	atosPops, atosFailed, atosMaxOccupancy, atosEdges, atosCounted, atosLocal = 192, 193, 194, 195, 196, 197
-	atosControlWords                                               = 224
+	atosControlWords                                                          = 224
 	// atosMaxCapacity bounds the queue's growth (16 GiB of tasks).
 	atosMaxCapacity = 1<<32 - 1
 )
@@ -98,8 +98,8 @@ type atosState struct {
 	items, control kernels.DevPtr
 	// queued is 1 per vertex while a task of it waits (atos.cuh: a vertex
 	// improved again meanwhile is not queued twice); colouring ignores it.
-	queued kernels.DevPtr
-	capacity       int
+	queued   kernels.DevPtr
+	capacity int
 	// fixed: the capacity was asked for (RunOptions.Tuning.QueueCapacity),
 	// so an overflow is an error instead of a retry with a larger queue.
 	fixed bool
