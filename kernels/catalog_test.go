@@ -175,7 +175,8 @@ func TestLookupUnknownListsKernels(t *testing.T) {
 func TestSpinParams(t *testing.T) {
 	spins := func(name string) bool {
 		return name == "global_barrier" || strings.HasPrefix(name, "grid_barrier_") ||
-			strings.Contains(name, "_simdx_all_") || strings.Contains(name, "_simdx_pushpull_")
+			strings.Contains(name, "_simdx_all_") || strings.Contains(name, "_simdx_pushpull_") ||
+			strings.HasSuffix(name, "_atos_warp_persist") || strings.HasSuffix(name, "_atos_cta_persist")
 	}
 	for _, k := range Kernels() {
 		b, f, ok := SpinParams(k)
