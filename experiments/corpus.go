@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
@@ -133,25 +132,12 @@ func runCorpusCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var ro scheduler.RunOptions
-	if ro.Block, err = p.Int("block"); err != nil {
+	if err := wholeRunOptions(p, &ro); err != nil {
 		return Outcome{}, err
 	}
-	if ro.Warmup, err = p.Int("warmup"); err != nil {
-		return Outcome{}, err
-	}
-	if ro.Repeat, err = p.Int("repeat"); err != nil {
-		return Outcome{}, err
-	}
-	parsed, err := graph.ParseSpec(spec)
+	g, v, err := loadWholeRunGraph(spec)
 	if err != nil {
 		return Outcome{}, err
-	}
-	g, err := parsed.Load(graph.LoadOptions{})
-	if err != nil {
-		return Outcome{}, err
-	}
-	v := map[string]string{
-		"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges()),
 	}
 	o := scheduler.Options{K: ref.DefaultK, Seed: 1}
 	if a.UsesSource {

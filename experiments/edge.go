@@ -92,24 +92,13 @@ func runEdgeCache(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var ro scheduler.RunOptions
-	if ro.Block, err = p.Int("block"); err != nil {
+	if err := wholeRunOptions(p, &ro); err != nil {
 		return Outcome{}, err
 	}
-	if ro.Warmup, err = p.Int("warmup"); err != nil {
-		return Outcome{}, err
-	}
-	if ro.Repeat, err = p.Int("repeat"); err != nil {
-		return Outcome{}, err
-	}
-	parsed, err := graph.ParseSpec(spec)
+	g, v, err := loadWholeRunGraph(spec)
 	if err != nil {
 		return Outcome{}, err
 	}
-	g, err := parsed.Load(graph.LoadOptions{})
-	if err != nil {
-		return Outcome{}, err
-	}
-	v := map[string]string{"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges())}
 	var o scheduler.Options
 	if a.UsesSource {
 		if o.Source, err = edgeCacheSource(p.Get("start"), g); err != nil {

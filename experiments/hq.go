@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -175,20 +174,10 @@ func runHQ(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	ro := scheduler.RunOptions{Tuning: scheduler.Tuning{WQueues: w}}
-	if ro.Block, err = p.Int("block"); err != nil {
+	if err := wholeRunOptions(p, &ro); err != nil {
 		return Outcome{}, err
 	}
-	if ro.Warmup, err = p.Int("warmup"); err != nil {
-		return Outcome{}, err
-	}
-	if ro.Repeat, err = p.Int("repeat"); err != nil {
-		return Outcome{}, err
-	}
-	parsed, err := graph.ParseSpec(hg.spec)
-	if err != nil {
-		return Outcome{}, err
-	}
-	g, err := parsed.Load(graph.LoadOptions{})
+	g, v, err := loadWholeRunGraph(hg.spec)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -214,11 +203,12 @@ func runHQ(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	v := map[string]string{
-		"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges()),
+	for key, x := range map[string]string{
 		"source":        strconv.FormatUint(uint64(o.Source), 10),
 		"end_to_end_us": micros(r.EndToEnd), "kernel_us": micros(r.Kernel),
 		"iterations": strconv.Itoa(len(r.Iterations)), "launches": strconv.Itoa(r.Launches),
+	} {
+		v[key] = x
 	}
 	if r.Total.Cycles > 0 {
 		v["cycles"] = strconv.FormatUint(r.Total.Cycles, 10)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -85,16 +84,10 @@ func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var ro scheduler.RunOptions
-	for name, into := range map[string]*int{"block": &ro.Block, "warmup": &ro.Warmup, "repeat": &ro.Repeat} {
-		if *into, err = p.Int(name); err != nil {
-			return Outcome{}, err
-		}
-	}
-	parsed, err := graph.ParseSpec(spec)
-	if err != nil {
+	if err := wholeRunOptions(p, &ro); err != nil {
 		return Outcome{}, err
 	}
-	g, err := parsed.Load(graph.LoadOptions{})
+	g, v, err := loadWholeRunGraph(spec)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -112,9 +105,10 @@ func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	v := map[string]string{
-		"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges()),
+	for key, x := range map[string]string{
 		"source_vertex": strconv.Itoa(source), "sweeps": strconv.Itoa(len(r.Iterations)), "end_to_end_us": micros(r.EndToEnd), "kernel_us": micros(r.Kernel),
+	} {
+		v[key] = x
 	}
 	if r.Total.Cycles > 0 {
 		v["cycles"] = strconv.FormatUint(r.Total.Cycles, 10)
