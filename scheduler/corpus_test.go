@@ -153,11 +153,12 @@ func TestRegisteredVariantsCoverEveryValue(t *testing.T) {
 }
 
 // Every ACC algorithm has its entries for every scheduler and phase in the
-// kernel catalog (custom problems, such as belief propagation, have their
-// own, which their runs look up).
+// kernel catalog (algorithms with their own entries, such as belief
+// propagation and colouring, name their schedulers, and their runs look
+// their entries up).
 func TestEveryAlgorithmHasItsKernels(t *testing.T) {
 	for _, a := range scheduler.Algorithms() {
-		if a.Setup == nil || a.Name == "bp" {
+		if a.Setup == nil || a.Schedulers != nil {
 			continue
 		}
 		for _, phase := range []string{"filter", "push", "pull"} {
