@@ -161,7 +161,8 @@ func TestDemoValidatesBothGraphs(t *testing.T) {
 	require.NoError(t, err)
 	// BFS and SSSP on the CPU per graph, and one validated simulator row
 	// holding both graphs.
-	assert.Equal(t, 2*len(demoGraphs)+3, strings.Count(out, "PASS"), "CPU bfs and sssp per graph, three simulator columns")
+	assert.Equal(t, 2*len(demoGraphs)+4, strings.Count(out, "PASS"), "CPU bfs and sssp per graph, four simulator columns")
+	assert.Contains(t, out, "atos:local=on")
 	assert.NotContains(t, out, "FAIL")
 	for _, label := range []string{"cycles", "warp execution efficiency", "bank conflicts", "worst global same-address serialisation"} {
 		assert.Contains(t, out, label)
