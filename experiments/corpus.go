@@ -123,19 +123,11 @@ func runCorpusCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if spec == "" {
 		return Outcome{}, fmt.Errorf("bsp-corpus: unknown graph %q", p.Get("graph"))
 	}
-	a, err := scheduler.LookupAlgorithm(p.Get("algorithm"))
-	if err != nil {
-		return Outcome{}, err
-	}
 	variant, err := scheduler.ParseVariant(p.Get("variant"))
 	if err != nil {
 		return Outcome{}, err
 	}
-	var ro scheduler.RunOptions
-	if err := wholeRunOptions(p, &ro); err != nil {
-		return Outcome{}, err
-	}
-	g, v, err := loadWholeRunGraph(spec)
+	a, ro, g, v, err := wholeRunSetup(p, spec)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -87,15 +87,7 @@ func runEdgeCache(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if spec == "" {
 		return Outcome{}, fmt.Errorf("edge-cache: graph %q is not one of %s", kind, strings.Join(edgeCacheGraphs, ", "))
 	}
-	a, err := scheduler.LookupAlgorithm(p.Get("algorithm"))
-	if err != nil {
-		return Outcome{}, err
-	}
-	var ro scheduler.RunOptions
-	if err := wholeRunOptions(p, &ro); err != nil {
-		return Outcome{}, err
-	}
-	g, v, err := loadWholeRunGraph(spec)
+	a, ro, g, v, err := wholeRunSetup(p, spec)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -10,6 +10,21 @@ import (
 // Points that are whole scheduler runs (bsp-corpus, edge-cache, hq, wseg)
 // share how they read their run options and load their graph.
 
+// wholeRunSetup is the start of every whole-run point: the point's
+// algorithm, its run options and its graph (with the graph's statistics).
+func wholeRunSetup(p Point, spec string) (*scheduler.Algorithm, scheduler.RunOptions, *graph.Graph, map[string]string, error) {
+	var ro scheduler.RunOptions
+	a, err := scheduler.LookupAlgorithm(p.Get("algorithm"))
+	if err != nil {
+		return nil, ro, nil, nil, err
+	}
+	if err := wholeRunOptions(p, &ro); err != nil {
+		return nil, ro, nil, nil, err
+	}
+	g, v, err := loadWholeRunGraph(spec)
+	return a, ro, g, v, err
+}
+
 // wholeRunOptions reads a point's block, warmup and repeat into ro.
 func wholeRunOptions(p Point, ro *scheduler.RunOptions) error {
 	for name, into := range map[string]*int{"block": &ro.Block, "warmup": &ro.Warmup, "repeat": &ro.Repeat} {

@@ -91,9 +91,6 @@ func colorBSP(e *Enactment) error {
 		f.Swap(count)
 	}
 	e.Statistic("assignments", "colour assignments", float64(assignments), fmt.Sprint(assignments))
-	e.derived = func() []Field {
-		x := float64(assignments) / float64(max(n, 1))
-		return []Field{figure("overwork", "overwork", x, fmt.Sprintf("%.3fx (%d assignments ÷ %d vertices)", x, assignments, n))}
-	}
+	e.overwork(float64(assignments))
 	return nil
 }

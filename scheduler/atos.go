@@ -180,9 +180,6 @@ func atosRun(e *Enactment) error {
 	if p.Graph.NumVertices() == 0 {
 		return nil
 	}
-	if p.Custom != nil {
-		return p.Custom(e)
-	}
 	for attempt := 0; ; attempt++ {
 		var err error
 		if e.Variant.Get("mode") == "persistent" {
@@ -371,20 +368,12 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 	}
 	e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
 	counted := float64(control[atosCounted])
-	if e.Problem.Work != nil {
-		did := edges
-		if e.Problem.WorkCounted {
-			did = counted
-			e.Statistic("assignments", "colour assignments", counted, fmt.Sprintf("%.0f", counted))
-		}
-		e.derived = func() []Field {
-			work, what := e.Problem.Work()
-			if work == 0 {
-				return nil
-			}
-			return []Field{figure("overwork", "overwork", did/work, fmt.Sprintf("%.3fx (%.0f ÷ %.0f %s)", did/work, did, work, what))}
-		}
+	did := edges
+	if e.Problem.WorkCounted {
+		did = counted
+		e.Statistic("assignments", "colour assignments", counted, fmt.Sprintf("%.0f", counted))
 	}
+	e.overwork(did)
 }
 
 // atosFinalize runs the problem's finishing entries.

@@ -41,11 +41,7 @@ func bspPrepare(e *Enactment) error {
 
 func bspReset(e *Enactment) error {
 	st := e.State.(*bspState)
-	b := e.Buffers
-	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued stamps")
-	st.frontier.Len = len(e.Problem.Start)
-	b.Upload(st.frontier.In, rawBytes(e.Problem.Start), "initial frontier")
-	return b.Err()
+	return e.resetFrontier(st.frontier, st.queued)
 }
 
 func bspRun(e *Enactment) error {

@@ -103,3 +103,14 @@ func (b *Buffers) NewFrontier(capacity int) *Frontier {
 func (f *Frontier) Swap(n int) {
 	f.In, f.Out, f.Len = f.Out, f.In, n
 }
+
+// resetFrontier puts a push scheduler's frontier back at the problem's
+// start list and clears its queued stamps (kernels/lib/frontier.cuh,
+// wg_claim_once), before every run.
+func (e *Enactment) resetFrontier(f *Frontier, queued kernels.DevPtr) error {
+	b := e.Buffers
+	b.Zero(queued, 4*e.Problem.Graph.NumVertices(), "queued stamps")
+	f.Len = len(e.Problem.Start)
+	b.Upload(f.In, rawBytes(e.Problem.Start), "initial frontier")
+	return b.Err()
+}

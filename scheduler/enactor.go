@@ -360,6 +360,22 @@ func (e *Enactment) Statistic(key, name string, x float64, text string) {
 	e.statistics = append(e.statistics, figure(key, name, x, text))
 }
 
+// overwork reports the run's work done against Problem.Work's
+// work-efficient figure (computed from the downloaded result, after the
+// check); done is edges walked, or the problem's counted work.
+func (e *Enactment) overwork(done float64) {
+	if e.Problem.Work == nil {
+		return
+	}
+	e.derived = func() []Field {
+		work, what := e.Problem.Work()
+		if work == 0 {
+			return nil
+		}
+		return []Field{figure("overwork", "overwork", done/work, fmt.Sprintf("%.3fx (%.0f ÷ %.0f %s)", done/work, done, work, what))}
+	}
+}
+
 // Set records one of the iteration's scheduler statistics.
 func (it *IterationStats) Set(key string, x float64) {
 	if it.Statistics == nil {

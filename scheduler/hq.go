@@ -122,11 +122,7 @@ func hqPrepare(e *Enactment) error {
 
 func hqReset(e *Enactment) error {
 	st := e.State.(*hqState)
-	b := e.Buffers
-	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued stamps")
-	st.frontier.Len = len(e.Problem.Start)
-	b.Upload(st.frontier.In, rawBytes(e.Problem.Start), "initial frontier")
-	return b.Err()
+	return e.resetFrontier(st.frontier, st.queued)
 }
 
 // hqTotals are a run's figures.
