@@ -47,11 +47,7 @@ func corpusExperiment() *Experiment {
 			}
 			return out
 		},
-		Params: []Param{
-			{Name: "block", About: "threads per CTA", Default: byTarget("256", "256")},
-			{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget("1", "0")},
-			{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget("5", "1")},
-		},
+		Params: wholeRunParams("threads per CTA", "1", "5"),
 		Stats: []Stat{
 			{"spec", "", "the graph's full spec"},
 			{"vertices", "", "vertices of the input graph"},

@@ -56,14 +56,11 @@ func edgeCacheExperiment() *Experiment {
 			{Name: "graph", About: "the graph parameter to load: rmat or grid", Values: edgeCacheGraphs},
 			{Name: "algorithm", About: "sssp or pr", Values: []string{"sssp", "pr"}},
 		},
-		Params: []Param{
+		Params: append([]Param{
 			{Name: "rmat", About: "the scale-free graph's spec", Default: byTarget("rmat:scale=20+perm=1", "rmat:scale=16+perm=1")},
 			{Name: "grid", About: "the mesh's spec", Default: byTarget("grid:w=1000,h=1000", "grid:w=256,h=256")},
 			{Name: "start", About: "SSSP's source: a vertex number, or max for the vertex of maximum out-degree (the issue's hardware runs use vertex 0)", Default: byTarget("0", "max")},
-			{Name: "block", About: "threads per CTA = edges per edge block", Default: byTarget("256", "256")},
-			{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget("1", "0")},
-			{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget("5", "1")},
-		},
+		}, wholeRunParams("threads per CTA = edges per edge block", "1", "5")...),
 		Stats: stats,
 		Run:   runEdgeCache,
 		Table: []string{"config", "graph", "algorithm", "shared_us", "global_us", "global_over_shared", "shared_iterations",

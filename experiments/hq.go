@@ -92,11 +92,7 @@ func hqExperiment() *Experiment {
 			}
 			return out
 		},
-		Params: []Param{
-			{Name: "block", About: "threads per CTA", Default: byTarget("256", "256")},
-			{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget("2", "0")},
-			{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget("10", "1")},
-		},
+		Params: wholeRunParams("threads per CTA", "2", "10"),
 		Stats: []Stat{
 			{"spec", "", "the graph's full spec"},
 			{"vertices", "", "vertices"},

@@ -10,6 +10,17 @@ import (
 // Points that are whole scheduler runs (bsp-corpus, edge-cache, hq, wseg)
 // share how they read their run options and load their graph.
 
+// wholeRunParams are the parameters wholeRunOptions reads: the CTA size
+// (about names what a CTA is to the experiment) and the hardware's warm-up
+// and timed whole runs (the simulator does one run, deterministic).
+func wholeRunParams(about, warmupHW, repeatHW string) []Param {
+	return []Param{
+		{Name: "block", About: about, Default: byTarget("256", "256")},
+		{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget(warmupHW, "0")},
+		{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget(repeatHW, "1")},
+	}
+}
+
 // wholeRunSetup is the start of every whole-run point: the point's
 // algorithm, its run options and its graph (with the graph's statistics).
 func wholeRunSetup(p Point, spec string) (*scheduler.Algorithm, scheduler.RunOptions, *graph.Graph, map[string]string, error) {

@@ -32,14 +32,11 @@ func wsegExperiment() *Experiment {
 			{Name: "algorithm", About: "registered algorithm", Values: wsegAlgorithms},
 			{Name: "variant", About: "pull mapping", Values: wsegVariants},
 		},
-		Params: []Param{
+		Params: append([]Param{
 			{Name: "rmat_spec", About: "the scale-free graph", Default: byTarget("rmat:scale=20+perm=1", "rmat:scale=16+perm=1")},
 			{Name: "grid_spec", About: "the grid graph", Default: byTarget("grid:w=1000,h=1000", "grid:w=256,h=256")},
 			{Name: "source", About: "source vertex of BFS, SSSP and SSWP, or max: the vertex of maximum out-degree (vertex 0 of rmat:scale=16+perm=1 is isolated)", Default: byTarget("0", "max")},
-			{Name: "block", About: "threads per CTA", Default: byTarget("256", "256")},
-			{Name: "warmup", About: "untimed whole runs (hardware; 0 in simulation)", Default: byTarget("1", "0")},
-			{Name: "repeat", About: "timed whole runs, median reported (hardware; 1 in simulation)", Default: byTarget("5", "1")},
-		},
+		}, wholeRunParams("threads per CTA", "1", "5")...),
 		Stats: []Stat{
 			{"spec", "", "the graph's full spec"},
 			{"vertices", "", "vertices of the input graph"},
