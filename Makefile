@@ -18,7 +18,7 @@ CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
-.PHONY: build run test test-slurm sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
+.PHONY: build run test test-slurm test-monitor sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
 
 # The commit (with -dirty for uncommitted changes) stamped into the binary,
 # so that `warpgraph --version`, sweep rows and device tables name the code
@@ -49,6 +49,14 @@ vet:
 # run. Skips where Slurm cannot start, unless CI=true (then it fails).
 test-slurm:
 	GO=$(GO) ./scripts/test-slurm.sh
+
+# The integration test of --monitor (akita's web monitor of a simulation)
+# in a real browser: installs Debian's chromium if missing (root), watches a
+# running BFS on the simulated h100 through the API and in headless
+# chromium's rendered page. Skips where chromium cannot be installed,
+# unless CI=true (then it fails).
+test-monitor:
+	GO=$(GO) ./scripts/test-monitor.sh
 
 # A sweep with a binary stamped with the commit (and -dirty for uncommitted
 # changes), so that every row of data.csv names the code that made it:

@@ -73,6 +73,7 @@ type options struct {
 	mode           Mode
 	parallel       bool
 	deadlockWindow int
+	monitor        *Monitor
 }
 
 // Option configures a Device.
@@ -102,6 +103,13 @@ func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel =
 // cycles) in timing mode.
 func WithDeadlockWindow(cycles int) Option { return func(o *options) { o.deadlockWindow = cycles } }
 
+// WithMonitor lets m (StartMonitor) watch the device: New builds its timing
+// model at once and registers the engine and components with akita's web
+// monitor, and each launch shows a progress bar of its CTAs. Watching does
+// not change the simulated results (see Monitor). Functional mode runs no
+// akita engine, so New refuses the option with it.
+func WithMonitor(m *Monitor) Option { return func(o *options) { o.monitor = m } }
+
 // WithMemoryLimit caps the simulated global memory (default: the
 // configuration's GlobalMemBytes).
 func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memLimit = bytes } }
@@ -117,6 +125,9 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	}
 	if _, err := ParseMode(string(o.mode)); err != nil {
 		return nil, err
+	}
+	if o.monitor != nil && o.mode != ModeTiming {
+		return nil, fmt.Errorf("sim: the monitor watches timing mode's akita engine; %s mode has none", o.mode)
 	}
 	if o.deadlockWindow > 0 {
 		cfg.SM.DeadlockWindowCycles = o.deadlockWindow
@@ -139,6 +150,13 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 			// No measured table yet: residency uses the register estimate.
 		default:
 			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
+		}
+	}
+	if o.monitor != nil {
+		// Build the timing model now, so that the page lists the
+		// components from the start rather than from the first launch.
+		if _, err := d.timingGPU(); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
@@ -562,6 +580,9 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)
 	}
 	d.gpu = g
+	if d.opts.monitor != nil {
+		d.opts.monitor.attach(g)
+	}
 	return g, nil
 }
 
@@ -597,6 +618,9 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 			l.MaxCTAsPerSM = n
 			l.CapReason = "measured occupancy, kernels/attrs/" + d.cfg.AttrsGPU + ".json"
 		}
+	}
+	if d.opts.monitor != nil {
+		d.opts.monitor.beginLaunch(k.Name, g.CTAs())
 	}
 	st, runErr := gpu.Run(ctx, l)
 	d.lastStats = &st

@@ -9,7 +9,9 @@
 // also keeps a simulated host clock (HostClock): each launch, copy and
 // memset advances it by the configuration's host costs (HostConfig) and
 // each kernel's simulated time, so a host-driven loop's simulated
-// end-to-end time compares with the hardware's. The PTX front end lives
+// end-to-end time compares with the hardware's. A Monitor (StartMonitor,
+// WithMonitor) serves akita's web monitor of timing-mode devices, so a
+// simulation can be watched in a browser. The PTX front end lives
 // in sim/ptx and the functional executor in sim/exec. sim imports kernels
 // and never hw or scheduler.
 package sim

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
@@ -37,7 +38,15 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		}
 		return &deviceEnv{dev: dev, target: "hw"}, nil
 	case "sim":
-		return openSimulator(o.simMode, o.config)
+		w := o.progress
+		if w == nil {
+			w = io.Discard
+		}
+		mon, err := o.monitor.start(w)
+		if err != nil {
+			return nil, err
+		}
+		return openSimulator(o.simMode, o.config, mon)
 	default:
 		return nil, badInput("target %q has no device", o.target)
 	}

@@ -4,12 +4,18 @@ import (
 	"github.com/warpgraph/warpgraph/sim"
 )
 
-func openSimulator(mode, config string) (*deviceEnv, error) {
+// openSimulator opens a simulated device; mon, when not nil, watches it
+// (--monitor).
+func openSimulator(mode, config string, mon *sim.Monitor) (*deviceEnv, error) {
 	m, err := sim.ParseMode(mode)
 	if err != nil {
 		return nil, &inputError{err}
 	}
-	dev, err := sim.Open(config, sim.WithMode(m))
+	opts := []sim.Option{sim.WithMode(m)}
+	if mon != nil {
+		opts = append(opts, sim.WithMonitor(mon))
+	}
+	dev, err := sim.Open(config, opts...)
 	if err != nil {
 		// A missing or malformed configuration is the user's input.
 		return nil, &inputError{err}

@@ -31,6 +31,9 @@ type microOptions struct {
 	heartbeat               time.Duration
 	asJSON                  bool
 	progress                io.Writer
+	// monitor is --monitor and --monitor-hold: one monitor watches each
+	// benchmark's fresh device in turn.
+	monitor *monitorFlags
 }
 
 func newMicroCommand() *cobra.Command {
@@ -62,24 +65,9 @@ func newMicroCommand() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
-			var tables []microJSON
-			for _, name := range names {
-				t, launches, err := runMicroOnFreshDevice(ctx, name, o)
-				if err != nil {
-					return fmt.Errorf("micro %s: %w", name, err)
-				}
-				if !o.asJSON {
-					if err := t.Write(cmd.OutOrStdout()); err != nil {
-						return err
-					}
-					fmt.Fprintln(cmd.OutOrStdout())
-				}
-				tables = append(tables, microJSON{t, launches})
-			}
-			if o.asJSON {
-				return writeJSON(cmd.OutOrStdout(), tables)
-			}
-			return nil
+			err := runMicros(ctx, cmd.OutOrStdout(), names, o)
+			o.monitor.holdIfAsked(cmd.Context(), cmd.ErrOrStderr())
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -98,7 +86,32 @@ func newMicroCommand() *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
 	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
+	o.monitor = &monitorFlags{}
+	o.monitor.register(f)
 	return cmd
+}
+
+// runMicros runs the named benchmarks, each on a fresh device, and prints
+// their tables.
+func runMicros(ctx context.Context, out io.Writer, names []string, o microOptions) error {
+	var tables []microJSON
+	for _, name := range names {
+		t, launches, err := runMicroOnFreshDevice(ctx, name, o)
+		if err != nil {
+			return fmt.Errorf("micro %s: %w", name, err)
+		}
+		if !o.asJSON {
+			if err := t.Write(out); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+		}
+		tables = append(tables, microJSON{t, launches})
+	}
+	if o.asJSON {
+		return writeJSON(out, tables)
+	}
+	return nil
 }
 
 // orDefault picks the per-target default when the flag was left at 0:
@@ -134,7 +147,7 @@ func spinBudget(o microOptions) (uint32, error) {
 // the next: each gives what it gives alone.
 // It also returns every launch's statistics, for --json.
 func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, []launchRecord, error) {
-	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config})
+	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config, monitor: o.monitor, progress: o.progress})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,5 +252,5 @@ func (o microOptions) check() error {
 	case o.timeout < 0:
 		return badInput("--timeout %s is negative", o.timeout)
 	}
-	return nil
+	return o.monitor.check(o.target, o.simMode)
 }

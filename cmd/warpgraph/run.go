@@ -37,6 +37,9 @@ type runOptions struct {
 	timeout                       time.Duration
 	heartbeat                     time.Duration
 	asJSON                        bool
+	// monitor is --monitor and --monitor-hold (nil: the command has
+	// none).
+	monitor *monitorFlags
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -133,22 +136,11 @@ func newRunCommand() *cobra.Command {
 			o.set = map[string]bool{}
 			cmd.Flags().Visit(func(f *pflag.Flag) { o.set[f.Name] = true })
 			o.progress = cmd.ErrOrStderr()
-			res, err := runAlgorithm(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if o.outFile != "" {
-				if err := writeValues(o.outFile, o.outFormat, res); err != nil {
-					return err
-				}
-			}
-			if err := printRun(cmd.OutOrStdout(), res, o.asJSON, o.perIteration); err != nil {
-				return err
-			}
-			if !res.Validation.OK {
-				return failedValidation("%s on %s failed validation: %s", res.Algorithm, res.Target, res.Validation.Detail)
-			}
-			return nil
+			err := runAndPrint(cmd, o)
+			// --monitor-hold: the page stays up after a failed run too,
+			// which is when its state is most worth a look.
+			o.monitor.holdIfAsked(cmd.Context(), cmd.ErrOrStderr())
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -179,7 +171,28 @@ func newRunCommand() *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
+	o.monitor = &monitorFlags{}
+	o.monitor.register(f)
 	return cmd
+}
+
+func runAndPrint(cmd *cobra.Command, o runOptions) error {
+	res, err := runAlgorithm(cmd.Context(), o)
+	if err != nil {
+		return err
+	}
+	if o.outFile != "" {
+		if err := writeValues(o.outFile, o.outFormat, res); err != nil {
+			return err
+		}
+	}
+	if err := printRun(cmd.OutOrStdout(), res, o.asJSON, o.perIteration); err != nil {
+		return err
+	}
+	if !res.Validation.OK {
+		return failedValidation("%s on %s failed validation: %s", res.Algorithm, res.Target, res.Validation.Detail)
+	}
+	return nil
 }
 
 // check rejects flag values that are out of range or do not apply.
@@ -233,6 +246,9 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--queue-capacity %d must not be negative (0: sized from the graph, grown on overflow)", o.tuning.QueueCapacity)
 	case o.set["queue-capacity"] && !strings.HasPrefix(o.scheduler, "atos"):
 		return badInput("--queue-capacity applies only to the atos scheduler")
+	}
+	if err := o.monitor.check(o.target, o.simMode); err != nil {
+		return err
 	}
 	if !strings.HasPrefix(o.scheduler, "simdx") {
 		for _, name := range []string{"bin-size", "medium-from", "large-from", "pull-fraction"} {

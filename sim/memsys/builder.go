@@ -326,6 +326,7 @@ func (b Builder) buildAkitaL1(s *System, name string) {
 	s.l1Top = append(s.l1Top, top)
 	s.l1Stats = append(s.l1Stats, counter)
 	s.l1Control = append(s.l1Control, ctrl)
+	s.akitaL1s = append(s.akitaL1s, l1)
 }
 
 // validName reports, as an error, what akita's name check would panic on.

@@ -22,14 +22,15 @@ type System struct {
 	timing timing
 	fabric *fabric
 
-	numSMs  int
-	l1Top   []sim.Port
-	l1Stats []cacheStatsSource // the sectored L1s, or hooks on akita's
-	l2s     []*writeback.Cache
-	l2Top   []sim.Port
-	l2Stats []cacheStatsSource
-	drams   []*idealmemcontroller.Comp
-	atomics []*atomicUnit
+	numSMs   int
+	l1Top    []sim.Port
+	l1Stats  []cacheStatsSource // the sectored L1s, or hooks on akita's
+	akitaL1s []sim.Component    // akita's L1 caches (none when sectored)
+	l2s      []*writeback.Cache
+	l2Top    []sim.Port
+	l2Stats  []cacheStatsSource
+	drams    []*idealmemcontroller.Comp
+	atomics  []*atomicUnit
 
 	// The L1s to invalidate at each launch (InvalidateL1s): the sectored
 	// ones directly, akita's through their control ports, answering to
@@ -53,6 +54,18 @@ type System struct {
 
 // Name returns the name the System was built with.
 func (s *System) Name() string { return s.name }
+
+// Components returns the memory system's akita components, for a monitor:
+// akita's L1s (the sectored L1 model has no component of its own: the
+// fabric delivers to it), then each slice's L2, atomic unit and DRAM
+// channel.
+func (s *System) Components() []sim.Component {
+	out := append([]sim.Component(nil), s.akitaL1s...)
+	for i := range s.l2s {
+		out = append(out, s.l2s[i], s.atomics[i], s.drams[i])
+	}
+	return out
+}
 
 // Config returns the configuration the System was built from.
 func (s *System) Config() Config { return s.config }

@@ -173,6 +173,16 @@ func (g *GPU) Memory() *memsys.System { return g.mem }
 // SMs returns the SM components (for hooks: HookPosIssue).
 func (g *GPU) SMs() []*SM { return g.sms }
 
+// Components returns the GPU's akita components, for a monitor: the SMs,
+// then the memory system's (memsys.System.Components).
+func (g *GPU) Components() []sim.Component {
+	out := make([]sim.Component, 0, len(g.sms))
+	for _, s := range g.sms {
+		out = append(out, s)
+	}
+	return append(out, g.mem.Components()...)
+}
+
 // Freq returns the core clock.
 func (g *GPU) Freq() sim.Freq { return g.freq }
 

@@ -29,6 +29,22 @@ type IssueInfo struct {
 	Active uint32
 }
 
+// HookPosCTAStart and HookPosCTADone are the hook positions of a CTA
+// placed on an SM and of a CTA retiring from it (its last warp done with
+// nothing pending); the hook's Item is a CTAInfo. The web monitor
+// (sim.Monitor) counts them into its progress bar.
+var (
+	HookPosCTAStart = &sim.HookPos{Name: "CTAStart"}
+	HookPosCTADone  = &sim.HookPos{Name: "CTADone"}
+)
+
+// CTAInfo describes a CTA starting or retiring, for hooks.
+type CTAInfo struct {
+	Cycle uint64
+	SM    int
+	CTA   int // the CTA's linear index in the grid
+}
+
 // never is a cycle that does not come: a register waiting for memory, a
 // warp waiting for an event.
 const never = math.MaxUint64
@@ -169,6 +185,9 @@ func (s *SM) reset(r *launchRun, start uint64) {
 // cyc+CTALaunchCycles on (at least the next cycle).
 func (s *SM) start(c *exec.CTA, cyc uint64) {
 	r := s.g.run
+	if s.NumHooks() > 0 {
+		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTAStart, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: c.Linear}})
+	}
 	s.integrateOccupancy(cyc)
 	s.usedWarps += r.WarpsPerCTA
 	s.usedThreads += r.ThreadsPerCTA
@@ -610,6 +629,9 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 	s.usedShared -= r.SharedPerCTA
 	r.Grid.Retire(cta.c)
 	s.lastActivity = max(s.lastActivity, cyc)
+	if s.NumHooks() > 0 {
+		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTADone, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: cta.c.Linear}})
+	}
 	s.g.ctaDone(cyc)
 }
 
