@@ -13,9 +13,12 @@ import (
 
 func init() { Default.Register(corpusExperiment()) }
 
-// corpusGraphs are the small generated graphs of bsp-corpus, by short
-// name (the key uses the name; the spec column holds the full spec).
-var corpusGraphs = []struct{ name, spec string }{
+// namedGraph is a generated graph by short name (the key uses the name;
+// the spec column holds the full spec).
+type namedGraph struct{ name, spec string }
+
+// corpusGraphs are the small generated graphs of bsp-corpus.
+var corpusGraphs = []namedGraph{
 	{"rmat8", "rmat:scale=8"},
 	{"grid16", "grid:w=16,h=16"},
 	{"er256", "er:n=256,m=2048"},
@@ -34,65 +37,19 @@ func corpusExperiment() *Experiment {
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"tiny"},
 		Axes: []Axis{
-			{Name: "graph", About: "generated graph (" + corpusGraphList() + ")", Values: graphNames},
+			{Name: "graph", About: "generated graph (" + graphList(corpusGraphs) + ")", Values: graphNames},
 			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
 			{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
 		},
-		Points: func(string, string) [][]string {
-			var out [][]string
-			for _, g := range corpusGraphs {
-				for _, e := range scheduler.Entries() {
-					out = append(out, []string{g.name, e.Algorithm.Name, e.Variant.String()})
-				}
-			}
-			return out
-		},
+		Points: func(string, string) [][]string { return cellPoints(corpusGraphs) },
 		Params: wholeRunParams("threads per CTA", "1", "5"),
-		Stats: []Stat{
-			{"spec", "", "the graph's full spec"},
-			{"vertices", "", "vertices of the input graph"},
-			{"edges", "", "edges of the input graph"},
-			{"source", "", "source vertex (the vertex of maximum out-degree) for algorithms with one"},
-			{"end_to_end_us", "µs", "median end-to-end time as scheduler.Enact reports it (simulated time on the simulator)"},
-			{"kernel_us", "µs", "median sum of the launches' device times"},
-			{"cycles", "cycles", "simulated cycles of the last run (simulator only)"},
-			{"iterations", "", "iterations of the last run"},
-			{"launches", "", "kernel launches of the last run"},
-			{"thread_instructions", "", "simulated thread-instructions"},
-			{"warp_execution_efficiency", "", "simulated active lanes per warp-instruction ÷ 32"},
-			{"global_atomics", "", "simulated global atomics"},
-			{"frontiers", "", "frontier size after each iteration, space-separated"},
-			{"summary", "", "the algorithm's own summary (reached vertices, depth, ...), name=value;..."},
-			{"counters", "", "every counter of the run, name=value;... (simulator only)"},
+		Stats:  cellStats,
+		Run:    cellRunner("bsp-corpus", corpusGraphs),
+		Table:  []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
+		Plot: func(rows []Row, dir string) ([]string, error) {
+			return plotCells(rows, dir, "bsp-corpus")
 		},
-		Run:   runCorpusCell,
-		Table: []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
-		Plot:  plotCorpus,
-		Findings: func(rows []Row) []string {
-			ok := len(okRows(rows))
-			out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", ok, len(rows))}
-			byGraph := map[string][]Row{}
-			var order []string
-			for _, r := range okRows(rows) {
-				k := where(r) + ", " + r["graph"]
-				if _, seen := byGraph[k]; !seen {
-					order = append(order, k)
-				}
-				byGraph[k] = append(byGraph[k], r)
-			}
-			for _, k := range order {
-				rs := byGraph[k]
-				sort.SliceStable(rs, func(i, j int) bool {
-					a, _ := rs[i].Float("kernel_us")
-					b, _ := rs[j].Float("kernel_us")
-					return a < b
-				})
-				lo, hi := rs[0], rs[len(rs)-1]
-				out = append(out, fmt.Sprintf("**%s**: fastest %s under %s (%s µs, %s iterations), slowest %s under %s (%s µs, %s iterations).",
-					k, lo["algorithm"], lo["variant"], lo["kernel_us"], lo["iterations"], hi["algorithm"], hi["variant"], hi["kernel_us"], hi["iterations"]))
-			}
-			return out
-		},
+		Findings: cellFindings,
 		Notes: []string{
 			"Times on the simulator are simulated time as scheduler.Enact reports it, not the host's wall time.",
 			"The default configuration is tiny (2 SMs): the corpus on it takes minutes; on h100 (--config h100) a host-driven SIMD-X cell of these small graphs takes about a minute, because every launch of a co-resident grid is simulated on all 132 SMs, so the whole corpus takes hours there.",
@@ -101,24 +58,60 @@ func corpusExperiment() *Experiment {
 	}
 }
 
-func corpusGraphList() string {
+// cellStats are the statistics of a point that is one registered cell's
+// whole run (bsp-corpus, simhw).
+var cellStats = []Stat{
+	{"spec", "", "the graph's full spec"},
+	{"vertices", "", "vertices of the input graph"},
+	{"edges", "", "edges of the input graph"},
+	{"source", "", "source vertex (the vertex of maximum out-degree) for algorithms with one"},
+	{"end_to_end_us", "µs", "median end-to-end time as scheduler.Enact reports it (simulated time on the simulator)"},
+	{"kernel_us", "µs", "median sum of the launches' device times"},
+	{"cycles", "cycles", "simulated cycles of the last run (simulator only)"},
+	{"iterations", "", "iterations of the last run"},
+	{"launches", "", "kernel launches of the last run"},
+	{"thread_instructions", "", "simulated thread-instructions"},
+	{"warp_execution_efficiency", "", "simulated active lanes per warp-instruction ÷ 32"},
+	{"global_atomics", "", "simulated global atomics"},
+	{"frontiers", "", "frontier size after each iteration, space-separated"},
+	{"summary", "", "the algorithm's own summary (reached vertices, depth, ...), name=value;..."},
+	{"counters", "", "every counter of the run, name=value;... (simulator only)"},
+}
+
+// cellPoints lists every registered (algorithm, variant) cell on each
+// graph: axes graph, algorithm, variant.
+func cellPoints(graphs []namedGraph) [][]string {
+	var out [][]string
+	for _, g := range graphs {
+		for _, e := range scheduler.Entries() {
+			out = append(out, []string{g.name, e.Algorithm.Name, e.Variant.String()})
+		}
+	}
+	return out
+}
+
+func graphList(graphs []namedGraph) string {
 	var parts []string
-	for _, g := range corpusGraphs {
+	for _, g := range graphs {
 		parts = append(parts, g.name+" = "+g.spec)
 	}
 	return strings.Join(parts, ", ")
 }
 
-func runCorpusCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec := ""
-	for _, g := range corpusGraphs {
-		if g.name == p.Get("graph") {
-			spec = g.spec
+// cellRunner runs a point that is one registered cell's whole run on one
+// of graphs, validated against the CPU reference.
+func cellRunner(experiment string, graphs []namedGraph) func(context.Context, *Env, Point) (Outcome, error) {
+	return func(ctx context.Context, env *Env, p Point) (Outcome, error) {
+		for _, g := range graphs {
+			if g.name == p.Get("graph") {
+				return runCell(ctx, env, p, g.spec)
+			}
 		}
+		return Outcome{}, fmt.Errorf("%s: unknown graph %q", experiment, p.Get("graph"))
 	}
-	if spec == "" {
-		return Outcome{}, fmt.Errorf("bsp-corpus: unknown graph %q", p.Get("graph"))
-	}
+}
+
+func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, error) {
 	variant, err := scheduler.ParseVariant(p.Get("variant"))
 	if err != nil {
 		return Outcome{}, err
@@ -164,7 +157,9 @@ func runCorpusCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	return Outcome{Values: v, Valid: r.Validation.OK(), Validation: r.Validation.String()}, nil
 }
 
-func plotCorpus(rows []Row, dir string) ([]string, error) {
+// plotCells draws every cell's kernel time, one row per (algorithm,
+// variant) and one marker per graph, as dir/name.{png,svg}.
+func plotCells(rows []Row, dir, name string) ([]string, error) {
 	rows = okRows(rows)
 	var cats []string
 	catAt := map[string]int{}
@@ -207,7 +202,7 @@ func plotCorpus(rows []Row, dir string) ([]string, error) {
 		logX:       true,
 		categories: cats,
 		groups:     groups,
-	}.save(dir, "bsp-corpus")
+	}.save(dir, name)
 }
 
 // distinctValues lists a column's values in first-seen order.
@@ -236,4 +231,32 @@ func compactVariant(v string) string {
 		vals = append(vals, val)
 	}
 	return name + " " + strings.Join(vals, "/")
+}
+
+// cellFindings counts the cells that validated and names the fastest and
+// slowest per graph.
+func cellFindings(rows []Row) []string {
+	ok := len(okRows(rows))
+	out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", ok, len(rows))}
+	byGraph := map[string][]Row{}
+	var order []string
+	for _, r := range okRows(rows) {
+		k := where(r) + ", " + r["graph"]
+		if _, seen := byGraph[k]; !seen {
+			order = append(order, k)
+		}
+		byGraph[k] = append(byGraph[k], r)
+	}
+	for _, k := range order {
+		rs := byGraph[k]
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, _ := rs[i].Float("kernel_us")
+			b, _ := rs[j].Float("kernel_us")
+			return a < b
+		})
+		lo, hi := rs[0], rs[len(rs)-1]
+		out = append(out, fmt.Sprintf("**%s**: fastest %s under %s (%s µs, %s iterations), slowest %s under %s (%s µs, %s iterations).",
+			k, lo["algorithm"], lo["variant"], lo["kernel_us"], lo["iterations"], hi["algorithm"], hi["variant"], hi["kernel_us"], hi["iterations"]))
+	}
+	return out
 }

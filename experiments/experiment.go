@@ -108,6 +108,9 @@ type Experiment struct {
 	Findings func(rows []Row) []string
 	// Notes say how to read the results (units, what was scaled down).
 	Notes []string
+	// CrossCheck, when set, says how `sweep crosscheck` compares the
+	// experiment's simulated points with its measured ones.
+	CrossCheck *CrossCheck
 }
 
 // Supports says whether the experiment runs on target.

@@ -69,6 +69,10 @@ type Options struct {
 	Now             func() time.Time
 	// Command is the command line, for the README.
 	Command string
+	// Jobs is how many points run at once (0 or 1: one after another).
+	// Only simulator points may run in parallel: a GPU timed by several
+	// processes at once measures their interference.
+	Jobs int
 }
 
 // Summary counts what a sweep did.
@@ -105,6 +109,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return nil, err
 	}
 	o.defaults()
+	if o.Jobs > 1 && o.Plan.Target != TargetSim {
+		return nil, fmt.Errorf("%d parallel jobs on target %s: only simulator points may run in parallel (concurrent GPU runs time each other's interference)", o.Jobs, o.Plan.Target)
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -139,21 +146,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		o.Progress.Start(len(points), sum.Skipped)
 		defer o.Progress.Finish()
 	}
-	for _, p := range todo {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		if o.Progress != nil {
-			o.Progress.Begin(p)
-		}
-		r := runPoint(ctx, e, p, o)
-		if err := ctx.Err(); err != nil {
-			// Cancelled while running: the point is not finished; a
-			// rerun runs it again.
-			return sum, err
-		}
+	record := func(p Point, r Row) error {
 		if err := st.append(r); err != nil {
-			return sum, err
+			return err
 		}
 		done[p.Key()] = r
 		sum.Ran++
@@ -168,6 +163,10 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		if o.Progress != nil {
 			o.Progress.End(p, r)
 		}
+		return nil
+	}
+	if err := runPoints(ctx, e, todo, o, record); err != nil {
+		return sum, err
 	}
 	// Every point is in: rewrite the file in sweep order, one row per
 	// point (rows of points outside this plan, from earlier sweeps into
@@ -192,6 +191,48 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// runPoints runs the points, o.Jobs at a time, and records each finished
+// one (from this goroutine, so the store and Progress see one caller). It
+// stops at ctx's end without recording the points then running: a rerun
+// runs them again.
+func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, record func(Point, Row) error) error {
+	jobs := max(o.Jobs, 1)
+	type result struct {
+		p Point
+		r Row
+	}
+	results := make(chan result)
+	running, next := 0, 0
+	var firstErr error
+	for next < len(todo) || running > 0 {
+		for firstErr == nil && ctx.Err() == nil && running < jobs && next < len(todo) {
+			p := todo[next]
+			next++
+			running++
+			if o.Progress != nil {
+				o.Progress.Begin(p)
+			}
+			go func() { results <- result{p, runPoint(ctx, e, p, o)} }()
+		}
+		if running == 0 {
+			break
+		}
+		res := <-results
+		running--
+		if firstErr != nil || ctx.Err() != nil {
+			// Cancelled while running: the point is not finished.
+			continue
+		}
+		if err := record(res.p, res.r); err != nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
 }
 
 func (o *Options) defaults() {

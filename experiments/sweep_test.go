@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -367,4 +368,63 @@ func TestRegistryRejectsBadExperiments(t *testing.T) {
 	_, err := reg.Lookup("nope")
 	assert.ErrorContains(t, err, "use one of fake")
 	assert.Subset(t, Default.Names(), []string{"atomics", "banks", "bsp-corpus"})
+}
+
+func TestParallelSweepWritesTheSameCSVAndResumes(t *testing.T) {
+	dir := t.TempDir()
+	serial := filepath.Join(dir, "serial")
+	_, err := sweep(t, fakeExperiment(nil), simPlan(), serial, context.Background())
+	require.NoError(t, err)
+
+	// Four jobs at once: the points really overlap (each waits until a
+	// second one has started, or 2 s), and a kill after three points
+	// records only finished ones.
+	var mu sync.Mutex
+	running, most, finished := 0, 0, 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	overlap := func(ctx context.Context, p Point) error {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			enough := most >= 2 || finished > 0
+			mu.Unlock()
+			if enough {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		running--
+		finished++
+		if finished == 3 {
+			cancel()
+		}
+		if finished > 3 {
+			return ctx.Err()
+		}
+		return nil
+	}
+	parallel := filepath.Join(dir, "parallel")
+	opts := Options{Plan: simPlan(), Out: parallel, Commit: "abc1234", Now: fixedClock, Jobs: 4}
+	_, err = Sweep(ctx, fakeExperiment(overlap), opts)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.GreaterOrEqual(t, most, 2, "points ran concurrently")
+	_, rows, err := ReadCSV(filepath.Join(parallel, DataFile))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(rows), 3, "no point running at the kill is recorded")
+
+	sum, err := Sweep(context.Background(), fakeExperiment(nil), Options{Plan: simPlan(), Out: parallel, Commit: "abc1234", Now: fixedClock, Jobs: 4})
+	require.NoError(t, err)
+	assert.Equal(t, 12, sum.Skipped+sum.Ran)
+	assert.Equal(t, stable(t, filepath.Join(serial, DataFile)), stable(t, filepath.Join(parallel, DataFile)))
+
+	hw := Plan{Experiment: "fake", Target: TargetHW}
+	_, err = Sweep(context.Background(), fakeExperiment(nil), Options{Plan: hw, Out: filepath.Join(dir, "hw"), Jobs: 2})
+	require.ErrorContains(t, err, "only simulator points may run in parallel")
 }

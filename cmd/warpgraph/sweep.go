@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -29,7 +31,7 @@ type sweepOptions struct {
 	timeout                     time.Duration
 	retryFailed                 bool
 	slurm                       bool
-	shards                      int
+	shards, jobs                int
 	slurmOpts, slurmBinary      string
 }
 
@@ -73,11 +75,12 @@ running anything.`,
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 1 <= i <= n)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per point (default 1h in simulation, 5m on hardware)")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
+	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU); the hardware runs one at a time")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
 	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
 	f.StringVar(&o.slurmBinary, "slurm-binary", "", "with --slurm: the warpgraph binary the jobs run (default: this one)")
-	cmd.AddCommand(newSweepListCommand(), newSweepMergeCommand(), newSweepJoinCommand())
+	cmd.AddCommand(newSweepListCommand(), newSweepMergeCommand(), newSweepJoinCommand(), newSweepCrossCheckCommand())
 	return cmd
 }
 
@@ -139,11 +142,21 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if o.slurm {
 		return writeSlurm(cmd, e, o, out)
 	}
+	jobs := o.jobs
+	switch {
+	case jobs < 0:
+		return badInput("--jobs %d: give 1 or more points at once, or 0 for one per CPU", jobs)
+	case jobs == 0:
+		jobs = runtime.NumCPU()
+	}
+	if jobs > 1 && pl.Target != experiments.TargetSim {
+		return badInput("--jobs %d with --target %s: only simulator points run in parallel (GPU runs at once would time each other)", jobs, pl.Target)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sum, err := experiments.Sweep(ctx, e, experiments.Options{
-		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed,
-		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name),
+		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs,
+		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),
 	})
 	if err != nil {
@@ -235,6 +248,9 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	}
 	if o.retryFailed {
 		args = append(args, "--retry-failed")
+	}
+	if o.jobs != 1 {
+		args = append(args, "--jobs", strconv.Itoa(o.jobs))
 	}
 	job := experiments.SlurmJob{Experiment: e.Name, Shards: o.shards, Out: abs, Binary: bin, Workdir: wd,
 		Args: args, Options: experiments.SlurmOptions(o.slurmOpts)}
@@ -339,6 +355,61 @@ func mergeCommandLine(cmd *cobra.Command, dirs []string) string {
 	return strings.Join(parts, " ")
 }
 
+func newSweepCrossCheckCommand() *cobra.Command {
+	var out, config string
+	cmd := &cobra.Command{
+		Use:   "crosscheck DATA... --out DIR [--config C]",
+		Short: "Compare the simulated and measured points of experiments (data.csv files or their folders): error per cell, correlation, fastest-variant agreement, rank correlation",
+		Long: `Join the simulator's rows (configuration --config) with the GPU's rows of
+each experiment by cell (the point key without the configuration) and write
+DIR/README.md, DIR/data.csv and a log-log scatter per statistic: (a) the
+mean absolute percentage error and the correlation of simulated and
+measured times, (b) per workload, whether the simulator picks the GPU's
+fastest variant, (c) Spearman's rank correlation of the variants' times,
+(d) the cells with the largest error and the trends in the error. The
+experiment says which statistics are compared (e.g. simhw: kernel_us,
+end_to_end_us). Inputs may hold one target each or both.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput("crosscheck needs --out DIR")
+			}
+			res, err := experiments.CrossCheckReport(sweepRegistry, experiments.CrossOptions{
+				Inputs: args, Config: config, Out: out, Commit: commitForRows(),
+				Command: crossCheckCommandLine(args, out, config),
+			})
+			if err != nil {
+				return &inputError{err}
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "crosscheck: %d cells; headline MAPE %.0f%%, r(log) %.3f", res.Pairs, res.MAPE, res.LogPearson)
+			if res.WinnerGroups > 0 {
+				fmt.Fprintf(w, "; fastest variant agrees in %d of %d workloads; mean Spearman %.3f", res.WinnersAgree, res.WinnerGroups, res.SpearmanMean)
+			}
+			fmt.Fprintln(w)
+			for _, f := range res.Files {
+				fmt.Fprintf(w, "  wrote %s\n", filepath.Join(out, f))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "the report's folder (README.md, data.csv, figures)")
+	cmd.Flags().StringVar(&config, "config", "h100", "the simulator configuration whose rows are compared")
+	return cmd
+}
+
+func crossCheckCommandLine(args []string, out, config string) string {
+	parts := []string{"warpgraph sweep crosscheck"}
+	for _, a := range args {
+		parts = append(parts, experiments.ShellQuote(a))
+	}
+	parts = append(parts, "--out", experiments.ShellQuote(out))
+	if config != "h100" {
+		parts = append(parts, "--config", experiments.ShellQuote(config))
+	}
+	return strings.Join(parts, " ")
+}
+
 func newSweepJoinCommand() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
@@ -381,12 +452,15 @@ type sweepProgress struct {
 	bar         *progressbar.ProgressBar
 	total, done int
 	ran         int
-	began       time.Time
-	spent       time.Duration
+	// jobs is how many points run at once; began holds the start of each
+	// running point, by key.
+	jobs  int
+	began map[string]time.Time
+	spent time.Duration
 }
 
-func newSweepProgress(w io.Writer, name string) *sweepProgress {
-	p := &sweepProgress{w: w, name: name}
+func newSweepProgress(w io.Writer, name string, jobs int) *sweepProgress {
+	p := &sweepProgress{w: w, name: name, jobs: max(jobs, 1), began: map[string]time.Time{}}
 	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
 		p.bar = progressbar.NewOptions(0,
 			progressbar.OptionSetWriter(w),
@@ -410,14 +484,19 @@ func (p *sweepProgress) Start(total, done int) {
 }
 
 func (p *sweepProgress) Begin(pt experiments.Point) {
-	p.began = time.Now()
+	p.began[pt.Key()] = time.Now()
 	if p.bar != nil {
-		p.bar.Describe(pt.Key())
+		if p.jobs > 1 {
+			p.bar.Describe(fmt.Sprintf("%d running, latest %s", len(p.began), pt.Key()))
+		} else {
+			p.bar.Describe(pt.Key())
+		}
 	}
 }
 
 func (p *sweepProgress) End(pt experiments.Point, r experiments.Row) {
-	took := time.Since(p.began)
+	took := time.Since(p.began[pt.Key()])
+	delete(p.began, pt.Key())
 	p.done++
 	p.ran++
 	p.spent += took
@@ -429,7 +508,7 @@ func (p *sweepProgress) End(pt experiments.Point, r experiments.Row) {
 		_ = p.bar.Add(1)
 		return
 	}
-	eta := time.Duration(float64(p.spent) / float64(p.ran) * float64(p.total-p.done)).Round(time.Second)
+	eta := time.Duration(float64(p.spent) / float64(p.ran) * float64(p.total-p.done) / float64(p.jobs)).Round(time.Second)
 	line := fmt.Sprintf("[%d/%d] %s: %s (%.1fs, ETA %s)", p.done, p.total, pt.Key(), r["status"], took.Seconds(), eta)
 	if r["status"] != experiments.StatusOK {
 		line += ": " + firstLine(r["error"]+" "+r["validation"])

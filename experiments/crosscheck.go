@@ -1,0 +1,740 @@
+package experiments
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// CrossCheck says how `sweep crosscheck` compares an experiment's
+// simulated points with its measured ones, cell by cell (the point key
+// without the configuration), in the style of Accel-Sim's validation.
+type CrossCheck struct {
+	// Times are the statistics compared (unit µs); the first is the
+	// headline, the one the winners and rank correlations use.
+	Times []string
+	// Group names the axes of one workload and Candidate the axis whose
+	// values compete on it: the cells of a group are the same work done in
+	// different ways (variants), and the question is whether the
+	// simulator ranks them as the GPU does. Without them only the per-cell
+	// error is reported.
+	Group     []string
+	Candidate string
+	// Context are statistics printed beside the largest errors, and
+	// tested for a trend in the error.
+	Context []string
+}
+
+// CrossOptions configure a cross-check.
+type CrossOptions struct {
+	// Inputs are data.csv files (or folders holding one) of experiments
+	// with a CrossCheck: each file may hold simulated rows, measured rows
+	// or both.
+	Inputs []string
+	// Config is the simulator configuration compared with the GPU.
+	Config string
+	// Out is the folder of the report (data.csv, figures, README.md).
+	Out string
+	// Command and Commit are stated in the README.
+	Command, Commit string
+}
+
+// crossPair is one cell's statistic on both targets.
+type crossPair struct {
+	experiment, stat, cell string
+	group, candidate       string
+	sim, hw                Row
+	s, h                   float64
+}
+
+func (p crossPair) ratio() float64    { return p.s / p.h }
+func (p crossPair) logRatio() float64 { return math.Log(p.s / p.h) }
+func (p crossPair) absPctError() float64 {
+	return math.Abs(p.s-p.h) / p.h * 100
+}
+
+// crossExperiment is what one experiment's rows give.
+type crossExperiment struct {
+	e     *Experiment
+	pairs map[string][]crossPair // by statistic
+	// Cells counted per side: ok on both, ok on one only, failed.
+	both, simOnly, hwOnly, simFailed, hwFailed int
+	simRows, hwRows                            []Row
+}
+
+// CrossResult summarises a cross-check (the README holds the rest).
+type CrossResult struct {
+	Pairs int
+	// MAPE and Pearson of the first experiment's headline statistic.
+	MAPE, LogPearson float64
+	// WinnersAgree of WinnerGroups groups pick the same fastest candidate;
+	// SpearmanMean is the mean rank correlation over groups of 3 or more.
+	WinnersAgree, WinnerGroups int
+	SpearmanMean               float64
+	Files                      []string
+}
+
+// CrossCheckReport joins simulated and measured rows of the inputs by
+// cell and writes the comparison to o.Out: data.csv (one row per cell and
+// statistic), a log-log scatter per experiment and statistic, and
+// README.md with (a) the error and correlation per cell, (b) how often the
+// simulator picks the GPU's fastest candidate, (c) the rank correlation of
+// the candidates, (d) the cells with the largest error and the trends in
+// the error.
+func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
+	if o.Config == "" {
+		o.Config = "h100"
+	}
+	if len(o.Inputs) == 0 {
+		return nil, fmt.Errorf("crosscheck: no inputs (give the simulator's and the GPU's data.csv)")
+	}
+	byName := map[string]*crossExperiment{}
+	var order []string
+	for _, in := range o.Inputs {
+		path := in
+		if st, err := os.Stat(in); err == nil && st.IsDir() {
+			path = filepath.Join(in, DataFile)
+		}
+		_, rows, err := ReadCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			name := r["experiment"]
+			x, ok := byName[name]
+			if !ok {
+				e, err := reg.Lookup(name)
+				if err != nil {
+					return nil, fmt.Errorf("crosscheck: %s: %w", path, err)
+				}
+				if e.CrossCheck == nil {
+					return nil, fmt.Errorf("crosscheck: %s: experiment %s does not say how to compare its targets (no CrossCheck)", path, name)
+				}
+				x = &crossExperiment{e: e, pairs: map[string][]crossPair{}}
+				byName[name] = x
+				order = append(order, name)
+			}
+			switch {
+			case r["target"] == TargetSim && r["config"] == o.Config:
+				x.simRows = append(x.simRows, r)
+			case r["target"] == TargetHW:
+				x.hwRows = append(x.hwRows, r)
+			}
+		}
+	}
+	for _, name := range order {
+		x := byName[name]
+		if len(x.simRows) == 0 || len(x.hwRows) == 0 {
+			return nil, fmt.Errorf("crosscheck: experiment %s has %d simulated rows (config %s) and %d measured rows: it needs both",
+				name, len(x.simRows), o.Config, len(x.hwRows))
+		}
+		x.pair()
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	res := &CrossResult{}
+	var files []string
+	for _, name := range order {
+		x := byName[name]
+		for _, stat := range x.e.CrossCheck.Times {
+			fs, err := crossScatter(x, stat, o.Config, o.Out)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, fs...)
+		}
+	}
+	if err := writeAtomically(filepath.Join(o.Out, DataFile), func(w io.Writer) error {
+		return writeCrossCSV(w, order, byName)
+	}); err != nil {
+		return nil, err
+	}
+	files = append(files, DataFile)
+	first := byName[order[0]]
+	head := first.pairs[first.e.CrossCheck.Times[0]]
+	res.Pairs = len(head)
+	res.MAPE, res.LogPearson = meanAbsPctError(head), pearson(logsOf(head))
+	if g := first.groups(); len(g) > 0 {
+		w := winners(g)
+		res.WinnersAgree, res.WinnerGroups = w.agree, w.groups
+		res.SpearmanMean = w.spearmanMean
+	}
+	if err := writeAtomically(filepath.Join(o.Out, "README.md"), func(w io.Writer) error {
+		return writeCrossReadme(w, o, order, byName, files)
+	}); err != nil {
+		return nil, err
+	}
+	res.Files = append(files, "README.md")
+	return res, nil
+}
+
+// pair matches the experiment's simulated and measured rows by cell.
+func (x *crossExperiment) pair() {
+	cc := x.e.CrossCheck
+	sims := map[string]Row{}
+	for _, r := range latestByKey(x.simRows) {
+		sims[cellOf(r.Key())] = r
+	}
+	hws := map[string]Row{}
+	for _, r := range latestByKey(x.hwRows) {
+		hws[cellOf(r.Key())] = r
+	}
+	var cells []string
+	for c := range sims {
+		cells = append(cells, c)
+	}
+	for c := range hws {
+		if _, ok := sims[c]; !ok {
+			cells = append(cells, c)
+		}
+	}
+	sort.Strings(cells)
+	for _, c := range cells {
+		s, h := sims[c], hws[c]
+		sOK := s != nil && s["status"] == StatusOK
+		hOK := h != nil && h["status"] == StatusOK
+		switch {
+		case s != nil && !sOK:
+			x.simFailed++
+		case h != nil && !hOK:
+			x.hwFailed++
+		}
+		switch {
+		case sOK && hOK:
+			x.both++
+		case sOK:
+			x.simOnly++
+			continue
+		case hOK:
+			x.hwOnly++
+			continue
+		default:
+			continue
+		}
+		var group []string
+		for _, a := range cc.Group {
+			group = append(group, a+"="+s[a])
+		}
+		for _, stat := range cc.Times {
+			sv, ok1 := s.Float(stat)
+			hv, ok2 := h.Float(stat)
+			if !ok1 || !ok2 || sv <= 0 || hv <= 0 {
+				continue
+			}
+			x.pairs[stat] = append(x.pairs[stat], crossPair{
+				experiment: x.e.Name, stat: stat, cell: c,
+				group: strings.Join(group, ";"), candidate: s[cc.Candidate],
+				sim: s, hw: h, s: sv, h: hv,
+			})
+		}
+	}
+}
+
+// groups splits the headline pairs by workload (nil without a Group).
+func (x *crossExperiment) groups() map[string][]crossPair {
+	cc := x.e.CrossCheck
+	if len(cc.Group) == 0 || cc.Candidate == "" {
+		return nil
+	}
+	out := map[string][]crossPair{}
+	for _, p := range x.pairs[cc.Times[0]] {
+		out[p.group] = append(out[p.group], p)
+	}
+	return out
+}
+
+// winnerStats is (b) and (c) over a set of groups.
+type winnerStats struct {
+	groups, agree, near int
+	// spearman holds the rank correlation of each group of 3 or more.
+	spearman     []float64
+	spearmanMean float64
+	disagree     []string
+}
+
+// nearFactor is how much slower on the GPU the simulator's pick may be
+// than the GPU's own fastest for the pick to count as near.
+const nearFactor = 1.10
+
+func winners(groups map[string][]crossPair) winnerStats {
+	var w winnerStats
+	var names []string
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		ps := groups[g]
+		if len(ps) < 2 {
+			continue
+		}
+		w.groups++
+		bs, bh := 0, 0
+		for i, p := range ps {
+			if p.s < ps[bs].s {
+				bs = i
+			}
+			if p.h < ps[bh].h {
+				bh = i
+			}
+		}
+		switch {
+		case bs == bh:
+			w.agree++
+			w.near++
+		case ps[bs].h <= nearFactor*ps[bh].h:
+			w.near++
+			fallthrough
+		default:
+			w.disagree = append(w.disagree, fmt.Sprintf("%s: simulator picks %s (GPU %s µs), the GPU %s (%s µs; simulated %s µs)",
+				g, ps[bs].candidate, fmtMicros(ps[bs].h), ps[bh].candidate, fmtMicros(ps[bh].h), fmtMicros(ps[bh].s)))
+		}
+		if len(ps) >= 3 {
+			xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+			for i, p := range ps {
+				xs[i], ys[i] = p.s, p.h
+			}
+			w.spearman = append(w.spearman, spearman(xs, ys))
+		}
+	}
+	if len(w.spearman) > 0 {
+		w.spearmanMean = mean(w.spearman)
+	}
+	return w
+}
+
+func writeCrossCSV(w io.Writer, order []string, byName map[string]*crossExperiment) error {
+	header := []string{"experiment", "stat", "cell", "group", "candidate", "sim_us", "hw_us", "sim_over_hw", "abs_pct_error"}
+	var ctx []string
+	for _, name := range order {
+		for _, c := range byName[name].e.CrossCheck.Context {
+			if !slices.Contains(ctx, c) {
+				ctx = append(ctx, c)
+			}
+		}
+	}
+	for _, c := range ctx {
+		header = append(header, "sim_"+c, "hw_"+c)
+	}
+	header = append(header, "sim_commit", "hw_commit", "hw_device")
+	var rows []Row
+	for _, name := range order {
+		x := byName[name]
+		for _, stat := range x.e.CrossCheck.Times {
+			for _, p := range x.pairs[stat] {
+				r := Row{
+					"experiment": p.experiment, "stat": p.stat, "cell": p.cell, "group": p.group, "candidate": p.candidate,
+					"sim_us": p.sim[stat], "hw_us": p.hw[stat],
+					"sim_over_hw":   strconv.FormatFloat(p.ratio(), 'f', 4, 64),
+					"abs_pct_error": strconv.FormatFloat(p.absPctError(), 'f', 1, 64),
+					"sim_commit":    p.sim["commit"], "hw_commit": p.hw["commit"], "hw_device": p.hw["device"],
+				}
+				for _, c := range ctx {
+					r["sim_"+c], r["hw_"+c] = p.sim[c], p.hw[c]
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	return writeCSV(w, header, rows)
+}
+
+func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[string]*crossExperiment, files []string) error {
+	fmt.Fprintf(w, "# Simulator vs H100: the cross-check\n\n")
+	fmt.Fprintf(w, "How well the simulated `%s` predicts the GPU, cell by cell: every cell that ran and validated on both targets. "+
+		"Written by `warpgraph sweep crosscheck` from the sweeps' data.csv files; do not edit by hand: rerun the command.\n\n", o.Config)
+	if o.Command != "" {
+		fmt.Fprintf(w, "- **Command:** `%s`\n", o.Command)
+	}
+	if o.Commit != "" {
+		fmt.Fprintf(w, "- **Commit of this report:** `%s`\n", o.Commit)
+	}
+	fmt.Fprintln(w, "- **Inputs:**")
+	for _, name := range order {
+		x := byName[name]
+		fmt.Fprintf(w, "  - `%s`: simulated on %s (commit %s, %s); measured on %s (commit %s, %s, %s)\n", name,
+			distinct(x.simRows, "machine"), distinct(x.simRows, "commit"), dateRange(x.simRows),
+			distinct(x.hwRows, "device"), distinct(x.hwRows, "commit"), distinct(x.hwRows, "machine"), dateRange(x.hwRows))
+	}
+	fmt.Fprintln(w, "\n## (a) Simulated vs measured time per cell")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "MAPE is the mean of |sim − hw| ÷ hw; r is Pearson's correlation of the times and r(log) of their logarithms (the cells span orders of magnitude, so r on raw times is dominated by the slowest few); the ratio is the geometric mean of sim ÷ hw (below 1: the simulator is fast), with the share of cells within 2× of the GPU.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| experiment | statistic | cells | MAPE | r | r(log) | sim ÷ hw (geomean) | within 2× |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, name := range order {
+		x := byName[name]
+		for _, stat := range x.e.CrossCheck.Times {
+			ps := x.pairs[stat]
+			if len(ps) == 0 {
+				continue
+			}
+			xs, ys := timesOf(ps)
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %.3f | %.3f | %.3f | %.0f%% |\n", name, stat, len(ps),
+				meanAbsPctError(ps), pearson(xs, ys), pearson(logsOf(ps)), geomeanRatio(ps), withinFactor(ps, 2)*100)
+		}
+	}
+	fmt.Fprintln(w)
+	for _, name := range order {
+		x := byName[name]
+		fmt.Fprintf(w, "`%s`: %d cells ok on both targets; %d ok only in simulation, %d only on the GPU; %d failed in simulation, %d on the GPU (their errors are in the inputs' READMEs).\n\n",
+			name, x.both, x.simOnly, x.hwOnly, x.simFailed, x.hwFailed)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".png") {
+			fmt.Fprintf(w, "![%s](%s)\n\n", strings.TrimSuffix(f, ".png"), f)
+		}
+	}
+	for _, name := range order {
+		x := byName[name]
+		cc := x.e.CrossCheck
+		stat := cc.Times[0]
+		if cc.Candidate != "" {
+			writeBreakdown(w, name, stat, "scheduler", x.pairs[stat], func(p crossPair) string {
+				s, _, _ := strings.Cut(p.candidate, ":")
+				return s
+			})
+		}
+		for _, a := range cc.Group {
+			writeBreakdown(w, name, stat, a, x.pairs[stat], func(p crossPair) string { return p.sim[a] })
+		}
+		groups := x.groups()
+		if len(groups) == 0 {
+			continue
+		}
+		ws := winners(groups)
+		fmt.Fprintf(w, "\n## (b) Does the simulator pick the GPU's fastest %s? (`%s`, %s)\n\n", cc.Candidate, name, stat)
+		fmt.Fprintf(w, "Per workload (%s), among the %ss that ran on both targets: **%d of %d (%.0f%%)** agree on the fastest (target ≥ 90%%); %d of %d (%.0f%%) pick one within %.0f%% of the GPU's fastest on the GPU.\n\n",
+			strings.Join(cc.Group, ", "), cc.Candidate, ws.agree, ws.groups, pct(ws.agree, ws.groups), ws.near, ws.groups, pct(ws.near, ws.groups), (nearFactor-1)*100)
+		for _, d := range ws.disagree {
+			fmt.Fprintf(w, "- %s\n", d)
+		}
+		fmt.Fprintf(w, "\n## (c) Rank correlation of the %ss (`%s`, %s)\n\n", cc.Candidate, name, stat)
+		if len(ws.spearman) > 0 {
+			sorted := slices.Clone(ws.spearman)
+			sort.Float64s(sorted)
+			at := 0
+			for _, v := range ws.spearman {
+				if v >= 0.9 {
+					at++
+				}
+			}
+			fmt.Fprintf(w, "Spearman's ρ between simulated and measured times (equivalently, of the speed-ups between %ss) per workload with 3 or more: mean **%.3f**, median %.3f, min %.3f, max %.3f over %d workloads; %d of them reach 0.9 (target: ≥ 0.9).\n\n",
+				cc.Candidate, ws.spearmanMean, median(sorted), sorted[0], sorted[len(sorted)-1], len(sorted), at)
+		}
+		fmt.Fprintf(w, "| workload | %ss | ρ | fastest (sim) | fastest (GPU) |\n|---|---|---|---|---|\n", cc.Candidate)
+		var names []string
+		for g := range groups {
+			names = append(names, g)
+		}
+		sort.Strings(names)
+		for _, g := range names {
+			ps := groups[g]
+			if len(ps) < 2 {
+				continue
+			}
+			bs, bh := ps[0], ps[0]
+			xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+			for i, p := range ps {
+				xs[i], ys[i] = p.s, p.h
+				if p.s < bs.s {
+					bs = p
+				}
+				if p.h < bh.h {
+					bh = p
+				}
+			}
+			rho := "–"
+			if len(ps) >= 3 {
+				rho = fmt.Sprintf("%.2f", spearman(xs, ys))
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", g, len(ps), rho, bs.candidate, bh.candidate)
+		}
+	}
+	fmt.Fprintln(w, "\n## (d) The largest errors, and trends in the error")
+	for _, name := range order {
+		x := byName[name]
+		cc := x.e.CrossCheck
+		stat := cc.Times[0]
+		ps := slices.Clone(x.pairs[stat])
+		if len(ps) == 0 {
+			continue
+		}
+		sort.SliceStable(ps, func(i, j int) bool { return math.Abs(ps[i].logRatio()) > math.Abs(ps[j].logRatio()) })
+		fmt.Fprintf(w, "\n`%s`, %s: the cells whose simulated time is furthest from the GPU's (by |log(sim ÷ hw)|).\n\n", name, stat)
+		head := "| cell | sim µs | GPU µs | sim ÷ hw |"
+		sep := "|---|---|---|---|"
+		for _, c := range cc.Context {
+			head += " " + c + " |"
+			sep += "---|"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, sep)
+		for _, p := range ps[:min(12, len(ps))] {
+			line := fmt.Sprintf("| %s | %s | %s | %.2f |", p.cell, fmtMicros(p.s), fmtMicros(p.h), p.ratio())
+			for _, c := range cc.Context {
+				line += " " + p.sim[c] + " |"
+			}
+			fmt.Fprintln(w, line)
+		}
+		if len(cc.Context) > 0 {
+			fmt.Fprintf(w, "\nTrends: Spearman's ρ between log(sim ÷ hw) and each statistic (simulated side) over all %d cells. A negative ρ with launches says the simulator grows too slowly with the number of launches (launch and host overhead under-charged); with global atomics, that atomic contention is under-charged.\n\n", len(ps))
+			fmt.Fprintln(w, "| statistic | ρ with log(sim ÷ hw) | cells |")
+			fmt.Fprintln(w, "|---|---|---|")
+			for _, c := range cc.Context {
+				var xs, ys []float64
+				for _, p := range ps {
+					if v, ok := p.sim.Float(c); ok {
+						xs = append(xs, v)
+						ys = append(ys, p.logRatio())
+					}
+				}
+				if len(xs) >= 3 {
+					fmt.Fprintf(w, "| %s | %.2f | %d |\n", c, spearman(xs, ys), len(xs))
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w, "\n## Columns of data.csv")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "One row per cell and statistic: `sim_us` and `hw_us` the simulated and measured values, `sim_over_hw` their ratio, `abs_pct_error` |sim − hw| ÷ hw in percent; `group` is the workload and `candidate` the competing value (variant); `sim_*`/`hw_*` are context statistics of each side, and the commits and the GPU name where the data came from.")
+	return nil
+}
+
+// writeBreakdown prints the error per value of a column (per scheduler,
+// per graph): where the simulator is off, and in which direction.
+func writeBreakdown(w io.Writer, name, stat, by string, ps []crossPair, key func(crossPair) string) {
+	groups := map[string][]crossPair{}
+	for _, p := range ps {
+		groups[key(p)] = append(groups[key(p)], p)
+	}
+	var keys []string
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "\n`%s`, %s, by %s:\n\n| %s | cells | MAPE | sim ÷ hw (geomean) | r(log) | within 2× |\n|---|---|---|---|---|---|\n", name, stat, by, by)
+	for _, k := range keys {
+		g := groups[k]
+		r := "–"
+		if len(g) >= 3 {
+			r = fmt.Sprintf("%.3f", pearson(logsOf(g)))
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f%% | %.3f | %s | %.0f%% |\n", k, len(g), meanAbsPctError(g), geomeanRatio(g), r, withinFactor(g, 2)*100)
+	}
+}
+
+// crossScatter draws simulated against measured values of one statistic,
+// log-log, with y = x and the 2× band, coloured by scheduler when the
+// experiment has candidates.
+func crossScatter(x *crossExperiment, stat, config, dir string) ([]string, error) {
+	ps := x.pairs[stat]
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s, sim %s vs GPU (%d cells)", x.e.Name, stat, config, len(ps))
+	p.X.Label.Text = "measured on the GPU (µs)"
+	p.Y.Label.Text = fmt.Sprintf("simulated, %s (µs)", config)
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, q := range ps {
+		lo = math.Min(lo, math.Min(q.s, q.h))
+		hi = math.Max(hi, math.Max(q.s, q.h))
+	}
+	lo, hi = lo/1.5, hi*1.5
+	for _, f := range []float64{1, 2, 0.5} {
+		line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo * f}, {X: hi, Y: hi * f}})
+		if err != nil {
+			return nil, err
+		}
+		line.Color = color.Gray{Y: 60}
+		if f != 1 {
+			line.Color = color.Gray{Y: 160}
+			line.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		}
+		p.Add(line)
+		if f == 1 {
+			p.Legend.Add("y = x", line)
+		} else if f == 2 {
+			p.Legend.Add("2× either way", line)
+		}
+	}
+	colourOf := func(q crossPair) string {
+		if x.e.CrossCheck.Candidate == "" {
+			return x.e.Name
+		}
+		s, _, _ := strings.Cut(q.candidate, ":")
+		return s
+	}
+	var keys []string
+	byKey := map[string]plotter.XYs{}
+	for _, q := range ps {
+		k := colourOf(q)
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], plotter.XY{X: q.h, Y: q.s})
+	}
+	sort.Strings(keys)
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+	for i, k := range keys {
+		sc, err := plotter.NewScatter(byKey[k])
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = palette[i%len(palette)]
+		sc.Shape = shapes[i%len(shapes)]
+		sc.Radius = vg.Points(2.5)
+		p.Add(sc)
+		p.Legend.Add(fmt.Sprintf("%s (%d)", k, len(byKey[k])), sc)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	return saveAll(p, dir, "scatter-"+x.e.Name+"-"+strings.TrimSuffix(stat, "_us"), 16*vg.Centimeter, 14*vg.Centimeter)
+}
+
+func timesOf(ps []crossPair) (xs, ys []float64) {
+	for _, p := range ps {
+		xs = append(xs, p.s)
+		ys = append(ys, p.h)
+	}
+	return xs, ys
+}
+
+func logsOf(ps []crossPair) (xs, ys []float64) {
+	for _, p := range ps {
+		xs = append(xs, math.Log(p.s))
+		ys = append(ys, math.Log(p.h))
+	}
+	return xs, ys
+}
+
+func meanAbsPctError(ps []crossPair) float64 {
+	if len(ps) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, p := range ps {
+		sum += p.absPctError()
+	}
+	return sum / float64(len(ps))
+}
+
+func geomeanRatio(ps []crossPair) float64 {
+	if len(ps) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, p := range ps {
+		sum += p.logRatio()
+	}
+	return math.Exp(sum / float64(len(ps)))
+}
+
+// withinFactor is the share of pairs whose ratio lies in [1/f, f].
+func withinFactor(ps []crossPair, f float64) float64 {
+	if len(ps) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, p := range ps {
+		if r := p.ratio(); r >= 1/f && r <= f {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ps))
+}
+
+// pearson is the linear correlation of xs and ys (NaN when either is
+// constant or there are fewer than two).
+func pearson(xs, ys []float64) float64 {
+	if len(xs) < 2 || len(xs) != len(ys) {
+		return math.NaN()
+	}
+	mx, my := mean(xs), mean(ys)
+	var sxy, sxx, syy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// spearman is Pearson's correlation of the ranks (ties get their mean
+// rank).
+func spearman(xs, ys []float64) float64 { return pearson(ranks(xs), ranks(ys)) }
+
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		r := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[idx[k]] = r
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func fmtMicros(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}

@@ -1,0 +1,87 @@
+package experiments
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// crossExperimentForTest times candidates b on workloads a: on the GPU
+// candidate w is fastest everywhere; the simulator agrees on a=1 and a=2
+// (times off by a constant factor 2) and reverses the order on a=3.
+func crossExperimentForTest() *Experiment {
+	e := fakeExperiment(nil)
+	e.Name = "fakecross"
+	order := map[string]float64{"x": 4, "y": 3, "z": 2, "w": 1}
+	e.Run = func(_ context.Context, _ *Env, p Point) (Outcome, error) {
+		a, _ := p.Int("a")
+		t := 10 * float64(a) * order[p.Get("b")]
+		if p.Target == TargetSim {
+			t *= 2
+			if a == 3 {
+				t = 100 / order[p.Get("b")]
+			}
+		}
+		return Outcome{Values: map[string]string{"t_us": strconv.FormatFloat(t, 'f', -1, 64)}, Valid: true, Validation: "checked"}, nil
+	}
+	e.CrossCheck = &CrossCheck{Times: []string{"t_us"}, Group: []string{"a"}, Candidate: "b"}
+	return e
+}
+
+func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
+	reg := NewRegistry()
+	e := crossExperimentForTest()
+	reg.Register(e)
+	dir := t.TempDir()
+	simDir, hwDir := filepath.Join(dir, "sim"), filepath.Join(dir, "hw")
+	_, err := Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}, Out: simDir, Now: fixedClock})
+	require.NoError(t, err)
+	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
+	require.NoError(t, err)
+
+	out := filepath.Join(dir, "cross")
+	res, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, filepath.Join(hwDir, DataFile)}, Config: "tiny", Out: out})
+	require.NoError(t, err)
+	assert.Equal(t, 12, res.Pairs)
+	assert.Equal(t, 3, res.WinnerGroups)
+	assert.Equal(t, 2, res.WinnersAgree, "a=3 is reversed")
+	// Spearman: 1, 1 and -1 on the three workloads.
+	assert.InDelta(t, 1.0/3, res.SpearmanMean, 1e-9)
+	// a=1,2: sim = 2 hw (100% error); a=3: 100/o vs 30 o for o = 4..1.
+	want := 0.0
+	for _, o := range []float64{4, 3, 2, 1} {
+		want += 100 + 100 + math.Abs(100/o-30*o)/(30*o)*100
+	}
+	assert.InDelta(t, want/12, res.MAPE, 1e-6)
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "**2 of 3 (67%)** agree on the fastest")
+	assert.Contains(t, string(readme), "a=3: simulator picks x")
+	assert.FileExists(t, filepath.Join(out, "scatter-fakecross-t.png"))
+	_, rows, err := ReadCSV(filepath.Join(out, DataFile))
+	require.NoError(t, err)
+	assert.Len(t, rows, 12)
+
+	// An experiment with rows on one target only, or none that says how to
+	// compare, is an error that names it.
+	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir}, Config: "tiny", Out: out})
+	assert.ErrorContains(t, err, "0 measured rows")
+	plain := fakeExperiment(nil)
+	reg2 := NewRegistry()
+	plain.Name = "fakecross"
+	reg2.Register(plain)
+	_, err = CrossCheckReport(reg2, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: out})
+	assert.ErrorContains(t, err, "no CrossCheck")
+}
+
+func TestSpearmanAveragesTies(t *testing.T) {
+	assert.Equal(t, []float64{1.5, 1.5, 3}, ranks([]float64{2, 2, 5}))
+	assert.InDelta(t, 1, spearman([]float64{1, 2, 3}, []float64{10, 20, 300}), 1e-12)
+	assert.InDelta(t, -1, spearman([]float64{1, 2, 3}, []float64{3, 2, 1}), 1e-12)
+}

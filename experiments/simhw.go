@@ -1,0 +1,57 @@
+package experiments
+
+func init() { Default.Register(simhwExperiment()) }
+
+// simhwGraphs are small enough for timing mode on the simulated h100 (a
+// registered cell takes seconds to minutes there) and come from four
+// generated families: scale-free, mesh, uniform random and regular.
+var simhwGraphs = []namedGraph{
+	{"rmat14", "rmat:scale=14+perm=1"},
+	{"grid128", "grid:w=128,h=128"},
+	{"er14", "er:n=16384,m=131072"},
+	{"regular14", "regular:n=16384,d=8"},
+}
+
+// simhwExperiment is the simulator-vs-hardware cross-check: every
+// registered cell on the four graphs, once on the simulated h100 and once
+// on the H100; `warpgraph sweep crosscheck` then compares the two.
+func simhwExperiment() *Experiment {
+	var graphNames []string
+	for _, g := range simhwGraphs {
+		graphNames = append(graphNames, g.name)
+	}
+	return &Experiment{
+		Name: "simhw",
+		About: "How well the simulator predicts the H100: every registered (algorithm, scheduler variant) cell on four " +
+			"small generated graphs, simulated in timing mode on the h100 configuration and measured on the GPU, each " +
+			"run validated against the CPU reference. `warpgraph sweep crosscheck` joins the two halves and reports the " +
+			"error per cell, the correlation, and whether the simulator picks the same fastest variant.",
+		Targets: []string{TargetSim, TargetHW},
+		Configs: []string{"h100"},
+		Axes: []Axis{
+			{Name: "graph", About: "generated graph (" + graphList(simhwGraphs) + ")", Values: graphNames},
+			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
+			{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
+		},
+		Points: func(string, string) [][]string { return cellPoints(simhwGraphs) },
+		Params: wholeRunParams("threads per CTA", "2", "10"),
+		Stats:  cellStats,
+		Run:    cellRunner("simhw", simhwGraphs),
+		Table:  []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
+		Plot: func(rows []Row, dir string) ([]string, error) {
+			return plotCells(rows, dir, "simhw")
+		},
+		Findings: cellFindings,
+		CrossCheck: &CrossCheck{
+			Times:     []string{"kernel_us", "end_to_end_us"},
+			Group:     []string{"graph", "algorithm"},
+			Candidate: "variant",
+			Context:   []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
+		},
+		Notes: []string{
+			"Sources are the vertex of maximum out-degree, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
+			"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
+			"This README describes one half; the comparison of both halves is results/simhw/README.md, written by `warpgraph sweep crosscheck`.",
+		},
+	}
+}
