@@ -41,6 +41,10 @@ type FullConfig struct {
 	// `base:`, nearest first ("configs/h100.yaml"); empty when it names no
 	// base. Not a YAML key.
 	Bases []string `yaml:"-"`
+	// Overrides lists the KEY=VALUE settings of an inline override
+	// ("h100+sms=16" gives ["sms=16"]), in the order given; empty for a
+	// file. Not a YAML key. See configs_override.go.
+	Overrides []string `yaml:"-"`
 }
 
 // configNamePattern is what a configuration's name may look like.
@@ -63,11 +67,12 @@ func embeddedConfigNames() []string {
 }
 
 // LoadConfig loads a simulator configuration: a shipped one by name (see
-// ConfigNames), otherwise the YAML file at the path nameOrPath. Decoding is
-// strict (an unknown, repeated or missing key, or a key without a value, is
-// an error), `base:` chains are followed (a file inherits every key of its
-// base and overrides the ones it states), and every part is validated;
-// errors name the file, the line where there is one, and the key.
+// ConfigNames), an inline override of one ("h100+sms=16+memory.l2_slices=20",
+// see configs_override.go), otherwise the YAML file at the path nameOrPath.
+// Decoding is strict (an unknown, repeated or missing key, or a key without
+// a value, is an error), `base:` chains are followed (a file inherits every
+// key of its base and overrides the ones it states), and every part is
+// validated; errors name the file, the line where there is one, and the key.
 func LoadConfig(nameOrPath string) (FullConfig, error) {
 	if slices.Contains(embeddedConfigNames(), nameOrPath) {
 		src := embeddedSource(nameOrPath)
@@ -84,10 +89,16 @@ func LoadConfig(nameOrPath string) (FullConfig, error) {
 		}
 		return f, nil
 	}
+	if isOverride(nameOrPath) {
+		// A file of that name wins; there is seldom one.
+		if _, err := os.Stat(nameOrPath); errors.Is(err, fs.ErrNotExist) {
+			return loadOverride(nameOrPath)
+		}
+	}
 	data, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\`) && path.Ext(nameOrPath) == "" {
-			return FullConfig{}, fmt.Errorf("no simulator configuration named %q and no such file; known: %s",
+			return FullConfig{}, fmt.Errorf("no simulator configuration named %q and no such file; known: %s (or one of them with keys overridden inline, e.g. h100+sms=16)",
 				nameOrPath, strings.Join(embeddedConfigNames(), ", "))
 		}
 		return FullConfig{}, fmt.Errorf("simulator configuration: %w", err)
@@ -110,7 +121,12 @@ func (f FullConfig) Validate() error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf(format, args...))
 	}
-	if !configNamePattern.MatchString(f.Name) {
+	switch {
+	case len(f.Overrides) > 0:
+		if !overrideNamePattern.MatchString(f.Name) {
+			bad("name of an inline override must be BASE+KEY=VALUE[+KEY=VALUE...], got %q", f.Name)
+		}
+	case !configNamePattern.MatchString(f.Name):
 		bad("name must be lower-case letters, digits, '.', '_' or '-', got %q", f.Name)
 	}
 	if strings.TrimSpace(f.Description) == "" {

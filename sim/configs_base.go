@@ -130,6 +130,19 @@ func configKeyPaths() []string {
 // keys over those its base chain sets. Every required key must be set
 // somewhere in the chain, and the result must validate.
 func parseConfigFile(data []byte, src configSource) (FullConfig, error) {
+	f, err := mergeConfigFile(data, src)
+	if err != nil {
+		return FullConfig{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return FullConfig{}, eachLine(err, src.display+": ")
+	}
+	return f, nil
+}
+
+// mergeConfigFile is parseConfigFile without the final validation: the
+// merged configuration, every required key set.
+func mergeConfigFile(data []byte, src configSource) (FullConfig, error) {
 	top, err := decodeLayer(data, src)
 	if err != nil {
 		return FullConfig{}, err
@@ -189,9 +202,6 @@ func parseConfigFile(data []byte, src configSource) (FullConfig, error) {
 	f.Source = src.display
 	for _, b := range bases {
 		f.Bases = append(f.Bases, b.src.display)
-	}
-	if err := f.Validate(); err != nil {
-		return FullConfig{}, eachLine(err, src.display+": ")
 	}
 	return f, nil
 }

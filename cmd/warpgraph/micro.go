@@ -73,7 +73,7 @@ func newMicroCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default) or functional")
-	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny) or a YAML file")
+	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	f.IntVar(&o.reps, "reps", 0, "work per thread inside the kernel (0: a default per benchmark and target)")
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")

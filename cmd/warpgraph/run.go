@@ -149,7 +149,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
 	f.StringVar(&o.scheduler, "scheduler", "bsp", "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
-	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny) or a YAML file")
+	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	f.Int64Var(&o.source, "source", -1, "source vertex for bfs, sssp and sswp (default: the vertex of maximum out-degree)")
 	f.IntVar(&o.sources, "sources", 0, "run bfs, sssp or sswp from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
 	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members (on a directed graph, of the graph as stored: reciprocal edges count twice; add +sym to the spec for the undirected k-core)")
