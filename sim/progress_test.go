@@ -196,3 +196,27 @@ func TestProgressStalledOnAtomicsIsNotADeadlock(t *testing.T) {
 	_, err = d.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(1024)}, out, uint32(32), uint32(256))
 	require.NoError(t, err)
 }
+
+// Polls whose round trip outlasts the watchdog's sample spacing (1024
+// cycles), by warps out of phase, are still diagnosed: while a warp issues
+// nothing between two samples, the samples move further apart. The
+// watchdog once never fired there, since at every sample some warp had not
+// issued since the last: on the simulated h100, 2112 CTAs polling one L2
+// slice (grid_barrier_counter one CTA past the limit); here 7 CTAs polling
+// one address with atomics that take 300 cycles each.
+func TestProgressSlowPollsAreDeadlocks(t *testing.T) {
+	d, err := Open("tiny+memory.atomic_same_address_cycles=300", WithMode(ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+	k := progressKernel(t, "spin_atomic_read")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := d.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(8), Block: kernels.D1(64)},
+		zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 8), int32(10), int32(0), uint32(0))
+	var dl *kernels.DeadlockError
+	require.True(t, errors.As(err, &dl), "got %v", err)
+	assert.False(t, errors.Is(err, context.DeadlineExceeded), "diagnosed, not stopped by the deadline: %v", err)
+	assert.Contains(t, dl.Detail, "keeps returning to the same state")
+	assert.Less(t, st.Cycles, uint64(1_000_000), "diagnosed within a few windows")
+	t.Logf("diagnosed after %d cycles: %v", st.Cycles, err)
+}

@@ -174,14 +174,22 @@ const spinStatesLimit = 512
 // round trip, so that samples land at different points of a spin loop).
 // It reports a livelock when, at one sample, every running warp is in a
 // state it had been in since the window ran out (or no warp is running at
-// all). A warp with more than spinStatesLimit distinct states is in a slow
-// phase, not a spin (a monitor scanning thousands of flags one load at a
-// time stores nothing for longer than any fixed window, yet its loop
-// counter advances): the watchdog then starts a fresh window twice as long.
+// all). A warp that issued nothing since the previous sample waits on a
+// memory operation and does not count as repeating; when one does, the
+// spacing of samples doubles (up to the window), so that polls whose round
+// trip outlasts it (thousands of warps polling one L2 slice) still show
+// every warp moving between samples. A warp with more than
+// spinStatesLimit distinct states is in a slow phase, not a spin (a
+// monitor scanning thousands of flags one load at a time stores nothing
+// for longer than any fixed window, yet its loop counter advances): the
+// watchdog then starts a fresh window twice as long.
 type Watchdog struct {
 	g           *Grid
 	window      uint64
 	sampleEvery uint64
+	// spacing is the current distance between samples: sampleEvery,
+	// doubled while a warp issues nothing between two samples.
+	spacing uint64
 
 	epoch      uint64 // the grid's epoch when last seen
 	since      uint64 // the time progress was last seen
@@ -194,7 +202,7 @@ type Watchdog struct {
 // NewWatchdog watches g from time now with a quiet window of window time
 // units (at least 1), sampling every sampleEvery once it runs out.
 func NewWatchdog(g *Grid, now, window, sampleEvery uint64) *Watchdog {
-	return &Watchdog{g: g, window: max(window, 1), sampleEvery: sampleEvery, epoch: g.epoch, since: now}
+	return &Watchdog{g: g, window: max(window, 1), sampleEvery: sampleEvery, spacing: sampleEvery, epoch: g.epoch, since: now}
 }
 
 // Window is the current quiet window.
@@ -205,6 +213,7 @@ func (d *Watchdog) observe(now uint64) {
 	if d.g.epoch != d.epoch {
 		d.epoch, d.since = d.g.epoch, now
 		d.checking, d.seen, d.steps = false, nil, nil
+		d.spacing = d.sampleEvery
 	}
 }
 
@@ -237,8 +246,7 @@ func (d *Watchdog) Stuck(now uint64) bool {
 	if now < d.nextSample {
 		return false
 	}
-	d.nextSample = now + d.sampleEvery
-	repeated, running := true, 0
+	repeated, running, waiting := true, 0, false
 	for _, c := range d.g.resident {
 		for _, w := range c.warps {
 			if w.state != WarpReady {
@@ -252,6 +260,7 @@ func (d *Watchdog) Stuck(now uint64) bool {
 			d.steps[w] = w.steps
 			if !sampled || last == w.steps {
 				repeated = false
+				waiting = waiting || sampled
 				continue
 			}
 			h := w.hash()
@@ -274,6 +283,10 @@ func (d *Watchdog) Stuck(now uint64) bool {
 			}
 		}
 	}
+	if waiting && d.spacing < d.window {
+		d.spacing = min(2*d.spacing, d.window)
+	}
+	d.nextSample = now + d.spacing
 	return repeated || running == 0
 }
 
