@@ -35,6 +35,19 @@ type CrossCheck struct {
 	// Context are statistics printed beside the largest errors, and
 	// tested for a trend in the error.
 	Context []string
+	// WhatIf are candidate fidelity fixes the report evaluates on the data:
+	// each rewrites a simulated value, and the report gives (a)-(c) again
+	// with it, so a fix is chosen by what it would change.
+	WhatIf []WhatIf
+}
+
+// WhatIf is a model change tried on the simulated values after the fact.
+type WhatIf struct {
+	Name, About string
+	// Stat is the statistic it rewrites.
+	Stat string
+	// Apply returns the simulated value the change would give for row.
+	Apply func(sim Row, value float64) float64
 }
 
 // CrossOptions configure a cross-check.
@@ -390,7 +403,7 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 	fmt.Fprintln(w)
 	for _, name := range order {
 		x := byName[name]
-		fmt.Fprintf(w, "`%s`: %d cells ok on both targets; %d ok only in simulation, %d only on the GPU; %d failed in simulation, %d on the GPU (their errors are in the inputs' READMEs).\n\n",
+		fmt.Fprintf(w, "`%s`: %d cells ok on both targets; %d ok only in simulation, %d only on the GPU (not simulated, or failed there); %d failed in simulation, %d on the GPU (their errors are in the inputs' READMEs).\n\n",
 			name, x.both, x.simOnly, x.hwOnly, x.simFailed, x.hwFailed)
 	}
 	for _, f := range files {
@@ -464,6 +477,12 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", g, len(ps), rho, bs.candidate, bh.candidate)
 		}
 	}
+	for _, name := range order {
+		x := byName[name]
+		for _, wi := range x.e.CrossCheck.WhatIf {
+			writeWhatIf(w, x, wi)
+		}
+	}
 	fmt.Fprintln(w, "\n## (d) The largest errors, and trends in the error")
 	for _, name := range order {
 		x := byName[name]
@@ -486,7 +505,11 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 		for _, p := range ps[:min(12, len(ps))] {
 			line := fmt.Sprintf("| %s | %s | %s | %.2f |", p.cell, fmtMicros(p.s), fmtMicros(p.h), p.ratio())
 			for _, c := range cc.Context {
-				line += " " + p.sim[c] + " |"
+				v := p.sim[c]
+				if f, ok := p.sim.Float(c); ok && f != math.Trunc(f) {
+					v = strconv.FormatFloat(f, 'g', 3, 64)
+				}
+				line += " " + v + " |"
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -512,6 +535,39 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "One row per cell and statistic: `sim_us` and `hw_us` the simulated and measured values, `sim_over_hw` their ratio, `abs_pct_error` |sim − hw| ÷ hw in percent; `group` is the workload and `candidate` the competing value (variant); `sim_*`/`hw_*` are context statistics of each side, and the commits and the GPU name where the data came from.")
 	return nil
+}
+
+// writeWhatIf evaluates a candidate fix: the error, the winners and the
+// rank correlation with the rewritten simulated values.
+func writeWhatIf(w io.Writer, x *crossExperiment, wi WhatIf) {
+	ps := slices.Clone(x.pairs[wi.Stat])
+	if len(ps) == 0 {
+		return
+	}
+	for i := range ps {
+		ps[i].s = wi.Apply(ps[i].sim, ps[i].s)
+	}
+	fmt.Fprintf(w, "\n## What if: %s (`%s`, %s)\n\n%s\n\n", wi.Name, x.e.Name, wi.Stat, wi.About)
+	fmt.Fprintln(w, "| | MAPE | r(log) | sim ÷ hw (geomean) | within 2× | fastest agrees | mean ρ |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	row := func(label string, ps []crossPair) {
+		agree, rho := "–", "–"
+		cc := x.e.CrossCheck
+		if len(cc.Group) > 0 && cc.Candidate != "" && wi.Stat == cc.Times[0] {
+			groups := map[string][]crossPair{}
+			for _, p := range ps {
+				groups[p.group] = append(groups[p.group], p)
+			}
+			ws := winners(groups)
+			agree = fmt.Sprintf("%d of %d", ws.agree, ws.groups)
+			if len(ws.spearman) > 0 {
+				rho = fmt.Sprintf("%.3f", ws.spearmanMean)
+			}
+		}
+		fmt.Fprintf(w, "| %s | %.0f%% | %.3f | %.3f | %.0f%% | %s | %s |\n", label, meanAbsPctError(ps), pearson(logsOf(ps)), geomeanRatio(ps), withinFactor(ps, 2)*100, agree, rho)
+	}
+	row("as simulated", x.pairs[wi.Stat])
+	row("with the change", ps)
 }
 
 // writeBreakdown prints the error per value of a column (per scheduler,
