@@ -76,9 +76,11 @@ func atomicsExperiment() *Experiment {
 			{Name: "reps", About: "atomicMin per thread", Default: byTarget("256", "256")},
 		}, timingParams...),
 		Stats: stats,
-		Run:   runAtomics,
-		Table: []string{"config", "degree", "shared_us", "global_us", "global_over_shared", "worst_serialization_shared", "status"},
-		Plot:  plotAtomics,
+		// The simulator-vs-GPU cross-check (simhw) compares both launches.
+		CrossCheck: &CrossCheck{Times: []string{"shared_us", "global_us"}},
+		Run:        runAtomics,
+		Table:      []string{"config", "degree", "shared_us", "global_us", "global_over_shared", "worst_serialization_shared", "status"},
+		Plot:       plotAtomics,
 		Findings: func(rows []Row) []string {
 			return ratioFindings(rows, "degree", "global_over_shared", "shared", "global", "shared_us", "global_us")
 		},

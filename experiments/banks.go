@@ -36,9 +36,11 @@ func banksExperiment() *Experiment {
 			{Name: "block", About: "threads per CTA", Default: byTarget("256", "256")},
 		}, timingParams...),
 		Stats: stats,
-		Run:   runBanks,
-		Table: []string{"config", "stride", "expected_degree", "plain_degree", "padded_degree", "plain_us", "padded_us", "plain_over_padded", "status"},
-		Plot:  plotBanks,
+		// The simulator-vs-GPU cross-check (simhw) compares both launches.
+		CrossCheck: &CrossCheck{Times: []string{"plain_us", "padded_us"}},
+		Run:        runBanks,
+		Table:      []string{"config", "stride", "expected_degree", "plain_degree", "padded_degree", "plain_us", "padded_us", "plain_over_padded", "status"},
+		Plot:       plotBanks,
 		Findings: func(rows []Row) []string {
 			out := ratioFindings(rows, "stride", "plain_over_padded", "padded", "plain", "padded_us", "plain_us")
 			exact := 0

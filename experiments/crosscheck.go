@@ -153,7 +153,9 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 			return nil, fmt.Errorf("crosscheck: experiment %s has %d simulated rows (config %s) and %d measured rows: it needs both",
 				name, len(x.simRows), o.Config, len(x.hwRows))
 		}
-		x.pair()
+		if err := x.pair(); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
@@ -194,8 +196,14 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 	return res, nil
 }
 
-// pair matches the experiment's simulated and measured rows by cell.
-func (x *crossExperiment) pair() {
+// repetitionParams differ between targets by design (the simulator runs once,
+// deterministically; the GPU warms up and takes a median).
+var repetitionParams = []string{"warmup", "repeat"}
+
+// pair matches the experiment's simulated and measured rows by cell; a
+// cell measured with other parameters on the two targets (more work per
+// thread on the GPU, say) is not comparable, and is an error.
+func (x *crossExperiment) pair() error {
 	cc := x.e.CrossCheck
 	sims := map[string]Row{}
 	for _, r := range latestByKey(x.simRows) {
@@ -237,6 +245,12 @@ func (x *crossExperiment) pair() {
 		default:
 			continue
 		}
+		for _, prm := range x.e.Params {
+			if !slices.Contains(repetitionParams, prm.Name) && s[prm.Name] != h[prm.Name] {
+				return fmt.Errorf("crosscheck: %s, cell %s: parameter %s is %s in simulation and %s on the GPU: run both halves with the same --param %s=...",
+					x.e.Name, c, prm.Name, s[prm.Name], h[prm.Name], prm.Name)
+			}
+		}
 		var group []string
 		for _, a := range cc.Group {
 			group = append(group, a+"="+s[a])
@@ -254,6 +268,7 @@ func (x *crossExperiment) pair() {
 			})
 		}
 	}
+	return nil
 }
 
 // groups splits the headline pairs by workload (nil without a Group).

@@ -44,6 +44,11 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
 	require.NoError(t, err)
+	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "x")})
+	require.ErrorContains(t, err, "parameter scale is 10 in simulation and 100 on the GPU", "cells made with other work are not compared")
+	hwDir = filepath.Join(dir, "hw-same")
+	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW, Params: map[string]string{"scale": "10"}}, Out: hwDir, Now: fixedClock})
+	require.NoError(t, err)
 
 	out := filepath.Join(dir, "cross")
 	res, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, filepath.Join(hwDir, DataFile)}, Config: "tiny", Out: out})
