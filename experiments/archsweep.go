@@ -106,9 +106,9 @@ func archSweepExperiment() *Experiment {
 		Findings: archSweepFindings,
 		Notes: []string{
 			"Each machine is an inline override of the shipped h100 (`--config h100+sms=16+memory.l2_slices=20`, sim/configs/README.md): the `config` column is exactly what ran, and every other key is the h100's. A machine's memory system is its configuration without its `sms=` part; the figures draw one panel per memory system and graph.",
-			"L2 capacity follows the slice count (the slice size stays 640 KB); both graphs fit in the smallest L2 (20 slices, 12.5 MB) many times over, so the L2 settings act through the number of atomic units, DRAM channels and slice ports rather than capacity. The atomic settings scale `memory.atomic_ops_per_cycle` (0.66 on the h100) and `memory.atomic_same_address_cycles` (1.5) together.",
+			"L2 capacity follows the slice count (the slice size stays 640 KB); both graphs fit in the smallest L2 (20 slices, 12.5 MB) many times over, so the L2 settings act through the number of atomic units, DRAM channels and slice ports rather than capacity. The total DRAM bandwidth (`memory.dram_bandwidth_gb_per_s`) stays the h100's and is split over the slices' channels, so 320 slices give each channel a quarter of its bandwidth and a line that misses in L2 takes longer to arrive. That is the likely reason the fused SIMD-X kernel gets slower with more slices: on the 32×32 grid it reads megabytes from DRAM although the graph is a few kilobytes (`l2_hit_rate` and `dram_read_bytes` in `counters`), which deserves a look at the simulator's L2 (not investigated here). The atomic settings scale `memory.atomic_ops_per_cycle` (0.66 on the h100) and `memory.atomic_same_address_cycles` (1.5) together.",
 			"Grid-stride and persistent phases get one CTA of 256 threads per SM (`ctas_per_sm`=1), so every scheduler sees the machine's SM count the same way; the schedulers' default, every co-resident slot (8 CTAs per SM at 256 threads), costs the simulator about ten times as much wall time for the persistent kernels (each idle worker polls), and would not fit this sweep in 25 minutes on a 2-core machine.",
-			"The graphs are small enough for timing mode: the whole sweep (200 points) takes about 20 minutes of wall time on this 2-core machine. R-MAT scale 14 (16,384 vertices, 425,980 edges, 4 levels from the vertex of maximum out-degree) has frontiers of thousands of vertices, enough work for the larger machines; the 32×32 grid (61 levels of a few dozen vertices) is latency- and synchronisation-bound, so more SMs cannot help it.",
+			"The graphs are small enough for timing mode: the whole sweep (200 points) took 24 minutes of wall time on a shared 2-core machine. R-MAT scale 14 (16,384 vertices, 425,980 edges, 4 levels from the vertex of maximum out-degree) has frontiers of thousands of vertices, enough work for the larger machines; the 32×32 grid (61 levels of a few dozen vertices) is latency- and synchronisation-bound, so more SMs cannot help it.",
 			"Times are simulated, not wall time; every run is validated against graph/ref. The host costs in end-to-end time (launch, read-back, copies) are the h100's calibrated host clock and do not change with the machine.",
 		},
 	}
@@ -293,6 +293,7 @@ func archCells(rows []Row) (order []string, cells map[string][]Row) {
 func archSweepFindings(rows []Row) []string {
 	ok := okRows(rows)
 	out := []string{fmt.Sprintf("%d of %d points ran and matched the CPU reference.", len(ok), len(rows))}
+	var perPanel []string // the winner at each SM count, after the summaries
 	order, cells := archCells(rows)
 	winner := map[string]map[string]string{} // metric -> cell -> variant
 	for _, metric := range []struct{ col, what string }{{"kernel_us", "kernel time"}, {"end_to_end_us", "end-to-end time"}} {
@@ -310,7 +311,7 @@ func archSweepFindings(rows []Row) []string {
 				parts = append(parts, fmt.Sprintf("%d SMs %s (%s µs, next %.2f× slower)", n, best["variant"], best[metric.col], margin))
 			}
 			if len(parts) > 0 {
-				out = append(out, fmt.Sprintf("**%s, %s**, fastest by %s: %s.", pn.graph, archMemoryLabel(pn.memory), metric.what, strings.Join(parts, "; ")))
+				perPanel = append(perPanel, fmt.Sprintf("**%s, %s**, fastest by %s: %s.", pn.graph, archMemoryLabel(pn.memory), metric.what, strings.Join(parts, "; ")))
 			}
 		}
 	}
@@ -321,20 +322,32 @@ func archSweepFindings(rows []Row) []string {
 		alongSMs, panels := 0, 0
 		var changes []string
 		for _, pn := range archPanels(rows) {
-			seen := map[string]bool{}
-			var seq []string
-			for _, n := range archSMsOf(pn) {
-				if v, found := w[pn.graph+"\x00"+archConfigOf(pn, n)]; found {
-					seq = append(seq, fmt.Sprintf("%s at %d", v, n))
-					seen[v] = true
-				}
+			// Runs of one winner over consecutive SM counts.
+			type run struct {
+				variant string
+				sms     []string
 			}
-			if len(seq) == 0 {
+			var runs []run
+			for _, n := range archSMsOf(pn) {
+				v, found := w[pn.graph+"\x00"+archConfigOf(pn, n)]
+				if !found {
+					continue
+				}
+				if len(runs) == 0 || runs[len(runs)-1].variant != v {
+					runs = append(runs, run{variant: v})
+				}
+				runs[len(runs)-1].sms = append(runs[len(runs)-1].sms, strconv.Itoa(n))
+			}
+			if len(runs) == 0 {
 				continue
 			}
 			panels++
-			if len(seen) > 1 {
+			if len(runs) > 1 {
 				alongSMs++
+				seq := make([]string, len(runs))
+				for i, r := range runs {
+					seq[i] = fmt.Sprintf("%s (%s SMs)", r.variant, strings.Join(r.sms, ", "))
+				}
 				changes = append(changes, fmt.Sprintf("%s, %s: %s", pn.graph, archMemoryLabel(pn.memory), strings.Join(seq, " → ")))
 			}
 		}
@@ -371,6 +384,7 @@ func archSweepFindings(rows []Row) []string {
 			out = append(out, line+".")
 		}
 	}
+	out = append(out, perPanel...)
 	// Scaling: what 8.25× the SMs buys each variant, per panel.
 	for _, pn := range archPanels(rows) {
 		var parts []string

@@ -81,9 +81,11 @@ func TestArchSweepFindings(t *testing.T) {
 		row("h100+sms=16+memory.l2_slices=20", "16", "bsp", "40"), row("h100+sms=16+memory.l2_slices=20", "16", "atos", "60"),
 		row("h100+sms=132+memory.l2_slices=20", "132", "bsp", "30"), row("h100+sms=132+memory.l2_slices=20", "132", "atos", "45"),
 	}
-	got := strings.Join(archSweepFindings(rows), "\n")
+	findings := archSweepFindings(rows)
+	got := strings.Join(findings, "\n")
+	assert.True(t, strings.HasPrefix(findings[1], "By kernel time, the winner changes"), "summaries come first")
 	assert.Contains(t, got, "**rmat, h100 memory**, fastest by kernel time: 16 SMs atos (50 µs, next 2.00× slower); 132 SMs bsp (20 µs, next 2.00× slower).")
-	assert.Contains(t, got, "By kernel time, the winner changes with the SM count in 1 of 2 (graph, memory system) series: rmat, h100 memory: atos at 16 → bsp at 132.")
+	assert.Contains(t, got, "By kernel time, the winner changes with the SM count in 1 of 2 (graph, memory system) series: rmat, h100 memory: atos (16 SMs) → bsp (132 SMs).")
 	assert.Contains(t, got, "By kernel time, changing the memory system at a fixed SM count changes the winner in 1 of 2 machines: rmat h100+sms=16+memory.l2_slices=20 (bsp instead of atos).")
 	assert.Contains(t, got, "**rmat, h100 memory**: kernel-time speedup from 16 to 132 SMs: bsp 5.00×, atos 1.25×.")
 	assert.Contains(t, got, "**rmat, l2_slices=20** at 132 SMs: kernel time ÷ the h100 memory system's: bsp 1.50×, atos 1.12×.")
