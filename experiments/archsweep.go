@@ -115,25 +115,18 @@ func archSweepExperiment() *Experiment {
 }
 
 func runArchSweep(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec := p.Get(p.Get("graph") + "_spec")
-	if spec == "" {
-		return Outcome{}, fmt.Errorf("arch-sweep: no spec for graph %q (use rmat or grid)", p.Get("graph"))
-	}
-	variant, err := scheduler.ParseVariant(p.Get("variant"))
+	spec, err := specParam("arch-sweep", p)
 	if err != nil {
 		return Outcome{}, err
 	}
-	a, ro, g, v, err := wholeRunSetup(p, spec)
+	c, err := startCell(p, spec)
 	if err != nil {
 		return Outcome{}, err
 	}
-	source := g.MaxDegreeVertex()
-	if s := p.Get("source"); s != "max" {
-		n, err := strconv.ParseUint(s, 10, 32)
-		if err != nil || n >= uint64(g.NumVertices()) {
-			return Outcome{}, fmt.Errorf("arch-sweep: source %q is neither max nor a vertex of the %d-vertex graph", s, g.NumVertices())
-		}
-		source = uint32(n)
+	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
+	source, err := sourceParam("arch-sweep", p, g)
+	if err != nil {
+		return Outcome{}, err
 	}
 	cfg, err := sim.LoadConfig(p.Config)
 	if err != nil {

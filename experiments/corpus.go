@@ -112,14 +112,11 @@ func cellRunner(experiment string, graphs []namedGraph) func(context.Context, *E
 }
 
 func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, error) {
-	variant, err := scheduler.ParseVariant(p.Get("variant"))
+	c, err := startCell(p, spec)
 	if err != nil {
 		return Outcome{}, err
 	}
-	a, ro, g, v, err := wholeRunSetup(p, spec)
-	if err != nil {
-		return Outcome{}, err
-	}
+	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
 	o := scheduler.Options{K: ref.DefaultK, Seed: 1}
 	if a.UsesSource {
 		o.Source = g.MaxDegreeVertex()

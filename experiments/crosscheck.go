@@ -299,12 +299,7 @@ const nearFactor = 1.10
 
 func winners(groups map[string][]crossPair) winnerStats {
 	var w winnerStats
-	var names []string
-	for g := range groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
+	for _, g := range sortedKeys(groups) {
 		ps := groups[g]
 		if len(ps) < 2 {
 			continue
@@ -464,12 +459,7 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 				cc.Candidate, ws.spearmanMean, median(sorted), sorted[0], sorted[len(sorted)-1], len(sorted), at)
 		}
 		fmt.Fprintf(w, "| workload | %ss | ρ | fastest (sim) | fastest (GPU) |\n|---|---|---|---|---|\n", cc.Candidate)
-		var names []string
-		for g := range groups {
-			names = append(names, g)
-		}
-		sort.Strings(names)
-		for _, g := range names {
+		for _, g := range sortedKeys(groups) {
 			ps := groups[g]
 			if len(ps) < 2 {
 				continue
@@ -592,11 +582,7 @@ func writeBreakdown(w io.Writer, name, stat, by string, ps []crossPair, key func
 	for _, p := range ps {
 		groups[key(p)] = append(groups[key(p)], p)
 	}
-	var keys []string
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(groups)
 	fmt.Fprintf(w, "\n`%s`, %s, by %s:\n\n| %s | cells | MAPE | sim ÷ hw (geomean) | r(log) | within 2× |\n|---|---|---|---|---|---|\n", name, stat, by, by)
 	for _, k := range keys {
 		g := groups[k]
@@ -808,4 +794,14 @@ func fmtMicros(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// sortedKeys lists a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

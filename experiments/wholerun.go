@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/warpgraph/warpgraph/graph"
@@ -60,4 +61,50 @@ func loadWholeRunGraph(spec string) (*graph.Graph, map[string]string, error) {
 		return nil, nil, err
 	}
 	return g, map[string]string{"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges())}, nil
+}
+
+// cellRun is the start of a point that runs one (algorithm, variant)
+// cell: the point's algorithm, variant, run options and graph, with the
+// graph's statistics as the first values of its outcome.
+type cellRun struct {
+	alg     *scheduler.Algorithm
+	variant scheduler.Variant
+	ro      scheduler.RunOptions
+	g       *graph.Graph
+	values  map[string]string
+}
+
+// startCell parses the point's variant axis and sets up the rest.
+func startCell(p Point, spec string) (cellRun, error) {
+	var c cellRun
+	var err error
+	if c.variant, err = scheduler.ParseVariant(p.Get("variant")); err != nil {
+		return c, err
+	}
+	c.alg, c.ro, c.g, c.values, err = wholeRunSetup(p, spec)
+	return c, err
+}
+
+// specParam is the graph spec that the point's graph axis names through
+// the parameter GRAPH_spec (rmat_spec, grid_spec).
+func specParam(experiment string, p Point) (string, error) {
+	spec := p.Get(p.Get("graph") + "_spec")
+	if spec == "" {
+		return "", fmt.Errorf("%s: no spec for graph %q (use rmat or grid)", experiment, p.Get("graph"))
+	}
+	return spec, nil
+}
+
+// sourceParam reads the source parameter: a vertex of g, or max for the
+// vertex of maximum out-degree.
+func sourceParam(experiment string, p Point, g *graph.Graph) (uint32, error) {
+	s := p.Get("source")
+	if s == "max" {
+		return g.MaxDegreeVertex(), nil
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n >= uint64(g.NumVertices()) {
+		return 0, fmt.Errorf("%s: source %q is neither max nor a vertex of the %d-vertex graph", experiment, s, g.NumVertices())
+	}
+	return uint32(n), nil
 }

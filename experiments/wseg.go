@@ -68,34 +68,29 @@ func wsegExperiment() *Experiment {
 }
 
 func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec := p.Get(p.Get("graph") + "_spec")
-	if spec == "" {
-		return Outcome{}, fmt.Errorf("wseg: no spec for graph %q (use rmat or grid)", p.Get("graph"))
-	}
-	variant, err := scheduler.ParseVariant(p.Get("variant"))
+	spec, err := specParam("wseg", p)
 	if err != nil {
 		return Outcome{}, err
 	}
-	a, ro, g, v, err := wholeRunSetup(p, spec)
+	c, err := startCell(p, spec)
 	if err != nil {
 		return Outcome{}, err
 	}
-	source := int(g.MaxDegreeVertex())
-	if p.Get("source") != "max" {
-		if source, err = p.Int("source"); err != nil || source < 0 {
-			return Outcome{}, fmt.Errorf("wseg: source %q is neither a vertex id nor max", p.Get("source"))
-		}
+	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
+	source, err := sourceParam("wseg", p, g)
+	if err != nil {
+		return Outcome{}, err
 	}
 	dev, err := env.Device()
 	if err != nil {
 		return Outcome{}, err
 	}
-	r, err := scheduler.Enact(ctx, dev, a, variant, g, scheduler.Options{Source: uint32(source)}, ro)
+	r, err := scheduler.Enact(ctx, dev, a, variant, g, scheduler.Options{Source: source}, ro)
 	if err != nil {
 		return Outcome{}, err
 	}
 	for key, x := range map[string]string{
-		"source_vertex": strconv.Itoa(source), "sweeps": strconv.Itoa(len(r.Iterations)), "end_to_end_us": micros(r.EndToEnd), "kernel_us": micros(r.Kernel),
+		"source_vertex": strconv.FormatUint(uint64(source), 10), "sweeps": strconv.Itoa(len(r.Iterations)), "end_to_end_us": micros(r.EndToEnd), "kernel_us": micros(r.Kernel),
 	} {
 		v[key] = x
 	}
