@@ -100,8 +100,8 @@ func barrierExperiment() *Experiment {
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"gtx780ti", "v100", "h100"},
 		Axes: []Axis{
-			{Name: "barrier", About: "implementation: " + strings.Join(barrierImpls, ", "), Values: barrierImpls},
-			{Name: "grid", About: "CTAs: 1, one per SM (sms), a quarter, half and all of the co-resident limit, and one past it (limit+1)", Values: barrierGrids},
+			{Name: "barrier", About: "the implementation (kernels/lib/barrier.cuh)", Values: barrierImpls},
+			{Name: "grid", About: "CTAs: one, one per SM, a quarter, half and all of the co-resident limit, and one past it", Values: barrierGrids},
 		},
 		Params: []Param{
 			{Name: "rounds", About: "barrier rounds per timed launch (a 1-round launch is subtracted)", Default: byTarget("100", "4")},
