@@ -354,7 +354,7 @@ func plotBarrier(rows []Row, dir string) ([]string, error) {
 		}
 		title := m + ": global barrier, cost per round"
 		if lim, past := barrierBoundary(rs); lim != "" {
-			title += fmt.Sprintf(" (limit %s CTAs; %s)", lim, past)
+			title += fmt.Sprintf("\nlimit %s CTAs; one past it: %s", lim, past)
 		}
 		var ticks []float64
 		for _, s := range ss {
