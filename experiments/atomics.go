@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -207,7 +209,14 @@ func ratioFindings(rows []Row, axis, ratioCol, first, second, firstCol, secondCo
 		byWhere[w] = append(byWhere[w], r)
 	}
 	for _, w := range order {
-		rs := byWhere[w]
+		// Rows recorded by another sweep into the folder follow in key
+		// order (degree=16 before degree=2): order them by the axis.
+		rs := slices.Clone(byWhere[w])
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, _ := rs[i].Float(axis)
+			b, _ := rs[j].Float(axis)
+			return a < b
+		})
 		lo, hi := rs[0], rs[len(rs)-1]
 		line := fmt.Sprintf("**%s**: %s %s → %s µs and %s %s → %s µs from %s %s to %s; %s/%s time ratio %s → %s (range %s)",
 			w, first, lo[firstCol], hi[firstCol], second, lo[secondCol], hi[secondCol], axis, lo[axis], hi[axis],
