@@ -35,6 +35,11 @@ type CrossCheck struct {
 	// Context are statistics printed beside the largest errors, and
 	// tested for a trend in the error.
 	Context []string
+	// MayDiffer names parameters that may differ between the two targets
+	// because the compared statistics do not depend on them (a time per
+	// barrier round whatever the rounds per launch; a spin budget that a
+	// completing run never reaches). Any other parameter must match.
+	MayDiffer []string
 	// WhatIf are candidate fidelity fixes the report evaluates on the data:
 	// each rewrites a simulated value, and the report gives (a)-(c) again
 	// with it, so a fix is chosen by what it would change.
@@ -246,7 +251,8 @@ func (x *crossExperiment) pair() error {
 			continue
 		}
 		for _, prm := range x.e.Params {
-			if !slices.Contains(repetitionParams, prm.Name) && s[prm.Name] != h[prm.Name] {
+			free := slices.Contains(repetitionParams, prm.Name) || slices.Contains(cc.MayDiffer, prm.Name)
+			if !free && s[prm.Name] != h[prm.Name] {
 				return fmt.Errorf("crosscheck: %s, cell %s: parameter %s is %s in simulation and %s on the GPU: run both halves with the same --param %s=...",
 					x.e.Name, c, prm.Name, s[prm.Name], h[prm.Name], prm.Name)
 			}
@@ -406,8 +412,8 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 				continue
 			}
 			xs, ys := timesOf(ps)
-			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %.3f | %.3f | %.3f | %.0f%% |\n", name, stat, len(ps),
-				meanAbsPctError(ps), pearson(xs, ys), pearson(logsOf(ps)), geomeanRatio(ps), withinFactor(ps, 2)*100)
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %s | %s | %.3f | %.0f%% |\n", name, stat, len(ps),
+				meanAbsPctError(ps), corr(pearson(xs, ys)), corr(pearson(logsOf(ps))), geomeanRatio(ps), withinFactor(ps, 2)*100)
 		}
 	}
 	fmt.Fprintln(w)
@@ -588,7 +594,7 @@ func writeBreakdown(w io.Writer, name, stat, by string, ps []crossPair, key func
 		g := groups[k]
 		r := "–"
 		if len(g) >= 3 {
-			r = fmt.Sprintf("%.3f", pearson(logsOf(g)))
+			r = corr(pearson(logsOf(g)))
 		}
 		fmt.Fprintf(w, "| %s | %d | %.0f%% | %.3f | %s | %.0f%% |\n", k, len(g), meanAbsPctError(g), geomeanRatio(g), r, withinFactor(g, 2)*100)
 	}
@@ -784,6 +790,15 @@ func pct(a, b int) float64 {
 		return math.NaN()
 	}
 	return 100 * float64(a) / float64(b)
+}
+
+// corr prints a correlation, or "–" where it is undefined (a constant
+// series, such as a conflict-free layout's times at every stride).
+func corr(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
 func fmtMicros(v float64) string {
