@@ -124,7 +124,7 @@ func runArchSweep(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
-	source, err := sourceParam("arch-sweep", p, g)
+	source, err := sourceParam("arch-sweep", "source", p, g)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -116,10 +116,16 @@ func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, erro
 	if err != nil {
 		return Outcome{}, err
 	}
+	return enactCell(ctx, env, c, c.g.MaxDegreeVertex())
+}
+
+// enactCell runs a cell once set up, from source where the algorithm has
+// one, and reads the cell statistics from the result.
+func enactCell(ctx context.Context, env *Env, c cellRun, source uint32) (Outcome, error) {
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
 	o := scheduler.Options{K: ref.DefaultK, Seed: 1}
 	if a.UsesSource {
-		o.Source = g.MaxDegreeVertex()
+		o.Source = source
 		v["source"] = strconv.FormatUint(uint64(o.Source), 10)
 	}
 	dev, err := env.Device()

@@ -95,16 +95,16 @@ func specParam(experiment string, p Point) (string, error) {
 	return spec, nil
 }
 
-// sourceParam reads the source parameter: a vertex of g, or max for the
-// vertex of maximum out-degree.
-func sourceParam(experiment string, p Point, g *graph.Graph) (uint32, error) {
-	s := p.Get("source")
+// sourceParam reads a source parameter (name): a vertex of g, or max for
+// the vertex of maximum out-degree.
+func sourceParam(experiment, name string, p Point, g *graph.Graph) (uint32, error) {
+	s := p.Get(name)
 	if s == "max" {
 		return g.MaxDegreeVertex(), nil
 	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil || n >= uint64(g.NumVertices()) {
-		return 0, fmt.Errorf("%s: source %q is neither max nor a vertex of the %d-vertex graph", experiment, s, g.NumVertices())
+		return 0, fmt.Errorf("%s: %s %q is neither max nor a vertex of the %d-vertex graph", experiment, name, s, g.NumVertices())
 	}
 	return uint32(n), nil
 }

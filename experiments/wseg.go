@@ -77,7 +77,7 @@ func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
-	source, err := sourceParam("wseg", p, g)
+	source, err := sourceParam("wseg", "source", p, g)
 	if err != nil {
 		return Outcome{}, err
 	}
