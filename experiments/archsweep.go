@@ -115,19 +115,11 @@ func archSweepExperiment() *Experiment {
 }
 
 func runArchSweep(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec, err := specParam("arch-sweep", p)
-	if err != nil {
-		return Outcome{}, err
-	}
-	c, err := startCell(p, spec)
+	c, source, err := startSpecCell("arch-sweep", "source", p)
 	if err != nil {
 		return Outcome{}, err
 	}
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
-	source, err := sourceParam("arch-sweep", "source", p, g)
-	if err != nil {
-		return Outcome{}, err
-	}
 	cfg, err := sim.LoadConfig(p.Config)
 	if err != nil {
 		return Outcome{}, err

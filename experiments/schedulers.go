@@ -41,13 +41,8 @@ func schedulersExperiment() *Experiment {
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "schedulers")
 		},
-		Findings: cellFindings,
-		CrossCheck: &CrossCheck{
-			Times:     []string{"kernel_us", "end_to_end_us"},
-			Group:     []string{"graph", "algorithm"},
-			Candidate: "variant",
-			Context:   []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
-		},
+		Findings:   cellFindings,
+		CrossCheck: cellCrossCheck(),
 		Notes: []string{
 			"On the GPU a point is the median of `repeat` whole runs after `warmup` (end-to-end time as Gunrock reports it, with kernel-only time beside it); on the simulator one deterministic run.",
 			"Every run is validated against graph/ref; k-core's k is ref.DefaultK.",
@@ -56,19 +51,9 @@ func schedulersExperiment() *Experiment {
 }
 
 func runSchedulersCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec, err := specParam("schedulers", p)
+	c, source, err := startSpecCell("schedulers", "start", p)
 	if err != nil {
 		return Outcome{}, err
-	}
-	c, err := startCell(p, spec)
-	if err != nil {
-		return Outcome{}, err
-	}
-	var source uint32
-	if c.alg.UsesSource {
-		if source, err = sourceParam("schedulers", "start", p, c.g); err != nil {
-			return Outcome{}, err
-		}
 	}
 	if c.ro.Grid, err = p.Int("grid"); err != nil || c.ro.Grid < 0 {
 		return Outcome{}, fmt.Errorf("schedulers: grid %q: want 0 (the scheduler's choice) or a CTA count", p.Get("grid"))

@@ -48,12 +48,9 @@ func simhwExperiment() *Experiment {
 			return plotCells(rows, dir, "simhw")
 		},
 		Findings: cellFindings,
-		CrossCheck: &CrossCheck{
-			Times:     []string{"kernel_us", "end_to_end_us"},
-			Group:     []string{"graph", "algorithm"},
-			Candidate: "variant",
-			Context:   []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
-			WhatIf: []WhatIf{{
+		CrossCheck: func() *CrossCheck {
+			cc := cellCrossCheck()
+			cc.WhatIf = []WhatIf{{
 				Name: fmt.Sprintf("a floor of %.1f µs per launch", h100LaunchEventFloorUS),
 				About: fmt.Sprintf("The H100 times a kernel that does almost nothing (1 CTA of 32 threads) at 5.4-5.7 µs between its events "+
 					"(sim/configs/h100.yaml, [LAUNCH-H100]); the simulator's kernel time is cycles ÷ clock, with no such floor. "+
@@ -63,12 +60,24 @@ func simhwExperiment() *Experiment {
 					n, _ := sim.Float("launches")
 					return v + n*h100LaunchEventFloorUS
 				},
-			}},
-		},
+			}}
+			return cc
+		}(),
 		Notes: []string{
 			"Sources are the vertex of maximum out-degree, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 			"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
 			"This README describes one half; the comparison of both halves is results/simhw/README.md, written by `warpgraph sweep crosscheck`.",
 		},
+	}
+}
+
+// cellCrossCheck compares cell sweeps (simhw, schedulers): kernel and
+// end-to-end time per cell, variants competing per (graph, algorithm).
+func cellCrossCheck() *CrossCheck {
+	return &CrossCheck{
+		Times:     []string{"kernel_us", "end_to_end_us"},
+		Group:     []string{"graph", "algorithm"},
+		Candidate: "variant",
+		Context:   []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
 	}
 }

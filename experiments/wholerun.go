@@ -108,3 +108,22 @@ func sourceParam(experiment, name string, p Point, g *graph.Graph) (uint32, erro
 	}
 	return uint32(n), nil
 }
+
+// startSpecCell starts a point whose graph axis names a GRAPH_spec
+// parameter, with the source from the parameter sourceName (read only for
+// algorithms that have a source; 0 otherwise).
+func startSpecCell(experiment, sourceName string, p Point) (cellRun, uint32, error) {
+	spec, err := specParam(experiment, p)
+	if err != nil {
+		return cellRun{}, 0, err
+	}
+	c, err := startCell(p, spec)
+	if err != nil {
+		return c, 0, err
+	}
+	if !c.alg.UsesSource {
+		return c, 0, nil
+	}
+	source, err := sourceParam(experiment, sourceName, p, c.g)
+	return c, source, err
+}

@@ -68,19 +68,11 @@ func wsegExperiment() *Experiment {
 }
 
 func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	spec, err := specParam("wseg", p)
-	if err != nil {
-		return Outcome{}, err
-	}
-	c, err := startCell(p, spec)
+	c, source, err := startSpecCell("wseg", "source", p)
 	if err != nil {
 		return Outcome{}, err
 	}
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
-	source, err := sourceParam("wseg", "source", p, g)
-	if err != nil {
-		return Outcome{}, err
-	}
 	dev, err := env.Device()
 	if err != nil {
 		return Outcome{}, err
