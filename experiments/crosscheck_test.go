@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,7 +31,9 @@ func crossExperimentForTest() *Experiment {
 		}
 		return Outcome{Values: map[string]string{"t_us": strconv.FormatFloat(t, 'f', -1, 64)}, Valid: true, Validation: "checked"}, nil
 	}
-	e.CrossCheck = &CrossCheck{Times: []string{"t_us"}, Group: []string{"a"}, Candidate: "b"}
+	e.CrossCheck = &CrossCheck{Times: []string{"t_us"}, Group: []string{"a"}, Candidate: "b",
+		WhatIf: []WhatIf{{Name: "half the time", About: "The simulator runs twice as long.", Stat: "t_us",
+			Apply: func(_ Row, v float64) float64 { return v / 2 }}}}
 	return e
 }
 
@@ -69,6 +72,15 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	assert.Contains(t, string(readme), "**2 of 3 (67%)** agree on the fastest")
 	assert.Contains(t, string(readme), "a=3: simulator picks x")
 	assert.FileExists(t, filepath.Join(out, "scatter-fakecross-t.png"))
+	// The what-if halves every simulated time: a=1,2 become exact, a=3
+	// keeps its reversed order, so the MAPE falls and the winners stay.
+	halved := 0.0
+	for _, o := range []float64{4, 3, 2, 1} {
+		halved += math.Abs(50/o-30*o) / (30 * o) * 100
+	}
+	assert.Contains(t, string(readme), "## What if: half the time")
+	assert.Contains(t, string(readme), fmt.Sprintf("| as simulated | %.0f%% |", want/12))
+	assert.Contains(t, string(readme), fmt.Sprintf("| with the change | %.0f%% |", halved/12))
 	_, rows, err := ReadCSV(filepath.Join(out, DataFile))
 	require.NoError(t, err)
 	assert.Len(t, rows, 12)

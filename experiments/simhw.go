@@ -1,12 +1,6 @@
 package experiments
 
-import "fmt"
-
 func init() { Default.Register(simhwExperiment()) }
-
-// h100LaunchEventFloorUS is the event time of a near-empty kernel on the
-// H100 (sim/configs/h100.yaml, [LAUNCH-H100]: 5.4-5.7 µs).
-const h100LaunchEventFloorUS = 5.5
 
 // simhwGraphs are small enough for timing mode on the simulated h100 (a
 // registered cell takes seconds to minutes there) and come from four
@@ -47,22 +41,8 @@ func simhwExperiment() *Experiment {
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "simhw")
 		},
-		Findings: cellFindings,
-		CrossCheck: func() *CrossCheck {
-			cc := cellCrossCheck()
-			cc.WhatIf = []WhatIf{{
-				Name: fmt.Sprintf("a floor of %.1f µs per launch", h100LaunchEventFloorUS),
-				About: fmt.Sprintf("The H100 times a kernel that does almost nothing (1 CTA of 32 threads) at 5.4-5.7 µs between its events "+
-					"(sim/configs/h100.yaml, [LAUNCH-H100]); the simulator's kernel time is cycles ÷ clock, with no such floor. "+
-					"Here every simulated launch is given %.1f µs more.", h100LaunchEventFloorUS),
-				Stat: "kernel_us",
-				Apply: func(sim Row, v float64) float64 {
-					n, _ := sim.Float("launches")
-					return v + n*h100LaunchEventFloorUS
-				},
-			}}
-			return cc
-		}(),
+		Findings:   cellFindings,
+		CrossCheck: cellCrossCheck(),
 		Notes: []string{
 			"Sources are the vertex of maximum out-degree, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 			"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",

@@ -495,7 +495,9 @@ func (d *Device) checkLaunch(k *kernels.Kernel, a kernelAttrs, cfg kernels.Launc
 // (LastStats has the structured form), with Cycles and Elapsed, the
 // kernel's own simulated time. A launch that started (even one that ends
 // in an error) advances the host clock (HostClock) by the configuration's
-// host.launch_ns + Elapsed + host.sync_ns.
+// host.launch_ns + the kernel's event time + host.sync_ns, where the event
+// time is host.kernel_overhead_ns plus, in timing mode, the cycles at the
+// clock (and is the launch's Elapsed in timing mode).
 func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -542,7 +544,7 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		return stats, fmt.Errorf("sim: %w", err)
 	}
 	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow})
-	d.hostClock += d.cfg.Host.launchCost(0)
+	d.hostClock += d.cfg.Host.launchCost(d.cfg.Host.kernelTime(0, d.cfg.ClockMHz))
 	stats.Counters = map[string]float64{
 		"warp_instructions":   float64(g.WarpInsts),
 		"thread_instructions": float64(g.ThreadInsts),
@@ -625,7 +627,7 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 	st, runErr := gpu.Run(ctx, l)
 	d.lastStats = &st
 	stats.Cycles = st.Cycles
-	stats.Elapsed = time.Duration(float64(st.Cycles) / float64(d.cfg.ClockMHz) * 1e3)
+	stats.Elapsed = d.cfg.Host.kernelTime(st.Cycles, d.cfg.ClockMHz)
 	d.hostClock += d.cfg.Host.launchCost(stats.Elapsed)
 	stats.Counters = st.Counters()
 	if runErr != nil {

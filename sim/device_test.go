@@ -226,7 +226,10 @@ func TestLaunchCountersAndModuleCache(t *testing.T) {
 			assert.Nil(t, d.LastStats())
 		} else {
 			assert.Positive(t, st.Cycles)
-			assert.Equal(t, time.Duration(st.Cycles)*time.Microsecond/time.Duration(d.Config().ClockMHz), st.Elapsed)
+			overhead := time.Duration(d.Config().Host.KernelOverheadNs)
+			require.Positive(t, overhead)
+			assert.Equal(t, overhead+time.Duration(st.Cycles)*time.Microsecond/time.Duration(d.Config().ClockMHz), st.Elapsed,
+				"Elapsed is the event time: host.kernel_overhead_ns plus the cycles")
 			require.NotNil(t, d.LastStats())
 			assert.Equal(t, st.Cycles, d.LastStats().Cycles)
 			assert.Equal(t, 1.0, st.Counters["warp_execution_efficiency"])

@@ -15,10 +15,14 @@ import (
 //
 // The model, as the hardware backend (hw) drives a GPU:
 //
-//   - Launch (synchronous): LaunchNs (from the call until the kernel
-//     starts: the driver's submission and the GPU's launch latency), then
-//     the kernel's own simulated time (Elapsed; none in functional mode),
-//     then SyncNs (from the kernel's end until the waiting host returns).
+//   - Launch (synchronous): LaunchNs (from the call until the kernel's
+//     start event: the driver's submission), then the kernel's time between
+//     its events — KernelOverheadNs (the GPU's own cost of a grid: its
+//     launch and drain, which the H100's events measure even around an
+//     empty kernel) plus the kernel's cycles at the clock (none in
+//     functional mode) — then SyncNs (from the kernel's end until the
+//     waiting host returns). In timing mode LaunchStats.Elapsed is that
+//     event time, KernelOverheadNs included, as on hardware.
 //   - CopyFromDevice of n bytes: SyncNs (the host waits for the copy's
 //     completion, one round trip, as for a launch) + CopyLatencyNs + n /
 //     CopyBytesPerNs.
@@ -32,8 +36,8 @@ import (
 //
 // With these three keys the three patterns of the launch_overhead
 // microbenchmark (experiments/micro) cost, per iteration, by construction:
-// launch = LaunchNs + SyncNs; launch + 4-byte read-back = LaunchNs +
-// 2 SyncNs + CopyLatencyNs; 4-byte upload + launch + read-back = that +
+// launch = LaunchNs + KernelOverheadNs + SyncNs; launch + 4-byte
+// read-back = that + SyncNs + CopyLatencyNs; 4-byte upload + launch + read-back = that +
 // CopyLatencyNs (4 bytes add 4 / CopyBytesPerNs, rounded to 0 ns), plus
 // the kernel's simulated time in timing mode. h100.yaml sets them from the
 // H100's measured figures; sim/configs/README.md has the derivation.
@@ -41,6 +45,9 @@ type HostConfig struct {
 	// LaunchNs is the host time of a synchronous launch until the kernel
 	// starts.
 	LaunchNs int64 `yaml:"launch_ns"`
+	// KernelOverheadNs is what every kernel's event time adds to its
+	// cycles: the device-side cost of starting and draining a grid.
+	KernelOverheadNs int64 `yaml:"kernel_overhead_ns"`
 	// SyncNs is what a host call that waits for the device pays once the
 	// device is done: after a kernel, and for a device-to-host copy.
 	SyncNs int64 `yaml:"sync_ns"`
@@ -57,7 +64,7 @@ func (h HostConfig) Validate() error {
 	for _, f := range []struct {
 		key string
 		v   int64
-	}{{"launch_ns", h.LaunchNs}, {"sync_ns", h.SyncNs}, {"copy_latency_ns", h.CopyLatencyNs}} {
+	}{{"launch_ns", h.LaunchNs}, {"kernel_overhead_ns", h.KernelOverheadNs}, {"sync_ns", h.SyncNs}, {"copy_latency_ns", h.CopyLatencyNs}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %d", f.key, f.v))
 		}
@@ -77,9 +84,16 @@ func transfer(n int, bytesPerNs float64) time.Duration {
 	return time.Duration(math.Round(float64(n) / bytesPerNs))
 }
 
-// launchCost is the host time of a launch whose kernel took elapsed.
-func (h HostConfig) launchCost(elapsed time.Duration) time.Duration {
-	return time.Duration(h.LaunchNs) + elapsed + time.Duration(h.SyncNs)
+// kernelTime is a kernel's time between its start and end events: the
+// grid's fixed overhead plus its cycles (0 in functional mode).
+func (h HostConfig) kernelTime(cycles uint64, clockMHz int) time.Duration {
+	return time.Duration(h.KernelOverheadNs) + time.Duration(float64(cycles)/float64(clockMHz)*1e3)
+}
+
+// launchCost is the host time of a launch whose kernel took kernel between
+// its events (kernelTime).
+func (h HostConfig) launchCost(kernel time.Duration) time.Duration {
+	return time.Duration(h.LaunchNs) + kernel + time.Duration(h.SyncNs)
 }
 
 // uploadCost is the host time of copying n bytes to the device.
