@@ -19,6 +19,7 @@ CLANG_PP_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -E -P
 
 .PHONY: build run test test-slurm test-monitor sweep bench fuzz kernels print-clang-flags print-clang-pp-flags device-build vet
+.PHONY: bench-anchor
 
 # The commit (with -dirty for uncommitted changes) stamped into the binary,
 # so that `warpgraph --version`, sweep rows and device tables name the code
@@ -66,6 +67,14 @@ sweep: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Simulator speed against MGPUSim v4.2.0, in one run: its vectoradd sample
+# and our stream kernel at the same sizes in timing mode, side by side in
+# thread-instructions per wall second (bench/anchor, a separate module, so
+# warpgraph never depends on MGPUSim):
+#   make bench-anchor ARGS="--sizes 16384,65536"
+bench-anchor:
+	cd bench/anchor && $(GO) run . $(ARGS)
 
 # Each parser fuzzed for a bounded time (FUZZTIME per target).
 FUZZTIME ?= 60s
