@@ -68,23 +68,27 @@ func atomicsExperiment() *Experiment {
 	)
 	return &Experiment{
 		Name: "atomics",
-		About: "WolfGraph's atomic mini-benchmark: one CTA of 1024 threads issues atomicMin into shared or into global " +
-			"memory; the synchronisation degree is how many threads share each address (1…512). Shared atomics are " +
+		About: "WolfGraph's atomic mini-benchmark: CTAs of 1024 threads issue atomicMin into shared or into global " +
+			"memory; the synchronisation degree is how many threads share each address (1…512); one CTA (WolfGraph's geometry) or every SM full. Shared atomics are " +
 			"native on Maxwell and later and lock-based on Kepler (gtx780ti), where they lose to global ones at high degree.",
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"gtx780ti", "h100"},
-		Axes:    []Axis{{Name: "degree", About: "synchronisation degree: threads per address", Values: ints(micro.AtomicDegrees)}},
+		Axes: []Axis{
+			{Name: "geometry", About: "cta: WolfGraph's one CTA of 1024 threads (one SM issues every atomic); gpu: two such CTAs per SM, every SM full, each CTA on its own slots (the L2 slices' atomic units are the limit)", Values: []string{"cta", "gpu"}},
+			{Name: "degree", About: "synchronisation degree: threads per address", Values: ints(micro.AtomicDegrees)},
+		},
 		Params: append([]Param{
-			{Name: "reps", About: "atomicMin per thread", Default: byTarget("256", "256")},
+			{Name: "reps", About: "atomicMin per thread, geometry cta", Default: byTarget("256", "256")},
+			{Name: "gpu_reps", About: "atomicMin per thread, geometry gpu (264 CTAs on the H100: 8.6M lane operations at 32)", Default: byTarget("32", "32")},
 		}, timingParams...),
 		Stats: stats,
 		// The simulator-vs-GPU cross-check (simhw) compares both launches.
 		CrossCheck: &CrossCheck{Times: []string{"shared_us", "global_us"}},
 		Run:        runAtomics,
-		Table:      []string{"config", "degree", "shared_us", "global_us", "global_over_shared", "worst_serialization_shared", "status"},
+		Table:      []string{"config", "geometry", "degree", "shared_us", "global_us", "global_over_shared", "worst_serialization_shared", "status"},
 		Plot:       plotAtomics,
 		Findings: func(rows []Row) []string {
-			return ratioFindings(rows, "degree", "global_over_shared", "shared", "global", "shared_us", "global_us")
+			return ratioFindings(rows, whereGeometry, "degree", "global_over_shared", "shared", "global", "shared_us", "global_us")
 		},
 		Notes: []string{
 			"Times on the simulator are simulated device time (cycles ÷ the configuration's clock), not wall time; on hardware the median event time of `repeat` launches after `warmup`.",
@@ -107,6 +111,17 @@ func runAtomics(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	mp, err := microParams(p)
 	if err != nil {
 		return Outcome{}, err
+	}
+	switch g := p.Get("geometry"); g {
+	case "cta":
+		mp.CTAs = 1
+	case "gpu":
+		mp.CTAs = micro.AtomicCTAsFullGPU(dev)
+		if mp.Reps, err = p.Int("gpu_reps"); err != nil {
+			return Outcome{}, err
+		}
+	default:
+		return Outcome{}, fmt.Errorf("atomics: unknown geometry %q (cta or gpu)", g)
 	}
 	rec := &recorder{Device: dev}
 	tab, err := micro.AtomicContention(ctx, rec, []int{degree}, mp)
@@ -138,10 +153,18 @@ func lastCell(t *micro.Table) string {
 	return r[len(r)-1]
 }
 
+// whereGeometry names a row's machine and benchmark geometry.
+func whereGeometry(r Row) string {
+	if g := r["geometry"]; g != "" {
+		return where(r) + ", " + g
+	}
+	return where(r)
+}
+
 func plotAtomics(rows []Row, dir string) ([]string, error) {
 	var ss []series
 	for _, kind := range []string{"shared", "global"} {
-		for _, s := range groupSeries(okRows(rows), func(r Row) string { return where(r) + ", " + kind }, "degree", kind+"_us") {
+		for _, s := range groupSeries(okRows(rows), func(r Row) string { return whereGeometry(r) + ", " + kind }, "degree", kind+"_us") {
 			s.dashed = kind == "global"
 			s.group = strings.TrimSuffix(s.label, ", "+kind)
 			ss = append(ss, s)
@@ -152,7 +175,7 @@ func plotAtomics(rows []Row, dir string) ([]string, error) {
 		degrees[i] = float64(d)
 	}
 	files, err := lineFigure{
-		title:  "atomicMin, 1024 threads: shared vs global by synchronisation degree",
+		title:  "atomicMin, CTAs of 1024 threads (cta: one; gpu: every SM full): shared vs global",
 		xLabel: "synchronisation degree (threads per address)",
 		yLabel: "kernel time (µs)",
 		logX:   true, logY: true, xTicks: degrees,
@@ -166,7 +189,7 @@ func plotAtomics(rows []Row, dir string) ([]string, error) {
 		xLabel: "synchronisation degree (threads per address)",
 		yLabel: "global time ÷ shared time",
 		logX:   true, logY: true, xTicks: degrees, refY: 1,
-		series: groupSeries(okRows(rows), where, "degree", "global_over_shared"),
+		series: groupSeries(okRows(rows), whereGeometry, "degree", "global_over_shared"),
 	}.save(dir, "atomics-ratio")
 	return append(files, more...), err
 }
@@ -197,7 +220,7 @@ func okRows(rows []Row) []Row {
 // ratioFindings summarises, per machine, how a time ratio numerator ÷
 // denominator (column ratioCol, > 1 when the first kind is faster) moves
 // along an axis: its ends, its range, and where it first drops below 1.
-func ratioFindings(rows []Row, axis, ratioCol, first, second, firstCol, secondCol string) []string {
+func ratioFindings(rows []Row, where func(Row) string, axis, ratioCol, first, second, firstCol, secondCol string) []string {
 	var out []string
 	var order []string
 	byWhere := map[string][]Row{}

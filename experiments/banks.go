@@ -42,7 +42,7 @@ func banksExperiment() *Experiment {
 		Table:      []string{"config", "stride", "expected_degree", "plain_degree", "padded_degree", "plain_us", "padded_us", "plain_over_padded", "status"},
 		Plot:       plotBanks,
 		Findings: func(rows []Row) []string {
-			out := ratioFindings(rows, "stride", "plain_over_padded", "padded", "plain", "padded_us", "plain_us")
+			out := ratioFindings(rows, where, "stride", "plain_over_padded", "padded", "plain", "padded_us", "plain_us")
 			exact := 0
 			n := 0
 			for _, r := range okRows(rows) {

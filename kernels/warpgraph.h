@@ -240,4 +240,11 @@ WG_DEV bool wg_spin_give_up(uint32_t* polls, uint32_t spin_budget, int* abort_fl
   return false;
 }
 
+// ---- the SM's cycle counter (kept last: earlier lines keep their numbers
+// in every module's .loc directives) ----------------------------------------
+//
+// %clock64: cycles of the SM the thread runs on (the simulator's cycle in
+// timing mode). Only differences taken on one SM mean anything.
+WG_DEV unsigned long long wg_clock64() { return __nvvm_read_ptx_sreg_clock64(); }
+
 #endif // WARPGRAPH_H

@@ -67,6 +67,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"micro negative spin budget", []string{"micro", "global_barrier", "--target", "sim", "--spin-budget", "-7"}, "--spin-budget -7"},
 		{"micro no timed launch", []string{"micro", "stream", "--target", "sim", "--repeat", "0"}, "--repeat 0"},
 		{"micro negative iterations", []string{"micro", "launch_overhead", "--target", "sim", "--iterations", "-3"}, "--iterations -3"},
+		{"micro negative ctas", []string{"micro", "atomic_contention", "--target", "sim", "--ctas", "-2"}, "--ctas -2 is negative"},
 		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},

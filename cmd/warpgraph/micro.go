@@ -16,13 +16,14 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency"}
 
 type microOptions struct {
 	target, simMode, config string
 	reps, warmup, repeat    int
 	elements                int
 	iterations              int
+	ctas                    int
 	spinBudget              int64
 	barriers                []string
 	grids                   []int
@@ -74,10 +75,11 @@ func newMicroCommand() *cobra.Command {
 	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default) or functional")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
-	f.IntVar(&o.reps, "reps", 0, "work per thread inside the kernel (0: a default per benchmark and target)")
+	f.IntVar(&o.reps, "reps", 0, "work per thread inside the kernel (load_latency: timed walks round each chain; 0: a default per benchmark and target)")
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
+	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full)")
 	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
 	f.StringSliceVar(&o.barriers, "barrier", nil, "barriers: the grid barriers to measure, comma-separated ("+strings.Join(scheduler.BarrierKinds, ", ")+"; default all)")
 	f.IntSliceVar(&o.grids, "grids", []int{132, 1056, 0}, "barriers: grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped")
@@ -191,6 +193,10 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		return t, err
 	case "atomic_contention":
 		p.Reps = orDefault(o.reps, 256, 8, o.target)
+		p.CTAs = o.ctas
+		if o.ctas == 0 {
+			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
+		}
 		return micro.AtomicContention(ctx, env.dev, micro.AtomicDegrees, p)
 	case "bank_stride":
 		p.Reps = orDefault(o.reps, 4096, 32, o.target)
@@ -223,6 +229,9 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "divmod":
 		_, t, err := micro.DivModProbe(ctx, env.dev)
 		return t, err
+	case "load_latency":
+		p.Reps = o.reps
+		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)
 	case "launch_overhead":
 		if o.target == "hw" {
 			p.Warmup = max(p.Warmup, 100) // first launches load the module and warm the driver's paths
@@ -241,6 +250,8 @@ func (o microOptions) check() error {
 		return badInput("--elements %d is negative (0 picks the default for the target)", o.elements)
 	case o.iterations < 0:
 		return badInput("--iterations %d is negative (0 picks the default for the target)", o.iterations)
+	case o.ctas < 0:
+		return badInput("--ctas %d is negative (0: every SM full)", o.ctas)
 	case o.warmup < 0:
 		return badInput("--warmup %d is negative", o.warmup)
 	case o.repeat < 1:

@@ -11,13 +11,23 @@ import (
 // WolfGraph's mini-benchmark.
 var AtomicDegrees = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
 
-// atomicThreads is the benchmark's CTA: 1024 threads, one CTA.
+// atomicThreads is the benchmark's CTA: 1024 threads. WolfGraph's geometry
+// is one CTA (p.CTAs 0 or 1); AtomicCTAsFullGPU fills every SM.
 const atomicThreads = 1024
 
+// AtomicCTAsFullGPU is the grid that keeps every SM of dev full: two CTAs of
+// 1024 threads per SM (2048 resident threads, the limit from compute
+// capability 3.5 on), each CTA on its own slots. With one CTA the SM's
+// issue rate bounds the global atomics; with every SM busy the L2 slices'
+// atomic units do.
+func AtomicCTAsFullGPU(dev kernels.Device) int { return 2 * dev.Properties().SMs }
+
 // AtomicContention runs atomicMin into shared and into global memory at each
-// synchronisation degree and checks every slot against the host formula of
+// synchronisation degree, in p.CTAs CTAs (0: one) each on its own slots,
+// and checks every slot of every CTA against the host formula of
 // kernels/atomic_contention.cu.
 func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p Params) (*Table, error) {
+	ctas := max(p.CTAs, 1)
 	shared, err := kernels.Lookup("atomic_contention_shared")
 	if err != nil {
 		return nil, err
@@ -28,7 +38,7 @@ func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p 
 	}
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
-	out, err := kernels.Slice[uint32](mem, atomicThreads)
+	out, err := kernels.Slice[uint32](mem, ctas*atomicThreads)
 	if err != nil {
 		return nil, err
 	}
@@ -40,15 +50,16 @@ func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p 
 		want := atomicExpected(d, p.Reps)
 		var costs [2]kernels.LaunchStats
 		for i, k := range []*kernels.Kernel{shared, global} {
-			s, err := dev.Launch(ctx, k, p.launch(1, atomicThreads), out, uint32(d), uint32(p.Reps))
+			s, err := dev.Launch(ctx, k, p.launch(ctas, atomicThreads), out, uint32(d), uint32(p.Reps))
 			if err != nil {
 				return nil, fmt.Errorf("atomic_contention degree %d: %w", d, err)
 			}
-			got := make([]uint32, len(want))
+			// CTA b's slots are out[b*S : (b+1)*S], S = len(want).
+			got := make([]uint32, ctas*len(want))
 			if err := kernels.Download(dev, got, out); err != nil {
 				return nil, err
 			}
-			if err := firstMismatch(k.Name, got, func(i int) uint32 { return want[i] }); err != nil {
+			if err := firstMismatch(k.Name, got, func(i int) uint32 { return want[i%len(want)] }); err != nil {
 				return nil, fmt.Errorf("degree %d: %w", d, err)
 			}
 			costs[i] = s
@@ -69,7 +80,11 @@ func AtomicContention(ctx context.Context, dev kernels.Device, degrees []int, p 
 		}
 		t.add(append(row, "all slots exact")...)
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("1024 threads in one CTA, %d atomicMin per thread; degree = threads per address.", p.Reps))
+	geometry := "1024 threads in one CTA"
+	if ctas > 1 {
+		geometry = fmt.Sprintf("%d CTAs of 1024 threads, each on its own slots", ctas)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, %d atomicMin per thread; degree = threads per address.", geometry, p.Reps))
 	return t, nil
 }
 

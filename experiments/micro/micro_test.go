@@ -46,6 +46,12 @@ func TestAtomicContentionValidatesEveryDegree(t *testing.T) {
 	assert.Len(t, tab.Rows, 4)
 	_, err = micro.AtomicContention(ctx(t), tinyDevice(t), []int{0}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "degree 0")
+	// Every SM full: each CTA's slots are checked.
+	dev := tinyDevice(t)
+	tab, err = micro.AtomicContention(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 2, CTAs: micro.AtomicCTAsFullGPU(dev)})
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, 2)
+	assert.Contains(t, tab.Notes[0], "4 CTAs of 1024 threads")
 }
 
 func TestBankStrideValidatesBothLayouts(t *testing.T) {
@@ -191,4 +197,32 @@ func (d *lossyDevice) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels
 func TestLaunchOverheadCatchesALostLaunch(t *testing.T) {
 	_, err := micro.LaunchOverhead(ctx(t), &lossyDevice{Device: tinyDevice(t)}, 5, micro.Params{})
 	assert.ErrorContains(t, err, "launch: counter 4 after 5 launches")
+}
+
+// TestLoadLatencySeparatesL1L2AndStrongLoads: on the simulated h100 a weak
+// load of a chain that fits in L1 is an L1 hit, a chain larger than L1 is
+// an L2 hit, and a strong (volatile) load goes to L2 at either size; the
+// cycles per load follow the configuration's latencies (plus the loop's
+// few instructions).
+func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
+	dev, err := sim.Open("h100", sim.WithMode(sim.ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	mem := dev.Config().Memory
+	tab, err := micro.LoadLatency(ctx(t), dev, []int{16 << 10, 512 << 10}, micro.Params{})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 4)
+	cycles := func(row int) float64 {
+		var v float64
+		_, err := fmt.Sscan(tab.Rows[row][3], &v)
+		require.NoError(t, err)
+		return v
+	}
+	l1, l2 := float64(mem.L1HitLatency), float64(mem.L2HitLatency)
+	assert.InDelta(t, l1, cycles(0), 20, "16 KB weak: L1 hits")
+	assert.InDelta(t, l2, cycles(1), 20, "16 KB strong: L2")
+	assert.InDelta(t, l2, cycles(2), 20, "512 KB weak: beyond L1, L2 hits")
+	assert.InDelta(t, l2, cycles(3), 20, "512 KB strong: L2")
+	_, err = micro.LoadLatency(ctx(t), dev, []int{64}, micro.Params{})
+	assert.ErrorContains(t, err, "fewer than two")
 }

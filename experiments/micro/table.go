@@ -92,6 +92,10 @@ type Params struct {
 	// Warmup and Repeat are the untimed and timed launches per
 	// configuration on hardware (the median is reported).
 	Warmup, Repeat int
+	// CTAs is the grid of benchmarks whose CTAs work side by side on
+	// their own data (atomic_contention); 0 means the benchmark's own
+	// default.
+	CTAs int
 }
 
 func (p Params) launch(grid, block int) kernels.LaunchConfig {
