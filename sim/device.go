@@ -74,6 +74,7 @@ type options struct {
 	parallel       bool
 	deadlockWindow int
 	monitor        *Monitor
+	profiling      *profiling // WithProfile, WithTrace (profile.go)
 }
 
 // Option configures a Device.
@@ -128,6 +129,9 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	}
 	if o.monitor != nil && o.mode != ModeTiming {
 		return nil, fmt.Errorf("sim: the monitor watches timing mode's akita engine; %s mode has none", o.mode)
+	}
+	if err := o.profiling.check(&o); err != nil {
+		return nil, err
 	}
 	if o.deadlockWindow > 0 {
 		cfg.SM.DeadlockWindowCycles = o.deadlockWindow
@@ -334,7 +338,7 @@ func (d *Device) Close() error {
 	d.mem = exec.NewMemory(1)
 	d.mods = nil
 	d.gpu = nil
-	return nil
+	return d.opts.profiling.close()
 }
 
 // kernelAttrs are k's resource needs: measured (kernels/attrs) when the
@@ -577,9 +581,13 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 			SharedMemPerSM:  c.SharedMemPerSM,
 		}).
 		WithParallelEngine(d.opts.parallel).
+		WithProfile(d.opts.profiling.profiles()).
 		Build("GPU")
 	if err != nil {
 		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)
+	}
+	if err := d.opts.profiling.attach(g); err != nil {
+		return nil, err
 	}
 	d.gpu = g
 	if d.opts.monitor != nil {
@@ -625,6 +633,7 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 		d.opts.monitor.beginLaunch(k.Name, g.CTAs())
 	}
 	st, runErr := gpu.Run(ctx, l)
+	d.opts.profiling.record(gpu, runErr)
 	d.lastStats = &st
 	stats.Cycles = st.Cycles
 	stats.Elapsed = d.cfg.Host.kernelTime(st.Cycles, d.cfg.ClockMHz)

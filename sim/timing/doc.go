@@ -61,6 +61,63 @@
 //     worst same-address serialisation, requests, cache hit rates and
 //     DRAM bytes.
 //
+// # Profiles
+//
+// A GPU built WithProfile charges every cycle of every warp of a launch
+// to one Reason and, while the warp is resident, to one PTX instruction
+// (GPU.Profile, a LaunchProfile). A warp's lifetime is the whole launch:
+// from its first cycle until its CTA starts the warp is not_resident (a
+// CTA that never starts, all the launch), from its exit to the launch's
+// end finished; in between each cycle is charged to what the warp did or
+// waited for. The profiler keeps no per-cycle state: each warp carries
+// the cycle up to which it is charged and what it waits for since; when
+// its scheduler looks at it (it issues, or is found blocked) the span is
+// charged in bulk, the wait up to the warp's wakeAt and, after it, the
+// cycles it was ready and not selected. So the cycles an SM skips while
+// it sleeps cost nothing, and counters are per (instruction, reason) per
+// SM, merged when the launch ends. A wait is charged to the instruction
+// the warp is at (its next one, as Nsight Compute's samples are), except
+// the waits an instruction causes after it issues, which are charged to
+// it: the branch latency, a bar.sync's wait for its CTA, a fence's wait
+// for the warp's stores, Kepler's shared-atomic lock loop. A wait on the
+// scoreboard is charged by the result it waits for last: a global load's
+// (global_load), an atomic's (atomic), a shared access's (shared_memory
+// for its conflict-free latency, bank_conflict for its extra passes,
+// atomic for same-address serialisation), a fixed-latency result's
+// (alu_result); a ready instruction whose pipeline is busy is pipe_busy,
+// whose shared memory is busy shared_memory, bank_conflict or atomic by
+// the part of the busy time, whose load/store unit is full lsu_full, and
+// one the scheduler passed over not_selected.
+//
+// Spinning is recognised per warp, not by the watchdog (which looks only
+// once a window has passed without progress). A warp's instructions fall
+// into segments, each ending at a taken backward branch. A segment is a
+// spin when, for some period p of at most 4 segments, the last p segments
+// repeat the p before them (each ends at the same branch and read exactly
+// the same addresses, through the same instructions and lanes), none of
+// the 2p changed memory (the executor's progress: exec.Grid.Epoch did not
+// move in the warp's own instructions) and the last p polled (a global or
+// shared load or atomic, or a clock read). Its cycles, whatever the warp
+// waited for in them (the poll's round trip, a barrier inside the loop),
+// move to spinning. A poll counter does not hide a spin (registers may
+// change); a loop over new addresses is not one; the first iterations of
+// a spin, before it repeats, keep their reasons, and a launch that stops
+// in a spin charges the unfinished segment as spinning when the one
+// before was. Cycles add up: each warp's charges equal its lifetime
+// (LaunchProfile.Unbalanced counts the warps whose did not; tests check
+// it is 0), so a launch's reasons sum to warps × cycles. Profiling does
+// not change the simulation; with it off each profiling point is a nil
+// check (no measurable cost on BenchmarkStreamTiming1M), with it on that
+// benchmark takes about 14% longer.
+//
+// # Traces
+//
+// When an SM has hooks (a tracer that sim.WithTrace attaches, or the web
+// monitor), it reports akita tracing tasks: one per CTA (kind "cta", from
+// its start to its retirement) and one per memory request (akita's
+// req_out, its CTA's task its parent), below which the caches and DRAM
+// report their own.
+//
 // Values are never timed: the executor updates the one flat memory image
 // when an instruction issues, and a load reads it when it issues, so a warp
 // spinning on a flag with a strong load sees another warp's store from the

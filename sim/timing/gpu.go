@@ -47,6 +47,7 @@ type Builder struct {
 	memory   memsys.Config
 	limits   Limits
 	parallel bool
+	profile  bool
 }
 
 // MakeBuilder returns a Builder with a 1 GHz clock and the serial engine.
@@ -78,6 +79,13 @@ func (b Builder) WithLimits(l Limits) Builder { b.limits = l; return b }
 // depend on that order compute the same memory either way. The serial
 // engine is the default; the package comment says more (Engines).
 func (b Builder) WithParallelEngine(on bool) Builder { b.parallel = on; return b }
+
+// WithProfile makes the GPU profile its launches: every cycle of every
+// warp is charged to a Reason and, while the warp is resident, to the
+// PTX instruction it is at (GPU.Profile; the package comment says how,
+// under Profiles). Profiling does not change what is simulated; without
+// it each of the SM's profiling points costs a nil check.
+func (b Builder) WithProfile(on bool) Builder { b.profile = on; return b }
 
 // Build validates the settings and builds the GPU. name follows akita's
 // naming rules ("GPU"); the SMs are name.SM[i], the memory system name.Mem.
@@ -119,7 +127,11 @@ func (b Builder) Build(name string) (*GPU, error) {
 		engine:   engine,
 		mem:      mem,
 		parallel: b.parallel,
+		profile:  b.profile,
 		infos:    map[*ptx.Function][]instInfo{},
+	}
+	if b.profile {
+		g.clockReads = map[*ptx.Function][]bool{}
 	}
 	for i := range b.limits.SMs {
 		g.sms = append(g.sms, newSM(g, i))
@@ -156,6 +168,14 @@ type GPU struct {
 
 	infos map[*ptx.Function][]instInfo
 
+	// profile: the SMs profile launches (WithProfile); clockReads caches
+	// which instructions read a clock; lastProfile is the last launch's.
+	profile     bool
+	clockReads  map[*ptx.Function][]bool
+	lastProfile *LaunchProfile
+	// launches counts Run's launches (names of trace tasks).
+	launches uint64
+
 	// now is the cycle of the SM tick in progress (the %clock of the
 	// kernel).
 	now uint64
@@ -182,6 +202,11 @@ func (g *GPU) Components() []sim.Component {
 	}
 	return append(out, g.mem.Components()...)
 }
+
+// Profile returns the profile of the last launch, which may have ended in
+// an error (a deadlock, a time limit): nil before the first launch or
+// unless the GPU was built WithProfile.
+func (g *GPU) Profile() *LaunchProfile { return g.lastProfile }
 
 // Freq returns the core clock.
 func (g *GPU) Freq() sim.Freq { return g.freq }
@@ -252,6 +277,8 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	}
 	g.run = r
 	defer func() { g.run = nil }()
+	g.lastProfile = nil
+	g.launches++
 	if err := g.mem.InvalidateL1s(); err != nil {
 		return Stats{}, fmt.Errorf("timing: %w", err)
 	}
@@ -275,6 +302,9 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	}
 	if err := g.engine.Run(); err != nil {
 		return Stats{}, fmt.Errorf("timing: engine: %w", err)
+	}
+	if g.profile {
+		g.lastProfile = g.finishProfile(g.launchEnd())
 	}
 	if r.err == nil && r.finished < l.Grid.CTAs() {
 		if s, w := g.runnable(); w != nil {
@@ -466,13 +496,20 @@ func (g *GPU) ctaDone(cyc uint64) {
 	g.dispatch(cyc)
 }
 
-// stats gathers the launch's statistics.
-func (g *GPU) stats() Stats {
-	r := g.run
-	end := r.endCycle
+// launchEnd is the launch's last cycle: its last CTA's finish or its last
+// SM activity, whichever is later.
+func (g *GPU) launchEnd() uint64 {
+	end := g.run.endCycle
 	for _, s := range g.sms {
 		end = max(end, s.lastActivity)
 	}
+	return end
+}
+
+// stats gathers the launch's statistics.
+func (g *GPU) stats() Stats {
+	r := g.run
+	end := g.launchEnd()
 	st := Stats{
 		Cycles:          end - r.startCycle + 1,
 		SMs:             len(g.sms),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
+	"github.com/sarchlab/akita/v3/tracing"
 	"github.com/warpgraph/warpgraph/sim/exec"
 	"github.com/warpgraph/warpgraph/sim/memsys"
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -52,6 +53,8 @@ type memReq struct {
 	warp      *warpCtx
 	gen       uint32
 	load      *loadOp
+	// task is its CTA's trace task, the parent of its own ("": none).
+	task string
 }
 
 // lsu is an SM's load/store unit: the queue of coalesced requests waiting
@@ -136,6 +139,11 @@ func (l *lsu) send(cyc uint64) {
 		l.queue[l.head] = nil
 		l.head++
 		l.pending[id] = r
+		if s.NumHooks() > 0 {
+			// A tracer (sim.WithTrace) sees the request as a task of its
+			// CTA (which may have retired since: stores do not hold it).
+			tracing.TraceReqInitiate(msg, s, r.task)
+		}
 	}
 	if l.head == len(l.queue) {
 		l.queue, l.head = l.queue[:0], 0
@@ -173,6 +181,9 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 			continue // a response to a launch that was stopped
 		}
 		delete(l.pending, id)
+		if s.NumHooks() > 0 {
+			tracing.EndTask(id+"_req_out", s)
+		}
 		freed = true
 		s.lastActivity = max(s.lastActivity, cyc)
 		if s.g.run == nil || s.g.run.stopped {
@@ -261,12 +272,26 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 			for j := 0; j < int(info.ndst); j++ {
 				w.ready[info.dst[j]] = never
 			}
+			if s.prof != nil {
+				kind := ReasonGlobalLoad
+				if m.Kind == exec.MemAtomic {
+					kind = ReasonAtomic
+				}
+				s.profileResult(w, info, kind, never, never)
+			}
 		}
 		return
 	}
 	if hasResult {
 		for j := 0; j < int(info.ndst); j++ {
 			w.ready[info.dst[j]] = ready
+		}
+		if s.prof != nil {
+			if shared != 0 {
+				s.profileResult(w, info, ReasonSharedMemory, s.sharedCut1, s.sharedCut2)
+			} else {
+				s.profileResult(w, info, ReasonALU, never, never)
+			}
 		}
 	}
 }
@@ -316,7 +341,7 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 			}
 			if k == ns {
 				sectors[k] = sec
-				reqs[k] = &memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op}
+				reqs[k] = &memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
 				ns++
 			}
 			r := reqs[k]
@@ -374,7 +399,7 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 				kk = reqLoadBypass
 			}
 			l.queue = append(l.queue, &memReq{kind: kk, addr: addr, mask: masks[k],
-				notBefore: notBefore, warp: w, gen: w.gen, load: op})
+				notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task})
 		}
 		n = nl
 		if kind == reqLoad {

@@ -65,8 +65,14 @@ var parallelSuite bool
 
 func newRig(t testing.TB, src string, sm SMConfig, lim Limits) *rig {
 	t.Helper()
-	gpu, err := MakeBuilder().WithFreq(1 * sim.GHz).WithSMConfig(sm).WithMemoryConfig(testMemory()).WithLimits(lim).
-		WithParallelEngine(parallelSuite).Build("GPU")
+	return newRigWith(t, src, sm, lim, func(b Builder) Builder { return b })
+}
+
+// newRigWith is newRig with more builder settings.
+func newRigWith(t testing.TB, src string, sm SMConfig, lim Limits, with func(Builder) Builder) *rig {
+	t.Helper()
+	gpu, err := with(MakeBuilder().WithFreq(1 * sim.GHz).WithSMConfig(sm).WithMemoryConfig(testMemory()).WithLimits(lim).
+		WithParallelEngine(parallelSuite)).Build("GPU")
 	require.NoError(t, err)
 	mem := exec.NewMemory(1 << 26)
 	pm, err := ptx.Parse("test.ptx", []byte(src))

@@ -63,25 +63,34 @@ func (s *SM) sharedAccess(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint6
 	st.degree[min(degree, MaxDegree)]++
 	extra := uint64(degree-1) * uint64(c.SharedPassCycles)
 	start := max(cyc, s.smemFree)
+	// The cuts split busy time and latency for the profiler (SM.smemCut1).
 	switch m.Kind {
 	case exec.MemLoad:
-		s.smemFree = start + uint64(c.SharedLoad.Interval) + extra
-		return start + uint64(c.SharedLoad.Latency) + extra
+		busy, lat := start+uint64(c.SharedLoad.Interval), start+uint64(c.SharedLoad.Latency)
+		s.smemFree = busy + extra
+		s.smemCut1, s.smemCut2, s.sharedCut1, s.sharedCut2 = busy, busy+extra, lat, lat+extra
+		return lat + extra
 	case exec.MemStore:
-		s.smemFree = start + uint64(c.SharedStore.Interval) + extra
-		return start + uint64(c.SharedStore.Latency) + extra
+		busy, lat := start+uint64(c.SharedStore.Interval), start+uint64(c.SharedStore.Latency)
+		s.smemFree = busy + extra
+		s.smemCut1, s.smemCut2, s.sharedCut1, s.sharedCut2 = busy, busy+extra, lat, lat+extra
+		return lat + extra
 	}
 	// Atomics.
 	st.sharedAtomics += uint64(bits.OnesCount32(lanes))
 	st.maxSameAddrShared = max(st.maxSameAddrShared, same)
+	busy, lat := start+uint64(c.SharedAtomic.Interval), start+uint64(c.SharedAtomic.Latency)
 	if c.SharedAtomicModel == SharedAtomicLock {
 		passes := s.lockPasses(m, lanes, start)
 		s.smemFree = start + uint64(passes)*uint64(c.SharedAtomic.Interval)
+		// The lock loop's passes are the atomic's serialisation.
+		s.smemCut1, s.smemCut2, s.sharedCut1, s.sharedCut2 = busy, busy, lat, lat
 		return start + uint64(passes)*uint64(c.SharedAtomicLockIterationCycles) + uint64(c.SharedAtomic.Latency)
 	}
 	serial := uint64(same-1) * uint64(c.SharedAtomicNativeCycles)
-	s.smemFree = start + uint64(c.SharedAtomic.Interval) + extra + serial
-	return start + uint64(c.SharedAtomic.Latency) + extra + serial
+	s.smemFree = busy + extra + serial
+	s.smemCut1, s.smemCut2, s.sharedCut1, s.sharedCut2 = busy, busy+extra, lat, lat+extra
+	return lat + extra + serial
 }
 
 // lockPasses runs Kepler's lock loop for a warp's shared atomic starting at

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/sarchlab/akita/v3/sim"
+	"github.com/sarchlab/akita/v3/tracing"
 	"github.com/warpgraph/warpgraph/sim/exec"
 	"github.com/warpgraph/warpgraph/sim/ptx"
 )
@@ -89,6 +90,8 @@ type ctaCtx struct {
 	warps    []*warpCtx
 	retired  int // warps done with nothing pending
 	barriers int // warps waiting at a barrier
+	// task is the CTA's akita trace task ("" when the SM has no hooks).
+	task string
 }
 
 // scheduler is one warp scheduler of an SM.
@@ -134,6 +137,16 @@ type SM struct {
 	resident     int // resident warps (not yet exited)
 	occLast      uint64
 	stats        smStats
+
+	// smemCut1 and smemCut2 split the shared memory's busy time until
+	// smemFree: before smemCut1 a conflict-free pass, then extra passes
+	// for bank conflicts, from smemCut2 an atomic's serialisation;
+	// sharedCut1 and sharedCut2 split the latest shared access's result
+	// latency the same way. The profiler reads them. (Not arrays: akita's
+	// monitor cannot show an array field.)
+	smemCut1, smemCut2, sharedCut1, sharedCut2 uint64
+	// prof is the profiler (nil unless the GPU profiles).
+	prof *smProf
 }
 
 func newSM(g *GPU, id int) *SM {
@@ -153,6 +166,9 @@ func newSM(g *GPU, id int) *SM {
 		s.slots[i].heldSince = never
 	}
 	s.lsu.init(s, name)
+	if g.profile {
+		s.prof = newSMProf(len(s.slots))
+	}
 	return s
 }
 
@@ -179,6 +195,9 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	s.lastActivity = start
 	s.resident, s.occLast = 0, start
 	s.stats = smStats{}
+	if s.prof != nil {
+		s.prof.reset(r.maxRegs)
+	}
 }
 
 // start places CTA c on the SM at cycle cyc; its warps issue from
@@ -195,6 +214,11 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 	s.usedShared += r.SharedPerCTA
 	first := cyc + max(uint64(s.cfg.CTALaunchCycles), 1)
 	ctx := &ctaCtx{c: c}
+	if s.NumHooks() > 0 {
+		// A tracer (sim.WithTrace) sees the CTA as a task.
+		ctx.task = fmt.Sprintf("%s.launch%d.CTA%d", s.Name(), s.g.launches, c.Linear)
+		tracing.StartTask(ctx.task, "", s, "cta", r.kernel, nil)
+	}
 	for _, ew := range c.Warps() {
 		w := s.freeSlot()
 		w.gen++
@@ -208,11 +232,17 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 		sc := &s.scheds[w.sched]
 		sc.warps = append(sc.warps, w)
 		s.resident++
+		if s.prof != nil {
+			s.prof.start(w, cyc, r.startCycle)
+		}
 		if ew.State() == exec.WarpDone { // an empty warp cannot happen, but be safe
 			s.warpDone(w, cyc)
 		}
 	}
 	s.ctas = append(s.ctas, ctx)
+	if s.prof != nil {
+		s.prof.started++
+	}
 	s.wakeAtCycle(first)
 }
 
@@ -434,6 +464,9 @@ func (s *SM) try(w *warpCtx, sc *scheduler, cyc uint64, next *uint64) bool {
 		*next = min(*next, w.wakeAt)
 		return false
 	}
+	if s.prof != nil {
+		s.prof.examine(w, cyc)
+	}
 	ok, until, held := s.canIssue(w, sc, cyc)
 	if !ok {
 		if !held {
@@ -443,6 +476,9 @@ func (s *SM) try(w *warpCtx, sc *scheduler, cyc uint64, next *uint64) bool {
 		}
 		w.wakeAt = until
 		*next = min(*next, until)
+		if s.prof != nil {
+			s.profileBlocked(w, sc, cyc, held)
+		}
 		return false
 	}
 	s.issueOne(w, sc, cyc)
@@ -513,6 +549,11 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 			Warp: w.w.Index(), Func: fn, PC: pc, Active: w.w.ActiveMask(),
 		}})
 	}
+	var epoch0 uint64
+	if s.prof != nil {
+		epoch0 = s.g.run.Grid.Epoch()
+		s.prof.issued(w, fn, pc, cyc)
+	}
 	st, err := w.w.Step()
 	if err != nil {
 		s.g.fail(err)
@@ -546,6 +587,9 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		for j := 0; j < int(info.ndst); j++ {
 			w.ready[info.dst[j]] = cyc + uint64(ct.Latency)
 		}
+		if s.prof != nil {
+			s.profileResult(w, info, ReasonALU, never, never)
+		}
 	}
 
 	if st.Barrier {
@@ -553,6 +597,9 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 			w.atBarrier, w.wakeAt = true, never
 			w.cta.barriers++
 		}
+	}
+	if s.prof != nil {
+		s.profileIssued(w, fn, pc, info, st, epoch0, cyc)
 	}
 	cta := w.cta
 	if st.Done {
@@ -581,6 +628,9 @@ func (s *SM) releaseBarrier(cta *ctaCtx, cyc uint64) {
 func (s *SM) warpDone(w *warpCtx, cyc uint64) {
 	w.done = true
 	w.wakeAt = never
+	if s.prof != nil {
+		s.prof.warpDone(w)
+	}
 	s.integrateOccupancy(cyc)
 	s.resident--
 	s.maybeRetire(w, cyc)
@@ -629,6 +679,9 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 	s.usedShared -= r.SharedPerCTA
 	r.Grid.Retire(cta.c)
 	s.lastActivity = max(s.lastActivity, cyc)
+	if cta.task != "" {
+		tracing.EndTask(cta.task, s)
+	}
 	if s.NumHooks() > 0 {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTADone, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: cta.c.Linear}})
 	}
