@@ -46,7 +46,7 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		return openSimulator(o.simMode, o.config, mon)
+		return openSimulator(o.simMode, o.config, mon, o.profile.options()...)
 	default:
 		return nil, badInput("target %q has no device", o.target)
 	}

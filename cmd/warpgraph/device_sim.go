@@ -5,8 +5,8 @@ import (
 )
 
 // openSimulator opens a simulated device; mon, when not nil, watches it
-// (--monitor).
-func openSimulator(mode, config string, mon *sim.Monitor) (*deviceEnv, error) {
+// (--monitor); extra are more options (--profile, --trace).
+func openSimulator(mode, config string, mon *sim.Monitor, extra ...sim.Option) (*deviceEnv, error) {
 	m, err := sim.ParseMode(mode)
 	if err != nil {
 		return nil, &inputError{err}
@@ -15,6 +15,7 @@ func openSimulator(mode, config string, mon *sim.Monitor) (*deviceEnv, error) {
 	if mon != nil {
 		opts = append(opts, sim.WithMonitor(mon))
 	}
+	opts = append(opts, extra...)
 	dev, err := sim.Open(config, opts...)
 	if err != nil {
 		// A missing or malformed configuration is the user's input.

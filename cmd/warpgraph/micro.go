@@ -35,6 +35,9 @@ type microOptions struct {
 	// monitor is --monitor and --monitor-hold: one monitor watches each
 	// benchmark's fresh device in turn.
 	monitor *monitorFlags
+	// profile is --profile and --trace: one profile over every
+	// benchmark's device.
+	profile *profileFlags
 }
 
 func newMicroCommand() *cobra.Command {
@@ -67,6 +70,9 @@ func newMicroCommand() *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			err := runMicros(ctx, cmd.OutOrStdout(), names, o)
+			if perr := o.profile.report(profileOut(cmd, o.asJSON)); err == nil {
+				err = perr
+			}
 			o.monitor.holdIfAsked(cmd.Context(), cmd.ErrOrStderr())
 			return err
 		},
@@ -90,6 +96,8 @@ func newMicroCommand() *cobra.Command {
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
 	o.monitor = &monitorFlags{}
 	o.monitor.register(f)
+	o.profile = &profileFlags{}
+	o.profile.register(f)
 	return cmd
 }
 
@@ -149,7 +157,7 @@ func spinBudget(o microOptions) (uint32, error) {
 // the next: each gives what it gives alone.
 // It also returns every launch's statistics, for --json.
 func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, []launchRecord, error) {
-	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config, monitor: o.monitor, progress: o.progress})
+	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config, monitor: o.monitor, profile: o.profile, progress: o.progress})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -262,6 +270,9 @@ func (o microOptions) check() error {
 		return badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout < 0:
 		return badInput("--timeout %s is negative", o.timeout)
+	}
+	if err := o.profile.check(o.target, o.simMode); err != nil {
+		return err
 	}
 	return o.monitor.check(o.target, o.simMode)
 }

@@ -40,6 +40,8 @@ type runOptions struct {
 	// monitor is --monitor and --monitor-hold (nil: the command has
 	// none).
 	monitor *monitorFlags
+	// profile is --profile and --trace (nil: the command has none).
+	profile *profileFlags
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -137,6 +139,11 @@ func newRunCommand() *cobra.Command {
 			cmd.Flags().Visit(func(f *pflag.Flag) { o.set[f.Name] = true })
 			o.progress = cmd.ErrOrStderr()
 			err := runAndPrint(cmd, o)
+			// --profile: after the run, a failed one too (a deadlock's
+			// profile shows where the warps spun).
+			if perr := o.profile.report(profileOut(cmd, o.asJSON)); err == nil {
+				err = perr
+			}
 			// --monitor-hold: the page stays up after a failed run too,
 			// which is when its state is most worth a look.
 			o.monitor.holdIfAsked(cmd.Context(), cmd.ErrOrStderr())
@@ -173,6 +180,8 @@ func newRunCommand() *cobra.Command {
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	o.monitor = &monitorFlags{}
 	o.monitor.register(f)
+	o.profile = &profileFlags{}
+	o.profile.register(f)
 	return cmd
 }
 
@@ -248,6 +257,9 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--queue-capacity applies only to the atos scheduler")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
+		return err
+	}
+	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(o.scheduler, "simdx") {
