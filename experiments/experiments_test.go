@@ -18,11 +18,15 @@ func TestRegisteredExperimentsRunOnTheSimulator(t *testing.T) {
 		params map[string]string
 		check  func(t *testing.T, r Row)
 	}{
-		{"atomics", []string{"degree=4|512"}, map[string]string{"reps": "2"}, func(t *testing.T, r Row) {
+		{"atomics", []string{"geometry=cta;degree=4|512"}, map[string]string{"reps": "2"}, func(t *testing.T, r Row) {
 			assert.NotEmpty(t, r["shared_cycles"])
 			assert.NotEmpty(t, r["global_us"])
 			assert.Contains(t, r["shared_counters"], "shared_atomics=")
 			assert.Equal(t, "4", r["worst_serialization_shared"], "degree 4: four lanes per address")
+		}},
+		{"atomic-spread", []string{"stride=4|4096"}, map[string]string{"reps": "2"}, func(t *testing.T, r Row) {
+			assert.NotEmpty(t, r["spread_cycles"])
+			assert.Contains(t, r["validation"], "exact")
 		}},
 		{"banks", []string{"stride=8|32"}, map[string]string{"reps": "4", "grid": "1", "block": "64"}, func(t *testing.T, r Row) {
 			assert.Equal(t, "8", r["expected_degree"])

@@ -60,3 +60,28 @@ extern "C" __global__ void atomic_contention_global(uint32_t* out, uint32_t degr
   for (uint32_t r = 0; r < reps; ++r)
     atomicMin(slot, contention_value(t, r));
 }
+
+// atomic_spread: every thread of CTA b performs reps atomicMin on one word,
+// out[b * stride], so each CTA hammers its own address and the CTAs'
+// addresses lie stride words apart. With the whole GPU busy, the time
+// follows how many of those addresses share an L2 slice: it maps the
+// GPU's address-to-slice hashing (a stride whose addresses pile onto few
+// slices is slow). The final content is out[b * stride] = min { v(t, r) :
+// 0 <= t < blockDim.x, 0 <= r < reps }, the same for every CTA; the words
+// between are not touched.
+//
+// Parameters:
+//   out     (gridDim.x - 1) * stride + 1 uint32 words; the kernel
+//           initialises its own word, so the driver need not clear them.
+//   stride  words between consecutive CTAs' addresses (>= 1).
+//   reps    atomicMin operations per thread.
+// Launch: any grid, block <= 1024. Driver checks: every CTA's word.
+// Idempotent.
+extern "C" __global__ void atomic_spread(uint32_t* out, uint32_t stride, uint32_t reps) {
+  uint32_t* slot = out + (uint64_t)blockIdx.x * stride;
+  if (threadIdx.x == 0)
+    *slot = 0xFFFFFFFFu;
+  __syncthreads(); // orders the initialising store before the atomics
+  for (uint32_t r = 0; r < reps; ++r)
+    atomicMin(slot, contention_value(threadIdx.x, r));
+}

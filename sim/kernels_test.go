@@ -31,6 +31,8 @@ var kernelTests = map[string]string{
 	"stream":                   "TestKernelStream",
 	"atomic_contention_shared": "TestKernelAtomicContention",
 	"atomic_contention_global": "TestKernelAtomicContention",
+	"atomic_spread":            "TestKernelAtomicSpread",
+	"load_latency":             "TestKernelLoadLatency",
 	"bank_stride":              "TestKernelBankStride",
 	"bank_stride_padded":       "TestKernelBankStride",
 	"global_barrier":           "TestKernelGlobalBarrier",

@@ -16,7 +16,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -85,7 +85,7 @@ func newMicroCommand() *cobra.Command {
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
-	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full)")
+	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full); atomic_spread: its CTAs (0 or 1: every SM full)")
 	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
 	f.StringSliceVar(&o.barriers, "barrier", nil, "barriers: the grid barriers to measure, comma-separated ("+strings.Join(scheduler.BarrierKinds, ", ")+"; default all)")
 	f.IntSliceVar(&o.grids, "grids", []int{132, 1056, 0}, "barriers: grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped")
@@ -237,6 +237,13 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "divmod":
 		_, t, err := micro.DivModProbe(ctx, env.dev)
 		return t, err
+	case "atomic_spread":
+		p.Reps = orDefault(o.reps, 8, 2, o.target)
+		ctas := o.ctas
+		if ctas <= 1 { // one CTA has no spread: the default fills the GPU
+			ctas = micro.AtomicCTAsFullGPU(env.dev)
+		}
+		return micro.AtomicSpread(ctx, env.dev, micro.AtomicSpreadStrides, ctas, p)
 	case "load_latency":
 		p.Reps = o.reps
 		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)

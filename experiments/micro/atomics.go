@@ -120,3 +120,66 @@ func ratio(num, den kernels.LaunchStats) string {
 	}
 	return fmt.Sprintf("%.2f", n/d)
 }
+
+// AtomicSpreadStrides are the byte distances between the CTAs' words in
+// atomic_spread: from one sector to 64 KB, enough to show the granule and
+// the hashing of the L2's address-to-slice mapping.
+var AtomicSpreadStrides = []int{4, 32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536}
+
+// AtomicSpread runs atomic_spread: ctas CTAs of 1024 threads, CTA b
+// hammering the word at b × stride bytes with reps atomicMin per thread,
+// once per stride. Every CTA's word is checked against the host formula.
+func AtomicSpread(ctx context.Context, dev kernels.Device, strides []int, ctas int, p Params) (*Table, error) {
+	k, err := kernels.Lookup("atomic_spread")
+	if err != nil {
+		return nil, err
+	}
+	if ctas < 1 {
+		return nil, fmt.Errorf("atomic_spread: %d CTAs: need at least 1", ctas)
+	}
+	want := uint32(0xFFFFFFFF)
+	for t := range atomicThreads {
+		for r := range p.Reps {
+			want = min(want, uint32(t)^(uint32(r)*0x9E3779B9))
+		}
+	}
+	t := &Table{Name: "atomic_spread", Device: dev.Properties().Name}
+	for _, stride := range strides {
+		if stride < 4 || stride%4 != 0 {
+			return nil, fmt.Errorf("atomic_spread: stride %d B is not a positive multiple of 4", stride)
+		}
+		words := stride / 4
+		s, err := func() (kernels.LaunchStats, error) {
+			mem := kernels.NewAllocations(dev)
+			defer mem.FreeAll()
+			out, err := kernels.Slice[uint32](mem, (ctas-1)*words+1)
+			if err != nil {
+				return kernels.LaunchStats{}, err
+			}
+			s, err := dev.Launch(ctx, k, p.launch(ctas, atomicThreads), out, uint32(words), uint32(p.Reps))
+			if err != nil {
+				return s, err
+			}
+			got := make([]uint32, (ctas-1)*words+1)
+			if err := kernels.Download(dev, got, out); err != nil {
+				return s, err
+			}
+			for b := range ctas {
+				if g := got[b*words]; g != want {
+					return s, fmt.Errorf("CTA %d's word is %d, want %d", b, g, want)
+				}
+			}
+			return s, nil
+		}()
+		if err != nil {
+			return nil, fmt.Errorf("atomic_spread stride %d: %w", stride, err)
+		}
+		if t.Columns == nil {
+			t.Columns = []string{"stride (B)", "time (" + costUnit(s) + ")", "validated"}
+		}
+		t.add(stride, cost(s), "every CTA's word exact")
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d CTAs of 1024 threads; CTA b's threads do %d atomicMin each on the word at b × stride: "+
+		"the time follows how many of the CTAs' words share an L2 slice.", ctas, p.Reps))
+	return t, nil
+}

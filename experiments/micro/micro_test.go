@@ -226,3 +226,14 @@ func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
 	_, err = micro.LoadLatency(ctx(t), dev, []int{64}, micro.Params{})
 	assert.ErrorContains(t, err, "fewer than two")
 }
+
+func TestAtomicSpreadValidatesEveryStride(t *testing.T) {
+	dev := tinyDevice(t)
+	tab, err := micro.AtomicSpread(ctx(t), dev, []int{4, 256, 4096}, 4, micro.Params{Reps: 3})
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, 3)
+	_, err = micro.AtomicSpread(ctx(t), dev, []int{6}, 4, micro.Params{Reps: 1})
+	assert.ErrorContains(t, err, "stride 6 B")
+	_, err = micro.AtomicSpread(ctx(t), dev, []int{4}, 0, micro.Params{Reps: 1})
+	assert.ErrorContains(t, err, "0 CTAs")
+}

@@ -14,12 +14,16 @@ import (
 // fetched from DRAM and the line becomes dirty), then runs the lane
 // operations on its ALU and answers the SM.
 //
-// The ALU is a reservation calendar rather than a pipeline that ticks: each
-// operation takes the next issue slot (1/AtomicOpsPerCycle cycles apart),
-// starts when its address is free, holds the address for
-// AtomicSameAddressCycles and finishes atomicALU cycles after it starts. The
-// completion time is known when the sector arrives from L2, so one event
-// answers the request and the unit costs nothing while it waits.
+// The ALU is a reservation calendar rather than a pipeline that ticks. In
+// the lane model each lane operation takes the next issue slot
+// (1/AtomicOpsPerCycle cycles apart), starts when its address is free,
+// holds the address for AtomicSameAddressCycles and finishes atomicALU
+// cycles after it starts. In the sector model (sectorPasses) a request
+// is one pass for all its words, which proceed together; the lanes on one
+// word follow one another AtomicSameAddressCycles apart, and the next
+// request starts one issue slot after the request's longest such chain:
+// distinct words cost one pass, same-word contention a lane each. The completion time is known when the sector arrives from L2, so
+// one event answers the request and the unit costs nothing while it waits.
 //
 // Its ticks and its completion events may fall on the same time, which
 // akita's parallel engine runs concurrently; mu serialises them and guards
@@ -39,6 +43,7 @@ type atomicUnit struct {
 	aluLatency     float64 // cycles from an operation's start to its end
 	cyclesPerOp    float64 // issue interval of the ALU
 	sameAddrCycles float64 // how long an operation holds its address
+	sectorPasses   bool    // the sector model: one pass per request
 
 	waitingForL2 map[string]*AtomicReq // by the ID of the sector write
 	toSend       []*AtomicRsp          // responses the fabric refused
@@ -135,6 +140,11 @@ func (u *atomicUnit) execute(now sim.VTimeInSec, req *AtomicReq) {
 	nowCycle := float64(arrive)
 	finish := nowCycle
 	u.stats.Requests++
+	if u.sectorPasses {
+		finish = u.executePass(nowCycle, req)
+		u.scheduleDone(now, finish, req)
+		return
+	}
 	for _, op := range req.Ops {
 		for range op.Lanes {
 			slot := math.Max(u.aluFree, nowCycle)
@@ -155,7 +165,38 @@ func (u *atomicUnit) execute(now sim.VTimeInSec, req *AtomicReq) {
 		}
 	}
 	u.purgeIdleAddresses(nowCycle)
+	u.scheduleDone(now, finish, req)
+}
 
+// executePass books a request in the sector model and returns the cycle
+// its last lane finishes: each word's lanes in sequence from when the word
+// is free, all words together, and the unit busy for one issue slot after
+// the longest chain's last lane has started (1/AtomicOpsPerCycle + (lanes
+// - 1) × AtomicSameAddressCycles for a request free to start).
+func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
+	slot := math.Max(u.aluFree, nowCycle)
+	busyUntil := slot + u.cyclesPerOp
+	finish := slot
+	for _, op := range req.Ops {
+		start := slot
+		if free, busy := u.addrFree[op.Address]; busy && free > slot {
+			start = free
+		}
+		chain := float64(op.Lanes-1) * u.sameAddrCycles
+		u.stats.SameAddressWaitCycles += start - slot + chain
+		u.stats.MaxSameAddressDepth = max(u.stats.MaxSameAddressDepth, op.Lanes)
+		u.addrFree[op.Address] = start + chain + u.sameAddrCycles
+		busyUntil = math.Max(busyUntil, start+chain+u.cyclesPerOp)
+		finish = math.Max(finish, start+chain+u.aluLatency)
+		u.stats.Operations += uint64(op.Lanes)
+	}
+	u.aluFree = busyUntil
+	u.purgeIdleAddresses(nowCycle)
+	return finish
+}
+
+// scheduleDone answers req at cycle finish (never before now).
+func (u *atomicUnit) scheduleDone(now sim.VTimeInSec, finish float64, req *AtomicReq) {
 	t := sim.VTimeInSec(finish / float64(u.Freq))
 	if t < now {
 		t = now

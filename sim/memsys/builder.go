@@ -146,7 +146,7 @@ func (b Builder) buildSlices(s *System) {
 		})
 		s.drams = append(s.drams, dram)
 
-		l2 := writeback.MakeBuilder().
+		l2b := writeback.MakeBuilder().
 			WithEngine(b.engine).
 			WithFreq(b.freq).
 			WithLog2BlockSize(uint64(bits.TrailingZeros(uint(line)))).
@@ -156,9 +156,15 @@ func (b Builder) buildSlices(s *System) {
 			WithNumReqPerCycle(cfg.L2RequestsPerCycle).
 			WithDirectoryLatency(0).
 			WithBankLatency(0).
-			WithInterleaving(cfg.L2InterleaveBytes/line, cfg.L2Slices, i).
-			WithLowModuleFinder(&mem.SingleLowModuleFinder{LowModule: dramPort}).
-			Build(fmt.Sprintf("%s.L2[%d]", s.name, i))
+			WithLowModuleFinder(&mem.SingleLowModuleFinder{LowModule: dramPort})
+		if cfg.L2Hash != L2HashXOR {
+			// The directory strips the slice's bits from a linearly
+			// interleaved address to index its sets; under the XOR hash
+			// it indexes by the whole line address (the slice's lines are
+			// spread over its sets by the hash itself).
+			l2b = l2b.WithInterleaving(cfg.L2InterleaveBytes/line, cfg.L2Slices, i)
+		}
+		l2 := l2b.Build(fmt.Sprintf("%s.L2[%d]", s.name, i))
 		counter := &cacheCounter{}
 		l2.AcceptHook(counter)
 		l2Top := l2.GetPortByName("Top")
@@ -191,6 +197,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		aluLatency:     s.timing.atomicALU,
 		cyclesPerOp:    1 / cfg.AtomicOpsPerCycle,
 		sameAddrCycles: cfg.AtomicSameAddressCycles,
+		sectorPasses:   cfg.AtomicModel == AtomicSector,
 		waitingForL2:   make(map[string]*AtomicReq),
 		addrFree:       make(map[uint64]float64),
 		purgeAt:        1024,
@@ -267,8 +274,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 func (b Builder) buildAkitaL1(s *System, name string) {
 	cfg := s.config
 	t := s.timing
-	finder := mem.NewInterleavedLowModuleFinder(uint64(cfg.L2InterleaveBytes))
-	finder.LowModules = append(finder.LowModules, s.l2Top...)
+	finder := sliceFinder{s}
 	log2Line := uint64(bits.TrailingZeros(uint(cfg.LineSizeBytes)))
 
 	var l1 sim.Component
@@ -354,3 +360,9 @@ func (f lineFolder) ConvertExternalToInternal(external uint64) uint64 {
 func (f lineFolder) ConvertInternalToExternal(internal uint64) uint64 {
 	panic("memsys: lineFolder cannot map a folded address back")
 }
+
+// sliceFinder sends an akita L1's misses to the slice that owns their
+// address, under either hash.
+type sliceFinder struct{ s *System }
+
+func (f sliceFinder) Find(address uint64) sim.Port { return f.s.l2PortFor(address) }

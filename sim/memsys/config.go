@@ -23,6 +23,14 @@ const (
 	L1AkitaWriteThrough = "akita_writethrough"
 )
 
+// L2 hashes (Config.L2Hash) and atomic-unit models (Config.AtomicModel).
+const (
+	L2HashLinear = "linear"
+	L2HashXOR    = "xor"
+	AtomicLane   = "lane"
+	AtomicSector = "sector"
+)
+
 // Config describes one GPU's global memory system. Every latency is in core
 // cycles, end to end, as a dependent-load (pointer-chasing) microbenchmark
 // measures it on an otherwise idle GPU: from the cycle the SM sends the
@@ -102,11 +110,15 @@ type Config struct {
 	// hits L2.
 	L2HitLatency int `yaml:"l2_hit_latency_cycles"`
 	// L2InterleaveBytes is how many consecutive bytes map to one slice
-	// before the next slice takes over (slice = address / L2InterleaveBytes
-	// mod L2Slices). A multiple of LineSizeBytes. Hashed interleavings are
-	// not offered: akita's L2 directory needs a linear mapping to index its
-	// sets.
+	// (a chunk): chunk = address / L2InterleaveBytes. A multiple of
+	// LineSizeBytes.
 	L2InterleaveBytes int `yaml:"l2_interleave_bytes"`
+	// L2Hash maps a chunk to its slice: L2HashLinear ("linear", also "")
+	// takes chunk mod L2Slices, so chunks a power-of-two stride apart pile
+	// onto a few slices; L2HashXOR ("xor") first folds the chunk's higher
+	// bits onto its low bits with XOR, as real GPUs' partition hashing
+	// does, so that every power-of-two stride spreads (sliceOf).
+	L2Hash string `yaml:"l2_hash"`
 
 	// SMToL2BytesPerCycle is the data bandwidth between one SM's L1 and the
 	// interconnect in each direction: fills arriving and write-throughs
@@ -129,12 +141,22 @@ type Config struct {
 	// line is in L2, from the SM sending it to the SM retrieving its
 	// response. Atomics bypass L1.
 	AtomicLatency int `yaml:"atomic_latency_cycles"`
-	// AtomicOpsPerCycle is how many lane operations one slice's atomic unit
-	// starts per cycle (may be fractional).
+	// AtomicModel is how a slice's atomic unit works through a request (one
+	// warp's atomic on one sector). AtomicLane ("lane", also ""): every
+	// lane is an operation taking an issue slot. AtomicSector ("sector"):
+	// one pass serves the request's distinct words together, and the lanes
+	// that name one word follow one another, so only same-word contention
+	// costs more than one pass (atomicunit.go).
+	AtomicModel string `yaml:"atomic_model"`
+	// AtomicOpsPerCycle is how many operations one slice's atomic unit
+	// starts per cycle (may be fractional): lane operations in the lane
+	// model, passes (requests) in the sector model.
 	AtomicOpsPerCycle float64 `yaml:"atomic_ops_per_cycle"`
-	// AtomicSameAddressCycles is how long an operation on an address holds
-	// that address: the next operation on the same address, in the same or
-	// another request, starts this many cycles later at the earliest.
+	// AtomicSameAddressCycles is how long a lane's operation on a word
+	// holds that word: the next lane on the same word, in the same or
+	// another request, starts this many cycles later at the earliest. In
+	// the sector model the unit stays busy while a request's longest
+	// same-word chain runs.
 	AtomicSameAddressCycles float64 `yaml:"atomic_same_address_cycles"`
 }
 
@@ -218,6 +240,16 @@ func (c Config) Validate() error {
 		c.L2InterleaveBytes%c.LineSizeBytes != 0 {
 		bad("l2_interleave_bytes (%d) must be a multiple of line_size_bytes (%d)",
 			c.L2InterleaveBytes, c.LineSizeBytes)
+	}
+	switch c.L2Hash {
+	case "", L2HashLinear, L2HashXOR:
+	default:
+		bad("l2_hash must be %q or %q, got %q", L2HashLinear, L2HashXOR, c.L2Hash)
+	}
+	switch c.AtomicModel {
+	case "", AtomicLane, AtomicSector:
+	default:
+		bad("atomic_model must be %q or %q, got %q", AtomicLane, AtomicSector, c.AtomicModel)
 	}
 
 	nonNegative := func(name string, v float64) {

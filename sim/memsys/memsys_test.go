@@ -565,6 +565,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative link", func(c *Config) { c.SMToL2BytesPerCycle = -1 }, "sm_l2_bytes_per_cycle must be"},
 		{"no DRAM bandwidth", func(c *Config) { c.DRAMBandwidthGBPerS = 0 }, "dram_bandwidth_gb_per_s must be positive"},
 		{"no atomic throughput", func(c *Config) { c.AtomicOpsPerCycle = 0 }, "atomic_ops_per_cycle must be positive"},
+		{"unknown hash", func(c *Config) { c.L2Hash = "ipoly" }, `l2_hash must be "linear" or "xor", got "ipoly"`},
+		{"unknown atomic model", func(c *Config) { c.AtomicModel = "warp" }, `atomic_model must be "lane" or "sector", got "warp"`},
 		{"L1 latency too small", func(c *Config) { c.L1HitLatency = 0 }, "l1_hit_latency_cycles must be at least"},
 		{"L2 faster than L1", func(c *Config) { c.L2HitLatency = 20 }, "l2_hit_latency_cycles must be at least"},
 		{"DRAM faster than L2", func(c *Config) { c.DRAMLatency = 150 }, "dram_latency_cycles must be at least"},

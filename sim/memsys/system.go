@@ -84,7 +84,28 @@ func (s *System) L1Port(sm int) sim.Port { return s.l1Top[sm] }
 
 // SliceOf returns the L2 slice that owns an address.
 func (s *System) SliceOf(address uint64) int {
-	return int(address / uint64(s.config.L2InterleaveBytes) % uint64(len(s.l2s)))
+	return sliceOf(s.config, address)
+}
+
+// sliceOf maps an address to its slice (Config.L2Hash). The XOR hash folds
+// the chunk number's bits above the slice index onto it, b bits at a time
+// (b = bits of the slice count), and takes the result modulo the slices:
+// chunks a power-of-two stride apart differ in some folded bits and so
+// land on different slices, while consecutive chunks still walk every
+// slice once per round. (Our own scheme, after the XOR partition hashing
+// that GPU simulators offer, e.g. Accel-Sim's memory_partition_indexing.)
+func sliceOf(c Config, address uint64) int {
+	chunk := address / uint64(c.L2InterleaveBytes)
+	slices := uint64(c.L2Slices)
+	if c.L2Hash != L2HashXOR || slices <= 1 {
+		return int(chunk % slices)
+	}
+	b := uint(bits.Len64(slices - 1))
+	h := chunk
+	for shift := b; shift < 64; shift += b {
+		h ^= chunk >> shift
+	}
+	return int(h % slices)
 }
 
 func (s *System) l2PortFor(address uint64) sim.Port {
