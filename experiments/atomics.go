@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/warpgraph/warpgraph/experiments/micro"
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
 func init() { Default.Register(atomicsExperiment()) }
@@ -39,6 +40,21 @@ func byTarget(hw, sim string) func(target, config string) string {
 var timingParams = []Param{
 	{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget("3", "0")},
 	{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget("10", "1")},
+}
+
+// startMicro opens a micro point's device and reads its integer axis and
+// its reps, warmup and repeat.
+func startMicro(env *Env, p Point, axis string) (kernels.Device, int, micro.Params, error) {
+	dev, err := env.Device()
+	if err != nil {
+		return nil, 0, micro.Params{}, err
+	}
+	v, err := p.Int(axis)
+	if err != nil {
+		return nil, 0, micro.Params{}, err
+	}
+	mp, err := microParams(p)
+	return dev, v, mp, err
 }
 
 // microParams reads reps, warmup and repeat.
@@ -100,15 +116,7 @@ func atomicsExperiment() *Experiment {
 }
 
 func runAtomics(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	dev, err := env.Device()
-	if err != nil {
-		return Outcome{}, err
-	}
-	degree, err := p.Int("degree")
-	if err != nil {
-		return Outcome{}, err
-	}
-	mp, err := microParams(p)
+	dev, degree, mp, err := startMicro(env, p, "degree")
 	if err != nil {
 		return Outcome{}, err
 	}

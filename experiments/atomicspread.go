@@ -27,15 +27,7 @@ func atomicSpreadExperiment() *Experiment {
 		Stats:      launchStats("spread", "the atomic_spread launch"),
 		CrossCheck: &CrossCheck{Times: []string{"spread_us"}},
 		Run: func(ctx context.Context, env *Env, p Point) (Outcome, error) {
-			dev, err := env.Device()
-			if err != nil {
-				return Outcome{}, err
-			}
-			stride, err := p.Int("stride")
-			if err != nil {
-				return Outcome{}, err
-			}
-			mp, err := microParams(p)
+			dev, stride, mp, err := startMicro(env, p, "stride")
 			if err != nil {
 				return Outcome{}, err
 			}

@@ -69,15 +69,7 @@ func banksExperiment() *Experiment {
 }
 
 func runBanks(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	dev, err := env.Device()
-	if err != nil {
-		return Outcome{}, err
-	}
-	stride, err := p.Int("stride")
-	if err != nil {
-		return Outcome{}, err
-	}
-	mp, err := microParams(p)
+	dev, stride, mp, err := startMicro(env, p, "stride")
 	if err != nil {
 		return Outcome{}, err
 	}

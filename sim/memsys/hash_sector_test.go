@@ -44,18 +44,7 @@ func TestAtomicSectorModelServesDistinctWordsTogether(t *testing.T) {
 	cfg := testConfig()
 	cfg.AtomicModel = AtomicSector
 	cfg.AtomicOpsPerCycle = 0.25 // a pass every 4 cycles
-	r := newRig(t, cfg, 1)
-	sm := r.sms[0]
-	sm.serial = true
-	sm.read(lineA, 0xf)
-	sm.atomic(lineA, AtomicOp{Address: lineA, Lanes: 32})
-	ops := make([]AtomicOp, 8)
-	for i := range ops {
-		ops[i] = AtomicOp{Address: lineA + 4*uint64(i), Lanes: 1}
-	}
-	sm.atomic(lineA, ops...)
-	r.run(t)
-	lat := r.latencies(0)
+	r, lat := oneWordThenEightWords(t, cfg)
 	assert.Equal(t, uint64(cfg.AtomicLatency)+31*uint64(cfg.AtomicSameAddressCycles), lat[1], "32 lanes on one word")
 	assert.Equal(t, uint64(cfg.AtomicLatency), lat[2], "eight words in one pass (the lane model takes 8 slots)")
 	st := r.sys.Stats().Atomics

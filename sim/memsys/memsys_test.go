@@ -377,6 +377,21 @@ func TestAtomicSameAddressSerializes(t *testing.T) {
 func TestAtomicLanesSerialize(t *testing.T) {
 	cfg := testConfig()
 	cfg.AtomicOpsPerCycle = 4
+	r, lat := oneWordThenEightWords(t, cfg)
+	assert.Equal(t, uint64(cfg.AtomicLatency)+31*uint64(cfg.AtomicSameAddressCycles), lat[1])
+	// Eight distinct addresses at four operations per cycle: the last one
+	// starts 7/4 cycles after the first, so the response is ready 1.75
+	// cycles late and the SM sees it one tick later than alone.
+	assert.Equal(t, uint64(cfg.AtomicLatency)+1, lat[2])
+	assert.Equal(t, 32, r.sys.Stats().Atomics.MaxSameAddressDepth)
+}
+
+// oneWordThenEightWords warms a line, then sends, one after the other, an
+// atomic whose 32 lanes update one word and one whose lanes update eight
+// distinct words of the sector; it returns the rig and the SM's latencies
+// (the warming load's first).
+func oneWordThenEightWords(t *testing.T, cfg Config) (*rig, []uint64) {
+	t.Helper()
 	r := newRig(t, cfg, 1)
 	sm := r.sms[0]
 	sm.serial = true
@@ -388,14 +403,7 @@ func TestAtomicLanesSerialize(t *testing.T) {
 	}
 	sm.atomic(lineA, ops...)
 	r.run(t)
-
-	lat := r.latencies(0)
-	assert.Equal(t, uint64(cfg.AtomicLatency)+31*uint64(cfg.AtomicSameAddressCycles), lat[1])
-	// Eight distinct addresses at four operations per cycle: the last one
-	// starts 7/4 cycles after the first, so the response is ready 1.75
-	// cycles late and the SM sees it one tick later than alone.
-	assert.Equal(t, uint64(cfg.AtomicLatency)+1, lat[2])
-	assert.Equal(t, 32, r.sys.Stats().Atomics.MaxSameAddressDepth)
+	return r, r.latencies(0)
 }
 
 // TestAtomicsInDifferentSlicesRunInParallel sends one atomic per slice at
