@@ -32,14 +32,19 @@ var archSMs = []int{16, 33, 66, 132}
 // DRAM channel, so atomic and L2 bandwidth scale with them), and a quarter
 // and four times the atomic units' throughput (operations per cycle per
 // slice and the per-address hold together, so a single hot address slows
-// or speeds up too).
-var archMemories = []string{
-	"",
-	"+memory.l2_slices=20",
-	"+memory.l2_slices=320",
-	"+memory.atomic_ops_per_cycle=0.165+memory.atomic_same_address_cycles=6",
-	"+memory.atomic_ops_per_cycle=2.64+memory.atomic_same_address_cycles=0.375",
-}
+// or speeds up too), derived from the shipped h100's values so that they
+// follow its fit.
+var archMemories = func() []string {
+	cfg, err := sim.ConfigByName("h100")
+	if err != nil {
+		panic("experiments: the embedded h100 configuration does not load: " + err.Error())
+	}
+	ops, hold := cfg.Memory.AtomicOpsPerCycle, cfg.Memory.AtomicSameAddressCycles
+	atomics := func(opsBy, holdBy float64) string {
+		return "+memory.atomic_ops_per_cycle=" + formatFloat(ops*opsBy) + "+memory.atomic_same_address_cycles=" + formatFloat(hold*holdBy)
+	}
+	return []string{"", "+memory.l2_slices=20", "+memory.l2_slices=320", atomics(0.25, 4), atomics(4, 0.25)}
+}()
 
 // archConfigs are the machines: every memory system with every SM count.
 func archConfigs() []string {
