@@ -108,7 +108,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 	if b.parallel {
 		engine = sim.NewParallelEngine()
 	} else {
-		engine = sim.NewSerialEngine()
+		engine = newSerialEngine()
 	}
 	mem, err := memsys.MakeBuilder().
 		WithEngine(engine).

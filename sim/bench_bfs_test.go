@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/scheduler"
+)
+
+// BenchmarkBFS runs BFS under the bsp scheduler on rmat:scale=16+perm=1
+// (from the vertex of maximum out-degree, as the command line does; blocks of 256) on the simulated h100, in functional and in
+// timing mode, the pair issue 11 (item 11, "cost follows events") measures
+// timing mode's cost against:
+//
+//	cycles/op      simulated cycles of the run's launches (timing)
+//	warp-inst/s    warp-instructions per wall second
+//
+// Every iteration enacts on a fresh device (building it is outside the
+// timer); the graph is generated once.
+//
+//	go test -run '^$' -bench 'BFS|Stream' ./sim
+func BenchmarkBFS(b *testing.B) {
+	g, err := graph.Load("rmat:scale=16+perm=1", graph.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := scheduler.LookupAlgorithm("bfs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := scheduler.ParseVariant("bsp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := ConfigByName("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		mode Mode
+	}{{"functional", ModeFunctional}, {"timing", ModeTiming}} {
+		b.Run("mode="+mode.name, func(b *testing.B) {
+			var cycles, warpInsts float64
+			for b.Loop() {
+				b.StopTimer()
+				d, err := New(cfg, WithMode(mode.mode))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				res, err := scheduler.Enact(context.Background(), d, a, v, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{})
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.Validation.OK() {
+					b.Fatal(res.Validation.String())
+				}
+				cycles += float64(res.Total.Cycles)
+				warpInsts += res.Total.Counters["warp_instructions"]
+				d.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(cycles/float64(b.N), "cycles/op")
+			b.ReportMetric(warpInsts/b.Elapsed().Seconds(), "warp-inst/s")
+		})
+	}
+}
