@@ -77,6 +77,7 @@ func (r *AtomicRsp) GetRspTo() string { return r.RespondTo }
 type idSource struct {
 	prefix string
 	next   uint64
+	buf    []byte
 }
 
 func newIDSource(prefix string) *idSource {
@@ -85,5 +86,6 @@ func newIDSource(prefix string) *idSource {
 
 func (s *idSource) nextID() string {
 	s.next++
-	return s.prefix + strconv.FormatUint(s.next, 10)
+	s.buf = strconv.AppendUint(append(s.buf[:0], s.prefix...), s.next, 10)
+	return string(s.buf)
 }

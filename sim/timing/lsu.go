@@ -66,6 +66,9 @@ type lsu struct {
 	queue   []*memReq
 	head    int
 	pending map[string]*memReq
+	// spare are answered requests for reuse; idBuf builds request names.
+	spare []*memReq
+	idBuf []byte
 	// waiters are warps that could not issue a memory instruction because
 	// the unit was full.
 	waiters []*warpCtx
@@ -157,7 +160,7 @@ func (l *lsu) send(cyc uint64) {
 // NotifyPortFree wakes the SM when the memory system takes requests again.
 func (s *SM) NotifyPortFree(now sim.VTimeInSec, p sim.Port) {
 	s.lsu.blocked.Store(false)
-	s.TickingComponent.NotifyPortFree(now, p)
+	s.tickLater(now, p, true)
 }
 
 // retrieve takes every response that has arrived.
@@ -190,6 +193,7 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 			continue
 		}
 		l.complete(r, cyc)
+		l.recycle(r)
 	}
 	if freed && len(l.waiters) > 0 {
 		for _, w := range l.waiters {
@@ -198,6 +202,23 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		}
 		l.waiters = l.waiters[:0]
 	}
+}
+
+// newReq returns a request to fill, reusing an answered one.
+func (l *lsu) newReq() *memReq {
+	if n := len(l.spare); n > 0 {
+		r := l.spare[n-1]
+		l.spare = l.spare[:n-1]
+		return r
+	}
+	return new(memReq)
+}
+
+// recycle keeps an answered request for newReq. Its atomic operations
+// stay with the memory system's message.
+func (l *lsu) recycle(r *memReq) {
+	*r = memReq{}
+	l.spare = append(l.spare, r)
 }
 
 // complete accounts for a finished request.
@@ -341,7 +362,8 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 			}
 			if k == ns {
 				sectors[k] = sec
-				reqs[k] = &memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
+				reqs[k] = l.newReq()
+				*reqs[k] = memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
 				ns++
 			}
 			r := reqs[k]
@@ -398,8 +420,10 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 			if bypassL1 && kind == reqLoad && addr < localRegion {
 				kk = reqLoadBypass
 			}
-			l.queue = append(l.queue, &memReq{kind: kk, addr: addr, mask: masks[k],
-				notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task})
+			r := l.newReq()
+			*r = memReq{kind: kk, addr: addr, mask: masks[k],
+				notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
+			l.queue = append(l.queue, r)
 		}
 		n = nl
 		if kind == reqLoad {

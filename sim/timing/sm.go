@@ -132,6 +132,11 @@ type SM struct {
 	ticked   bool
 	lastTick uint64
 	wakeAt   uint64 // the earliest pending wake event (never: none)
+	// nextTickTime is the time of the latest tick that NotifyRecv or
+	// NotifyPortFree asked for (see tickLater); spare are handled wake
+	// events for reuse (serial engine only).
+	nextTickTime sim.VTimeInSec
+	spare        []*wakeEvent
 
 	lastActivity uint64
 	resident     int // resident warps (not yet exited)
@@ -153,6 +158,7 @@ func newSM(g *GPU, id int) *SM {
 	s := &SM{g: g, id: id, cfg: &g.cfg, wakeAt: never}
 	name := fmt.Sprintf("%s.SM[%d]", g.name, id)
 	s.TickingComponent = sim.NewTickingComponent(name, g.engine, g.freq, s)
+	s.nextTickTime = -1
 	port := sim.NewLimitNumMsgPort(s, 64, name+".Mem")
 	s.AddPort("Mem", port)
 	s.port = port
@@ -269,11 +275,13 @@ func (s *SM) integrateOccupancy(cyc uint64) {
 	s.occLast = cyc
 }
 
-// wakeEvent is a tick the SM schedules for itself at a later cycle.
+// wakeEvent is a tick the SM schedules for itself at a later cycle, or,
+// with notified set, the tick NotifyRecv or NotifyPortFree asks for.
 type wakeEvent struct {
-	time    sim.VTimeInSec
-	cycle   uint64
-	handler sim.Handler
+	time     sim.VTimeInSec
+	cycle    uint64
+	handler  sim.Handler
+	notified bool
 }
 
 func (e *wakeEvent) Time() sim.VTimeInSec    { return e.time }
@@ -289,8 +297,53 @@ func (s *SM) Handle(e sim.Event) error {
 	if !ok {
 		return s.TickingComponent.Handle(e)
 	}
-	s.g.smEvent(s, w.time, w.cycle, true)
+	if w.notified {
+		s.g.smEvent(s, w.time, 0, false)
+	} else {
+		s.g.smEvent(s, w.time, w.cycle, true)
+	}
+	if !s.g.parallel {
+		s.spare = append(s.spare, w)
+	}
 	return nil
+}
+
+// newWake returns a wake event for time t, reusing a handled one under
+// the serial engine, which holds no event once it has handled it.
+func (s *SM) newWake(t sim.VTimeInSec, c uint64, notified bool) *wakeEvent {
+	if n := len(s.spare); n > 0 {
+		w := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		*w = wakeEvent{time: t, cycle: c, handler: s, notified: notified}
+		return w
+	}
+	return &wakeEvent{time: t, cycle: c, handler: s, notified: notified}
+}
+
+// NotifyRecv ticks the SM at the next cycle, when a response arrives.
+func (s *SM) NotifyRecv(now sim.VTimeInSec, p sim.Port) { s.tickLater(now, p, false) }
+
+// tickLater is akita's TickScheduler.TickLater (one tick at the cycle
+// after now, unless one is already asked for at or after it), which
+// NotifyRecv and NotifyPortFree call, with the SM's own event: akita's
+// allocates a TickEvent and names it with the process-wide ID generator.
+// The events' times and their order are the same. Under the parallel
+// engine, where deliveries notify concurrently, akita's is used.
+func (s *SM) tickLater(now sim.VTimeInSec, p sim.Port, portFree bool) {
+	if s.g.parallel {
+		if portFree {
+			s.TickingComponent.NotifyPortFree(now, p)
+		} else {
+			s.TickingComponent.NotifyRecv(now, p)
+		}
+		return
+	}
+	t := s.g.freq.NextTick(now)
+	if s.nextTickTime >= t {
+		return
+	}
+	s.nextTickTime = t
+	s.g.engine.Schedule(s.newWake(t, 0, true))
 }
 
 // Tick runs one cycle of the SM (see tick). It always reports false: the
@@ -321,7 +374,7 @@ func (s *SM) wakeAtCycle(c uint64) {
 		return
 	}
 	s.wakeAt = c
-	s.g.engine.Schedule(&wakeEvent{time: s.timeOf(c), cycle: c, handler: s})
+	s.g.engine.Schedule(s.newWake(s.timeOf(c), c, false))
 }
 
 // tick runs one cycle of the SM: it takes memory responses, sends queued
@@ -691,5 +744,6 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 // nextID names a memory request of the SM.
 func (l *lsu) nextID() string {
 	l.ids++
-	return l.prefix + strconv.FormatUint(l.ids, 10)
+	l.idBuf = strconv.AppendUint(append(l.idBuf[:0], l.prefix...), l.ids, 10)
+	return string(l.idBuf)
 }
