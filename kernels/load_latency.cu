@@ -40,3 +40,42 @@ extern "C" __global__ void load_latency(const uint32_t* chain, uint32_t steps, u
   out[0] = stop - start;
   out[1] = i;
 }
+
+// sync_latency: the round trips a barrier is made of, from one thread:
+// kind 0, a chain of dependent atomicAdd on one word (each adds 1 plus
+// the previous result's top bit, always 0 here, so the next cannot start
+// before the previous returns); kind 1, a volatile store followed by __threadfence()
+// (membar.gl), the release half of every grid barrier here. steps of each
+// are timed with %clock64 after one untimed step.
+//
+// Parameters:
+//   word    two uint32 (read and written): word[0] for the atomics,
+//           word[1] for the stores. Set to 0 first.
+//   steps   timed iterations (>= 1).
+//   kind    0 or 1, as above.
+//   out     out[0] = cycles of the timed iterations.
+// Launch: one CTA of 32 threads (only thread 0 works).
+// Driver checks: kind 0: word[0] == steps + 1; kind 1: word[1] == steps.
+// Not idempotent: reset word before each launch.
+extern "C" __global__ void sync_latency(uint32_t* word, uint32_t steps, uint32_t kind, unsigned long long* out) {
+  if (threadIdx.x != 0 || blockIdx.x != 0)
+    return;
+  uint32_t v = atomicAdd(&word[0], 0u);
+  if (kind != 0)
+    wg_store_volatile(&word[1], 0u);
+  __threadfence();
+  unsigned long long start = wg_clock64();
+  if (kind == 0) {
+    for (uint32_t s = 0; s < steps; ++s)
+      v = atomicAdd(&word[0], 1u + (v >> 31)); // adds 1: the word stays far below 2^31
+  } else {
+    for (uint32_t s = 1; s <= steps; ++s) {
+      wg_store_volatile(&word[1], s);
+      __threadfence();
+    }
+  }
+  unsigned long long stop = wg_clock64();
+  out[0] = stop - start;
+  if (kind == 0)
+    atomicAdd(&word[0], 1u);
+}

@@ -67,3 +67,23 @@ func TestKernelLoadLatency(t *testing.T) {
 		}
 	})
 }
+
+// TestKernelSyncLatency: the atomics chain adds exactly steps (plus the
+// final 1) and the store-and-fence loop leaves its last store; in timing
+// mode both take at least an L2 round trip per step.
+func TestKernelSyncLatency(t *testing.T) {
+	forModes(t, func(t *testing.T, d *Device) {
+		k := lookup(t, "sync_latency")
+		for kind, want := range [][2]uint32{{21, 0}, {0, 20}} {
+			word := zeros[uint32](t, d, 2)
+			out := zeros[uint64](t, d, 1)
+			launch(t, d, k, 1, 32, word, uint32(20), uint32(kind), out)
+			got := download[uint32](t, d, word, 2)
+			assert.Equal(t, want[:], got, "kind %d", kind)
+			if d.Mode() == ModeTiming {
+				cycles := download[uint64](t, d, out, 1)[0]
+				assert.GreaterOrEqual(t, cycles/20, uint64(d.Config().Memory.L1HitLatency), "kind %d: cycles per step", kind)
+			}
+		}
+	})
+}

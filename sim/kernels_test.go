@@ -33,6 +33,7 @@ var kernelTests = map[string]string{
 	"atomic_contention_global": "TestKernelAtomicContention",
 	"atomic_spread":            "TestKernelAtomicSpread",
 	"load_latency":             "TestKernelLoadLatency",
+	"sync_latency":             "TestKernelSyncLatency",
 	"bank_stride":              "TestKernelBankStride",
 	"bank_stride_padded":       "TestKernelBankStride",
 	"global_barrier":           "TestKernelGlobalBarrier",

@@ -57,7 +57,11 @@ func LoadLatency(ctx context.Context, dev kernels.Device, footprints []int, p Pa
 			t.add(fp>>10, kind, steps, float64(cycles)/float64(steps), "walk ends where the host's does")
 		}
 	}
+	if err := syncLatency(ctx, dev, t, p); err != nil {
+		return nil, err
+	}
 	t.Notes = append(t.Notes,
+		"Rows 'atomic round trip' and 'store + fence' (sync_latency): a chain of dependent atomicAdd on one word, and a volatile store followed by __threadfence(), the two halves of a grid barrier's round; footprint 0: one word.",
 		"One thread chases a random cyclic chain with one word per 128-byte line, first untimed (the lines reach L2, and L1 when they fit and the loads are weak), then timed with %clock64.",
 		"Cycles per load include the loop's few integer instructions per step. A 16 KB chain is an L1 hit for weak loads; 2 MB misses every L1 and hits L2. Strong loads bypass L1 at either size.")
 	return t, nil
@@ -77,6 +81,61 @@ func loadLatencyChain(lines int) (chain []uint32, next []uint32) {
 		chain[l*words] = uint32(to * words)
 	}
 	return chain, next
+}
+
+// syncSteps are sync_latency's timed iterations.
+const syncSteps = 512
+
+// syncLatency adds sync_latency's two rows to t: cycles per dependent
+// atomic, and per volatile store + __threadfence().
+func syncLatency(ctx context.Context, dev kernels.Device, t *Table, p Params) error {
+	k, err := kernels.Lookup("sync_latency")
+	if err != nil {
+		return err
+	}
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	word, err := kernels.Slice[uint32](mem, 2)
+	if err != nil {
+		return err
+	}
+	out, err := kernels.Slice[uint64](mem, 1)
+	if err != nil {
+		return err
+	}
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
+	for kind, name := range []string{"atomic round trip (atomicAdd)", "store + fence (st.volatile, membar.gl)"} {
+		var samples []uint64
+		for i := range max(p.Warmup, 0) + max(p.Repeat, 1) {
+			if err := kernels.Upload(dev, word, []uint32{0, 0}); err != nil {
+				return err
+			}
+			if _, err := dev.Launch(ctx, k, cfg, word, uint32(syncSteps), uint32(kind), out); err != nil {
+				return fmt.Errorf("sync_latency %s: %w", name, err)
+			}
+			got := make([]uint32, 2)
+			if err := kernels.Download(dev, got, word); err != nil {
+				return err
+			}
+			want := []uint32{syncSteps + 1, 0}
+			if kind == 1 {
+				want = []uint32{0, syncSteps}
+			}
+			if got[0] != want[0] || got[1] != want[1] {
+				return fmt.Errorf("sync_latency %s: words %v, want %v", name, got, want)
+			}
+			cycles := make([]uint64, 1)
+			if err := kernels.Download(dev, cycles, out); err != nil {
+				return err
+			}
+			if i >= max(p.Warmup, 0) {
+				samples = append(samples, cycles[0])
+			}
+		}
+		slices.Sort(samples)
+		t.add(0, name, syncSteps, float64(samples[len(samples)/2])/syncSteps, "final words exact")
+	}
+	return nil
 }
 
 func runLoadLatency(ctx context.Context, dev kernels.Device, k *kernels.Kernel, chain []uint32, steps, strong int, p Params) (cycles, reached uint64, err error) {

@@ -211,7 +211,7 @@ func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
 	mem := dev.Config().Memory
 	tab, err := micro.LoadLatency(ctx(t), dev, []int{16 << 10, 512 << 10}, micro.Params{})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 4)
+	require.Len(t, tab.Rows, 6)
 	cycles := func(row int) float64 {
 		var v float64
 		_, err := fmt.Sscan(tab.Rows[row][3], &v)
@@ -223,6 +223,8 @@ func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
 	assert.InDelta(t, l2, cycles(1), 20, "16 KB strong: L2")
 	assert.InDelta(t, l2, cycles(2), 20, "512 KB weak: beyond L1, L2 hits")
 	assert.InDelta(t, l2, cycles(3), 20, "512 KB strong: L2")
+	assert.InDelta(t, float64(mem.AtomicLatency), cycles(4), 20, "a dependent atomic: the atomic round trip")
+	assert.Greater(t, cycles(5), l2*0.9, "a fence waits for its store's acknowledgement from L2")
 	_, err = micro.LoadLatency(ctx(t), dev, []int{64}, micro.Params{})
 	assert.ErrorContains(t, err, "fewer than two")
 }
