@@ -151,8 +151,10 @@
 //
 // # Engines
 //
-// A GPU runs on akita's serial engine unless Builder.WithParallelEngine
-// asks for its parallel engine, which handles the events due at one time
+// A GPU runs on a serial engine of its own (engine.go: akita's
+// SerialEngine without its locks, handling events in exactly akita's
+// order, so every figure is the same) unless Builder.WithParallelEngine
+// asks for akita's parallel engine, which handles the events due at one time
 // on concurrent goroutines. The SMs cannot run Step concurrently: they
 // share the functional memory image, the grid's barriers and the CTA
 // dispatcher. Their events therefore queue for the GPU's lock (smEvent):
@@ -185,6 +187,43 @@
 // fabric's deliveries run alone as secondary events; and every send of
 // every component takes the fabric's one lock. What runs in parallel is
 // mostly the L2 slices' ticks, about a third of the serial time.
+//
+// # Speed
+//
+// A run costs its engine events times their cost; idle components
+// schedule nothing (an SM sleeps until its next warp may issue, a
+// response arrives or the port frees; the fabric and the sectored L1
+// work only at deliveries). On the 2-core development machine, one
+// `go test -run '^$' -bench 'BFS|Stream' ./sim` run (sim's BenchmarkBFS:
+// bsp on rmat:scale=16+perm=1, h100, 18.2 M cycles in 5 launches; and
+// BenchmarkStreamTiming1M against BenchmarkStreamFunctional1M), before
+// and after the engine of engine.go and the allocation cuts of issue 11
+// item 11, two runs each:
+//
+//	                        functional     timing before   timing now   ratio now
+//	BFS rmat16 (bsp)        0.61-0.81 s    45.7-46.4 s     32.3-32.5 s  45x (57-75x before)
+//	stream 1M (serial)      58-64 ms       3.26-3.35 s     2.60-2.64 s  40-45x (51-52x before)
+//
+// BFS on rmat:scale=18+perm=1 took 6 min 53 s of host time for 51.6 M
+// cycles and 56 M warp-instructions (the machine partly shared with
+// other runs; scale 16 has 18.2 M and 13 M); scale 20, at the same
+// growth, would take half an hour or more. The issue's aim (10x)
+// is not reached. Most of BFS's cycles are its first level, where one
+// thread walks the source's edges (on rmat14, 5.8 M of 6.65 M cycles, IPC
+// 0.004 over the GPU): a serial chain of loads and atomics at some 2.7
+// events per warp-instruction (the SM's tick when it issues, its tick the
+// cycle after, which finds the warp waiting on its result, the response's
+// tick, the L1's delivery, the L2 slice's ticks) and 0.8 us per event,
+// spread over the SM (35%), the fabric and sectored L1 (23%) and akita's
+// writeback L2 (21%). Fewer events is what is left, and it is blocked by
+// exactness: the engine runs same-time events in the order its binary
+// heap happens to hold them (akita's, kept here so that no figure moves),
+// so removing any event, such as the SM's tick the cycle after an issue
+// (half of the SM's ticks issue nothing), reorders other same-time
+// events (SMs' sends into the fabric, L2 slices' ticks) and moves cycle
+// counts. Ordering
+// same-time events by time and then by when they were scheduled would
+// make such cuts exact, at the price of re-pinning every figure once.
 //
 // # Dependencies
 //
