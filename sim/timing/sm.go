@@ -159,7 +159,7 @@ func newSM(g *GPU, id int) *SM {
 	name := fmt.Sprintf("%s.SM[%d]", g.name, id)
 	s.TickingComponent = sim.NewTickingComponent(name, g.engine, g.freq, s)
 	s.nextTickTime = -1
-	port := sim.NewLimitNumMsgPort(s, 64, name+".Mem")
+	port := newSMPort(s, 64, name+".Mem", g.parallel)
 	s.AddPort("Mem", port)
 	s.port = port
 	g.mem.ConnectSM(id, port)
