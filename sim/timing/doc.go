@@ -197,12 +197,12 @@
 // `go test -run '^$' -bench 'BFS|Stream' ./sim` run (sim's BenchmarkBFS:
 // bsp on rmat:scale=16+perm=1, h100, 18.2 M cycles in 5 launches; and
 // BenchmarkStreamTiming1M against BenchmarkStreamFunctional1M), before
-// and after the engine of engine.go and the allocation cuts of issue 11
-// item 11, two runs each:
+// and after issue 11 item 11 (the engine of engine.go, the SM's port of
+// port.go, fewer allocations per event), two runs before and four after:
 //
 //	                        functional     timing before   timing now   ratio now
-//	BFS rmat16 (bsp)        0.61-0.81 s    45.7-46.4 s     32.3-32.5 s  45x (57-75x before)
-//	stream 1M (serial)      58-64 ms       3.26-3.35 s     2.60-2.64 s  40-45x (51-52x before)
+//	BFS rmat16 (bsp)        0.61-0.81 s    45.7-46.4 s     31.6-32.5 s  45-47x (57-75x before)
+//	stream 1M (serial)      58-64 ms       3.26-3.35 s     2.60-2.91 s  40-47x (51-52x before)
 //
 // BFS on rmat:scale=18+perm=1 took 6 min 53 s of host time for 51.6 M
 // cycles and 56 M warp-instructions (the machine partly shared with
