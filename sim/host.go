@@ -37,8 +37,9 @@ import (
 // With these three keys the three patterns of the launch_overhead
 // microbenchmark (experiments/micro) cost, per iteration, by construction:
 // launch = LaunchNs + KernelOverheadNs + SyncNs; launch + 4-byte
-// read-back = that + SyncNs + CopyLatencyNs; 4-byte upload + launch + read-back = that +
-// CopyLatencyNs (4 bytes add 4 / CopyBytesPerNs, rounded to 0 ns), plus
+// read-back = that + SyncNs + CopyLatencyNs; 4-byte upload + launch +
+// read-back = that + CopyLatencyNs (4 bytes add 4 / CopyBytesPerNs,
+// rounded to 0 ns), plus
 // the kernel's simulated time in timing mode. h100.yaml sets them from the
 // H100's measured figures; sim/configs/README.md has the derivation.
 type HostConfig struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -247,15 +248,7 @@ func writeProfileLaunches(w io.Writer, r *sim.ProfileReport) error {
 			}
 		}
 		longest := slices.Clone(show)
-		slices.SortStableFunc(longest, func(a, b sim.ProfileLaunch) int {
-			switch {
-			case a.WarpCycles > b.WarpCycles:
-				return -1
-			case a.WarpCycles < b.WarpCycles:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(longest, func(a, b sim.ProfileLaunch) int { return cmp.Compare(b.WarpCycles, a.WarpCycles) })
 		for _, l := range longest[:5] {
 			if !slices.ContainsFunc(picked, func(x sim.ProfileLaunch) bool { return x.Launch == l.Launch }) {
 				picked = append(picked, l)
@@ -305,15 +298,7 @@ func reasonShares(m map[string]uint64, whole uint64, n int, all bool) string {
 			kvs = append(kvs, kv{r.Name, v})
 		}
 	}
-	slices.SortStableFunc(kvs, func(a, b kv) int {
-		switch {
-		case a.v > b.v:
-			return -1
-		case a.v < b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(kvs, func(a, b kv) int { return cmp.Compare(b.v, a.v) })
 	var parts []string
 	for _, x := range kvs[:min(n, len(kvs))] {
 		parts = append(parts, x.name+" "+pct(x.v, whole))

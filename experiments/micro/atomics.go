@@ -137,12 +137,8 @@ func AtomicSpread(ctx context.Context, dev kernels.Device, strides []int, ctas i
 	if ctas < 1 {
 		return nil, fmt.Errorf("atomic_spread: %d CTAs: need at least 1", ctas)
 	}
-	want := uint32(0xFFFFFFFF)
-	for t := range atomicThreads {
-		for r := range p.Reps {
-			want = min(want, uint32(t)^(uint32(r)*0x9E3779B9))
-		}
-	}
+	// Every thread of a CTA shares its word: degree atomicThreads, one slot.
+	want := atomicExpected(atomicThreads, p.Reps)[0]
 	t := &Table{Name: "atomic_spread", Device: dev.Properties().Name}
 	for _, stride := range strides {
 		if stride < 4 || stride%4 != 0 {

@@ -21,8 +21,8 @@ const loadLatencyLine = 128
 // (ld.global) and strong (ld.volatile.global, the load spin loops poll
 // with), on chains of the given footprints, with the load_latency kernel:
 // one thread walks a random cyclic chain of lines once untimed and then
-// again timed with %clock64 (p.Reps times round the chain: 0 or 1 is once). Cycles per load are the timed walk's cycles
-// ÷ its loads (the loop's own integer instructions included, a few cycles
+// again timed with %clock64 (p.Reps times round the chain: 0 or 1 is
+// once). Cycles per load are the timed walk's cycles ÷ its loads (the loop's own integer instructions included, a few cycles
 // per step). Every run is validated: the index the walk reached is the
 // host's.
 func LoadLatency(ctx context.Context, dev kernels.Device, footprints []int, p Params) (*Table, error) {
@@ -103,37 +103,33 @@ func syncLatency(ctx context.Context, dev kernels.Device, t *Table, p Params) er
 	if err != nil {
 		return err
 	}
-	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
 	for kind, name := range []string{"atomic round trip (atomicAdd)", "store + fence (st.volatile, membar.gl)"} {
-		var samples []uint64
-		for i := range max(p.Warmup, 0) + max(p.Repeat, 1) {
+		want := [2]uint32{syncSteps + 1, 0}
+		if kind == 1 {
+			want = [2]uint32{0, syncSteps}
+		}
+		cycles, err := medianCycles(p, func() (uint64, error) {
 			if err := kernels.Upload(dev, word, []uint32{0, 0}); err != nil {
-				return err
+				return 0, err
 			}
-			if _, err := dev.Launch(ctx, k, cfg, word, uint32(syncSteps), uint32(kind), out); err != nil {
-				return fmt.Errorf("sync_latency %s: %w", name, err)
+			if _, err := dev.Launch(ctx, k, oneWarp, word, uint32(syncSteps), uint32(kind), out); err != nil {
+				return 0, err
 			}
 			got := make([]uint32, 2)
 			if err := kernels.Download(dev, got, word); err != nil {
-				return err
+				return 0, err
 			}
-			want := []uint32{syncSteps + 1, 0}
-			if kind == 1 {
-				want = []uint32{0, syncSteps}
+			if [2]uint32(got) != want {
+				return 0, fmt.Errorf("words %v, want %v", got, want)
 			}
-			if got[0] != want[0] || got[1] != want[1] {
-				return fmt.Errorf("sync_latency %s: words %v, want %v", name, got, want)
-			}
-			cycles := make([]uint64, 1)
-			if err := kernels.Download(dev, cycles, out); err != nil {
-				return err
-			}
-			if i >= max(p.Warmup, 0) {
-				samples = append(samples, cycles[0])
-			}
+			c := make([]uint64, 1)
+			err := kernels.Download(dev, c, out)
+			return c[0], err
+		})
+		if err != nil {
+			return fmt.Errorf("sync_latency %s: %w", name, err)
 		}
-		slices.Sort(samples)
-		t.add(0, name, syncSteps, float64(samples[len(samples)/2])/syncSteps, "final words exact")
+		t.add(0, name, syncSteps, float64(cycles)/syncSteps, "final words exact")
 	}
 	return nil
 }
@@ -149,22 +145,34 @@ func runLoadLatency(ctx context.Context, dev kernels.Device, k *kernels.Kernel, 
 	if err != nil {
 		return 0, 0, err
 	}
-	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
-	// Each launch times its own walk; the median of p.Repeat launches
-	// (after p.Warmup) is reported.
-	var samples []uint64
 	got := make([]uint64, 2)
-	for i := range max(p.Warmup, 0) + max(p.Repeat, 1) {
-		if _, err := dev.Launch(ctx, k, cfg, in, uint32(steps), uint32(strong), out); err != nil {
-			return 0, 0, err
+	cycles, err = medianCycles(p, func() (uint64, error) {
+		if _, err := dev.Launch(ctx, k, oneWarp, in, uint32(steps), uint32(strong), out); err != nil {
+			return 0, err
 		}
-		if err := kernels.Download(dev, got, out); err != nil {
-			return 0, 0, err
+		err := kernels.Download(dev, got, out)
+		return got[0], err
+	})
+	return cycles, got[1], err
+}
+
+// oneWarp is the launch of the one-thread probes.
+var oneWarp = kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
+
+// medianCycles runs a probe p.Warmup untimed and p.Repeat (at least one)
+// timed times, each run timing itself in cycles, and returns the median of
+// the timed runs.
+func medianCycles(p Params, run func() (uint64, error)) (uint64, error) {
+	var samples []uint64
+	for i := range max(p.Warmup, 0) + max(p.Repeat, 1) {
+		c, err := run()
+		if err != nil {
+			return 0, err
 		}
 		if i >= max(p.Warmup, 0) {
-			samples = append(samples, got[0])
+			samples = append(samples, c)
 		}
 	}
 	slices.Sort(samples)
-	return samples[len(samples)/2], got[1], nil
+	return samples[len(samples)/2], nil
 }

@@ -22,8 +22,9 @@ import (
 // is one pass for all its words, which proceed together; the lanes on one
 // word follow one another AtomicSameAddressCycles apart, and the next
 // request starts one issue slot after the request's longest such chain:
-// distinct words cost one pass, same-word contention a lane each. The completion time is known when the sector arrives from L2, so
-// one event answers the request and the unit costs nothing while it waits.
+// distinct words cost one pass, same-word contention a lane each. The
+// completion time is known when the sector arrives from L2, so one event
+// answers the request and the unit costs nothing while it waits.
 //
 // Its ticks and its completion events may fall on the same time, which
 // akita's parallel engine runs concurrently; mu serialises them and guards

@@ -21,7 +21,9 @@ import (
 // same-time events goes first follows from the heap's shape, so this
 // engine keeps the same heaps, operated by the same algorithm
 // (container/heap's up and down, with the same comparisons in the same
-// order), and each entry caches its event's time. The engine is driven by
+// order, written out: through container/heap's interface BenchmarkBFS
+// took 39.1 s against 31.9 s, one run each), and each entry caches its
+// event's time. The engine is driven by
 // one goroutine; only Pause, Continue and CurrentTime (the monitor's web
 // server) may be called from others.
 type serialEngine struct {
