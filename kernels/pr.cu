@@ -52,7 +52,88 @@ struct pr_acc : wg_acc_defaults<float> {
   }
 };
 
-WG_ACC_ENTRIES(pr, pr_acc)
+// SIMD-X runs PageRank as pull-then-push (pr_pullpush_acc below); every
+// other scheduler sweeps pr_acc.
+WG_BSP_ENTRIES(pr, pr_acc)
+WG_EDGE_ENTRIES(pr, pr_acc)
+WG_HQ_ENTRIES(pr, pr_acc)
+WG_WSEG_ENTRIES(pr, pr_acc)
+
+// PageRank, pull-then-push (SIMD-X): the residual form of the task-parallel
+// PageRank below (the leaky system x = (1-d)/n + d P^T x, normalised to sum
+// 1 at the end), with signed residuals so that it can start from the
+// uniform guess x = 1/n rather than from 0 (from 0 a residual shrinks by d
+// per step everywhere; from 1/n most of the graph starts near its answer).
+// Invariant: x* = x + (I - d P^T)^-1 r. A pull moves every vertex's
+// residual at once (Jacobi: x += r, r = the gathered carries); a push moves
+// the frontier's (|r| >= eps) with atomics. The host pulls while the
+// frontier's out-edges exceed the pull fraction and pushes from then on,
+// until no residual reaches eps: then |x - x*| <= eps/((1-d)/n) of x*.
+//   meta0  float rank[|V|]: x, 1/n at the start.
+//   meta1  float residual[|V|]: r; the first pull computes it from x.
+//   meta2  [4|V|] words: the push share d/outdeg (float, 0 for a dangling
+//          vertex); two carry arrays (float, a vertex's r x share): pull i
+//          gathers carry (i+1)%2 and writes carry i%2, take and push use
+//          carry (i+1)%2, and the host sets carry 1 to the start's,
+//          share/n; admitted (uint32): the iteration+1 in which a push last
+//          admitted the vertex to the next frontier, so that it is listed
+//          once.
+//   meta3  double sum[1]: the finishing pass's total rank
+//          (pr_atos_base_normsum and pr_atos_base_normscale).
+//   param_f32  eps.
+struct pr_pullpush_acc : wg_acc_defaults<float> {
+  static const int kind = WG_AGGREGATION;
+  float *rank, *residual, *carry_out, *carry_in;
+  const float *share;
+  uint32_t *admitted;
+  uint32_t stamp;
+  float eps, start_residual;
+  bool first;
+  __device__ pr_pullpush_acc(wg_meta m)
+      : rank((float *)m.buf[0]), residual((float *)m.buf[1]),
+        carry_out((float *)m.buf[2] + m.num_vertices * (1 + m.iteration % 2)),
+        carry_in((float *)m.buf[2] + m.num_vertices * (1 + (m.iteration + 1) % 2)), share((const float *)m.buf[2]),
+        admitted((uint32_t *)m.buf[2] + 3 * m.num_vertices), stamp(m.iteration + 1), eps(m.param_f32),
+        start_residual((0.15f - 1.0f) * __frcp_rn((float)m.num_vertices)), first(m.iteration == 0) {}
+  __device__ bool active(uint32_t) const { return true; }
+  __device__ bool compute(uint32_t src, uint32_t, uint32_t, float *update) const {
+    *update = carry_in[src];
+    return true;
+  }
+  __device__ bool wants_pull(uint32_t) const { return true; }
+  __device__ float identity() const { return 0.0f; }
+  __device__ float reduce(float a, float b) const { return a + b; }
+  // The first pull finds the start's residual, (1-d)/n - 1/n + the gather;
+  // later pulls settle r and gather the next.
+  __device__ bool combine_pull(uint32_t dst, float acc) {
+    float r = acc;
+    if (first)
+      r += start_residual;
+    else
+      rank[dst] += residual[dst];
+    residual[dst] = r;
+    carry_out[dst] = r * share[dst];
+    return wg_fabs(r) >= eps;
+  }
+  __device__ bool take(uint32_t v, float *carry) {
+    float r = residual[v];
+    residual[v] = 0.0f;
+    rank[v] += r;
+    *carry = r * share[v];
+    carry_in[v] = *carry;
+    return true;
+  }
+  // combine_push admits dst once per iteration, when an update lifts its
+  // residual to eps (a residual that crosses back and forth is admitted by
+  // the first crossing only).
+  __device__ bool combine_push(uint32_t dst, float update) const {
+    float before = atomicAdd(&residual[dst], update);
+    return wg_fabs(before) < eps && wg_fabs(before + update) >= eps && atomicExch(&admitted[dst], stamp) != stamp;
+  }
+};
+
+WG_SIMDX_ENTRIES(pr, pr_pullpush_acc)
+WG_SIMDX_TAKE_ENTRY(pr, pr_pullpush_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
 // residual reached eps. It solves the "leaky" system x = (1-d)/n + d P^T x,

@@ -198,7 +198,7 @@ func atosRun(e *Enactment) error {
 			return err
 		}
 	}
-	return atosFinalize(e)
+	return finishRun(e)
 }
 
 // atosGrow replaces an overflowed queue by one twice the size and restarts
@@ -376,8 +376,8 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 	e.overwork(did)
 }
 
-// atosFinalize runs the problem's finishing entries.
-func atosFinalize(e *Enactment) error {
+// finishRun runs the problem's finishing entries (Problem.Finalize).
+func finishRun(e *Enactment) error {
 	if len(e.Problem.Finalize) == 0 {
 		return nil
 	}

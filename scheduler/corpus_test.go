@@ -246,6 +246,7 @@ func TestSIMDXJITSwitchesFiltersOnOverflow(t *testing.T) {
 // PageRank's dangling mass must survive 10^5 dangling vertices of equal
 // rank: added one float32 at a time, every add rounded the same way and
 // every rank drifted by ~2e-3 (on the H100 on rmat20; here too before).
+// SIMD-X's residual form lets dangling rank leak and normalises at the end.
 func TestPageRankManyDanglingVertices(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a PageRank over 3*10^5 vertices on the functional simulator")
@@ -261,7 +262,7 @@ func TestPageRankManyDanglingVertices(t *testing.T) {
 	require.Greater(t, dangling, 100000)
 	pr, err := scheduler.LookupAlgorithm("pr")
 	require.NoError(t, err)
-	for _, name := range []string{"bsp"} {
+	for _, name := range []string{"bsp", "simdx"} {
 		v, err := scheduler.ParseVariant(name)
 		require.NoError(t, err)
 		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{}, scheduler.RunOptions{})
@@ -321,4 +322,42 @@ func TestEveryAlgorithmHasACPUReference(t *testing.T) {
 	for _, a := range scheduler.Algorithms() {
 		assert.NotNil(t, a.CPU, a.Name)
 	}
+}
+
+// SIMD-X's PageRank pulls while the active vertices' out-edges exceed the
+// pull fraction, then pushes to the end (never pulling again: the pulls'
+// carries are stale once pushes move residuals); under direction=push only
+// the first iteration, which computes the start's residual, pulls. Both
+// validate, from the initial state again on a repeat.
+func TestSIMDXPageRankPullsThenPushes(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	g := load(t, "rmat:scale=10+perm=1")
+	pr, err := scheduler.LookupAlgorithm("pr")
+	require.NoError(t, err)
+	directions := func(variant string, fraction float64) []string {
+		v, err := scheduler.ParseVariant(variant)
+		require.NoError(t, err)
+		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{},
+			scheduler.RunOptions{Warmup: 1, Repeat: 2, Tuning: scheduler.Tuning{PullFraction: fraction}})
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), res.Validation.String())
+		var dirs []string
+		for _, it := range res.Iterations {
+			if it.Direction != "-" {
+				dirs = append(dirs, it.Direction)
+			}
+		}
+		require.Equal(t, "finish", res.Iterations[len(res.Iterations)-1].Phases)
+		return dirs
+	}
+	auto := directions("simdx", 0.3)
+	pulls := slices.Index(auto, "push")
+	require.Greater(t, pulls, 1, "several pulls first: %v", auto)
+	for _, d := range auto[pulls:] {
+		assert.Equal(t, "push", d, "no pull after the first push: %v", auto)
+	}
+	assert.Less(t, pulls, slices.Index(directions("simdx", 0.05), "push"), "a smaller pull fraction pulls longer")
+	push := directions("simdx:direction=push", 0.3)
+	assert.Equal(t, "pull", push[0])
+	assert.NotContains(t, push[1:], "pull")
 }

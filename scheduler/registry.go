@@ -100,6 +100,12 @@ type Problem struct {
 	// Pull makes every iteration a sweep over all vertices gathering over
 	// in-edges (aggregation); otherwise iterations push from the frontier.
 	Pull bool
+	// PullThenPush is an aggregation whose state also moves by pushing
+	// (PageRank's residual): SIMD-X pulls in its first iteration and while
+	// the frontier's out-edges exceed the pull fraction, then pushes until
+	// the frontier empties, each push preceded by the take entry
+	// (<kernel>_simdx_none_take), and finishes with Finalize.
+	PullThenPush bool
 	// MaxIterations bounds the iterations; a run that reaches it fails.
 	MaxIterations int
 	// Check validates the downloaded metadata after a run of the given
@@ -111,7 +117,7 @@ type Problem struct {
 	// Values returns the per-vertex result after a run (for --out).
 	Values func() Values
 	// Finalize names entries (full kernel names) a task-parallel scheduler
-	// launches once after the queue drains, each over every vertex with a
+	// (or SIMD-X's pull-then-push) launches once after the queue drains, each over every vertex with a
 	// grid-stride loop and the ACC parameters (PageRank's residual form
 	// normalises its ranks).
 	Finalize []string

@@ -124,7 +124,7 @@ func simdxPrepare(e *Enactment) error {
 			return err
 		}
 	}
-	if e.Problem.Pull || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
+	if e.Problem.Pull || e.Problem.PullThenPush || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		if _, err := e.inEdges(); err != nil {
 			return err
 		}
@@ -202,7 +202,11 @@ func simdxRun(e *Enactment) error {
 		return nil
 	}
 	ks := map[string]*kernels.Kernel{}
-	for _, phase := range []string{"push", "pull", "activate"} {
+	phases := []string{"push", "pull", "activate"}
+	if p.PullThenPush {
+		phases = append(phases, "take")
+	}
+	for _, phase := range phases {
 		k, err := kernels.Lookup(fmt.Sprintf("%s_simdx_none_%s", e.Algorithm.Kernel, phase))
 		if err != nil {
 			return err
@@ -217,9 +221,6 @@ func simdxRun(e *Enactment) error {
 		ks[name] = k
 	}
 	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
-	if p.Pull {
-		return simdxSweeps(e, st, ks["pull"], medium, large)
-	}
 	if e.Variant.Get("fusion") != "none" {
 		return simdxFused(e, st, ks)
 	}
@@ -254,7 +255,17 @@ func simdxRun(e *Enactment) error {
 	if filter == "jit" {
 		next = "online"
 	}
-	if p.Start == nil { // the first frontier: the algorithm's active vertices
+	first := 0 // the first push iteration
+	if p.PullThenPush {
+		pulls, err := simdxPullPhase(e, st, ks["pull"], scan)
+		if err != nil || pulls < 0 {
+			return err
+		}
+		first = pulls
+		if err := readLengths(st.cur); err != nil {
+			return err
+		}
+	} else if p.Start == nil { // the first frontier: the algorithm's active vertices
 		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
 		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
 			return err
@@ -271,10 +282,10 @@ func simdxRun(e *Enactment) error {
 		return err
 	}
 	direction := "push"
-	for iteration := 0; ; iteration++ {
+	for iteration := first; ; iteration++ {
 		size := int(length[0] + length[1] + length[2])
 		if size == 0 {
-			return nil
+			return finishRun(e)
 		}
 		if err := e.iterationLimit(iteration); err != nil {
 			return err
@@ -301,6 +312,11 @@ func simdxRun(e *Enactment) error {
 		}
 		emitArgs := []any{st.lists[nxt], st.lens[nxt], st.bins, st.binCount, st.queued, stamp, uint32(t.BinSize), emit, medium, large}
 		if direction == "push" {
+			if p.PullThenPush {
+				if err := e.launch(&it, ks["take"], st.grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
+					return err
+				}
+			}
 			args := append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])
 			if err := e.launch(&it, ks["push"], st.grid, append(args, emitArgs...)...); err != nil {
 				return err
@@ -358,26 +374,64 @@ func simdxRun(e *Enactment) error {
 	}
 }
 
-// simdxSweeps runs an aggregation algorithm: classified pulls over every
-// vertex until a sweep leaves none active.
-func simdxSweeps(e *Enactment, st *simdxState, pull *kernels.Kernel, medium, large uint32) error {
-	n := e.Problem.Graph.NumVertices()
+// simdxPullPhase runs the pulls of a pull-then-push aggregation
+// (PageRank): each pull gathers for every vertex and stamps, counts and sums
+// the out-edges of the vertices it leaves active, with one atomic per warp
+// (no lists: the next pull reads none). It pulls while those out-edges
+// exceed the pull fraction of all edges (once under direction=push: the
+// first pull computes the start), then a ballot scan lists the active
+// vertices for the pushes and it returns the iterations it ran; -1 when no
+// vertex is left active (the run is finished).
+func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel,
+	scan func(it *IterationStats, i int, stamp uint32, mode string) error) (int, error) {
+	g, t := e.Problem.Graph, e.Options.Tuning
+	n := g.NumVertices()
 	in, err := e.inEdges()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return e.sweepUntilQuiet(func(it *IterationStats) (int, error) {
-		e.Buffers.Zero(st.lens[0], 4*lenWords, "active count")
+	active := n
+	for iteration := 0; ; iteration++ {
+		if err := e.iterationLimit(iteration); err != nil {
+			return 0, err
+		}
+		stamp := uint32(iteration + 2)
+		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: active}
+		e.Buffers.Zero(st.lens[st.cur], 4*lenWords, "frontier lengths")
 		if err := e.Buffers.Err(); err != nil {
 			return 0, err
 		}
-		args := append(e.accArgs(in, it.Iteration), e.out.offsets, st.pullLists, st.pullLen,
-			st.lists[1], st.lens[0], st.bins, st.binCount, st.queued, uint32(0), uint32(0), uint32(emitCount), medium, large)
-		if err := e.launch(it, pull, st.grid, args...); err != nil {
+		args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen,
+			st.lists[st.cur], st.lens[st.cur], st.bins, st.binCount, st.queued, stamp, uint32(0), uint32(emitCount),
+			uint32(t.MediumFrom), uint32(t.LargeFrom))
+		if err := e.launch(&it, pull, st.grid, args...); err != nil {
 			return 0, err
 		}
-		return e.readCount(st.lens[0]+4*lenActive, n, "the active count")
-	})
+		var length [lenWords]uint32
+		if err := kernels.Download(e.Dev, length[:], st.lens[st.cur]); err != nil {
+			return 0, err
+		}
+		if int(length[lenActive]) > n {
+			return 0, fmt.Errorf("a pull left %d of %d vertices active: a kernel wrote out of bounds", length[lenActive], n)
+		}
+		active = int(length[lenActive])
+		it.FrontierOut = active
+		pushNext := e.Variant.Get("direction") != "auto" || float64(length[lenEdges]) <= t.PullFraction*float64(g.NumEdges())
+		if active > 0 && pushNext {
+			if err := scan(&it, st.cur, stamp, "ballot"); err != nil {
+				return 0, err
+			}
+			it.Phases += "+ballot"
+			it.Filter = "ballot"
+		}
+		e.record(it)
+		if active == 0 {
+			return -1, finishRun(e)
+		}
+		if pushNext {
+			return iteration + 1, nil
+		}
+	}
 }
 
 // simdxGridKernel is the kernel whose occupancy sizes the grid: the push

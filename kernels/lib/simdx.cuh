@@ -41,7 +41,7 @@
 #define WG_EMIT_SCAN 0
 #define WG_EMIT_ATOMIC 1
 #define WG_EMIT_ONLINE 2
-#define WG_EMIT_COUNT 3 // aggregation sweeps: only count the active vertices
+#define WG_EMIT_COUNT 3 // aggregation pulls: stamp and count the active vertices and their out-edges
 
 #define WG_SCAN_BALLOT 0
 #define WG_SCAN_BATCH 1
@@ -64,9 +64,12 @@ struct wg_emitter {
   uint32_t *queued, *out_lists, *out_len, *bins;
   uint32_t n, stamp, bin_size, mode, medium_from, large_from;
   uint32_t count; // activations this thread recorded
+  uint32_t edges; // count mode: their out-edges
   __device__ void emit(uint32_t v) {
-    if (mode == WG_EMIT_COUNT) {
+    if (mode == WG_EMIT_COUNT) { // a pull emits each vertex once: no claim needed
+      queued[v] = stamp;
       ++count;
+      edges += offsets[v + 1] - offsets[v];
       return;
     }
     if (mode == WG_EMIT_ATOMIC) {
@@ -91,9 +94,11 @@ struct wg_emitter {
   // warp must be converged (a count sweep sums with shuffles).
   __device__ void finish(uint32_t *bin_count) const {
     if (mode == WG_EMIT_COUNT) {
-      uint32_t total = wg_warp_sum(count);
-      if (wg_lane_id() == 0 && total > 0)
+      uint32_t total = wg_warp_sum(count), out_edges = wg_warp_sum(edges);
+      if (wg_lane_id() == 0 && total > 0) {
         atomicAdd(&out_len[WG_LEN_ACTIVE], total);
+        atomicAdd(&out_len[WG_LEN_EDGES], out_edges);
+      }
       return;
     }
     if (mode == WG_EMIT_ONLINE) {
@@ -113,7 +118,7 @@ struct wg_emitter {
 #define WG_SIMDX_EMITTER                                                                           \
   wg_emitter {                                                                                     \
     row_offsets, queued, out_lists, out_len, bins, num_vertices, stamp, bin_size, emit_mode,       \
-        medium_from, large_from, 0                                                                 \
+        medium_from, large_from, 0, 0                                                              \
   }
 
 // wg_push_edge applies one out-edge of v and emits its target if activated.
@@ -761,3 +766,29 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
   }
 
 #endif // WARPGRAPH_LIB_SIMDX_CUH
+
+// ---- aggregation that pushes: take before the push -------------------------
+//
+// An aggregation algorithm whose push moves state (PageRank's pull-then-push
+// moves a vertex's residual) must take each frontier vertex's state once,
+// before any of its edges reads it: a CTA pushing a large vertex reads it
+// from many threads while pushes into it arrive. The take phase runs over
+// the frontier lists (duplicate-free: the algorithm admits a vertex once per
+// iteration) and calls take(v, &carry), which records what the push phase's
+// compute reads.
+template <typename ALG>
+static __device__ __noinline__ void wg_simdx_take(WG_ACC_PARAMS, const uint32_t *in_lists, const uint32_t *in_len) {
+  ALG alg(WG_ACC_META);
+  uint32_t n = num_vertices, threads = gridDim.x * blockDim.x;
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t i = wg_global_id(); i < in_len[c]; i += threads) {
+      typename ALG::value_t carry;
+      alg.take(in_lists[c * n + i], &carry);
+    }
+}
+
+#define WG_SIMDX_TAKE_ENTRY(NAME, ALG)                                                             \
+  extern "C" __global__ void NAME##_simdx_none_take(WG_ACC_PARAMS, const uint32_t *in_lists,       \
+                                                    const uint32_t *in_len) {                       \
+    wg_simdx_take<ALG>(WG_ACC_ARGS, in_lists, in_len);                                              \
+  }
