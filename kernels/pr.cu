@@ -133,7 +133,7 @@ struct pr_pullpush_acc : wg_acc_defaults<float> {
 };
 
 WG_SIMDX_ENTRIES(pr, pr_pullpush_acc)
-WG_SIMDX_TAKE_ENTRY(pr, pr_pullpush_acc)
+WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
 // residual reached eps. It solves the "leaky" system x = (1-d)/n + d P^T x,

@@ -360,4 +360,28 @@ func TestSIMDXPageRankPullsThenPushes(t *testing.T) {
 	push := directions("simdx:direction=push", 0.3)
 	assert.Equal(t, "pull", push[0])
 	assert.NotContains(t, push[1:], "pull")
+	// local=cta: CTA 0 runs the small frontiers' rounds alone, in one
+	// launch, and hands a grown frontier back to the grid.
+	for _, variant := range []string{"simdx:local=cta", "simdx:filter=atomic,local=cta"} {
+		v, err := scheduler.ParseVariant(variant)
+		require.NoError(t, err)
+		for _, spec := range []string{"rmat:scale=10+perm=1", "grid:w=48,h=48"} {
+			res, err := scheduler.Enact(context.Background(), dev, pr, v, load(t, spec), scheduler.Options{}, scheduler.RunOptions{})
+			require.NoError(t, err)
+			require.True(t, res.Validation.OK(), res.Validation.String())
+			local, unlaunched := 0, 0
+			for _, it := range res.Iterations {
+				if it.Phases == "local" {
+					local++
+					if it.Launches == 0 {
+						unlaunched++ // a round inside the launch of an earlier one
+					}
+				}
+			}
+			assert.Positive(t, local, "%s on %s: rounds in CTA 0", variant, spec)
+			if spec[:4] == "grid" { // a mesh's frontier shrinks slowly: many rounds
+				assert.Positive(t, unlaunched, "%s on %s: several rounds in one launch", variant, spec)
+			}
+		}
+	}
 }

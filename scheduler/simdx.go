@@ -28,7 +28,7 @@ func init() {
 				Values: []string{"none", "pushpull", "all"}, Default: "none"},
 			{Name: "barrier", About: "the grid barrier of fused kernels: monitor (SIMD-X), counter (sense reversal), tree, coop (cooperative launch)",
 				Values: BarrierKinds, Default: "counter"},
-			{Name: "local", About: "fused kernels: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; on the H100 it made grid1000 BFS slower, 42 ms against 25 ms, so it is off by default)",
+			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; on the H100 it made grid1000 BFS slower, 42 ms against 25 ms, so it is off by default)",
 				Values: []string{"off", "cta"}, Default: "off"},
 		},
 		Label: func(v Variant) string { return v.Get("fusion") },
@@ -124,6 +124,11 @@ func simdxPrepare(e *Enactment) error {
 			return err
 		}
 	}
+	if e.Problem.PullThenPush && e.Variant.Get("local") == "cta" { // CTA 0's push rounds log here
+		st.maxLog = e.Problem.MaxIterations + 1
+		st.control = b.Uint32s(ctlWords, "local loop control")
+		st.log = b.Uint32s(logWords*st.maxLog, "local iteration log")
+	}
 	if e.Problem.Pull || e.Problem.PullThenPush || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		if _, err := e.inEdges(); err != nil {
 			return err
@@ -204,7 +209,7 @@ func simdxRun(e *Enactment) error {
 	ks := map[string]*kernels.Kernel{}
 	phases := []string{"push", "pull", "activate"}
 	if p.PullThenPush {
-		phases = append(phases, "take")
+		phases = append(phases, "take", "local")
 	}
 	for _, phase := range phases {
 		k, err := kernels.Lookup(fmt.Sprintf("%s_simdx_none_%s", e.Algorithm.Kernel, phase))
@@ -236,18 +241,8 @@ func simdxRun(e *Enactment) error {
 		}
 		return nil
 	}
-	// scan rebuilds list i from the stamps with a scan filter; it rewrites
-	// the lengths and edge count and keeps the compute phase's overflow
-	// records (words 4 and 5).
 	scan := func(it *IterationStats, i int, stamp uint32, mode string) error {
-		e.Buffers.Zero(st.lens[i], 4*(lenEdges+1), "frontier lengths")
-		if err := e.Buffers.Err(); err != nil {
-			return err
-		}
-		if err := e.launch(it, ks["simdx_scan_count"], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], medium, large); err != nil {
-			return err
-		}
-		return e.launch(it, ks["simdx_scan_write"], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], st.lists[i], st.lens[i], medium, large)
+		return simdxScan(e, st, it, i, stamp, mode)
 	}
 
 	filter := e.Variant.Get("filter")
@@ -257,7 +252,7 @@ func simdxRun(e *Enactment) error {
 	}
 	first := 0 // the first push iteration
 	if p.PullThenPush {
-		pulls, err := simdxPullPhase(e, st, ks["pull"], scan)
+		pulls, err := simdxPullPhase(e, st, ks["pull"])
 		if err != nil || pulls < 0 {
 			return err
 		}
@@ -295,6 +290,20 @@ func simdxRun(e *Enactment) error {
 			if float64(length[lenEdges]) > t.PullFraction*float64(g.NumEdges()) {
 				direction = "pull"
 			}
+		}
+		if p.PullThenPush && e.Variant.Get("local") == "cta" && size <= localMax && length[lenEdges] <= 4*localMax {
+			next, err := simdxLocalRounds(e, st, ks["local"], iteration)
+			if err != nil {
+				return err
+			}
+			if next < 0 {
+				return finishRun(e)
+			}
+			iteration = next - 1 // the loop's increment
+			if err := readLengths(st.cur); err != nil {
+				return err
+			}
+			continue
 		}
 		cur, nxt := st.cur, 1-st.cur
 		stamp := uint32(iteration + 2)
@@ -382,8 +391,7 @@ func simdxRun(e *Enactment) error {
 // first pull computes the start), then a ballot scan lists the active
 // vertices for the pushes and it returns the iterations it ran; -1 when no
 // vertex is left active (the run is finished).
-func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel,
-	scan func(it *IterationStats, i int, stamp uint32, mode string) error) (int, error) {
+func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel) (int, error) {
 	g, t := e.Problem.Graph, e.Options.Tuning
 	n := g.NumVertices()
 	in, err := e.inEdges()
@@ -418,7 +426,7 @@ func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel,
 		it.FrontierOut = active
 		pushNext := e.Variant.Get("direction") != "auto" || float64(length[lenEdges]) <= t.PullFraction*float64(g.NumEdges())
 		if active > 0 && pushNext {
-			if err := scan(&it, st.cur, stamp, "ballot"); err != nil {
+			if err := simdxScan(e, st, &it, st.cur, stamp, "ballot"); err != nil {
 				return 0, err
 			}
 			it.Phases += "+ballot"
@@ -432,6 +440,77 @@ func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel,
 			return iteration + 1, nil
 		}
 	}
+}
+
+// simdxScan rebuilds list i from the stamps with a scan filter; it
+// rewrites the lengths and edge count and keeps the compute phase's
+// overflow records (words 4 and 5).
+func simdxScan(e *Enactment, st *simdxState, it *IterationStats, i int, stamp uint32, mode string) error {
+	n, t := e.Problem.Graph.NumVertices(), e.Options.Tuning
+	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
+	ks := [2]*kernels.Kernel{}
+	for j, name := range []string{"simdx_scan_count", "simdx_scan_write"} {
+		k, err := kernels.Lookup(name)
+		if err != nil {
+			return err
+		}
+		ks[j] = k
+	}
+	e.Buffers.Zero(st.lens[i], 4*(lenEdges+1), "frontier lengths")
+	if err := e.Buffers.Err(); err != nil {
+		return err
+	}
+	if err := e.launch(it, ks[0], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], medium, large); err != nil {
+		return err
+	}
+	return e.launch(it, ks[1], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], st.lists[i], st.lens[i], medium, large)
+}
+
+// simdxLocalRounds runs push rounds of a small frontier in CTA 0 alone
+// (local=cta; the frontier fits localMax vertices and 4 x localMax edges):
+// one launch instead of take, push and filter launches and a read-back per
+// round. It returns the iteration to continue from with the frontier back in
+// the current lists, or -1 when the frontier emptied.
+func simdxLocalRounds(e *Enactment, st *simdxState, local *kernels.Kernel, iteration int) (int, error) {
+	t := e.Options.Tuning
+	it := IterationStats{Iteration: iteration, Phases: "local", Direction: "push", Filter: "cta"}
+	args := append(e.accArgs(e.out, iteration), st.lists[st.cur], st.lens[st.cur], st.queued, st.control, st.log,
+		uint32(st.maxLog), uint32(localMax), uint32(e.Problem.MaxIterations), uint32(t.MediumFrom), uint32(t.LargeFrom))
+	if err := e.launch(&it, local, 1, args...); err != nil {
+		return 0, err
+	}
+	var control [ctlWords]uint32
+	if err := kernels.Download(e.Dev, control[:], st.control); err != nil {
+		return 0, err
+	}
+	reached, outcome := int(control[ctlLocalIter]), control[ctlLocalOutcome]
+	if reached >= e.Problem.MaxIterations {
+		return 0, e.iterationLimit(reached)
+	}
+	// One row per round from CTA 0's log; the launch's time goes on the first.
+	log := make([]uint32, logWords*st.maxLog)
+	if err := kernels.Download(e.Dev, log, st.log); err != nil {
+		return 0, err
+	}
+	for i := iteration; i < reached; i++ {
+		rec := log[logWords*i:]
+		row := IterationStats{Iteration: i, Phases: "local", Direction: "push", Filter: "cta", FrontierIn: int(rec[0]), FrontierOut: int(rec[1])}
+		if i == iteration {
+			row.Launches, row.Stats = it.Launches, it.Stats
+		}
+		e.record(row)
+	}
+	switch outcome {
+	case 0:
+		return -1, nil
+	case 2: // the frontier outgrew CTA 0's queue: the last round's stamps list it
+		scan := IterationStats{Iteration: reached - 1, Phases: "ballot", Direction: "-", Filter: "ballot"}
+		if err := simdxScan(e, st, &scan, st.cur, control[ctlLocalStamp], "ballot"); err != nil {
+			return 0, err
+		}
+		e.record(scan)
+	}
+	return reached, nil
 }
 
 // simdxGridKernel is the kernel whose occupancy sizes the grid: the push
@@ -450,6 +529,10 @@ func simdxGridKernel(e *Enactment) (*kernels.Kernel, error) {
 const (
 	ctlIteration, ctlCurrent, ctlWhy, ctlFilter, ctlDirection = 0, 1, 2, 3, 4
 	ctlWords                                                  = 8
+	// CTA 0's small-frontier rounds (simdx.cuh, WG_CTL_LOCAL_*): the
+	// iteration reached, the outcome (0 frontier empty, 1 handed back, 2
+	// outgrew the queue) and the last round's stamp.
+	ctlLocalIter, ctlLocalOutcome, ctlLocalStamp = 5, 6, 7
 	logWords                                                  = 8
 )
 

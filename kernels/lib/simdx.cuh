@@ -175,6 +175,38 @@ WG_DEV typename ALG::value_t wg_gather_edges(ALG &alg, const wg_graph &g, uint32
   return acc;
 }
 
+// wg_gather_sum reduces the updates of dst's in-edges first, first+step,
+// ... below end, for aggregation (every update counts): four edges' loads
+// are in flight before the first is added, where a loop that reduces as it
+// goes waits out each gather's latency in turn.
+template <typename ALG>
+WG_DEV typename ALG::value_t wg_gather_sum(ALG &alg, const wg_graph &g, uint32_t dst, uint32_t first, uint32_t end,
+                                           uint32_t step) {
+  typedef typename ALG::value_t V;
+  V acc = alg.identity();
+  uint32_t e = first;
+  for (; e + 3 * step < end; e += 4 * step) {
+    uint32_t s0 = g.targets[e], s1 = g.targets[e + step], s2 = g.targets[e + 2 * step], s3 = g.targets[e + 3 * step];
+    V u0, u1, u2, u3;
+    bool k0 = alg.compute(s0, dst, g.weight(e), &u0), k1 = alg.compute(s1, dst, g.weight(e + step), &u1);
+    bool k2 = alg.compute(s2, dst, g.weight(e + 2 * step), &u2), k3 = alg.compute(s3, dst, g.weight(e + 3 * step), &u3);
+    if (k0)
+      acc = alg.reduce(acc, u0);
+    if (k1)
+      acc = alg.reduce(acc, u1);
+    if (k2)
+      acc = alg.reduce(acc, u2);
+    if (k3)
+      acc = alg.reduce(acc, u3);
+  }
+  for (; e < end; e += step) {
+    V u;
+    if (alg.compute(g.targets[e], dst, g.weight(e), &u))
+      acc = alg.reduce(acc, u);
+  }
+  return acc;
+}
+
 // wg_warp_reduce combines a value over the 32 lanes with the algorithm's
 // reduction; every lane gets the result.
 template <typename ALG>
@@ -205,6 +237,21 @@ static __device__ __noinline__ void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t 
     if (!alg.wants_pull(dst)) // the same answer in every thread
       continue;
     V acc = alg.identity();
+    if (ALG::kind == WG_AGGREGATION) { // no early exit: one reduction at the end
+      V mine = wg_gather_sum(alg, g, dst, g.begin(dst) + threadIdx.x, g.end(dst), blockDim.x);
+      mine = wg_warp_reduce(alg, mine);
+      if (lane == 0)
+        partial[warp] = mine;
+      __syncthreads();
+      if (warp == 0) {
+        V x = lane < blockDim.x / warpSize ? partial[lane] : alg.identity();
+        x = wg_warp_reduce(alg, x);
+        if (lane == 0 && alg.combine_pull(dst, x))
+          out.emit(dst);
+      }
+      __syncthreads(); // partial is rewritten by the next vertex
+      continue;
+    }
     for (uint32_t chunk = g.begin(dst); chunk < g.end(dst); chunk += blockDim.x) {
       uint32_t e = chunk + threadIdx.x, end = g.end(dst);
       V mine = wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end);
@@ -233,6 +280,12 @@ static __device__ __noinline__ void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t 
     if (!alg.wants_pull(dst))
       continue;
     V acc = alg.identity();
+    if (ALG::kind == WG_AGGREGATION) {
+      acc = wg_warp_reduce(alg, wg_gather_sum(alg, g, dst, g.begin(dst) + lane, g.end(dst), warpSize));
+      if (lane == 0 && alg.combine_pull(dst, acc))
+        out.emit(dst);
+      continue;
+    }
     for (uint32_t chunk = g.begin(dst); chunk < g.end(dst); chunk += warpSize) {
       uint32_t e = chunk + lane, end = g.end(dst);
       V mine = wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end);
@@ -245,8 +298,11 @@ static __device__ __noinline__ void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t 
   }
   for (uint32_t i = wg_global_id(); i < pull_len[0]; i += gridDim.x * blockDim.x) {
     uint32_t dst = pull_lists[i];
-    if (alg.wants_pull(dst) &&
-        alg.combine_pull(dst, wg_gather_edges(alg, g, dst, g.begin(dst), g.end(dst))))
+    if (!alg.wants_pull(dst))
+      continue;
+    V acc = ALG::kind == WG_AGGREGATION ? wg_gather_sum(alg, g, dst, g.begin(dst), g.end(dst), 1u)
+                                        : wg_gather_edges(alg, g, dst, g.begin(dst), g.end(dst));
+    if (alg.combine_pull(dst, acc))
       out.emit(dst);
   }
   alg.finish();
@@ -516,6 +572,13 @@ wg_simdx_local(WG_ACC_PARAMS, uint32_t *lists, uint32_t *len, uint32_t *queued, 
     wg_meta m = WG_ACC_META;
     m.iteration = iter;
     ALG alg(m);
+    if (ALG::kind == WG_AGGREGATION) { // its push moves state: take it first
+      for (uint32_t i = tid; i < size; i += blockDim.x) {
+        typename ALG::value_t carry;
+        alg.take(queue[cur][i], &carry);
+      }
+      __syncthreads();
+    }
     for (uint32_t k = tid; k < prefix[size]; k += blockDim.x) {
       uint32_t a = 0, b = size; // the last entry whose prefix is <= k
       while (b - a > 1) {
@@ -787,8 +850,19 @@ static __device__ __noinline__ void wg_simdx_take(WG_ACC_PARAMS, const uint32_t 
     }
 }
 
-#define WG_SIMDX_TAKE_ENTRY(NAME, ALG)                                                             \
+// Host-driven entries of an aggregation that pushes: the take phase, and
+// CTA 0 running small push frontiers alone (wg_simdx_local, launched over
+// one CTA; it hands the frontier back in lists/len, as in the fused loop).
+#define WG_SIMDX_AGGREGATION_ENTRIES(NAME, ALG)                                                    \
   extern "C" __global__ void NAME##_simdx_none_take(WG_ACC_PARAMS, const uint32_t *in_lists,       \
                                                     const uint32_t *in_len) {                       \
     wg_simdx_take<ALG>(WG_ACC_ARGS, in_lists, in_len);                                              \
+  }                                                                                                 \
+  extern "C" __global__ void NAME##_simdx_none_local(                                               \
+      WG_ACC_PARAMS, uint32_t *lists, uint32_t *len, uint32_t *queued, uint32_t *control,           \
+      uint32_t *log, uint32_t max_log, uint32_t local_max, uint32_t max_iterations,                 \
+      uint32_t medium_from, uint32_t large_from) {                                                  \
+    if (blockIdx.x == 0)                                                                            \
+      wg_simdx_local<ALG>(WG_ACC_ARGS, lists, len, queued, control, log, max_log, local_max,        \
+                          max_iterations, medium_from, large_from);                                 \
   }
