@@ -39,6 +39,9 @@ func init() {
 			if a.Combine == Aggregation && v.Get("fusion") != "none" {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
 			}
+			if a.Combine == Voting && v.Get("fusion") == "none" && v.Get("local") == "cta" {
+				return fmt.Errorf("local=cta runs the small frontiers of fused kernels, or of PageRank's pushes (%s is not fused: use fusion=all or pushpull)", a.Name)
+			}
 			return nil
 		},
 		Prepare: simdxPrepare,
@@ -48,7 +51,7 @@ func init() {
 			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push",
 			"simdx:fusion=all", "simdx:fusion=pushpull", "simdx:fusion=all,barrier=monitor",
 			"simdx:fusion=all,barrier=tree", "simdx:fusion=all,barrier=coop", "simdx:fusion=pushpull,filter=ballot,barrier=monitor",
-			"simdx:fusion=all,local=cta"},
+			"simdx:fusion=all,local=cta", "simdx:local=cta", "simdx:filter=atomic,local=cta"},
 	})
 }
 
