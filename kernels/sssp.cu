@@ -1,15 +1,41 @@
 // sssp.cu — single-source shortest paths in the ACC model (voting: a
 // vertex needs its one smallest distance). Unweighted graphs weigh 1.
+// Delta-stepping (the host-driven bsp and simdx loops): a vertex whose
+// distance improves to the bucket's bound or beyond waits (far) instead of
+// joining the frontier; when the frontier empties the host raises the
+// bound by delta and an admission pass (active) brings the waiting vertices
+// below it back. Every other scheduler leaves the bound at 0xFFFFFFFF:
+// frontier Bellman-Ford.
 //   meta0  uint32 dist[|V|]: 0 at the source, 0xFFFFFFFF while unreached.
+//   meta1  uint32 far[|V|]: 1 while the vertex waits for a later bucket.
+//   meta2  uint32 bucket[2]: the bound, and the least distance of a vertex
+//          an admission pass left waiting (the host resets it to
+//          0xFFFFFFFF before the pass; it skips empty buckets).
 #include "lib/schedulers.cuh"
 
 #define WG_UNREACHED 0xFFFFFFFFu
 
 struct sssp_acc : wg_acc_defaults<uint32_t> {
   static const int kind = WG_VOTING;
-  uint32_t *dist;
-  __device__ sssp_acc(wg_meta m) : dist((uint32_t *)m.buf[0]) {}
-  __device__ bool active(uint32_t v) const { return dist[v] != WG_UNREACHED; }
+  uint32_t *dist, *far, *bucket;
+  uint32_t bound;
+  __device__ sssp_acc(wg_meta m)
+      : dist((uint32_t *)m.buf[0]), far((uint32_t *)m.buf[1]), bucket((uint32_t *)m.buf[2]), bound(bucket[0]) {}
+  // active is delta-stepping's admission pass: a waiting vertex the raised
+  // bound now covers joins the frontier; the others report their least
+  // distance.
+  __device__ bool active(uint32_t v) {
+    if (far[v] == 0)
+      return false;
+    uint32_t d = dist[v];
+    if (d < bound) {
+      far[v] = 0;
+      return true;
+    }
+    if (d < wg_load_volatile(&bucket[1]))
+      atomicMin(&bucket[1], d);
+    return false;
+  }
   __device__ bool compute(uint32_t src, uint32_t, uint32_t weight, uint32_t *update) const {
     // Branch-free: the early-return form of this test made the simulator's
     // reconvergence stack lose lanes at the atos CTA worker's ballot (a
@@ -21,7 +47,12 @@ struct sssp_acc : wg_acc_defaults<uint32_t> {
     return d != WG_UNREACHED;
   }
   __device__ bool combine_push(uint32_t dst, uint32_t update) const {
-    return update < dist[dst] && atomicMin(&dist[dst], update) > update;
+    if (!(update < dist[dst] && atomicMin(&dist[dst], update) > update))
+      return false;
+    if (update < bound)
+      return true;
+    far[dst] = 1; // beyond the bucket: wait for the admission pass
+    return false;
   }
   __device__ bool wants_pull(uint32_t) const { return true; }
   __device__ uint32_t identity() const { return WG_UNREACHED; }

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
 )
@@ -13,14 +15,25 @@ func init() {
 }
 
 func setupSSSP(g *graph.Graph, o Options) (*Problem, error) {
+	if o.Delta > 0 && o.Scheduler != "bsp" && o.Scheduler != "simdx" {
+		return nil, fmt.Errorf("delta-stepping runs under bsp and simdx (fusion=none), not %s", o.Scheduler)
+	}
 	dist := filled(g.NumVertices(), ref.Unreached)
 	dist[o.Source] = 0
 	meta := Uint32s("distance", dist)
+	bucket := Uint32s("bucket bound", []uint32{ref.Unreached, ref.Unreached}) // no buckets until a loop starts them
 	var notes []string
 	if !g.Weighted() {
 		notes = append(notes, "unweighted graph: every edge weighs 1")
 	}
-	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1, Notes: notes,
+	// With buckets a vertex may be admitted once per bucket it improves in.
+	maxIterations := g.NumVertices() + 1
+	if o.Delta > 0 {
+		maxIterations *= 2
+	}
+	return &Problem{Graph: g, Meta: []*Array{meta, Uint32s("waiting", make([]uint32, g.NumVertices())), bucket},
+		Delta: o.Delta, Bucket: bucket,
+		Start: []uint32{o.Source}, MaxIterations: maxIterations, Notes: notes,
 		Values: func() Values { return uint32Values("distance", "4294967295: unreached", meta.Uint32s()) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {

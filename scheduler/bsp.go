@@ -31,6 +31,7 @@ func bspPrepare(e *Enactment) error {
 	b := e.Buffers
 	st := &bspState{frontier: b.NewFrontier(n), queued: b.Uint32s(n, "queued stamps")}
 	e.State = st
+	e.bucketNote()
 	if e.Problem.Pull {
 		if _, err := e.inEdges(); err != nil {
 			return err
@@ -41,7 +42,10 @@ func bspPrepare(e *Enactment) error {
 
 func bspReset(e *Enactment) error {
 	st := e.State.(*bspState)
-	return e.resetFrontier(st.frontier, st.queued)
+	if err := e.resetFrontier(st.frontier, st.queued); err != nil {
+		return err
+	}
+	return e.startBuckets()
 }
 
 func bspRun(e *Enactment) error {
@@ -63,33 +67,42 @@ func bspRun(e *Enactment) error {
 	if err != nil {
 		return err
 	}
+	// filter lists the vertices active() selects (stamping them
+	// iteration+1, a stamp no push of this iteration claims with): the
+	// first frontier, or a bucket's admission pass.
+	filter := func(it *IterationStats, iteration int) (int, error) {
+		k, err := e.Kernel("filter")
+		if err != nil {
+			return 0, err
+		}
+		grid, err := e.gridStrideGrid(k, n)
+		if err != nil {
+			return 0, err
+		}
+		e.Buffers.Zero(f.OutLen, 4, "frontier length")
+		if err := e.Buffers.Err(); err != nil {
+			return 0, err
+		}
+		if err := e.launch(it, k, grid, append(e.accArgs(e.out, iteration), f.Out, f.OutLen, queued)...); err != nil {
+			return 0, err
+		}
+		count, err := e.readCount(f.OutLen, n, "the filtered frontier")
+		if err != nil {
+			return 0, err
+		}
+		f.Swap(count)
+		return count, nil
+	}
+	bound := p.Delta
 	for iteration := 0; ; iteration++ {
 		if err := e.iterationLimit(iteration); err != nil {
 			return err
 		}
 		it := IterationStats{Iteration: iteration, Direction: "push"}
 		if iteration == 0 && p.Start == nil {
-			filter, err := e.Kernel("filter")
-			if err != nil {
+			if _, err := filter(&it, iteration); err != nil {
 				return err
 			}
-			grid, err := e.gridStrideGrid(filter, n)
-			if err != nil {
-				return err
-			}
-			e.Buffers.Zero(f.OutLen, 4, "frontier length")
-			if err := e.Buffers.Err(); err != nil {
-				return err
-			}
-			args := append(e.accArgs(e.out, iteration), f.Out, f.OutLen, queued)
-			if err := e.launch(&it, filter, grid, args...); err != nil {
-				return err
-			}
-			count, err := e.readCount(f.OutLen, n, "the filtered frontier")
-			if err != nil {
-				return err
-			}
-			f.Swap(count)
 			it.Phases = "filter+"
 		}
 		it.Phases += "push"
@@ -115,7 +128,10 @@ func bspRun(e *Enactment) error {
 		e.record(it)
 		f.Swap(count)
 		if count == 0 {
-			return nil
+			admitted, err := e.nextBucket(iteration+1, &bound, func(it *IterationStats) (int, error) { return filter(it, iteration+1) })
+			if err != nil || admitted == 0 {
+				return err
+			}
 		}
 	}
 }

@@ -385,3 +385,49 @@ func TestSIMDXPageRankPullsThenPushes(t *testing.T) {
 		}
 	}
 }
+
+// SSSP's delta-stepping under bsp and host-driven SIMD-X: every corpus
+// graph validates with narrow and wide buckets; on the weighted grid the
+// run admits later buckets (a vertex improved beyond its bucket waits);
+// schedulers without buckets refuse a delta rather than ignore it.
+func TestSSSPDeltaStepping(t *testing.T) {
+	dev := openSim(t, sim.ModeFunctional)
+	sssp, err := scheduler.LookupAlgorithm("sssp")
+	require.NoError(t, err)
+	for _, name := range []string{"bsp", "simdx", "simdx:filter=atomic"} {
+		v, err := scheduler.ParseVariant(name)
+		require.NoError(t, err)
+		for _, cg := range corpus(t) {
+			if cg.g.NumVertices() == 0 {
+				continue
+			}
+			for _, delta := range []uint32{1, 8, 1 << 20} {
+				t.Run(fmt.Sprintf("%s/%s/delta=%d", name, cg.name, delta), func(t *testing.T) {
+					res, err := scheduler.Enact(context.Background(), dev, sssp, v, cg.g,
+						scheduler.Options{Source: cg.g.MaxDegreeVertex(), Delta: delta}, scheduler.RunOptions{Block: 64, Warmup: 1, Repeat: 2})
+					require.NoError(t, err)
+					require.True(t, res.Validation.OK(), res.Validation.String())
+					admits := 0
+					for _, it := range res.Iterations {
+						if it.Phases == "admit" {
+							admits++
+						}
+					}
+					if cg.name == "grid" && delta == 1 {
+						assert.Greater(t, admits, 5, "buckets of 1 on a weighted grid")
+					}
+					if delta == 1<<20 {
+						assert.LessOrEqual(t, admits, 1, "one bucket holds every distance")
+					}
+				})
+			}
+		}
+	}
+	g := load(t, "grid:w=6,h=6")
+	for _, name := range []string{"atos", "simdx:fusion=all", "edge"} {
+		v, err := scheduler.ParseVariant(name)
+		require.NoError(t, err)
+		_, err = scheduler.Enact(context.Background(), dev, sssp, v, g, scheduler.Options{Delta: 4}, scheduler.RunOptions{Block: 64})
+		assert.ErrorContains(t, err, "delta-stepping", name)
+	}
+}

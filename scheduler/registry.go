@@ -34,6 +34,9 @@ type Options struct {
 	Source uint32
 	// K is k-core's k.
 	K uint32
+	// Delta is SSSP's bucket width for delta-stepping under the host-driven
+	// bsp and simdx loops (0: frontier Bellman-Ford, no buckets).
+	Delta uint32
 	// Seed seeds belief propagation's priors.
 	Seed uint64
 	// Scheduler is the scheduler the problem is set up for (Enact sets
@@ -100,6 +103,12 @@ type Problem struct {
 	// Pull makes every iteration a sweep over all vertices gathering over
 	// in-edges (aggregation); otherwise iterations push from the frontier.
 	Pull bool
+	// Delta and Bucket are delta-stepping's bucket width and the bound
+	// words (kernels/sssp.cu, meta2) of a problem that has buckets; the
+	// host-driven loops that support them start the bound at Delta
+	// (startBuckets) and raise it when a frontier empties (nextBucket).
+	Delta  uint32
+	Bucket *Array
 	// PullThenPush is an aggregation whose state also moves by pushing
 	// (PageRank's residual): SIMD-X pulls in its first iteration and while
 	// the frontier's out-edges exceed the pull fraction, then pushes until

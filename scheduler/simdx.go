@@ -122,6 +122,12 @@ func simdxPrepare(e *Enactment) error {
 	st.lists = [2]kernels.DevPtr{lists, lists + kernels.DevPtr(12*n)}
 	st.lens = [2]kernels.DevPtr{lens, lens + 4*lenRecord}
 	e.State = st
+	if e.Problem.Delta > 0 {
+		if err := SupportsDelta(e.Variant); err != nil {
+			return err
+		}
+	}
+	e.bucketNote()
 	if fusion := e.Variant.Get("fusion"); fusion != "none" {
 		if err := simdxPrepareFused(e, st); err != nil {
 			return err
@@ -164,6 +170,11 @@ func classify(g *graph.Graph, t Tuning) ([]uint32, [3]uint32) {
 // work of the algorithm).
 func simdxReset(e *Enactment) error {
 	st := e.State.(*simdxState)
+	if e.Variant.Get("fusion") == "none" {
+		if err := e.startBuckets(); err != nil {
+			return err
+		}
+	}
 	g, t := e.Problem.Graph, e.Options.Tuning
 	n := g.NumVertices()
 	st.cur, st.start = 0, [lenWords]uint32{}
@@ -280,8 +291,28 @@ func simdxRun(e *Enactment) error {
 		return err
 	}
 	direction := "push"
+	bound := p.Delta
 	for iteration := first; ; iteration++ {
 		size := int(length[0] + length[1] + length[2])
+		if size == 0 && iteration > 0 { // a bucket's frontier emptied: admit the next bucket's
+			admitted, err := e.nextBucket(iteration, &bound, func(it *IterationStats) (int, error) {
+				stamp := uint32(iteration + 1) // the empty last iteration's: no vertex holds it
+				if err := e.launch(it, ks["activate"], st.grid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
+					return 0, err
+				}
+				if err := scan(it, st.cur, stamp, "ballot"); err != nil {
+					return 0, err
+				}
+				if err := readLengths(st.cur); err != nil {
+					return 0, err
+				}
+				return int(length[0] + length[1] + length[2]), nil
+			})
+			if err != nil {
+				return err
+			}
+			size = admitted
+		}
 		if size == 0 {
 			return finishRun(e)
 		}

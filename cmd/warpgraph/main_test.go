@@ -50,6 +50,8 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"negative source", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--source", "-5"}, "--source -5"},
 		{"source without a source", []string{"run", "--algo", "pr", "--graph", "grid:w=2,h=2", "--source", "1"}, "does not apply to pr"},
 		{"k for bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--k", "3"}, "--k applies only to kcore"},
+		{"delta for bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--delta", "3"}, "--delta applies only to sssp"},
+		{"delta under atos", []string{"run", "--algo", "sssp", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos", "--delta", "3"}, "delta-stepping runs under bsp and simdx"},
 		{"block not a warp multiple", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "100"}, "--block 100"},
 		{"block zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "0"}, "--block 0"},
 		{"repeat zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--repeat", "0"}, "--repeat 0"},

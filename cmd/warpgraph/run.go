@@ -27,6 +27,7 @@ type runOptions struct {
 	source                        int64
 	sources                       int
 	k                             uint32
+	delta                         uint32
 	seed                          uint64
 	block, grid                   int
 	warmup, repeat                int
@@ -81,6 +82,8 @@ type runResult struct {
 	Edges     int     `json:"edges"`
 	Source    *uint32 `json:"source,omitempty"`
 	K         *uint32 `json:"k,omitempty"`
+	// Delta is SSSP's delta-stepping bucket width (absent: no buckets).
+	Delta *uint32 `json:"delta,omitempty"`
 	// Seed is bp's prior seed.
 	Seed    *uint64 `json:"seed,omitempty"`
 	Target  string  `json:"target"`
@@ -159,6 +162,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	f.Int64Var(&o.source, "source", -1, "source vertex for bfs, sssp and sswp (default: the vertex of maximum out-degree)")
 	f.IntVar(&o.sources, "sources", 0, "run bfs, sssp or sswp from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
+	f.Uint32Var(&o.delta, "delta", 0, "sssp under bsp or simdx (fusion=none): delta-stepping with buckets of this width (0: frontier Bellman-Ford, no buckets)")
 	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members (on a directed graph, of the graph as stored: reciprocal edges count twice; add +sym to the spec for the undirected k-core)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for bp's node priors and for --sources' draw")
 	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs (a multiple of 32)")
@@ -213,6 +217,8 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return badInput("--source does not apply to %s: it has no source vertex", a.Name)
 	case o.set["k"] && a.Name != "kcore":
 		return badInput("--k applies only to kcore")
+	case o.set["delta"] && a.Name != "sssp":
+		return badInput("--delta applies only to sssp")
 	case o.sources < 0:
 		return badInput("--sources %d is negative (give the number of random sources)", o.sources)
 	case o.set["sources"] && !a.UsesSource:
@@ -318,6 +324,11 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		if err := scheduler.Supports(a, variant); err != nil {
 			return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
 		}
+		if o.delta > 0 {
+			if err := scheduler.SupportsDelta(variant); err != nil {
+				return nil, badInput("--delta %d: %v", o.delta, err)
+			}
+		}
 		// Open the device before loading a large graph, so a missing
 		// driver or a bad configuration is reported at once.
 		if env, err = openDevice(o); err != nil {
@@ -343,7 +354,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Variant, env *deviceEnv, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
 	res := &runResult{Algorithm: a.Name, Graph: parsed.String(), Vertices: g.NumVertices(), Edges: g.NumEdges(),
 		Target: o.target, LoadSeconds: took.Seconds()}
-	opts := scheduler.Options{K: o.k, Seed: o.seed}
+	opts := scheduler.Options{K: o.k, Seed: o.seed, Delta: o.delta}
 	if a.UsesSource {
 		if g.NumVertices() == 0 {
 			return nil, badInput("graph %s has no vertices, so %s has no source", parsed.String(), a.Name)
@@ -359,6 +370,9 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	}
 	if a.Name == "bp" {
 		res.Seed = &opts.Seed
+	}
+	if a.Name == "sssp" && opts.Delta > 0 {
+		res.Delta = &opts.Delta
 	}
 	if a.Name == "kcore" {
 		res.K = &opts.K
@@ -433,6 +447,9 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	}
 	if r.K != nil {
 		t.add("k", *r.K)
+	}
+	if r.Delta != nil {
+		t.add("delta", *r.Delta)
 	}
 	target := r.Target
 	if r.SimMode != "" {
