@@ -243,7 +243,12 @@ func cellFindings(rows []Row) []string {
 	out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", ok, len(rows))}
 	byGraph := map[string][]Row{}
 	var order []string
+	functional := 0
 	for _, r := range okRows(rows) {
+		if r["sim_mode"] == "functional" { // exact values, no time: nothing to rank
+			functional++
+			continue
+		}
 		k := where(r) + ", " + r["graph"]
 		if _, seen := byGraph[k]; !seen {
 			order = append(order, k)
@@ -260,6 +265,9 @@ func cellFindings(rows []Row) []string {
 		lo, hi := rs[0], rs[len(rs)-1]
 		out = append(out, fmt.Sprintf("**%s**: fastest %s under %s (%s µs, %s iterations), slowest %s under %s (%s µs, %s iterations).",
 			k, lo["algorithm"], lo["variant"], lo["kernel_us"], lo["iterations"], hi["algorithm"], hi["variant"], hi["kernel_us"], hi["iterations"]))
+	}
+	if functional > 0 {
+		out = append(out, fmt.Sprintf("%d cells ran on the functional simulator: exact values and instruction counts, no kernel time (the end-to-end column is the simulated host clock alone), so they are not ranked.", functional))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,17 @@ func TestSchedulersSweepRunsOneSchedulersStudy(t *testing.T) {
 	sum, err = Sweep(context.Background(), e, Options{Plan: pl, Out: t.TempDir()})
 	require.NoError(t, err)
 	assert.Equal(t, 8, sum.Errors, "a negative grid fails every point")
+}
+
+// Functional-mode cells carry no kernel time: the findings say so instead
+// of ranking zeros.
+func TestCellFindingsDoNotRankFunctionalCells(t *testing.T) {
+	rows := []Row{
+		{"status": "ok", "sim_mode": "functional", "config": "h100", "graph": "rmat", "algorithm": "bfs", "variant": "bsp", "kernel_us": "0.000", "iterations": "5"},
+		{"status": "ok", "sim_mode": "timing", "config": "h100", "graph": "rmat", "algorithm": "bfs", "variant": "bsp", "kernel_us": "12.5", "iterations": "5"},
+	}
+	got := strings.Join(cellFindings(rows), "\n")
+	assert.Contains(t, got, "1 cells ran on the functional simulator")
+	assert.NotContains(t, got, "0.000 µs")
+	assert.Contains(t, got, "12.5 µs")
 }
