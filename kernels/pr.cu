@@ -83,16 +83,14 @@ WG_WSEG_ENTRIES(pr, pr_acc)
 //   param_f32  eps.
 struct pr_pullpush_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
-  float *rank, *residual, *carry_out, *carry_in;
-  const float *share;
-  uint32_t *admitted;
-  uint32_t stamp;
+  float *rank, *residual, *carry_out, *carry_in, *share;
+  uint32_t *admitted, stamp;
   float eps, start_residual;
   bool first;
   __device__ pr_pullpush_acc(wg_meta m)
       : rank((float *)m.buf[0]), residual((float *)m.buf[1]),
         carry_out((float *)m.buf[2] + m.num_vertices * (1 + m.iteration % 2)),
-        carry_in((float *)m.buf[2] + m.num_vertices * (1 + (m.iteration + 1) % 2)), share((const float *)m.buf[2]),
+        carry_in((float *)m.buf[2] + m.num_vertices * (1 + (m.iteration + 1) % 2)), share((float *)m.buf[2]),
         admitted((uint32_t *)m.buf[2] + 3 * m.num_vertices), stamp(m.iteration + 1), eps(m.param_f32),
         start_residual((0.15f - 1.0f) * __frcp_rn((float)m.num_vertices)), first(m.iteration == 0) {}
   __device__ bool active(uint32_t) const { return true; }
@@ -106,10 +104,8 @@ struct pr_pullpush_acc : wg_acc_defaults<float> {
   // The first pull finds the start's residual, (1-d)/n - 1/n + the gather;
   // later pulls settle r and gather the next.
   __device__ bool combine_pull(uint32_t dst, float acc) {
-    float r = acc;
-    if (first)
-      r += start_residual;
-    else
+    float r = first ? acc + start_residual : acc;
+    if (!first)
       rank[dst] += residual[dst];
     residual[dst] = r;
     carry_out[dst] = r * share[dst];
@@ -119,8 +115,7 @@ struct pr_pullpush_acc : wg_acc_defaults<float> {
     float r = residual[v];
     residual[v] = 0.0f;
     rank[v] += r;
-    *carry = r * share[v];
-    carry_in[v] = *carry;
+    carry_in[v] = *carry = r * share[v];
     return true;
   }
   // combine_push admits dst once per iteration, when an update lifts its

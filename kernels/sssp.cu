@@ -47,12 +47,10 @@ struct sssp_acc : wg_acc_defaults<uint32_t> {
     return d != WG_UNREACHED;
   }
   __device__ bool combine_push(uint32_t dst, uint32_t update) const {
-    if (!(update < dist[dst] && atomicMin(&dist[dst], update) > update))
-      return false;
-    if (update < bound)
-      return true;
-    far[dst] = 1; // beyond the bucket: wait for the admission pass
-    return false;
+    bool improved = update < dist[dst] && atomicMin(&dist[dst], update) > update;
+    if (improved && update >= bound)
+      far[dst] = 1; // beyond the bucket: wait for the admission pass
+    return improved && update < bound;
   }
   __device__ bool wants_pull(uint32_t) const { return true; }
   __device__ uint32_t identity() const { return WG_UNREACHED; }

@@ -567,7 +567,7 @@ const (
 	// iteration reached, the outcome (0 frontier empty, 1 handed back, 2
 	// outgrew the queue) and the last round's stamp.
 	ctlLocalIter, ctlLocalOutcome, ctlLocalStamp = 5, 6, 7
-	logWords                                                  = 8
+	logWords                                     = 8
 )
 
 var filterCodes = map[string]uint32{"online": 0, "ballot": 1, "batch": 2, "strided": 3, "atomic": 4, "jit": 5}
