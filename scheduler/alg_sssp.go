@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
 )
@@ -15,9 +13,6 @@ func init() {
 }
 
 func setupSSSP(g *graph.Graph, o Options) (*Problem, error) {
-	if o.Delta > 0 && o.Scheduler != "bsp" && o.Scheduler != "simdx" {
-		return nil, fmt.Errorf("delta-stepping runs under bsp and simdx (fusion=none), not %s", o.Scheduler)
-	}
 	dist := filled(g.NumVertices(), ref.Unreached)
 	dist[o.Source] = 0
 	meta := Uint32s("distance", dist)

@@ -206,6 +206,14 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
+	if o.Delta > 0 {
+		if p.Bucket == nil {
+			return nil, fmt.Errorf("%s has no buckets: delta-stepping is SSSP's", a.Name)
+		}
+		if err := SupportsDelta(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Name, err)
+		}
+	}
 	if len(p.Meta) > 4 {
 		return nil, fmt.Errorf("%s: %d metadata buffers, the ACC entries take at most 4", a.Name, len(p.Meta))
 	}

@@ -122,11 +122,6 @@ func simdxPrepare(e *Enactment) error {
 	st.lists = [2]kernels.DevPtr{lists, lists + kernels.DevPtr(12*n)}
 	st.lens = [2]kernels.DevPtr{lens, lens + 4*lenRecord}
 	e.State = st
-	if e.Problem.Delta > 0 {
-		if err := SupportsDelta(e.Variant); err != nil {
-			return err
-		}
-	}
 	e.bucketNote()
 	if fusion := e.Variant.Get("fusion"); fusion != "none" {
 		if err := simdxPrepareFused(e, st); err != nil {
@@ -232,13 +227,11 @@ func simdxRun(e *Enactment) error {
 		}
 		ks[phase] = k
 	}
-	for _, name := range []string{"simdx_gather", "simdx_scan_count", "simdx_scan_write"} {
-		k, err := kernels.Lookup(name)
-		if err != nil {
-			return err
-		}
-		ks[name] = k
+	gather, err := kernels.Lookup("simdx_gather")
+	if err != nil {
+		return err
 	}
+	ks["simdx_gather"] = gather
 	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
 	if e.Variant.Get("fusion") != "none" {
 		return simdxFused(e, st, ks)
@@ -254,9 +247,6 @@ func simdxRun(e *Enactment) error {
 			}
 		}
 		return nil
-	}
-	scan := func(it *IterationStats, i int, stamp uint32, mode string) error {
-		return simdxScan(e, st, it, i, stamp, mode)
 	}
 
 	filter := e.Variant.Get("filter")
@@ -279,7 +269,7 @@ func simdxRun(e *Enactment) error {
 		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
 			return err
 		}
-		if err := scan(&it, 0, 1, "ballot"); err != nil {
+		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
 			return err
 		}
 		if err := readLengths(0); err != nil {
@@ -300,7 +290,7 @@ func simdxRun(e *Enactment) error {
 				if err := e.launch(it, ks["activate"], st.grid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
 					return 0, err
 				}
-				if err := scan(it, st.cur, stamp, "ballot"); err != nil {
+				if err := simdxScan(e, st, it, st.cur, stamp, "ballot"); err != nil {
 					return 0, err
 				}
 				if err := readLengths(st.cur); err != nil {
@@ -386,13 +376,13 @@ func simdxRun(e *Enactment) error {
 			it.Phases += "+gather"
 			if length[lenOverflow] != 0 || length[lenGather] != 0 { // a bin overflowed, or duplicates overfilled a list: the stamps are complete
 				it.Overflow = true
-				if err := scan(&it, nxt, stamp, "ballot"); err != nil {
+				if err := simdxScan(e, st, &it, nxt, stamp, "ballot"); err != nil {
 					return err
 				}
 				it.Phases += "+ballot"
 			}
 		case "ballot", "batch", "strided":
-			if err := scan(&it, nxt, stamp, next); err != nil {
+			if err := simdxScan(e, st, &it, nxt, stamp, next); err != nil {
 				return err
 			}
 			it.Phases += "+" + next
@@ -607,7 +597,6 @@ func simdxPrepareFused(e *Enactment, st *simdxState) error {
 // leaves when the direction changes and the host launches the other).
 func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) error {
 	p, t := e.Problem, e.Options.Tuning
-	n := p.Graph.NumVertices()
 	in := e.out
 	if e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		var err error
@@ -635,18 +624,11 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 	// builds it (activate, then a ballot scan).
 	if p.Start == nil {
 		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
-		medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
 		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
 			return err
 		}
-		for _, phase := range []string{"simdx_scan_count", "simdx_scan_write"} {
-			args := []any{e.out.offsets, uint32(n), st.queued, uint32(1), st.ctaCounts, uint32(0)}
-			if phase == "simdx_scan_write" {
-				args = append(args, st.lists[0], st.lens[0])
-			}
-			if err := e.launch(&it, ks[phase], st.grid, append(args, medium, large)...); err != nil {
-				return err
-			}
+		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
+			return err
 		}
 		e.record(it)
 	}

@@ -51,6 +51,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"source without a source", []string{"run", "--algo", "pr", "--graph", "grid:w=2,h=2", "--source", "1"}, "does not apply to pr"},
 		{"k for bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--k", "3"}, "--k applies only to kcore"},
 		{"delta for bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--delta", "3"}, "--delta applies only to sssp"},
+		{"delta on the CPU reference", []string{"run", "--algo", "sssp", "--graph", "grid:w=2,h=2", "--delta", "3"}, "--delta applies to device runs"},
 		{"delta under atos", []string{"run", "--algo", "sssp", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos", "--delta", "3"}, "delta-stepping runs under bsp and simdx"},
 		{"block not a warp multiple", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "100"}, "--block 100"},
 		{"block zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--block", "0"}, "--block 0"},

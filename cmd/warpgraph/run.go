@@ -276,7 +276,7 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		}
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "queue-capacity", "spin-budget", "heartbeat"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "queue-capacity", "spin-budget", "heartbeat", "delta"} {
 			if o.set[name] {
 				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}

@@ -216,6 +216,24 @@ WG_DEV typename ALG::value_t wg_warp_reduce(ALG &alg, typename ALG::value_t x) {
   return x;
 }
 
+// wg_block_reduce combines one value per thread over the CTA with the
+// algorithm's reduction; the result is valid in warp 0 (thread 0 uses it).
+// Every thread calls it; partial holds 32 values of shared memory, which
+// warp 0 has read when it returns (it may write partial[0] at once; others
+// must wait for the caller's next __syncthreads).
+template <typename ALG>
+WG_DEV typename ALG::value_t wg_block_reduce(ALG &alg, typename ALG::value_t mine, typename ALG::value_t *partial) {
+  uint32_t lane = wg_lane_id(), warp = wg_warp_id();
+  mine = wg_warp_reduce(alg, mine);
+  if (lane == 0)
+    partial[warp] = mine;
+  __syncthreads();
+  typename ALG::value_t x = alg.identity();
+  if (warp == 0)
+    x = wg_warp_reduce(alg, lane < blockDim.x / warpSize ? partial[lane] : alg.identity());
+  return x;
+}
+
 // Pull over the in-degree classes (g is the reverse CSR; pull_lists holds
 // every vertex once, classified by in-degree, as the push lists are by
 // out-degree): CTAs gather for large vertices, warps for medium ones,
@@ -238,33 +256,17 @@ static __device__ __noinline__ void wg_simdx_pull(WG_ACC_PARAMS, const uint32_t 
       continue;
     V acc = alg.identity();
     if (ALG::kind == WG_AGGREGATION) { // no early exit: one reduction at the end
-      V mine = wg_gather_sum(alg, g, dst, g.begin(dst) + threadIdx.x, g.end(dst), blockDim.x);
-      mine = wg_warp_reduce(alg, mine);
-      if (lane == 0)
-        partial[warp] = mine;
-      __syncthreads();
-      if (warp == 0) {
-        V x = lane < blockDim.x / warpSize ? partial[lane] : alg.identity();
-        x = wg_warp_reduce(alg, x);
-        if (lane == 0 && alg.combine_pull(dst, x))
-          out.emit(dst);
-      }
+      V x = wg_block_reduce(alg, wg_gather_sum(alg, g, dst, g.begin(dst) + threadIdx.x, g.end(dst), blockDim.x), partial);
+      if (threadIdx.x == 0 && alg.combine_pull(dst, x))
+        out.emit(dst);
       __syncthreads(); // partial is rewritten by the next vertex
       continue;
     }
     for (uint32_t chunk = g.begin(dst); chunk < g.end(dst); chunk += blockDim.x) {
       uint32_t e = chunk + threadIdx.x, end = g.end(dst);
-      V mine = wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end);
-      mine = wg_warp_reduce(alg, mine);
-      if (lane == 0)
-        partial[warp] = mine;
-      __syncthreads();
-      if (warp == 0) {
-        V x = lane < blockDim.x / warpSize ? partial[lane] : alg.identity();
-        x = wg_warp_reduce(alg, x);
-        if (lane == 0)
-          partial[0] = alg.reduce(acc, x);
-      }
+      V x = wg_block_reduce(alg, wg_gather_edges(alg, g, dst, e, e + 1 < end ? e + 1 : end), partial);
+      if (threadIdx.x == 0)
+        partial[0] = alg.reduce(acc, x);
       __syncthreads();
       acc = partial[0];
       __syncthreads(); // partial is rewritten by the next chunk
