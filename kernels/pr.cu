@@ -131,16 +131,19 @@ WG_SIMDX_ENTRIES(pr, pr_pullpush_acc)
 WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
-// residual reached eps. It solves the "leaky" system x = (1-d)/n + d P^T x,
-// in which a dangling vertex's rank flows nowhere: with a uniform teleport
-// and dangling rank spread uniformly (graph/ref's definition), the
-// PageRank vector is exactly that solution scaled to sum 1, so the
-// finishing entries below normalise it on the device.
-//   meta0  float rank[|V|]: 0 at the start; a task adds the residual it took.
-//   meta1  float residual[|V|]: (1-d)/n at the start.
-//   meta2  float push[|V|]: d/outdeg, 0 for a dangling vertex.
+// residual's magnitude reached eps. It solves the "leaky" system
+// x = (1-d)/n + d P^T x, in which a dangling vertex's rank flows nowhere:
+// with a uniform teleport and dangling rank spread uniformly (graph/ref's
+// definition), the PageRank vector is exactly that solution scaled to sum
+// 1, so the finishing entries below normalise it on the device. It starts,
+// as the pull-then-push form does, from x = 1/n with signed residuals: a
+// prelude pull (pr_simdx_none_pull, iteration 0) computes them.
+//   meta0  float rank[|V|]: 1/n at the start; a task adds the residual it took.
+//   meta1  float residual[|V|]: the start's, from the prelude.
+//   meta2  [4|V|] words laid out as pr_pullpush_acc's: push share d/outdeg
+//          (0 for a dangling vertex) first.
 //   meta3  double sum[1]: the finishing pass's total rank.
-//   param_f32  eps: the residual at which a vertex becomes a task.
+//   param_f32  eps: the residual magnitude at which a vertex becomes a task.
 struct pr_residual_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
   static const bool carries = true;
@@ -149,7 +152,7 @@ struct pr_residual_acc : wg_acc_defaults<float> {
   float eps;
   __device__ pr_residual_acc(wg_meta m)
       : rank((float *)m.buf[0]), residual((float *)m.buf[1]), push((const float *)m.buf[2]), eps(m.param_f32) {}
-  __device__ bool active(uint32_t v) const { return residual[v] >= eps; }
+  __device__ bool active(uint32_t v) const { return wg_fabs(residual[v]) >= eps; }
   // take moves v's residual into its rank (atomically: v may have two
   // tasks in flight) and carries the share each out-neighbour receives.
   __device__ bool take(uint32_t v, float *carry) {
@@ -158,16 +161,17 @@ struct pr_residual_acc : wg_acc_defaults<float> {
       return false;
     atomicAdd(&rank[v], r);
     *carry = r * push[v];
-    return *carry > 0.0f;
+    return *carry != 0.0f;
   }
   __device__ bool compute_carried(uint32_t, float carry, uint32_t, uint32_t, float *update) const {
     *update = carry;
     return true;
   }
-  // combine_push queues dst when this update lifts its residual to eps.
+  // combine_push queues dst when this update lifts its residual's
+  // magnitude to eps.
   __device__ bool combine_push(uint32_t dst, float update) const {
     float before = atomicAdd(&residual[dst], update);
-    return before < eps && before + update >= eps;
+    return wg_fabs(before) < eps && wg_fabs(before + update) >= eps;
   }
 };
 
