@@ -140,18 +140,22 @@ WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
 // prelude pull (pr_simdx_none_pull, iteration 0) computes them.
 //   meta0  float rank[|V|]: 1/n at the start; a task adds the residual it took.
 //   meta1  float residual[|V|]: the start's, from the prelude.
-//   meta2  [4|V|] words laid out as pr_pullpush_acc's: push share d/outdeg
-//          (0 for a dangling vertex) first.
+//   meta2  [5|V|] words: the first 4|V| laid out as pr_pullpush_acc's (push
+//          share d/outdeg first, 0 for a dangling vertex), then float
+//          low[|V|]: what rounding dropped from the rank's atomic adds (a
+//          hub takes thousands of residuals near eps, each below half an
+//          ulp of its rank); pr_atos_base_fold adds it back at the end.
 //   meta3  double sum[1]: the finishing pass's total rank.
 //   param_f32  eps: the residual magnitude at which a vertex becomes a task.
 struct pr_residual_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
   static const bool carries = true;
-  float *rank, *residual;
+  float *rank, *residual, *low;
   const float *push;
   float eps;
   __device__ pr_residual_acc(wg_meta m)
-      : rank((float *)m.buf[0]), residual((float *)m.buf[1]), push((const float *)m.buf[2]), eps(m.param_f32) {}
+      : rank((float *)m.buf[0]), residual((float *)m.buf[1]), low((float *)m.buf[2] + 4 * m.num_vertices),
+        push((const float *)m.buf[2]), eps(m.param_f32) {}
   __device__ bool active(uint32_t v) const { return wg_fabs(residual[v]) >= eps; }
   // take moves v's residual into its rank (atomically: v may have two
   // tasks in flight) and carries the share each out-neighbour receives.
@@ -159,7 +163,10 @@ struct pr_residual_acc : wg_acc_defaults<float> {
     float r = __builtin_bit_cast(float, atomicExch((unsigned *)&residual[v], 0u));
     if (r == 0.0f)
       return false;
-    atomicAdd(&rank[v], r);
+    float old = atomicAdd(&rank[v], r), sum = old + r, part = sum - old; // Knuth's two-sum: the add's exact error
+    float error = (old - (sum - part)) + (r - part);
+    if (error != 0.0f)
+      atomicAdd(&low[v], error);
     *carry = r * push[v];
     return *carry != 0.0f;
   }
@@ -176,6 +183,14 @@ struct pr_residual_acc : wg_acc_defaults<float> {
 };
 
 WG_ATOS_ENTRIES(pr, pr_residual_acc)
+
+// pr_atos_base_fold adds the residual form's low parts into the ranks.
+extern "C" __global__ void pr_atos_base_fold(WG_ACC_PARAMS) {
+  float *rank = (float *)meta0;
+  const float *low = (const float *)meta2 + 4 * num_vertices;
+  for (uint32_t v = wg_global_id(); v < num_vertices; v += gridDim.x * blockDim.x)
+    rank[v] += low[v];
+}
 
 // The finishing pass of the residual form: pr_atos_base_normsum adds every
 // rank into sum[0] (per-warp float sums, one double atomic per warp), then

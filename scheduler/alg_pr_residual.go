@@ -22,6 +22,9 @@ func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 	}
 	eps := float64(p.ParamF32)
 	p.PullThenPush = false
+	words := p.Meta[2]
+	words.init = append(words.init, make([]byte, 4*g.NumVertices())...) // the ranks' low parts, 0
+	p.Finalize = append([]string{"pr_atos_base_fold"}, p.Finalize...)
 	p.Prelude = pageRankStartPull()
 	p.Notes = []string{fmt.Sprintf("residual push (asynchronous) from x = 1/n, the start's signed residuals from one pull: a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
 		PageRankPullPushFraction, eps)}
