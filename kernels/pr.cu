@@ -131,47 +131,66 @@ WG_SIMDX_ENTRIES(pr, pr_pullpush_acc)
 WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
-// residual reached eps. It solves the "leaky" system x = (1-d)/n + d P^T x,
-// in which a dangling vertex's rank flows nowhere: with a uniform teleport
-// and dangling rank spread uniformly (graph/ref's definition), the
-// PageRank vector is exactly that solution scaled to sum 1, so the
-// finishing entries below normalise it on the device.
-//   meta0  float rank[|V|]: 0 at the start; a task adds the residual it took.
-//   meta1  float residual[|V|]: (1-d)/n at the start.
-//   meta2  float push[|V|]: d/outdeg, 0 for a dangling vertex.
+// residual's magnitude reached eps. It solves the "leaky" system
+// x = (1-d)/n + d P^T x, in which a dangling vertex's rank flows nowhere:
+// with a uniform teleport and dangling rank spread uniformly (graph/ref's
+// definition), the PageRank vector is exactly that solution scaled to sum
+// 1, so the finishing entries below normalise it on the device. It starts,
+// as the pull-then-push form does, from x = 1/n with signed residuals: a
+// prelude pull (pr_simdx_none_pull, iteration 0) computes them.
+//   meta0  float rank[|V|]: 1/n at the start; a task adds the residual it took.
+//   meta1  float residual[|V|]: the start's, from the prelude.
+//   meta2  [5|V|] words: the first 4|V| laid out as pr_pullpush_acc's (push
+//          share d/outdeg first, 0 for a dangling vertex), then float
+//          low[|V|]: what rounding dropped from the rank's atomic adds (a
+//          hub takes thousands of residuals near eps, each below half an
+//          ulp of its rank); pr_atos_base_fold adds it back at the end.
 //   meta3  double sum[1]: the finishing pass's total rank.
-//   param_f32  eps: the residual at which a vertex becomes a task.
+//   param_f32  eps: the residual magnitude at which a vertex becomes a task.
 struct pr_residual_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
   static const bool carries = true;
-  float *rank, *residual;
+  float *rank, *residual, *low;
   const float *push;
   float eps;
   __device__ pr_residual_acc(wg_meta m)
-      : rank((float *)m.buf[0]), residual((float *)m.buf[1]), push((const float *)m.buf[2]), eps(m.param_f32) {}
-  __device__ bool active(uint32_t v) const { return residual[v] >= eps; }
+      : rank((float *)m.buf[0]), residual((float *)m.buf[1]), low((float *)m.buf[2] + 4 * m.num_vertices),
+        push((const float *)m.buf[2]), eps(m.param_f32) {}
+  __device__ bool active(uint32_t v) const { return wg_fabs(residual[v]) >= eps; }
   // take moves v's residual into its rank (atomically: v may have two
   // tasks in flight) and carries the share each out-neighbour receives.
   __device__ bool take(uint32_t v, float *carry) {
     float r = __builtin_bit_cast(float, atomicExch((unsigned *)&residual[v], 0u));
     if (r == 0.0f)
       return false;
-    atomicAdd(&rank[v], r);
+    float old = atomicAdd(&rank[v], r), sum = old + r, part = sum - old; // Knuth's two-sum: the add's exact error
+    float error = (old - (sum - part)) + (r - part);
+    if (error != 0.0f)
+      atomicAdd(&low[v], error);
     *carry = r * push[v];
-    return *carry > 0.0f;
+    return *carry != 0.0f;
   }
   __device__ bool compute_carried(uint32_t, float carry, uint32_t, uint32_t, float *update) const {
     *update = carry;
     return true;
   }
-  // combine_push queues dst when this update lifts its residual to eps.
+  // combine_push queues dst when this update lifts its residual's
+  // magnitude to eps.
   __device__ bool combine_push(uint32_t dst, float update) const {
     float before = atomicAdd(&residual[dst], update);
-    return before < eps && before + update >= eps;
+    return wg_fabs(before) < eps && wg_fabs(before + update) >= eps;
   }
 };
 
 WG_ATOS_ENTRIES(pr, pr_residual_acc)
+
+// pr_atos_base_fold adds the residual form's low parts into the ranks.
+extern "C" __global__ void pr_atos_base_fold(WG_ACC_PARAMS) {
+  float *rank = (float *)meta0;
+  const float *low = (const float *)meta2 + 4 * num_vertices;
+  for (uint32_t v = wg_global_id(); v < num_vertices; v += gridDim.x * blockDim.x)
+    rank[v] += low[v];
+}
 
 // The finishing pass of the residual form: pr_atos_base_normsum adds every
 // rank into sum[0] (per-warp float sums, one double atomic per warp), then

@@ -4,60 +4,104 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/warpgraph/warpgraph/graph"
-	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
-// PageRankResidualFraction sets the task-parallel PageRank's threshold: a
-// vertex is a task while its residual is at least this fraction of the
-// teleport term (1-d)/n. The residual r left unpushed at the end changes
-// the unnormalised ranks by (I - dP^T)^-1 r, at most this fraction of each
-// vertex's own rank (r < fraction x (1-d)/n everywhere), and their sum by
-// at most the same fraction; after normalisation each rank is within the
-// fraction of graph/ref's, under its 1e-3 check with room for float32.
-const PageRankResidualFraction = 8e-4
-
-// setupPageRankResidual is PageRank by residual push (kernels/pr.cu,
-// pr_residual_acc) for the task-parallel scheduler.
+// setupPageRankResidual is PageRank by asynchronous residual push
+// (kernels/pr.cu, pr_residual_acc) for the task-parallel scheduler: the
+// pull-then-push form's state and threshold (PageRankPullPushFraction),
+// its start's residuals computed by a prelude pull, every vertex a first
+// task, and no pulls after it.
 func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
-	n := g.NumVertices()
-	const d = 0.85
-	ranks, residual, push := make([]float32, n), make([]float32, n), make([]float32, n)
-	teleport := float32((1 - d) / float64(n))
-	for v := range n {
-		residual[v] = teleport
-		if deg := g.OutDegree(uint32(v)); deg > 0 {
-			push[v] = float32(d / float64(deg))
-		}
+	p, err := setupPageRankPullPush(g)
+	if err != nil {
+		return nil, err
 	}
-	eps := float32(PageRankResidualFraction) * teleport
-	meta := Float32s("rank", ranks)
-	return &Problem{Graph: g, ParamF32: eps,
-		Meta:     []*Array{meta, Float32s("residual", residual), Float32s("push share", push), Float64s("rank sum", []float64{0})},
-		Finalize: []string{"pr_atos_base_normsum", "pr_atos_base_normscale"},
-		Values:   func() Values { return floatValues("rank", "", meta.Float32s()) },
-		Notes:    []string{fmt.Sprintf("residual push (asynchronous): a vertex is a task while its residual is at least %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end", PageRankResidualFraction, eps)},
-		Check: func(int) (ref.Report, []Field) {
-			return ref.ValidatePageRank(g, meta.Float32s()), nil
+	eps := float64(p.ParamF32)
+	p.PullThenPush = false
+	words := p.Meta[2]
+	words.init = append(words.init, make([]byte, 4*g.NumVertices())...) // the ranks' low parts, 0
+	p.Finalize = append([]string{"pr_atos_base_fold"}, p.Finalize...)
+	p.Prelude = pageRankStartPull()
+	p.Notes = []string{fmt.Sprintf("residual push (asynchronous) from x = 1/n, the start's signed residuals from one pull: a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
+		PageRankPullPushFraction, eps)}
+	p.Work = func() (float64, string) {
+		return pageRankBSPPushEdges(g, eps), "edges of bulk-synchronous residual push from the same start to the same threshold"
+	}
+	return p, nil
+}
+
+// pageRankStartPull is the residual form's prelude: the pull-then-push
+// form's first pull (pr_simdx_none_pull, iteration 0, counting mode) over
+// in-edges classified by in-degree once, untimed.
+func pageRankStartPull() *Prelude {
+	var lists, lens, stamps, counts kernels.DevPtr
+	return &Prelude{
+		Prepare: func(e *Enactment) error {
+			if _, err := e.inEdges(); err != nil {
+				return err
+			}
+			in := e.Problem.Graph
+			if in.Directed {
+				in = in.Reverse()
+			}
+			l, c := classify(in, e.Options.Tuning)
+			lists, lens = e.Buffers.Copy(l, "start pull lists"), e.Buffers.Copy(c[:], "start pull list lengths")
+			stamps, counts = e.Buffers.Uint32s(in.NumVertices(), "start pull stamps"), e.Buffers.Uint32s(lenWords, "start pull counts")
+			return e.Buffers.Err()
 		},
-		Work: func() (float64, string) {
-			return pageRankBSPPushEdges(g, float64(eps)), "edges of bulk-synchronous residual push to the same threshold"
-		}}, nil
+		Run: func(e *Enactment) error {
+			k, err := kernels.Lookup("pr_simdx_none_pull")
+			if err != nil {
+				return err
+			}
+			in, err := e.inEdges()
+			if err != nil {
+				return err
+			}
+			grid, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+			if err != nil {
+				return err
+			}
+			t := e.Options.Tuning
+			it := IterationStats{Iteration: -1, Phases: "start pull", Direction: "pull", FrontierIn: e.Problem.Graph.NumVertices()}
+			// Counting mode writes only the stamps and the counts; the
+			// lists and bins it does not touch get the stamps' buffer.
+			args := append(e.accArgs(in, 0), e.out.offsets, lists, lens, stamps, counts, stamps, stamps, stamps,
+				uint32(1), uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
+			if err := e.launch(&it, k, grid, args...); err != nil {
+				return err
+			}
+			e.record(it)
+			return nil
+		},
+	}
 }
 
 // pageRankBSPPushEdges counts the edges bulk-synchronous residual push
-// (Atos's Algorithm 3) walks to the threshold eps: rounds in which every
-// vertex whose residual reached eps pushes it all, until none has; the
-// baseline of the task-parallel PageRank's overwork.
+// (Atos's Algorithm 3) walks to the threshold eps from the residual form's
+// start (x = 1/n, its signed residuals computed here on the host): rounds
+// in which every vertex whose residual's magnitude reached eps pushes it
+// all, until none has; the baseline of the task-parallel PageRank's
+// overwork.
 func pageRankBSPPushEdges(g *graph.Graph, eps float64) float64 {
 	n := g.NumVertices()
 	const d = 0.85
 	residual := make([]float64, n)
+	for v := range n { // r = (1-d)/n - x + d P^T x at x = 1/n
+		residual[v] += (1-d)/float64(n) - 1/float64(n)
+		if nbrs := g.Neighbors(uint32(v)); len(nbrs) > 0 {
+			for _, u := range nbrs {
+				residual[u] += d / float64(n) / float64(len(nbrs))
+			}
+		}
+	}
 	frontier := make([]uint32, 0, n)
 	for v := range n {
-		residual[v] = (1 - d) / float64(n)
-		if residual[v] >= eps {
+		if math.Abs(residual[v]) >= eps {
 			frontier = append(frontier, uint32(v))
 		}
 	}
@@ -78,7 +122,7 @@ func pageRankBSPPushEdges(g *graph.Graph, eps float64) float64 {
 			share := d * taken[v] / float64(len(nbrs))
 			for _, u := range nbrs {
 				residual[u] += share
-				if residual[u] >= eps && !inNext[u] {
+				if math.Abs(residual[u]) >= eps && !inNext[u] {
 					inNext[u] = true
 					next = append(next, u)
 				}

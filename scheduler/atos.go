@@ -150,6 +150,9 @@ func atosPrepare(e *Enactment) error {
 		e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
 	}
 	e.State = st
+	if e.Problem.Prelude != nil {
+		return e.Problem.Prelude.Prepare(e)
+	}
 	return nil
 }
 
@@ -181,6 +184,11 @@ func atosRun(e *Enactment) error {
 		return nil
 	}
 	for attempt := 0; ; attempt++ {
+		if p.Prelude != nil {
+			if err := p.Prelude.Run(e); err != nil {
+				return err
+			}
+		}
 		var err error
 		if e.Variant.Get("mode") == "persistent" {
 			err = atosPersistent(e)

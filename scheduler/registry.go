@@ -139,6 +139,11 @@ type Problem struct {
 	// WorkCounted says the scheduler's measure of work done is the count
 	// its kernels keep (colour assignments), not the edges they walk.
 	WorkCounted bool
+	// Prelude, when set, is the problem's own first phase, which a
+	// task-parallel scheduler runs before its workers start in every run
+	// (timed), with state its Prepare set up once (untimed): PageRank's
+	// residual form computes its start's residuals with one pull.
+	Prelude *Prelude
 	// Custom runs a problem that does not fit the ACC contract (its state
 	// lives on edges, or it has its own phases) with its own entries; only
 	// schedulers that accept custom problems (bsp) run it, in place of
@@ -401,4 +406,10 @@ func Supports(a *Algorithm, v Variant) error {
 		return v.Scheduler.Supports(a, v)
 	}
 	return nil
+}
+
+// Prelude is a problem's own first phase (Problem.Prelude).
+type Prelude struct {
+	Prepare func(e *Enactment) error
+	Run     func(e *Enactment) error
 }
