@@ -136,10 +136,12 @@ WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
 // with a uniform teleport and dangling rank spread uniformly (graph/ref's
 // definition), the PageRank vector is exactly that solution scaled to sum
 // 1, so the finishing entries below normalise it on the device. It starts,
-// as the pull-then-push form does, from x = 1/n with signed residuals: a
-// prelude pull (pr_simdx_none_pull, iteration 0) computes them.
+// as the pull-then-push form does, from x = 1/n with signed residuals, and
+// its prelude is that form's pulls (pr_simdx_none_pull) while the active
+// vertices hold more than the pull fraction of the edges; the tasks are
+// the vertices the last pull left active (pr_atos_base_seed).
 //   meta0  float rank[|V|]: 1/n at the start; a task adds the residual it took.
-//   meta1  float residual[|V|]: the start's, from the prelude.
+//   meta1  float residual[|V|]: the last pull's.
 //   meta2  [5|V|] words: the first 4|V| laid out as pr_pullpush_acc's (push
 //          share d/outdeg first, 0 for a dangling vertex), then float
 //          low[|V|]: what rounding dropped from the rank's atomic adds (a
@@ -183,6 +185,13 @@ struct pr_residual_acc : wg_acc_defaults<float> {
 };
 
 WG_ATOS_ENTRIES(pr, pr_residual_acc)
+
+// pr_atos_base_seed queues the vertices the prelude's last pull stamped
+// (scheduler/atos.go, atosPrelude).
+extern "C" __global__ void pr_atos_base_seed(uint32_t *items, uint32_t capacity, uint32_t *ctl, const uint32_t *stamps,
+                                             uint32_t stamp, uint32_t num_vertices) {
+  wg_atos_seed_stamped(items, capacity, ctl, stamps, stamp, num_vertices);
+}
 
 // pr_atos_base_fold adds the residual form's low parts into the ranks.
 extern "C" __global__ void pr_atos_base_fold(WG_ACC_PARAMS) {

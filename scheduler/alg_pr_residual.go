@@ -11,10 +11,13 @@ import (
 )
 
 // setupPageRankResidual is PageRank by asynchronous residual push
-// (kernels/pr.cu, pr_residual_acc) for the task-parallel scheduler: the
-// pull-then-push form's state and threshold (PageRankPullPushFraction),
-// its start's residuals computed by a prelude pull, every vertex a first
-// task, and no pulls after it.
+// (kernels/pr.cu, pr_residual_acc) for the task-parallel scheduler, with
+// the pull-then-push form's state and threshold (PageRankPullPushFraction).
+// A prelude of bulk pulls runs while the vertices left active hold more
+// than the pull fraction of the out-edges (the first pull computes the
+// start's signed residuals from x = 1/n); the queue then starts with the
+// vertices the last pull left active, and the workers push residuals
+// asynchronously until none reaches eps.
 func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 	p, err := setupPageRankPullPush(g)
 	if err != nil {
@@ -22,11 +25,12 @@ func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 	}
 	eps := float64(p.ParamF32)
 	p.PullThenPush = false
+	p.Start = []uint32{} // the prelude queues the first tasks
 	words := p.Meta[2]
 	words.init = append(words.init, make([]byte, 4*g.NumVertices())...) // the ranks' low parts, 0
 	p.Finalize = append([]string{"pr_atos_base_fold"}, p.Finalize...)
-	p.Prelude = pageRankStartPull()
-	p.Notes = []string{fmt.Sprintf("residual push (asynchronous) from x = 1/n, the start's signed residuals from one pull: a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
+	p.Prelude = pageRankPulls()
+	p.Notes = []string{fmt.Sprintf("residual form from x = 1/n: bulk pulls while the active vertices' out-edges exceed the pull fraction, then asynchronous residual push from the vertices left active; a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
 		PageRankPullPushFraction, eps)}
 	p.Work = func() (float64, string) {
 		return pageRankBSPPushEdges(g, eps), "edges of bulk-synchronous residual push from the same start to the same threshold"
@@ -34,10 +38,13 @@ func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 	return p, nil
 }
 
-// pageRankStartPull is the residual form's prelude: the pull-then-push
-// form's first pull (pr_simdx_none_pull, iteration 0, counting mode) over
-// in-edges classified by in-degree once, untimed.
-func pageRankStartPull() *Prelude {
+// pageRankPulls is the residual form's prelude: the pull-then-push form's
+// pulls (pr_simdx_none_pull in counting mode, which stamps and counts the
+// vertices left active and their out-edges) over in-edges classified by
+// in-degree once, untimed. It pulls while the active out-edges exceed
+// Tuning.PullFraction of the edges, one read-back per pull, and hands the
+// last pull's stamps to the scheduler, which queues the stamped vertices.
+func pageRankPulls() *Prelude {
 	var lists, lens, stamps, counts kernels.DevPtr
 	return &Prelude{
 		Prepare: func(e *Enactment) error {
@@ -49,34 +56,58 @@ func pageRankStartPull() *Prelude {
 				in = in.Reverse()
 			}
 			l, c := classify(in, e.Options.Tuning)
-			lists, lens = e.Buffers.Copy(l, "start pull lists"), e.Buffers.Copy(c[:], "start pull list lengths")
-			stamps, counts = e.Buffers.Uint32s(in.NumVertices(), "start pull stamps"), e.Buffers.Uint32s(lenWords, "start pull counts")
+			lists, lens = e.Buffers.Copy(l, "prelude pull lists"), e.Buffers.Copy(c[:], "prelude pull list lengths")
+			stamps, counts = e.Buffers.Uint32s(in.NumVertices(), "prelude pull stamps"), e.Buffers.Uint32s(lenWords, "prelude pull counts")
 			return e.Buffers.Err()
 		},
-		Run: func(e *Enactment) error {
+		Run: func(e *Enactment) (PreludeFrontier, error) {
 			k, err := kernels.Lookup("pr_simdx_none_pull")
 			if err != nil {
-				return err
+				return PreludeFrontier{}, err
 			}
 			in, err := e.inEdges()
 			if err != nil {
-				return err
+				return PreludeFrontier{}, err
 			}
 			grid, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
 			if err != nil {
-				return err
+				return PreludeFrontier{}, err
 			}
-			t := e.Options.Tuning
-			it := IterationStats{Iteration: -1, Phases: "start pull", Direction: "pull", FrontierIn: e.Problem.Graph.NumVertices()}
-			// Counting mode writes only the stamps and the counts; the
-			// lists and bins it does not touch get the stamps' buffer.
-			args := append(e.accArgs(in, 0), e.out.offsets, lists, lens, stamps, counts, stamps, stamps, stamps,
-				uint32(1), uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
-			if err := e.launch(&it, k, grid, args...); err != nil {
-				return err
+			g, t := e.Problem.Graph, e.Options.Tuning
+			n := g.NumVertices()
+			e.Buffers.Zero(stamps, 4*n, "prelude pull stamps") // stamps of an earlier run must not seed this one
+			active := n
+			for iteration := 0; ; iteration++ {
+				if err := e.iterationLimit(iteration); err != nil {
+					return PreludeFrontier{}, err
+				}
+				stamp := uint32(iteration + 1)
+				it := IterationStats{Iteration: iteration, Phases: "pull", Direction: "pull", FrontierIn: active}
+				e.Buffers.Zero(counts, 4*lenWords, "prelude pull counts")
+				if err := e.Buffers.Err(); err != nil {
+					return PreludeFrontier{}, err
+				}
+				// Counting mode writes only the stamps and the counts; the
+				// lists and bins it does not touch get the stamps' buffer.
+				args := append(e.accArgs(in, iteration), e.out.offsets, lists, lens, stamps, counts, stamps, stamps, stamps,
+					stamp, uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
+				if err := e.launch(&it, k, grid, args...); err != nil {
+					return PreludeFrontier{}, err
+				}
+				var length [lenWords]uint32
+				if err := kernels.Download(e.Dev, length[:], counts); err != nil {
+					return PreludeFrontier{}, err
+				}
+				if int(length[lenActive]) > n {
+					return PreludeFrontier{}, fmt.Errorf("a pull left %d of %d vertices active: a kernel wrote out of bounds", length[lenActive], n)
+				}
+				active = int(length[lenActive])
+				it.FrontierOut = active
+				e.record(it)
+				if active == 0 || float64(length[lenEdges]) <= t.PullFraction*float64(g.NumEdges()) {
+					return PreludeFrontier{Stamps: stamps, Stamp: stamp, Active: active, Edges: float64(iteration+1) * float64(g.NumEdges())}, nil
+				}
 			}
-			e.record(it)
-			return nil
 		},
 	}
 }

@@ -104,6 +104,11 @@ type atosState struct {
 	fixed bool
 	spin  *Spin
 	fetch int
+	// first is how many tasks the queue held when the workers started
+	// (the problem's start list, or what its prelude queued); prelude is
+	// the prelude's work in edges walked.
+	first   int
+	prelude float64
 }
 
 // atosAutoFetch is fetch=auto's pop: on the H100 (results/atos-h100,
@@ -150,8 +155,11 @@ func atosPrepare(e *Enactment) error {
 		e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
 	}
 	e.State = st
-	if e.Problem.Prelude != nil {
-		return e.Problem.Prelude.Prepare(e)
+	if p := e.Problem.Prelude; p != nil {
+		if _, err := kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed"); err != nil {
+			return fmt.Errorf("%s's prelude needs a seeding entry: %w", e.Algorithm.Name, err)
+		}
+		return p.Prepare(e)
 	}
 	return nil
 }
@@ -173,6 +181,7 @@ func atosReset(e *Enactment) error {
 	b.Upload(st.items, rawBytes(start), "first tasks")
 	control := make([]uint32, atosControlWords)
 	control[atosTail], control[atosPending] = uint32(len(start)), uint32(len(start))
+	st.first, st.prelude = len(start), 0
 	b.Upload(st.control, rawBytes(control), "task queue control")
 	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued flags")
 	return b.Err()
@@ -185,7 +194,7 @@ func atosRun(e *Enactment) error {
 	}
 	for attempt := 0; ; attempt++ {
 		if p.Prelude != nil {
-			if err := p.Prelude.Run(e); err != nil {
+			if err := atosPrelude(e); err != nil {
 				return err
 			}
 		}
@@ -207,6 +216,43 @@ func atosRun(e *Enactment) error {
 		}
 	}
 	return finishRun(e)
+}
+
+// atosPrelude runs the problem's prelude and queues the vertices it left
+// stamped (<kernel>_atos_base_seed: one atomic per warp on the tail).
+func atosPrelude(e *Enactment) error {
+	st := e.State.(*atosState)
+	f, err := e.Problem.Prelude.Run(e)
+	if err != nil {
+		return err
+	}
+	st.prelude = f.Edges
+	if f.Active == 0 {
+		return nil
+	}
+	k, err := kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed")
+	if err != nil {
+		return err
+	}
+	n := e.Problem.Graph.NumVertices()
+	grid, err := e.gridStrideGrid(k, n)
+	if err != nil {
+		return err
+	}
+	it := IterationStats{Iteration: len(e.iterations), Phases: "seed", Direction: "-", FrontierIn: n, FrontierOut: f.Active}
+	if err := e.launch(&it, k, grid, st.items, uint32(st.capacity), st.control, f.Stamps, f.Stamp, uint32(n)); err != nil {
+		return err
+	}
+	e.record(it)
+	tail, err := e.readCount(st.control+kernels.DevPtr(4*atosTail), st.capacity, "the seeded queue's tail")
+	if err != nil {
+		return err
+	}
+	if tail != st.first+f.Active {
+		return fmt.Errorf("the prelude stamped %d vertices but %d were queued: a kernel wrote out of bounds", f.Active, tail-st.first)
+	}
+	st.first = tail
+	return nil
 }
 
 // atosGrow replaces an overflowed queue by one twice the size and restarts
@@ -254,7 +300,7 @@ func atosPersistent(e *Enactment) error {
 		}
 		grid = g
 	}
-	it := IterationStats{Iteration: 0, Phases: "persist", Direction: "push", FrontierIn: len(e.Problem.Start)}
+	it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: st.first}
 	localRounds := uint32(0)
 	if e.Variant.Get("local") == "on" {
 		localRounds = atosLocalRounds
@@ -294,10 +340,7 @@ func atosDiscrete(e *Enactment) error {
 	if e.Variant.Get("worker") == "warp" {
 		workersPerCTA = e.Options.Block / e.Dev.Properties().WarpSize
 	}
-	begin, end := 0, len(e.Problem.Start)
-	if e.Problem.Start == nil {
-		end = e.Problem.Graph.NumVertices()
-	}
+	begin, end := 0, st.first
 	for generation := 0; begin < end; generation++ {
 		if err := e.iterationLimit(generation); err != nil {
 			return err
@@ -307,7 +350,7 @@ func atosDiscrete(e *Enactment) error {
 		if grid == 0 {
 			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
 		}
-		it := IterationStats{Iteration: generation, Phases: "discrete", Direction: "push", FrontierIn: tasks}
+		it := IterationStats{Iteration: len(e.iterations), Phases: "discrete", Direction: "push", FrontierIn: tasks}
 		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch), uint32(0),
 			uint32(generation), uint32(begin), uint32(end))
 		if err := e.launch(&it, k, grid, args...); err != nil {
@@ -353,12 +396,10 @@ func atosControl(e *Enactment, kernel string) ([]uint32, error) {
 // launch, or the discrete run's last generation, carrying the totals) and
 // for the run, with the overwork once the result is downloaded.
 func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
-	first := len(e.Problem.Start)
-	if e.Problem.Start == nil {
-		first = e.Problem.Graph.NumVertices()
-	}
+	st := e.State.(*atosState)
+	first := st.first
 	pushes := float64(control[atosTail]) - float64(first)
-	pops, edges := float64(control[atosPops]), float64(control[atosEdges])
+	pops, edges := float64(control[atosPops]), float64(control[atosEdges])+st.prelude
 	it.Set("queue_pushes", pushes)
 	it.Set("queue_pops", pops)
 	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, first))
@@ -374,7 +415,11 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 		e.Statistic("failed_pops", "failed pops", failed, fmt.Sprintf("%.0f waits with no task ready", failed))
 		e.Statistic("max_occupancy", "max queue occupancy", occupancy, fmt.Sprintf("%.0f tasks pending at once", occupancy))
 	}
-	e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
+	if st.prelude > 0 {
+		e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f (%.0f by the prelude)", edges, st.prelude))
+	} else {
+		e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
+	}
 	counted := float64(control[atosCounted])
 	did := edges
 	if e.Problem.WorkCounted {

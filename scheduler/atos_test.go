@@ -147,3 +147,46 @@ func TestAtosReportsOverworkAndQueueStatistics(t *testing.T) {
 	assert.GreaterOrEqual(t, summaryValue(t, res, "overwork"), 1.0)
 	assert.Equal(t, summaryValue(t, res, "assignments"), summaryValue(t, res, "overwork")*256)
 }
+
+// Atos's PageRank pulls in bulk while the active vertices hold more than
+// the pull fraction of the edges, queues exactly the vertices the last
+// pull left active, and pushes from there without another pull; every
+// worker kind validates, a larger fraction pulls less, and the prelude's
+// edges count in the work done.
+func TestAtosPageRankPullsThenPushes(t *testing.T) {
+	dev := atosTestDevice(t, sim.ModeFunctional)
+	g, err := graph.Load("rmat:scale=10+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	pulls := func(variant string, fraction float64) int {
+		res, err := atosEnact(t, dev, "pr", variant, "rmat:scale=10+perm=1", RunOptions{Warmup: 1, Repeat: 2, Tuning: Tuning{PullFraction: fraction}})
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), "%s: %s", variant, res.Validation.String())
+		var phases []string
+		pulled, seeded := 0, -1
+		for _, it := range res.Iterations {
+			phases = append(phases, it.Phases)
+			switch it.Phases {
+			case "pull":
+				require.Equal(t, -1, seeded, "%s: a pull after the tasks were queued: %v", variant, phases)
+				pulled++
+				seeded = -1
+			case "seed":
+				seeded = it.FrontierOut
+				assert.Equal(t, res.Iterations[pulled-1].FrontierOut, seeded, "%s: the seed queues the last pull's active vertices", variant)
+			}
+		}
+		require.Positive(t, pulled, "%s: %v", variant, phases)
+		assert.Equal(t, "finish", phases[len(phases)-1])
+		edges := summaryValue(t, res, "edges_walked")
+		assert.GreaterOrEqual(t, edges, float64(pulled)*float64(g.NumEdges()), "%s: the pulls' edges are work done", variant)
+		if seeded > 0 {
+			assert.GreaterOrEqual(t, summaryValue(t, res, "queue_pops"), float64(seeded), "%s: every queued vertex runs", variant)
+		}
+		return pulled
+	}
+	base := pulls("atos", 0.3)
+	for _, variant := range []string{"atos:local=on", "atos:worker=warp", "atos:mode=discrete", "atos:mode=discrete,worker=warp,fetch=8"} {
+		pulls(variant, 0.3)
+	}
+	assert.Less(t, pulls("atos", 0.9), base, "a larger pull fraction pulls less")
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
+	"github.com/warpgraph/warpgraph/kernels"
 )
 
 // CombineKind is how an algorithm's updates combine (SIMD-X's ACC model).
@@ -141,8 +142,8 @@ type Problem struct {
 	WorkCounted bool
 	// Prelude, when set, is the problem's own first phase, which a
 	// task-parallel scheduler runs before its workers start in every run
-	// (timed), with state its Prepare set up once (untimed): PageRank's
-	// residual form computes its start's residuals with one pull.
+	// (timed), with state its Prepare set up once (untimed); its frontier
+	// is the first tasks: PageRank's residual form pulls in bulk first.
 	Prelude *Prelude
 	// Custom runs a problem that does not fit the ACC contract (its state
 	// lives on edges, or it has its own phases) with its own entries; only
@@ -408,8 +409,20 @@ func Supports(a *Algorithm, v Variant) error {
 	return nil
 }
 
-// Prelude is a problem's own first phase (Problem.Prelude).
+// Prelude is a problem's own first phase (Problem.Prelude): Prepare sets
+// up its state once (untimed); Run runs it in every run (timed) and names
+// the vertices the scheduler's first tasks are.
 type Prelude struct {
 	Prepare func(e *Enactment) error
-	Run     func(e *Enactment) error
+	Run     func(e *Enactment) (PreludeFrontier, error)
+}
+
+// PreludeFrontier is what a prelude leaves: the vertices stamped Stamp in
+// Stamps (Active of them) are the first tasks; Edges is the work the
+// prelude did, in edges walked, for the run's overwork.
+type PreludeFrontier struct {
+	Stamps kernels.DevPtr
+	Stamp  uint32
+	Active int
+	Edges  float64
 }

@@ -172,7 +172,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.tuning.BinSize, "bin-size", 64, "simdx: entries of the online filter's thread bins")
 	f.IntVar(&o.tuning.MediumFrom, "medium-from", 32, "simdx: out-degree from which a warp processes a vertex")
 	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
-	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx: pull while the frontier's out-edges exceed this fraction of all edges")
+	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx, and atos's PageRank prelude: pull while the frontier's out-edges exceed this fraction of all edges")
 	f.IntVar(&o.tuning.WQueues, "w-queues", 8, "hq: warp-level queues W (1..32); thread t inserts into queue t % W")
 	f.IntVar(&o.tuning.QueueCapacity, "queue-capacity", 0, "atos: task-queue capacity in tasks, an overflow then fails the run; 0: sized from the graph, doubled and the run restarted on overflow")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
