@@ -61,6 +61,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"unknown scheduler", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "nosuch"}, "unknown scheduler"},
 		{"bin size for bsp", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--bin-size", "16"}, "only to the simdx"},
 		{"zero bin size", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx", "--bin-size", "0"}, "--bin-size 0"},
+		{"pull fraction for atos bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos", "--pull-fraction", "0.5"}, "only to the simdx scheduler and to atos's PageRank"},
 		{"pull fraction above 1", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx", "--pull-fraction", "2"}, "--pull-fraction 2"},
 		{"fused simdx cannot run pr", []string{"run", "--algo", "pr", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:fusion=all"}, "cannot run pr"},
 		{"unbounded spin on hardware", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "hw", "--scheduler", "simdx:fusion=all", "--spin-budget", "0"}, "hang the GPU"},

@@ -269,10 +269,14 @@ func (o runOptions) check(a *scheduler.Algorithm) error {
 		return err
 	}
 	if !strings.HasPrefix(o.scheduler, "simdx") {
-		for _, name := range []string{"bin-size", "medium-from", "large-from", "pull-fraction"} {
+		for _, name := range []string{"bin-size", "medium-from", "large-from"} {
 			if o.set[name] {
 				return badInput("--%s applies only to the simdx scheduler", name)
 			}
+		}
+		// Atos's PageRank pulls in bulk first, by SIMD-X's rule.
+		if o.set["pull-fraction"] && !(strings.HasPrefix(o.scheduler, "atos") && o.algo == "pr") {
+			return badInput("--pull-fraction applies only to the simdx scheduler and to atos's PageRank")
 		}
 	}
 	if o.target == "cpu" {
