@@ -156,6 +156,13 @@ func enactCell(ctx context.Context, env *Env, c cellRun, source uint32) (Outcome
 		sum[i] = f.Name + "=" + f.Value
 	}
 	v["summary"] = strings.Join(sum, ";")
+	// The summary's figures by key (overwork, colours, queue_pushes...),
+	// for experiments that declare them as columns.
+	for _, f := range r.Summary {
+		if _, taken := v[f.Key]; !taken && f.Number != nil {
+			v[f.Key] = formatFloat(*f.Number)
+		}
+	}
 	v["counters"] = countersCell(r.Total.Counters)
 	return Outcome{Values: v, Valid: r.Validation.OK(), Validation: r.Validation.String()}, nil
 }
