@@ -19,7 +19,8 @@ import (
 //	                 launch pushed); the host reads the tail in between.
 //	worker=cta|warp  a CTA with load-balancing search over its tasks' edges,
 //	                 or a warp with one task per lane.
-//	fetch=auto|N     tasks per pop; auto is 32 (measured best on the H100).
+//	fetch=auto|N     tasks per pop; auto is 32 (measured best on the H100),
+//	                 or the problem's TaskFetch for CTA workers (colouring).
 //
 // An algorithm runs under Atos when its module has the entries
 // (WG_ATOS_ENTRIES, or its own for a custom problem such as colouring).
@@ -32,7 +33,7 @@ func init() {
 				Values: []string{"persistent", "discrete"}, Default: "persistent"},
 			{Name: "worker", About: "cta: a CTA pops and balances edges over its threads; warp: a warp pops, one task per lane",
 				Values: []string{"cta", "warp"}, Default: "cta"},
-			{Name: "fetch", About: "tasks per pop (auto: 32, the H100's best for both workers)",
+			{Name: "fetch", About: "tasks per pop (auto: 32, the H100's best for both workers, except where the problem names its own: colouring's CTA workers pop 512)",
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
 			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
@@ -120,6 +121,9 @@ const atosAutoFetch = 32
 func atosFetch(e *Enactment) int {
 	f := e.Variant.Get("fetch")
 	if f == "auto" {
+		if e.Problem.TaskFetch > 0 && e.Variant.Get("worker") == "cta" {
+			return e.Problem.TaskFetch
+		}
 		return atosAutoFetch
 	}
 	n, _ := strconv.Atoi(f) // the key's values are numbers

@@ -140,6 +140,9 @@ type Problem struct {
 	// WorkCounted says the scheduler's measure of work done is the count
 	// its kernels keep (colour assignments), not the edges they walk.
 	WorkCounted bool
+	// TaskFetch, when set, is fetch=auto's pop for Atos's CTA workers on
+	// this problem (atosAutoFetch otherwise).
+	TaskFetch int
 	// Prelude, when set, is the problem's own first phase, which a
 	// task-parallel scheduler runs before its workers start in every run
 	// (timed), with state its Prepare set up once (untimed); its frontier
