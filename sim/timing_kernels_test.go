@@ -251,3 +251,35 @@ func TestTimingBFSDriver(t *testing.T) {
 		})
 	}
 }
+
+// TestTimingStoresDRAMTraffic runs short kernels whose output stays in L2:
+// their stores count as DRAM writes (dirty L2 sectors count at the end of
+// the launch), and a store reads nothing from DRAM, whether a warp writes
+// whole lines (stream's output, bank_stride with 32-thread CTAs) or one
+// sector of a line (bank_stride with 8-thread CTAs; the L2 is
+// write-validate).
+func TestTimingStoresDRAMTraffic(t *testing.T) {
+	const n = 4096
+	t.Run("stream", func(t *testing.T) {
+		d := timingDevice(t, nil)
+		a := upload(t, d, make([]float32, n))
+		b := upload(t, d, make([]float32, n))
+		c := zeros[float32](t, d, n)
+		st, err := d.Launch(context.Background(), lookup(t, "stream"),
+			kernels.LaunchConfig{Grid: kernels.D1(n / 256), Block: kernels.D1(256)}, a, b, c, uint32(n))
+		require.NoError(t, err)
+		assert.Equal(t, float64(2*4*n), st.Counters["dram_read_bytes"], "a and b, read once")
+		assert.Equal(t, float64(4*n), st.Counters["dram_write_bytes"], "c, written once")
+	})
+	for _, block := range []int{32, 8} {
+		t.Run(fmt.Sprintf("bank_stride/block%d", block), func(t *testing.T) {
+			d := timingDevice(t, nil)
+			out := zeros[uint32](t, d, n)
+			st, err := d.Launch(context.Background(), lookup(t, "bank_stride"),
+				kernels.LaunchConfig{Grid: kernels.D1(n / block), Block: kernels.D1(block)}, out, uint32(1), uint32(1))
+			require.NoError(t, err)
+			assert.Zero(t, st.Counters["dram_read_bytes"], "stores read nothing")
+			assert.Equal(t, float64(4*n), st.Counters["dram_write_bytes"], "out, written once")
+		})
+	}
+}

@@ -138,11 +138,15 @@ func (b Builder) buildSlices(s *System) {
 			WithAddressConverter(lineFolder{lineSize: uint64(line)}).
 			Build(fmt.Sprintf("%s.DRAM[%d]", s.name, i))
 		dramPort := dram.GetPortByName("Top")
+		shadow := newSliceShadow(s.fabric, line, cfg.SectorSizeBytes,
+			newIDSource(fmt.Sprintf("%s.L2Shadow[%d]", s.name, i)), t.sectorFetchRelease)
 		s.fabric.plug(dramPort, endSpec{
 			zone:          zoneL2,
 			bufSize:       4 * cfg.dramQueueDepth(),
 			bytesPerCycle: channelBytesPerCycle,
 			dram:          true,
+			shadow:        shadow,
+			role:          roleDRAM,
 		})
 		s.drams = append(s.drams, dram)
 
@@ -172,13 +176,27 @@ func (b Builder) buildSlices(s *System) {
 			zone:          zoneL2,
 			bufSize:       (crossRsp+2)*cfg.L2RequestsPerCycle + 8,
 			bytesPerCycle: cfg.L2SliceBytesPerCycle,
+			shadow:        shadow,
+			role:          roleL2Top,
 		})
 		// The slice's requests that wait for the DRAM channel's bandwidth
 		// wait in the fabric and count against this buffer.
-		s.fabric.plug(l2.GetPortByName("Bottom"), endSpec{
+		l2Bottom := l2.GetPortByName("Bottom")
+		s.fabric.plug(l2Bottom, endSpec{
 			zone:    zoneL2,
 			bufSize: cfg.dramQueueDepth(),
+			shadow:  shadow,
+			role:    roleL2Bottom,
 		})
+		// The shadow's sector fetches, for loads and atomics of lines a
+		// store brought in without reading DRAM.
+		shadow.port = newSinkPort(fmt.Sprintf("%s.L2[%d].SectorFetchPort", s.name, i), shadow.acceptSectors)
+		s.fabric.plug(shadow.port, endSpec{zone: zoneL2, bufSize: unboundedBuf})
+		shadow.top = s.fabric.ends[l2Top]
+		shadow.bottom = s.fabric.ends[l2Bottom]
+		shadow.dram = s.fabric.ends[dramPort]
+		shadow.portEnd = s.fabric.ends[shadow.port]
+		s.fabric.shadows = append(s.fabric.shadows, shadow)
 		s.l2s = append(s.l2s, l2)
 		s.l2Top = append(s.l2Top, l2Top)
 		s.l2Stats = append(s.l2Stats, counter)
@@ -213,7 +231,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		zone:    zoneL2,
 		bufSize: (int(math.Ceil(s.timing.crossRsp))+2)*burst + 16,
 	})
-	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: 8})
+	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: 8, atomic: true})
 	return u
 }
 

@@ -331,6 +331,9 @@ type timing struct {
 	crossRsp    float64 // L2 side to SM side
 	dramLatency int     // the DRAM channel's own latency
 	atomicALU   float64 // the atomic unit's read-modify-write latency
+	// sectorFetchRelease delays an L2 answer held for a sector fetch
+	// (sliceShadow) after the sectors arrive.
+	sectorFetchRelease float64
 }
 
 func (c Config) timing() timing {
@@ -342,6 +345,10 @@ func (c Config) timing() timing {
 		crossReq:    float64(req),
 		crossRsp:    float64(cross - req),
 		dramLatency: c.DRAMLatency - c.L2HitLatency - o.dram,
+		// A load that waits for a sector fetch pays an L2 hit, the DRAM
+		// channel's latency, the cycle its controller takes to answer and
+		// this delay: as much as a miss (TestReadOfUnwrittenSectorsFetches).
+		sectorFetchRelease: float64(o.dram - 1),
 	}
 	t.atomicALU = float64(c.AtomicLatency) - t.crossReq - t.crossRsp - float64(o.atomic)
 	return t

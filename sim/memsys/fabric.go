@@ -64,6 +64,10 @@ type fabric struct {
 	eventCycles map[int64]struct{}
 
 	dramReadBytes, dramWriteBytes uint64
+
+	shadows []*sliceShadow // every L2 slice's
+	// dirtyAtReset is the L2 slices' dirty bytes at the last resetStats.
+	dirtyAtReset uint64
 }
 
 // endSpec is how a port plugs into the fabric.
@@ -82,7 +86,25 @@ type endSpec struct {
 	// arrives, so the channel's responses are never held back, and the
 	// traffic counts as DRAM bytes.
 	dram bool
+	// atomic marks an atomic unit's port to its L2 slice: its writes read
+	// the sector they update.
+	atomic bool
+	// shadow, set on an L2 slice's top and bottom ports and its DRAM
+	// channel's, is the slice's sliceShadow, which sees (and may answer or
+	// hold) what crosses them; role says which of the three the port is.
+	shadow *sliceShadow
+	role   shadowRole
 }
+
+// shadowRole is the place of a port in its slice's sliceShadow.
+type shadowRole uint8
+
+const (
+	roleNone     shadowRole = iota
+	roleL2Top               // the slice's port to the SMs and atomic units
+	roleL2Bottom            // the slice's port to its DRAM channel
+	roleDRAM                // the DRAM channel's port
+)
 
 type fabricEnd struct {
 	endSpec
@@ -169,8 +191,35 @@ func (f *fabric) Send(msg sim.Msg) *sim.SendError {
 		src.waitingForSpace = true
 		return sim.NewSendError()
 	}
+	if src.shadow != nil && f.shadowSend(src, msg) {
+		return nil
+	}
 	f.enqueue(msg, src, f.mustEnd(meta.Dst, "send to"), 0)
 	return nil
+}
+
+// shadowSend shows a message sent from a port of an L2 slice or its DRAM
+// channel to the slice's shadow. It returns true when the shadow took the
+// message (an answer it holds, a fetch it answered): the send succeeds and
+// the fabric delivers nothing.
+func (f *fabric) shadowSend(src *fabricEnd, msg sim.Msg) bool {
+	sh := src.shadow
+	switch src.role {
+	case roleL2Top:
+		return sh.answered(msg)
+	case roleL2Bottom:
+		switch m := msg.(type) {
+		case *mem.ReadReq:
+			return sh.fetching(m)
+		case *mem.WriteReq:
+			sh.evicting(m)
+		}
+	case roleDRAM:
+		if m, ok := msg.(*mem.WriteDoneRsp); ok && m.Dst == sh.bottom.port {
+			sh.evicted(m)
+		}
+	}
+	return false
 }
 
 // sendDelayed sends a message from one of the system's own event-driven
@@ -272,6 +321,9 @@ func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
 		}
 		end.pending.pop()
 		f.account(end, d.msg)
+		if end.role == roleL2Top {
+			end.shadow.accepted(d.msg)
+		}
 
 		src := d.src
 		src.undelivered--
@@ -375,10 +427,21 @@ func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
 }
 
 // dramBytes returns the DRAM bytes read and written since the last reset.
+// Written bytes count every dirty sector once: those the DRAM channels
+// received, plus the change in the sectors the L2 slices hold dirty (see
+// System.Stats).
 func (f *fabric) dramBytes() (read, written uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.dramReadBytes, f.dramWriteBytes
+	written = f.dramWriteBytes
+	// A write-back leaves the slice's dirty sectors before it reaches DRAM,
+	// so while the engine runs the change can be negative.
+	if dirty := f.dirtyBytes(); dirty >= f.dirtyAtReset {
+		written += dirty - f.dirtyAtReset
+	} else {
+		written -= min(written, f.dirtyAtReset-dirty)
+	}
+	return f.dramReadBytes, written
 }
 
 func (f *fabric) resetStats() {
@@ -386,6 +449,16 @@ func (f *fabric) resetStats() {
 	defer f.mu.Unlock()
 	f.dramReadBytes = 0
 	f.dramWriteBytes = 0
+	f.dirtyAtReset = f.dirtyBytes()
+}
+
+// dirtyBytes returns the bytes the L2 slices hold dirty (whole sectors).
+func (f *fabric) dirtyBytes() uint64 {
+	n := uint64(0)
+	for _, sh := range f.shadows {
+		n += sh.dirtyBytes
+	}
+	return n
 }
 
 func (f *fabric) mustEnd(port sim.Port, what string) *fabricEnd {

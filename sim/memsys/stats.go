@@ -82,8 +82,11 @@ type Stats struct {
 	L2         CacheStats   `json:"l2"`
 	L1PerSM    []CacheStats `json:"l1_per_sm"`
 	L2PerSlice []CacheStats `json:"l2_per_slice"`
-	// DRAMReadBytes and DRAMWriteBytes are the bytes the DRAM channels
-	// transferred; writes count whole dirty sectors.
+	// DRAMReadBytes are the bytes the DRAM channels read. DRAMWriteBytes
+	// are the dirty sectors evicted to DRAM plus the change in the sectors
+	// L2 holds dirty, so every dirty sector counts once, in the period
+	// that dirtied it, evicted or not (System.Stats); writes count whole
+	// sectors.
 	DRAMReadBytes  uint64      `json:"dram_read_bytes"`
 	DRAMWriteBytes uint64      `json:"dram_write_bytes"`
 	Atomics        AtomicStats `json:"atomics"`

@@ -248,6 +248,15 @@ func (s *System) dirtyMask(mask uint32, span int) []bool {
 // ResetStats was last called. Called while the engine runs, it returns
 // each component's counters as of some moment, not one consistent
 // snapshot.
+//
+// DRAMWriteBytes counts every dirty L2 sector as written, whether or not
+// it has been evicted yet: the bytes evicted to DRAM since the reset, plus
+// the sectors the L2 holds dirty now, minus those it held dirty at the
+// reset (an earlier period counted them). A kernel's stores therefore
+// count in the launch that made them, as if the L2 were flushed at its
+// end, though nothing is flushed and no time is charged: the write-backs
+// take DRAM bandwidth when the lines are evicted, in this launch or a
+// later one.
 func (s *System) Stats() Stats {
 	st := Stats{
 		L1PerSM:    make([]CacheStats, len(s.l1Stats)),

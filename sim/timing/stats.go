@@ -80,7 +80,9 @@ type Stats struct {
 	// slices (0 without reads).
 	L1HitRate float64 `json:"l1_hit_rate"`
 	L2HitRate float64 `json:"l2_hit_rate"`
-	// DRAMReadBytes and DRAMWriteBytes are the DRAM traffic.
+	// DRAMReadBytes and DRAMWriteBytes are the DRAM traffic; a launch's
+	// stores count as written when it ends, whether or not L2 has
+	// written them back yet (memsys.Stats).
 	DRAMReadBytes  uint64 `json:"dram_read_bytes"`
 	DRAMWriteBytes uint64 `json:"dram_write_bytes"`
 
