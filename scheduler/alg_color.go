@@ -44,10 +44,10 @@ func setupColor(g *graph.Graph, o Options) (*Problem, error) {
 		},
 		Work: func() (float64, string) { return float64(n), "vertices" },
 		// A colouring task is short (one pass over the neighbours' colours),
-		// so pops are large: on the H100 (results/atos-table1) persistent
-		// CTA workers with local queues popping 512 beat pops of 32 on all
-		// four graphs (1.2-3.3x), and without local queues on three (grids
-		// 3.3-3.8x); on rmat20 without them they lose 2.1x (hub conflicts).
+		// so pops are large: on the H100 (results/atos-color-fetch-h100)
+		// persistent CTA workers with local queues popping 512 beat pops
+		// of 32 (grid1000 3.31 -> 0.97 ms, rmat20 150 -> 115 ms); without
+		// local queues rmat20 loses (235 -> 482 ms, conflicts at the hubs).
 		TaskFetch: 512,
 	}
 	if o.Scheduler == "bsp" {
