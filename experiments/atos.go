@@ -1,9 +1,7 @@
 package experiments
 
 import (
-	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/warpgraph/warpgraph/scheduler"
@@ -71,7 +69,7 @@ func atosTable1Experiment() *Experiment {
 			{Name: "grid", About: "CTAs of grid-stride and persistent phases (0: as many as can be co-resident; the simulator's persistent grids are forced to one CTA per SM, as the issue allows)", Default: byTarget("0", "132")},
 		}, wholeRunParams("threads per CTA", "2", "10")...),
 		Stats: stats,
-		Run:   runAtosTable1Cell,
+		Run:   gridCellRunner("atos-table1"),
 		Table: []string{"config", "graph", "algorithm", "variant", "end_to_end_us", "kernel_us", "iterations", "launches", "overwork", "colours", "queue_pushes", "status"},
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "atos-table1")
@@ -116,41 +114,14 @@ func atosWorkerLabel(variant string) string {
 	return variant
 }
 
-func runAtosTable1Cell(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	c, source, err := startSpecCell("atos-table1", "start", p)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if c.ro.Grid, err = p.Int("grid"); err != nil || c.ro.Grid < 0 {
-		return Outcome{}, fmt.Errorf("atos-table1: grid %q: want 0 (the scheduler's choice) or a CTA count", p.Get("grid"))
-	}
-	return enactCell(ctx, env, c, source)
-}
-
 // atosTable1Findings gives, per (target, graph, algorithm), the winning
 // workers, their speed-up over bsp, and every variant's overwork.
 func atosTable1Findings(rows []Row) []string {
 	ok := okRows(rows)
 	out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", len(ok), len(rows))}
-	groups := map[string][]Row{}
-	var order []string
-	for _, r := range ok {
-		if r["sim_mode"] == "functional" {
-			continue
-		}
-		k := where(r) + ", " + r["graph"] + ", " + r["algorithm"]
-		if _, seen := groups[k]; !seen {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
-	}
+	order, groups, _ := rankedGroups(rows, func(r Row) string { return where(r) + ", " + r["graph"] + ", " + r["algorithm"] }, "end_to_end_us")
 	for _, k := range order {
 		rs := groups[k]
-		sort.SliceStable(rs, func(i, j int) bool {
-			a, _ := rs[i].Float("end_to_end_us")
-			b, _ := rs[j].Float("end_to_end_us")
-			return a < b
-		})
 		best, _ := rs[0].Float("end_to_end_us")
 		line := fmt.Sprintf("**%s**: %s wins (%s µs end to end)", k, atosWorkerLabel(rs[0]["variant"]), rs[0]["end_to_end_us"])
 		for _, r := range rs {

@@ -243,32 +243,40 @@ func compactVariant(v string) string {
 	return name + " " + strings.Join(vals, "/")
 }
 
+// rankedGroups groups the rows that validated and carry a time (a
+// functional-mode row has none: it is counted apart) by key, in first-seen
+// order, each group sorted by the column by, fastest first.
+func rankedGroups(rows []Row, key func(Row) string, by string) (order []string, groups map[string][]Row, functional int) {
+	groups = map[string][]Row{}
+	for _, r := range okRows(rows) {
+		if r["sim_mode"] == "functional" {
+			functional++
+			continue
+		}
+		k := key(r)
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, rs := range groups {
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, _ := rs[i].Float(by)
+			b, _ := rs[j].Float(by)
+			return a < b
+		})
+	}
+	return order, groups, functional
+}
+
 // cellFindings counts the cells that validated and names the fastest and
 // slowest per graph.
 func cellFindings(rows []Row) []string {
 	ok := len(okRows(rows))
 	out := []string{fmt.Sprintf("%d of %d cells ran and matched the CPU reference.", ok, len(rows))}
-	byGraph := map[string][]Row{}
-	var order []string
-	functional := 0
-	for _, r := range okRows(rows) {
-		if r["sim_mode"] == "functional" { // exact values, no time: nothing to rank
-			functional++
-			continue
-		}
-		k := where(r) + ", " + r["graph"]
-		if _, seen := byGraph[k]; !seen {
-			order = append(order, k)
-		}
-		byGraph[k] = append(byGraph[k], r)
-	}
+	order, byGraph, functional := rankedGroups(rows, func(r Row) string { return where(r) + ", " + r["graph"] }, "kernel_us")
 	for _, k := range order {
 		rs := byGraph[k]
-		sort.SliceStable(rs, func(i, j int) bool {
-			a, _ := rs[i].Float("kernel_us")
-			b, _ := rs[j].Float("kernel_us")
-			return a < b
-		})
 		lo, hi := rs[0], rs[len(rs)-1]
 		out = append(out, fmt.Sprintf("**%s**: fastest %s under %s (%s µs, %s iterations), slowest %s under %s (%s µs, %s iterations).",
 			k, lo["algorithm"], lo["variant"], lo["kernel_us"], lo["iterations"], hi["algorithm"], hi["variant"], hi["kernel_us"], hi["iterations"]))

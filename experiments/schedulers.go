@@ -36,7 +36,7 @@ func schedulersExperiment() *Experiment {
 			{Name: "grid", About: "CTAs of grid-stride and persistent phases (0: the scheduler's choice, as many as can be co-resident)", Default: byTarget("0", "0")},
 		}, wholeRunParams("threads per CTA", "2", "10")...),
 		Stats: cellStats,
-		Run:   runSchedulersCell,
+		Run:   gridCellRunner("schedulers"),
 		Table: []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "schedulers")
@@ -50,13 +50,18 @@ func schedulersExperiment() *Experiment {
 	}
 }
 
-func runSchedulersCell(ctx context.Context, env *Env, p Point) (Outcome, error) {
-	c, source, err := startSpecCell("schedulers", "start", p)
-	if err != nil {
-		return Outcome{}, err
+// gridCellRunner runs a point that is one registered cell's whole run on
+// the graph its axis names through NAME_spec, from the start parameter's
+// source, with the grid parameter's CTAs.
+func gridCellRunner(experiment string) func(context.Context, *Env, Point) (Outcome, error) {
+	return func(ctx context.Context, env *Env, p Point) (Outcome, error) {
+		c, source, err := startSpecCell(experiment, "start", p)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if c.ro.Grid, err = p.Int("grid"); err != nil || c.ro.Grid < 0 {
+			return Outcome{}, fmt.Errorf("%s: grid %q: want 0 (the scheduler's choice) or a CTA count", experiment, p.Get("grid"))
+		}
+		return enactCell(ctx, env, c, source)
 	}
-	if c.ro.Grid, err = p.Int("grid"); err != nil || c.ro.Grid < 0 {
-		return Outcome{}, fmt.Errorf("schedulers: grid %q: want 0 (the scheduler's choice) or a CTA count", p.Get("grid"))
-	}
-	return enactCell(ctx, env, c, source)
 }
