@@ -40,6 +40,11 @@ type CrossCheck struct {
 	// barrier round whatever the rounds per launch; a spin budget that a
 	// completing run never reaches). Any other parameter must match.
 	MayDiffer []string
+	// RankingsOnly, when set, says why the halves' times are not
+	// comparable cell by cell (each target runs its own graph sizes, as the
+	// scheduler issues ask): the report then gives the rankings, (b) and
+	// (c), and neither the per-cell error nor the scatter plots.
+	RankingsOnly string
 	// WhatIf are candidate fidelity fixes the report evaluates on the data:
 	// each rewrites a simulated value, and the report gives (a)-(c) again
 	// with it, so a fix is chosen by what it would change.
@@ -169,6 +174,9 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 	var files []string
 	for _, name := range order {
 		x := byName[name]
+		if x.e.CrossCheck.RankingsOnly != "" {
+			continue
+		}
 		for _, stat := range x.e.CrossCheck.Times {
 			fs, err := crossScatter(x, stat, o.Config, o.Out)
 			if err != nil {
@@ -406,6 +414,10 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, name := range order {
 		x := byName[name]
+		if why := x.e.CrossCheck.RankingsOnly; why != "" {
+			fmt.Fprintf(w, "| %s | – | %d | not compared: %s | | | | |\n", name, len(x.pairs[x.e.CrossCheck.Times[0]]), why)
+			continue
+		}
 		for _, stat := range x.e.CrossCheck.Times {
 			ps := x.pairs[stat]
 			if len(ps) == 0 {
@@ -431,13 +443,16 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 		x := byName[name]
 		cc := x.e.CrossCheck
 		stat := cc.Times[0]
-		if cc.Candidate != "" {
+		if cc.Candidate != "" && cc.RankingsOnly == "" {
 			writeBreakdown(w, name, stat, "scheduler", x.pairs[stat], func(p crossPair) string {
 				s, _, _ := strings.Cut(p.candidate, ":")
 				return s
 			})
 		}
 		for _, a := range cc.Group {
+			if cc.RankingsOnly != "" {
+				break
+			}
 			writeBreakdown(w, name, stat, a, x.pairs[stat], func(p crossPair) string { return p.sim[a] })
 		}
 		groups := x.groups()
@@ -500,6 +515,10 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 		cc := x.e.CrossCheck
 		stat := cc.Times[0]
 		ps := slices.Clone(x.pairs[stat])
+		if cc.RankingsOnly != "" {
+			fmt.Fprintf(w, "\n`%s`: not compared (%s).\n", name, cc.RankingsOnly)
+			continue
+		}
 		if len(ps) == 0 {
 			continue
 		}

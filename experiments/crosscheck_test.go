@@ -97,6 +97,33 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	assert.ErrorContains(t, err, "no CrossCheck")
 }
 
+// An experiment whose targets run different sizes by design compares the
+// rankings only: its size parameter may differ, and the report gives the
+// winners and rank correlations without per-cell errors or scatter plots.
+func TestCrossCheckRankingsOnly(t *testing.T) {
+	reg := NewRegistry()
+	e := crossExperimentForTest()
+	e.CrossCheck.MayDiffer = []string{"scale"}
+	e.CrossCheck.RankingsOnly = "each target runs its own size"
+	reg.Register(e)
+	dir := t.TempDir()
+	simDir, hwDir := filepath.Join(dir, "sim"), filepath.Join(dir, "hw")
+	_, err := Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}, Out: simDir, Now: fixedClock})
+	require.NoError(t, err)
+	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
+	require.NoError(t, err)
+	out := filepath.Join(dir, "cross")
+	res, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: out})
+	require.NoError(t, err, "the scale differs, as the experiment allows")
+	assert.Equal(t, 2, res.WinnersAgree)
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "**2 of 3 (67%)** agree on the fastest")
+	assert.Contains(t, string(readme), "not compared: each target runs its own size")
+	assert.NotContains(t, string(readme), "| t_us | 12 |", "no per-cell error")
+	assert.NoFileExists(t, filepath.Join(out, "scatter-fakecross-t.png"))
+}
+
 func TestSpearmanAveragesTies(t *testing.T) {
 	assert.Equal(t, []float64{1.5, 1.5, 3}, ranks([]float64{2, 2, 5}))
 	assert.InDelta(t, 1, spearman([]float64{1, 2, 3}, []float64{10, 20, 300}), 1e-12)
