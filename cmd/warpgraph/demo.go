@@ -158,7 +158,8 @@ do; on the R-MAT bsp's warps walk a hub's thousands of neighbours in lock step (
 efficiency), which SIMD-X's degree classes and pulls avoid. End-to-end time adds the launch and
 read-back overheads measured on the H100 (sim/configs/h100.yaml, host:) to the kernels' simulated
 time. bsp's BFS uses no shared memory, so it has no bank conflicts; its atomics rarely meet on one
-address. DRAM writes stay in the write-back L2 until evicted, so short runs show none. See
+address. DRAM bytes written count the sectors each launch left dirty in the write-back L2 (evicted
+or not), and a store that misses L2 does not read its line from DRAM. See
 `+"`warpgraph micro bank_stride|atomic_contention --target sim`"+` for conflict and contention studies.
 `)
 	fmt.Fprintf(w, "\nmain job finished in %s\n", time.Since(start).Round(time.Millisecond))
