@@ -94,17 +94,14 @@ func pageRankPulls() *Prelude {
 				if err := e.launch(&it, k, grid, args...); err != nil {
 					return PreludeFrontier{}, err
 				}
-				var length [lenWords]uint32
-				if err := kernels.Download(e.Dev, length[:], counts); err != nil {
+				length, err := pullCounts(e, counts)
+				if err != nil {
 					return PreludeFrontier{}, err
-				}
-				if int(length[lenActive]) > n {
-					return PreludeFrontier{}, fmt.Errorf("a pull left %d of %d vertices active: a kernel wrote out of bounds", length[lenActive], n)
 				}
 				active = int(length[lenActive])
 				it.FrontierOut = active
 				e.record(it)
-				if active == 0 || float64(length[lenEdges]) <= t.PullFraction*float64(g.NumEdges()) {
+				if active == 0 || pullsDone(e, length) {
 					return PreludeFrontier{Stamps: stamps, Stamp: stamp, Active: active, Edges: float64(iteration+1) * float64(g.NumEdges())}, nil
 				}
 			}

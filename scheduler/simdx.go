@@ -439,16 +439,13 @@ func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel) (int, er
 		if err := e.launch(&it, pull, st.grid, args...); err != nil {
 			return 0, err
 		}
-		var length [lenWords]uint32
-		if err := kernels.Download(e.Dev, length[:], st.lens[st.cur]); err != nil {
+		length, err := pullCounts(e, st.lens[st.cur])
+		if err != nil {
 			return 0, err
-		}
-		if int(length[lenActive]) > n {
-			return 0, fmt.Errorf("a pull left %d of %d vertices active: a kernel wrote out of bounds", length[lenActive], n)
 		}
 		active = int(length[lenActive])
 		it.FrontierOut = active
-		pushNext := e.Variant.Get("direction") != "auto" || float64(length[lenEdges]) <= t.PullFraction*float64(g.NumEdges())
+		pushNext := e.Variant.Get("direction") != "auto" || pullsDone(e, length)
 		if active > 0 && pushNext {
 			if err := simdxScan(e, st, &it, st.cur, stamp, "ballot"); err != nil {
 				return 0, err
@@ -464,6 +461,25 @@ func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel) (int, er
 			return iteration + 1, nil
 		}
 	}
+}
+
+// pullCounts reads a counting pull's length record (WG_EMIT_COUNT: the
+// vertices left active and their out-edges), checking it against |V|.
+func pullCounts(e *Enactment, lens kernels.DevPtr) ([lenWords]uint32, error) {
+	var length [lenWords]uint32
+	if err := kernels.Download(e.Dev, length[:], lens); err != nil {
+		return length, err
+	}
+	if n := e.Problem.Graph.NumVertices(); int(length[lenActive]) > n {
+		return length, fmt.Errorf("a pull left %d of %d vertices active: a kernel wrote out of bounds", length[lenActive], n)
+	}
+	return length, nil
+}
+
+// pullsDone is the rule that ends a run of pulls: the vertices left active
+// hold at most the pull fraction of the edges.
+func pullsDone(e *Enactment, length [lenWords]uint32) bool {
+	return float64(length[lenEdges]) <= e.Options.Tuning.PullFraction*float64(e.Problem.Graph.NumEdges())
 }
 
 // simdxScan rebuilds list i from the stamps with a scan filter; it
