@@ -37,6 +37,8 @@ func init() {
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
 			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
+			{Name: "dedup", About: "on: a vertex improved again while its task waits is not queued twice (a flag per vertex: a load and an exchange per push, an exchange per pop); off: every improvement queues a task, and with local=on a task kept local skips the push's fence (fewer round trips per level on meshes). Colouring deduplicates its own way and ignores it",
+				Values: []string{"on", "off"}, Default: "on"},
 		},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,
@@ -52,6 +54,7 @@ func init() {
 			"atos:fetch=32",
 			"atos:mode=discrete,fetch=512",
 			"atos:local=on",
+			"atos:local=on,dedup=off",
 		},
 	})
 }
@@ -110,6 +113,14 @@ type atosState struct {
 	// the prelude's work in edges walked.
 	first   int
 	prelude float64
+}
+
+// queuedFlags is the workers' deduplication flags, or none under dedup=off.
+func (st *atosState) queuedFlags(e *Enactment) kernels.DevPtr {
+	if e.Variant.Get("dedup") == "off" {
+		return 0
+	}
+	return st.queued
 }
 
 // atosAutoFetch is fetch=auto's pop: on the H100 (results/atos-h100,
@@ -309,7 +320,7 @@ func atosPersistent(e *Enactment) error {
 	if e.Variant.Get("local") == "on" {
 		localRounds = atosLocalRounds
 	}
-	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch), localRounds)
+	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), localRounds)
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
 	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 	if err != nil {
@@ -355,7 +366,7 @@ func atosDiscrete(e *Enactment) error {
 			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
 		}
 		it := IterationStats{Iteration: len(e.iterations), Phases: "discrete", Direction: "push", FrontierIn: tasks}
-		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queued, uint32(st.fetch), uint32(0),
+		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), uint32(0),
 			uint32(generation), uint32(begin), uint32(end))
 		if err := e.launch(&it, k, grid, args...); err != nil {
 			return err

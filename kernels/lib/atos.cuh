@@ -98,6 +98,30 @@ struct wg_queue {
   // local_cap; entries past it went to the global queue.
   uint32_t *local = nullptr, *local_len = nullptr;
   uint32_t local_cap = 0;
+  // unfenced_local: a task kept in the local list skips push_warp's fence.
+  // Set where deduplication is switched off for a work that deduplicates
+  // (atos:dedup=off): no claim has to be ordered after the update, and the
+  // CTA runs the task after a barrier in a chunk that fences before it
+  // reads values. Spilled tasks are fenced as always.
+  bool unfenced_local = false;
+
+  // keep_local puts the lanes' tasks that fit into the local list and
+  // returns take for the lanes whose task did not fit; all 32 lanes call it.
+  __device__ bool keep_local(bool take, uint32_t task) const {
+    uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
+    if (takers == 0)
+      return false;
+    uint32_t first = 0;
+    if (wg_lane_id() == 0)
+      first = atomicAdd(local_len, (uint32_t)__popc(takers));
+    first = __shfl_sync(WG_FULL_MASK, first, 0);
+    uint32_t at = first + __popc(takers & wg_lanemask_lt());
+    if (take && at < local_cap) {
+      local[at] = task;
+      return false; // kept
+    }
+    return take;
+  }
 
   // push_warp queues task for every lane whose take is set; all 32 lanes
   // call it together. The fence orders the updates that created the tasks
@@ -107,22 +131,19 @@ struct wg_queue {
   __device__ void push_warp(bool take, uint32_t task, bool claim = true) const {
     if (__ballot_sync(WG_FULL_MASK, take) == 0)
       return;
+    if (local != nullptr && unfenced_local) {
+      take = keep_local(take, task);
+      if (__ballot_sync(WG_FULL_MASK, take) == 0)
+        return;
+    }
     __threadfence();
     if (queued != nullptr && take && claim)
       take = wg_load_volatile(&queued[task]) == 0 && atomicExch(&queued[task], 1u) == 0;
     uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
     if (takers == 0)
       return;
-    if (local != nullptr) {
-      uint32_t first = 0;
-      if (wg_lane_id() == 0)
-        first = atomicAdd(local_len, (uint32_t)__popc(takers));
-      first = __shfl_sync(WG_FULL_MASK, first, 0);
-      uint32_t at = first + __popc(takers & wg_lanemask_lt());
-      if (take && at < local_cap) {
-        local[at] = task;
-        take = false; // kept
-      }
+    if (local != nullptr && !unfenced_local) {
+      take = keep_local(take, task);
       takers = __ballot_sync(WG_FULL_MASK, take);
       if (takers == 0)
         return;
@@ -427,6 +448,7 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
       q.local = s_local;
       q.local_len = &s_local_len;
       q.local_cap = chunk;
+      q.unfenced_local = WORK::deduplicates && queued == nullptr;
     }
     for (uint32_t i = 0; i < avail; i += chunk) {
       uint32_t count = wg_min(chunk, avail - i), v = 0;
