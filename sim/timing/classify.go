@@ -103,6 +103,11 @@ type instInfo struct {
 	// invalidateL1: a fence (membar or fence) wider than the CTA, which
 	// empties the SM's L1 (see fenceInvalidatesL1).
 	invalidateL1 bool
+	// warpAggregated: a global atomic that ptxas turns into one warp
+	// reduction and one atomic from a single lane
+	// (ptx.WarpAggregatedReductions): it reaches the memory system as one
+	// lane's operation, after the reduction's latency.
+	warpAggregated bool
 	// hasDst: the instruction writes registers (dst lists them).
 	nsrc, ndst uint8
 	src        [10]ptx.RegIndex
@@ -112,8 +117,10 @@ type instInfo struct {
 // analyse computes the instInfo of every instruction of fn.
 func analyse(fn *ptx.Function) []instInfo {
 	infos := make([]instInfo, len(fn.Insts))
+	aggregated := ptx.WarpAggregatedReductions(fn)
 	for i := range fn.Insts {
 		infos[i] = infoOf(&fn.Insts[i])
+		infos[i].warpAggregated = aggregated[i]
 	}
 	return infos
 }

@@ -30,7 +30,11 @@
 //     Latency and sent at LSURequestsPerCycle while fewer than
 //     MaxOutstandingRequests are in flight. A load's (or an atomic's)
 //     destinations become ready when its last response arrives; stores and
-//     reductions do not block their warp. Local memory goes through L1 at
+//     reductions do not block their warp. A global atomic that ptxas
+//     makes one per warp (ptx.WarpAggregatedReductions: 32-bit integer
+//     add/min/max/and/or/xor, result unused, address warp-uniform; on the
+//     H100 REDUX plus one REDG from one lane) sends one lane's operation,
+//     after the warp-collective latency. Local memory goes through L1 at
 //     lane-interleaved addresses of a per-warp window.
 //   - Shared memory: SharedMemBanks banks of SharedMemBankWidthBytes. A
 //     warp's access takes as many passes as its conflict degree (the most

@@ -286,7 +286,13 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 		if hasResult {
 			op = &loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
 		}
-		n := s.coalesce(w, m, global, cyc, op, info.bypassL1)
+		lanes, at := global, cyc
+		if info.warpAggregated {
+			// ptxas's REDUX + one atomic from the lowest active lane: the
+			// executor applied every lane's operand to memory already.
+			lanes, at = global&-global, cyc+uint64(s.cfg.WarpCollective.Latency)
+		}
+		n := s.coalesce(w, m, lanes, at, op, info.bypassL1)
 		if op != nil {
 			op.remaining = n
 			w.pendingLoads++
