@@ -38,7 +38,7 @@ func init() {
 			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
 			{Name: "dedup", About: "on: a vertex improved again while its task waits is not queued twice (a flag per vertex: a load and an exchange per push, an exchange per pop); off: every improvement queues a task, and with local=on a task kept local skips the push's fence (fewer round trips per level on meshes). Colouring deduplicates its own way and ignores it",
-				Values: []string{"on", "off"}, Default: "on"},
+				Values: []string{"on", "off"}, Default: "on", Quiet: true},
 		},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,

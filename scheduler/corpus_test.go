@@ -431,3 +431,21 @@ func TestSSSPDeltaStepping(t *testing.T) {
 		assert.ErrorContains(t, err, "delta-stepping", name)
 	}
 }
+
+// A quiet key (added after results were recorded) is spelled only when it
+// is not at its default, so earlier point keys still name their variants.
+func TestQuietKeysKeepEarlierNames(t *testing.T) {
+	v, err := scheduler.ParseVariant("atos:local=on")
+	require.NoError(t, err)
+	assert.Equal(t, "atos:mode=persistent,worker=cta,fetch=auto,local=on", v.String())
+	assert.Equal(t, "on", v.Get("dedup"))
+	explicit, err := scheduler.ParseVariant("atos:local=on,dedup=on")
+	require.NoError(t, err)
+	assert.Equal(t, v.String(), explicit.String())
+	off, err := scheduler.ParseVariant("atos:local=on,dedup=off")
+	require.NoError(t, err)
+	assert.Equal(t, "atos:mode=persistent,worker=cta,fetch=auto,local=on,dedup=off", off.String())
+	again, err := scheduler.ParseVariant(off.String())
+	require.NoError(t, err)
+	assert.Equal(t, "off", again.Get("dedup"))
+}

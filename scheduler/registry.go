@@ -181,6 +181,11 @@ type Key struct {
 	Name, About string
 	Values      []string
 	Default     string
+	// Quiet keys are left out of the canonical spelling while at their
+	// default: a key added to a scheduler that already has recorded
+	// results, so that the point keys of earlier sweeps (which spell
+	// every key) still name the same variants.
+	Quiet bool
 }
 
 // Scheduler is one registered runtime.
@@ -292,14 +297,18 @@ type Variant struct {
 func (v Variant) Get(k string) string { return v.values[k] }
 
 // String is the canonical spelling: the scheduler's name, then every key
-// in declaration order, e.g. "simdx:filter=jit,fusion=none".
+// in declaration order, e.g. "simdx:filter=jit,fusion=none" (a Quiet key
+// only when it is not at its default).
 func (v Variant) String() string {
-	if len(v.Scheduler.Keys) == 0 {
-		return v.Scheduler.Name
+	var parts []string
+	for _, k := range v.Scheduler.Keys {
+		if k.Quiet && v.values[k.Name] == k.Default {
+			continue
+		}
+		parts = append(parts, k.Name+"="+v.values[k.Name])
 	}
-	parts := make([]string, len(v.Scheduler.Keys))
-	for i, k := range v.Scheduler.Keys {
-		parts[i] = k.Name + "=" + v.values[k.Name]
+	if len(parts) == 0 {
+		return v.Scheduler.Name
 	}
 	return v.Scheduler.Name + ":" + strings.Join(parts, ",")
 }
