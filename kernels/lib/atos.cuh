@@ -104,6 +104,18 @@ struct wg_queue {
   // CTA runs the task after a barrier in a chunk that fences before it
   // reads values. Spilled tasks are fenced as always.
   bool unfenced_local = false;
+  // local_round: the chunk being run comes from this CTA's local list. With
+  // unfenced_local it needs no acquire fence: the tasks' updates were made
+  // by this CTA's own threads before the barrier that ends the last round
+  // (CTA-scope order; an SM's own stores and atomics keep its L1 current).
+  bool local_round = false;
+
+  // acquire fences before a chunk reads values, unless the chunk is a
+  // local round of an unfenced local list.
+  __device__ void acquire() const {
+    if (!(local_round && unfenced_local))
+      __threadfence();
+  }
 
   // keep_local puts the lanes' tasks that fit into the local list and
   // returns take for the lanes whose task did not fit; all 32 lanes call it.
@@ -252,7 +264,7 @@ WG_DEV uint32_t wg_atos_lanes(ALG &alg, const wg_graph &g, const wg_queue &q, bo
   bool go = has;
   if (has)
     q.popped(v);
-  __threadfence(); // acquire: the updates before the push, and since
+  q.acquire(); // the updates before the push, and since
   if (ALG::carries && go)
     go = alg.take(v, &carry);
   uint32_t begin = 0, degree = 0;
@@ -318,7 +330,7 @@ WG_DEV uint32_t wg_atos_chunk(ALG &alg, const wg_graph &g, const wg_queue &q, ui
   uint32_t t = threadIdx.x, degree = 0;
   if (t < count)
     q.popped(v);
-  __threadfence(); // acquire: the updates before the push, and since
+  q.acquire(); // the updates before the push, and since
   if (t < count) {
     value_t carry = value_t();
     bool go = true;
@@ -481,7 +493,9 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
         break;
       }
       local_tasks += count;
+      q.local_round = true;
       edges += work.chunk(q, count, v);
+      q.local_round = false;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
