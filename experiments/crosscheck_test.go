@@ -129,3 +129,22 @@ func TestSpearmanAveragesTies(t *testing.T) {
 	assert.InDelta(t, 1, spearman([]float64{1, 2, 3}, []float64{10, 20, 300}), 1e-12)
 	assert.InDelta(t, -1, spearman([]float64{1, 2, 3}, []float64{3, 2, 1}), 1e-12)
 }
+
+// Two candidates whose simulations are identical are one configuration
+// under two names: the simulator's pick of one agrees with the GPU's pick
+// of the other (on the GPU they differ only by noise). Candidates that
+// merely tie in time but ran different instructions still disagree.
+func TestWinnersCountIdenticalSimulationsAsOne(t *testing.T) {
+	pair := func(c string, s, h float64, insts string) crossPair {
+		return crossPair{candidate: c, s: s, h: h, sim: Row{"thread_instructions": insts, "commit": "abc"}}
+	}
+	twins := map[string][]crossPair{"g": {pair("auto", 10, 5.2, "100"), pair("32", 10, 5.0, "100"), pair("slow", 30, 20, "300")}}
+	w := winners(twins)
+	assert.Equal(t, 1, w.agree, "auto and 32 are the same simulated run")
+	assert.Empty(t, w.disagree)
+
+	distinct := map[string][]crossPair{"g": {pair("a", 10, 5.2, "100"), pair("b", 10, 5.0, "101"), pair("slow", 30, 20, "300")}}
+	w = winners(distinct)
+	assert.Equal(t, 0, w.agree, "same time, different work: two configurations")
+	assert.Len(t, w.disagree, 1)
+}
