@@ -37,17 +37,25 @@ func crossExperimentForTest() *Experiment {
 	return e
 }
 
+// sweepBothTargets runs e on the simulated tiny (timing mode) and on the
+// fake GPU, into dir/sim and dir/hw.
+func sweepBothTargets(t *testing.T, e *Experiment, dir string) (simDir, hwDir string) {
+	t.Helper()
+	simDir, hwDir = filepath.Join(dir, "sim"), filepath.Join(dir, "hw")
+	_, err := Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}, Out: simDir, Now: fixedClock})
+	require.NoError(t, err)
+	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
+	require.NoError(t, err)
+	return simDir, hwDir
+}
+
 func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	reg := NewRegistry()
 	e := crossExperimentForTest()
 	reg.Register(e)
 	dir := t.TempDir()
-	simDir, hwDir := filepath.Join(dir, "sim"), filepath.Join(dir, "hw")
-	_, err := Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}, Out: simDir, Now: fixedClock})
-	require.NoError(t, err)
-	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
-	require.NoError(t, err)
-	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "x")})
+	simDir, hwDir := sweepBothTargets(t, e, dir)
+	_, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "x")})
 	require.ErrorContains(t, err, "parameter scale is 10 in simulation and 100 on the GPU", "cells made with other work are not compared")
 	hwDir = filepath.Join(dir, "hw-same")
 	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW, Params: map[string]string{"scale": "10"}}, Out: hwDir, Now: fixedClock})
@@ -107,11 +115,7 @@ func TestCrossCheckRankingsOnly(t *testing.T) {
 	e.CrossCheck.RankingsOnly = "each target runs its own size"
 	reg.Register(e)
 	dir := t.TempDir()
-	simDir, hwDir := filepath.Join(dir, "sim"), filepath.Join(dir, "hw")
-	_, err := Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetSim, Configs: []string{"tiny"}, SimMode: "timing"}, Out: simDir, Now: fixedClock})
-	require.NoError(t, err)
-	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW}, Out: hwDir, Now: fixedClock})
-	require.NoError(t, err)
+	simDir, hwDir := sweepBothTargets(t, e, dir)
 	out := filepath.Join(dir, "cross")
 	res, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: out})
 	require.NoError(t, err, "the scale differs, as the experiment allows")
