@@ -7,6 +7,7 @@
 
 struct bfs_acc : wg_acc_defaults<uint32_t> {
   static const int kind = WG_VOTING;
+  static const int reduce_atomic = WG_ATOMIC_MIN;
   uint32_t *depth;
   uint32_t level;
   __device__ bfs_acc(wg_meta m) : depth((uint32_t *)m.buf[0]), level(m.iteration) {}

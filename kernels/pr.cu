@@ -17,6 +17,7 @@
 
 struct pr_acc : wg_acc_defaults<float> {
   static const int kind = WG_AGGREGATION;
+  static const int reduce_atomic = WG_ATOMIC_ADD;
   const float *share;
   float *rank;
   double *dangling;

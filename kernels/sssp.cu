@@ -17,6 +17,7 @@
 
 struct sssp_acc : wg_acc_defaults<uint32_t> {
   static const int kind = WG_VOTING;
+  static const int reduce_atomic = WG_ATOMIC_MIN;
   uint32_t *dist, *far, *bucket;
   uint32_t bound;
   __device__ sssp_acc(wg_meta m)

@@ -5,6 +5,7 @@
 
 struct sswp_acc : wg_acc_defaults<uint32_t> {
   static const int kind = WG_VOTING;
+  static const int reduce_atomic = WG_ATOMIC_MAX;
   uint32_t *width;
   __device__ sswp_acc(wg_meta m) : width((uint32_t *)m.buf[0]) {}
   __device__ bool active(uint32_t v) const { return width[v] != 0; }

@@ -5,6 +5,7 @@
 
 struct wcc_acc : wg_acc_defaults<uint32_t> {
   static const int kind = WG_VOTING;
+  static const int reduce_atomic = WG_ATOMIC_MIN;
   uint32_t *label;
   __device__ wcc_acc(wg_meta m) : label((uint32_t *)m.buf[0]) {}
   __device__ bool active(uint32_t) const { return true; } // every vertex starts active

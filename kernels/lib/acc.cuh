@@ -18,6 +18,11 @@
 //   bool pull_done(acc)                        voting may stop gathering early
 //   bool combine_pull(dst, acc)                apply the gathered value, no
 //                                              atomics; true when dst is active
+//   static const int reduce_atomic             the native atomic that is reduce
+//                                              on a value in memory (WG_ATOMIC_*
+//                                              below), for schedulers that
+//                                              combine pulled updates with
+//                                              atomics (edge.cuh)
 //   void finish()                              called once per thread, by every
 //                                              thread of a pull phase, converged,
 //                                              after its last vertex: where an
@@ -37,6 +42,18 @@
 
 #define WG_VOTING 0
 #define WG_AGGREGATION 1
+
+// reduce_atomic: WG_ATOMIC_MIN / WG_ATOMIC_MAX (uint32_t min or max,
+// atom.min/max.u32), WG_ATOMIC_ADD (float sum, atom.add.f32); with
+// WG_ATOMIC_NONE, the default, reduce is applied by a compare-and-swap loop.
+// The native form matters where many threads update one address: a CAS
+// loop retries once per competitor (d lanes on one word take d(d+1)/2
+// lane-operations when every update changes it, as float sums do), a native
+// atomic is one operation per update, serialised at the memory.
+#define WG_ATOMIC_NONE 0
+#define WG_ATOMIC_MIN 1
+#define WG_ATOMIC_MAX 2
+#define WG_ATOMIC_ADD 3
 
 // WG_ACC_PARAMS opens every framework entry's parameter list: the CSR the
 // phase walks (out-edges in push, in-edges in pull; edge_weights may be
@@ -92,6 +109,7 @@ template <typename V> struct wg_acc_defaults {
   __device__ bool pull_done(V) const { return false; }
   __device__ bool combine_pull(uint32_t, V) const { return false; }
   __device__ void finish() {}
+  static const int reduce_atomic = WG_ATOMIC_NONE;
   // Task-parallel schedulers (atos.cuh): an algorithm whose task consumes
   // state when it starts sets carries, and take/compute_carried replace
   // compute; the rest compute from the source's current value.

@@ -41,11 +41,13 @@
 //           CTA hitting one address) and the number of proposals. It is a
 //           measurement, launched before a sweep, not part of the sweep.
 //
-// Atomic reduce: the ACC contract gives reduce(a, b), not an atomic form,
-// so the updates are applied with a compare-and-swap loop over reduce on
-// the value's 32 bits (wg_edge_reduce_atomic). It reads first and skips the
-// CAS when reduce leaves the value as it is (a min that does not lower it),
-// so voting algorithms issue fewer atomics than updates. The loop is
+// Atomic reduce (wg_edge_reduce_atomic): the algorithm's native atomic
+// where its reduce_atomic names one (atomicMin for BFS, SSSP and WCC,
+// atomicMax for SSWP, a float atomicAdd for PageRank), as WolfGraph
+// updates its cache; a min or max reads first and skips the atomic when it
+// would not change the value, so voting algorithms issue fewer atomics
+// than updates. An algorithm without one gets a compare-and-swap loop over
+// reduce on the value's 32 bits, with the same read-first skip. The loop is
 // lock-free, not a wait: a failed CAS means another thread's succeeded, so
 // a contended address finishes after at most one round per contender and
 // needs no spin budget.
@@ -64,16 +66,26 @@ template <typename ALG>
 WG_DEV void wg_edge_reduce_atomic(const ALG &alg, typename ALG::value_t *p, typename ALG::value_t update) {
   typedef typename ALG::value_t V;
   static_assert(sizeof(V) == sizeof(uint32_t), "edge.cuh reduces 32-bit values");
-  uint32_t *word = (uint32_t *)p;
-  uint32_t seen = wg_load_volatile(word);
-  for (;;) {
-    uint32_t want = __builtin_bit_cast(uint32_t, alg.reduce(__builtin_bit_cast(V, seen), update));
-    if (want == seen)
-      return;
-    uint32_t before = atomicCAS(word, seen, want);
-    if (before == seen)
-      return;
-    seen = before;
+  if constexpr (ALG::reduce_atomic == WG_ATOMIC_MIN) {
+    if (update < wg_load_volatile(p))
+      atomicMin(p, update);
+  } else if constexpr (ALG::reduce_atomic == WG_ATOMIC_MAX) {
+    if (update > wg_load_volatile(p))
+      atomicMax(p, update);
+  } else if constexpr (ALG::reduce_atomic == WG_ATOMIC_ADD) {
+    atomicAdd(p, update);
+  } else {
+    uint32_t *word = (uint32_t *)p;
+    uint32_t seen = wg_load_volatile(word);
+    for (;;) {
+      uint32_t want = __builtin_bit_cast(uint32_t, alg.reduce(__builtin_bit_cast(V, seen), update));
+      if (want == seen)
+        return;
+      uint32_t before = atomicCAS(word, seen, want);
+      if (before == seen)
+        return;
+      seen = before;
+    }
   }
 }
 
