@@ -184,6 +184,12 @@ func (f dotFigure) save(dir, name string) ([]string, error) {
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
+	// Pad the value axis so the extreme dots are not drawn on its ends.
+	if f.logX {
+		p.X.Min, p.X.Max = p.X.Min/1.15, p.X.Max*1.15
+	} else if span := p.X.Max - p.X.Min; span > 0 {
+		p.X.Min, p.X.Max = p.X.Min-0.05*span, p.X.Max+0.05*span
+	}
 	p.Title.Padding = vg.Points(8)
 	h := vg.Length(math.Max(10, 2.5+0.42*float64(n))) * vg.Centimeter
 	return saveAll(p, dir, name, 20*vg.Centimeter, h)
