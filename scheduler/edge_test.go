@@ -115,26 +115,7 @@ func checkEdgeLayout(t *testing.T, in *graph.Graph, l *edgeLayout, edgesPerBlock
 // edges put all 80 edges in one CTA, so each sweep reads the state as the
 // previous one left it.
 func TestEdgeStatistics(t *testing.T) {
-	l := &graph.EdgeList{NumVertices: 42}
-	for v := uint32(1); v <= 40; v++ {
-		l.Src, l.Dst, l.Weights = append(l.Src, 0, v), append(l.Dst, v, 41), append(l.Weights, 1, 1)
-	}
-	g, err := graph.Build(l, graph.BuildOptions{})
-	require.NoError(t, err)
-	g.Directed = true
-	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeTiming))
-	require.NoError(t, err)
-	defer dev.Close()
-	sssp, err := LookupAlgorithm("sssp")
-	require.NoError(t, err)
-	run := func(name string) *Result {
-		v, err := ParseVariant(name)
-		require.NoError(t, err)
-		res, err := Enact(context.Background(), dev, sssp, v, g, Options{Source: 0}, RunOptions{Block: 128})
-		require.NoError(t, err)
-		require.True(t, res.Validation.OK(), res.Validation.String())
-		return res
-	}
+	run := sinkRunner(t, "sssp")
 	shared, global := run("edge:census=on"), run("edge:cache=global,census=on")
 	for _, res := range []*Result{shared, global} {
 		require.Len(t, res.Iterations, 3, "dist settles in two sweeps, the third changes nothing")
@@ -159,6 +140,33 @@ func TestEdgeStatistics(t *testing.T) {
 	assert.Positive(t, into(shared, "shared_atomics"))
 	assert.Zero(t, into(global, "shared_atomics"))
 	assert.Greater(t, into(global, "global_atomics"), into(shared, "global_atomics"))
+}
+
+// sinkRunner enacts algorithm on the timing-mode tiny simulator, blocks of
+// 128 edges, from vertex 0 of a 42-vertex graph: 0 -> 1..40 -> 41, every
+// edge of weight 1, so the 40 in-edges of the sink 41 share one block.
+func sinkRunner(t *testing.T, algorithm string) func(variant string) *Result {
+	t.Helper()
+	l := &graph.EdgeList{NumVertices: 42}
+	for v := uint32(1); v <= 40; v++ {
+		l.Src, l.Dst, l.Weights = append(l.Src, 0, v), append(l.Dst, v, 41), append(l.Weights, 1, 1)
+	}
+	g, err := graph.Build(l, graph.BuildOptions{})
+	require.NoError(t, err)
+	g.Directed = true
+	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	a, err := LookupAlgorithm(algorithm)
+	require.NoError(t, err)
+	return func(variant string) *Result {
+		v, err := ParseVariant(variant)
+		require.NoError(t, err)
+		res, err := Enact(context.Background(), dev, a, v, g, Options{Source: 0}, RunOptions{Block: 128})
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), res.Validation.String())
+		return res
+	}
 }
 
 func TestEdgeSupports(t *testing.T) {
@@ -186,26 +194,7 @@ func TestEdgeSupports(t *testing.T) {
 // loop would retry once per competitor: the sink's 40 in-edges alone
 // would take up to 40·41/2 = 820 lane-operations per sweep.
 func TestEdgeSweepUsesNativeAtomics(t *testing.T) {
-	l := &graph.EdgeList{NumVertices: 42}
-	for v := uint32(1); v <= 40; v++ {
-		l.Src, l.Dst = append(l.Src, 0, v), append(l.Dst, v, 41)
-	}
-	g, err := graph.Build(l, graph.BuildOptions{})
-	require.NoError(t, err)
-	g.Directed = true
-	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeTiming))
-	require.NoError(t, err)
-	defer dev.Close()
-	pr, err := LookupAlgorithm("pr")
-	require.NoError(t, err)
-	run := func(name string) *Result {
-		v, err := ParseVariant(name)
-		require.NoError(t, err)
-		res, err := Enact(context.Background(), dev, pr, v, g, Options{}, RunOptions{Block: 128})
-		require.NoError(t, err)
-		require.True(t, res.Validation.OK(), res.Validation.String())
-		return res
-	}
+	run := sinkRunner(t, "pr")
 	shared, global := run("edge"), run("edge:cache=global")
 	require.NotEmpty(t, shared.Iterations)
 	for i, it := range shared.Iterations {

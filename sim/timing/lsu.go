@@ -211,24 +211,21 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 }
 
 // newReq returns a request to fill, reusing an answered one.
-func (l *lsu) newReq() *memReq {
-	if n := len(l.spare); n > 0 {
-		r := l.spare[n-1]
-		l.spare = l.spare[:n-1]
-		return r
-	}
-	return new(memReq)
-}
+func (l *lsu) newReq() *memReq { return popSpare(&l.spare) }
 
 // newOp returns a loadOp to fill, reusing a finished one (complete
 // recycles a load once its last request is answered: none refers to it).
-func (l *lsu) newOp() *loadOp {
-	if n := len(l.spareOps); n > 0 {
-		op := l.spareOps[n-1]
-		l.spareOps = l.spareOps[:n-1]
-		return op
+func (l *lsu) newOp() *loadOp { return popSpare(&l.spareOps) }
+
+// popSpare takes the last item of a free list, or a new one when it is
+// empty.
+func popSpare[T any](spare *[]*T) *T {
+	if n := len(*spare); n > 0 {
+		x := (*spare)[n-1]
+		*spare = (*spare)[:n-1]
+		return x
 	}
-	return new(loadOp)
+	return new(T)
 }
 
 // pendingTable maps request numbers to requests in flight: open
