@@ -67,7 +67,18 @@ type L1Values struct {
 
 	holders map[uint64]*smBits // by line address: SMs whose L1 has the line
 	free    []*smBits
-	stale   []map[uint64]staleWord // per SM, by word address
+	// stale is per SM, by line address, the lines with stale bytes (by
+	// line rather than by word: an L1 fill or eviction forgets a sector or
+	// a line at once, with one lookup instead of one per word).
+	stale     []map[uint64]*staleLine
+	freeLines []*staleLine
+}
+
+// staleLine is an L1's stale bytes in one line: a staleWord per word (mask
+// 0: current), and how many words have some.
+type staleLine struct {
+	words []staleWord
+	n     int
 }
 
 func newL1Values(s *System) *L1Values {
@@ -76,10 +87,10 @@ func newL1Values(s *System) *L1Values {
 		l1s:       s.sectoredL1s,
 		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
 		holders:   make(map[uint64]*smBits),
-		stale:     make([]map[uint64]staleWord, len(s.sectoredL1s)),
+		stale:     make([]map[uint64]*staleLine, len(s.sectoredL1s)),
 	}
 	for i, c := range s.sectoredL1s {
-		v.stale[i] = make(map[uint64]staleWord)
+		v.stale[i] = make(map[uint64]*staleLine)
 		c.vals, c.sm = v, i
 	}
 	return v
@@ -121,10 +132,11 @@ func (v *L1Values) HasStale(sm int) bool {
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 	v.f.mu.Lock()
 	defer v.f.mu.Unlock()
-	e, ok := v.stale[sm][a&^7]
-	if !ok {
+	sl := v.stale[sm][v.lineOf(a)]
+	if sl == nil {
 		return mem
 	}
+	e := sl.words[v.wordIndex(a)]
 	m := e.mask & byteMask(a, n)
 	if m == 0 {
 		return mem
@@ -145,22 +157,19 @@ func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 	v.f.mu.Lock()
 	defer v.f.mu.Unlock()
-	word := a &^ 7
 	bm := byteMask(a, n)
+	line, wi := v.lineOf(a), v.wordIndex(a)
 	if st := v.stale[sm]; len(st) != 0 {
-		if e, ok := st[word]; ok {
-			e.mask &^= bm
-			if e.mask == 0 {
-				delete(st, word)
-			} else {
-				st[word] = e
+		if sl := st[line]; sl != nil && sl.words[wi].mask != 0 {
+			sl.words[wi].mask &^= bm
+			if sl.words[wi].mask == 0 {
+				v.dropWord(st, line, sl)
 			}
 		}
 	}
 	if old == new {
 		return
 	}
-	line := a >> v.lineShift << v.lineShift
 	hs := v.holders[line]
 	if hs == nil {
 		return
@@ -179,12 +188,19 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 				continue
 			}
 			st := v.stale[t]
-			e := st[word]
+			sl := st[line]
+			if sl == nil {
+				sl = v.newLine()
+				st[line] = sl
+			}
+			e := &sl.words[wi]
 			if add := bm &^ e.mask; add != 0 {
+				if e.mask == 0 {
+					sl.n++
+				}
 				w := wideMask(add)
 				e.val = e.val&^w | old<<sh&w
 				e.mask |= add
-				st[word] = e
 			}
 		}
 	}
@@ -225,8 +241,44 @@ func (v *L1Values) forget(sm int, addr, bytes uint64) {
 	if len(st) == 0 {
 		return
 	}
-	for w := addr &^ 7; w < addr+bytes; w += 8 {
-		delete(st, w)
+	for w := addr &^ 7; w < addr+bytes; {
+		line := v.lineOf(w)
+		end := min(addr+bytes, line+1<<v.lineShift)
+		if sl := st[line]; sl != nil {
+			for ; w < end; w += 8 {
+				if e := &sl.words[v.wordIndex(w)]; e.mask != 0 {
+					*e = staleWord{}
+					v.dropWord(st, line, sl)
+				}
+			}
+		}
+		w = end
+	}
+}
+
+func (v *L1Values) lineOf(a uint64) uint64 { return a >> v.lineShift << v.lineShift }
+
+// wordIndex is the index of a's word in its line.
+func (v *L1Values) wordIndex(a uint64) int { return int(a&(1<<v.lineShift-1)) >> 3 }
+
+// newLine returns an empty staleLine.
+func (v *L1Values) newLine() *staleLine {
+	if n := len(v.freeLines); n > 0 {
+		sl := v.freeLines[n-1]
+		v.freeLines = v.freeLines[:n-1]
+		return sl
+	}
+	return &staleLine{words: make([]staleWord, max(1, 1<<v.lineShift>>3))}
+}
+
+// dropWord counts a word of sl that became current, dropping the line from
+// st when it was the last.
+func (v *L1Values) dropWord(st map[uint64]*staleLine, line uint64, sl *staleLine) {
+	sl.n--
+	if sl.n == 0 {
+		delete(st, line)
+		clear(sl.words)
+		v.freeLines = append(v.freeLines, sl)
 	}
 }
 
@@ -262,11 +314,21 @@ func (v *L1Values) check() error {
 				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
 			}
 		}
-		for w := range v.stale[sm] {
-			line := w >> v.lineShift << v.lineShift
-			ln := c.lookup(line)
-			if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
-				return fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w)
+		for line, sl := range v.stale[sm] {
+			k := 0
+			for i, e := range sl.words {
+				if e.mask == 0 {
+					continue
+				}
+				k++
+				w := line + uint64(8*i)
+				ln := c.lookup(line)
+				if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
+					return fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w)
+				}
+			}
+			if k == 0 || k != sl.n {
+				return fmt.Errorf("memsys: SM %d's line %#x counts %d stale words, has %d", sm, line, sl.n, k)
 			}
 		}
 	}

@@ -55,7 +55,11 @@ type fabric struct {
 	sectorSize         int
 
 	ends map[sim.Port]*fabricEnd
-	seq  uint64
+	// akitaEnds holds the ends of akita's ports again, by a pointer key,
+	// which hashes faster than an interface (ports with an EndSlot need
+	// neither).
+	akitaEnds map[*sim.LimitNumMsgPort]*fabricEnd
+	seq       uint64
 
 	// The calendar: the ports to wake, by cycle, and the cycles for which
 	// an engine event is scheduled. One event serves every port due in its
@@ -138,6 +142,7 @@ func newFabric(name string, engine sim.Engine, freq sim.Freq,
 		crossRsp:    crossRsp,
 		sectorSize:  sectorSize,
 		ends:        make(map[sim.Port]*fabricEnd),
+		akitaEnds:   make(map[*sim.LimitNumMsgPort]*fabricEnd),
 		eventCycles: make(map[int64]struct{}),
 	}
 }
@@ -153,9 +158,29 @@ func (f *fabric) plug(port sim.Port, spec endSpec) {
 	if spec.bufSize < 1 {
 		spec.bufSize = 1
 	}
-	f.ends[port] = &fabricEnd{endSpec: spec, port: port}
+	end := &fabricEnd{endSpec: spec, port: port}
+	f.ends[port] = end
+	switch p := port.(type) {
+	case *sim.LimitNumMsgPort:
+		f.akitaEnds[p] = end
+	case slotted:
+		if sl := p.endSlot(); sl.fabric == nil {
+			sl.fabric, sl.end = f, end
+		}
+	}
 	port.SetConnection(f)
 }
+
+// EndSlot, embedded in a port, keeps the fabric's record of the port, so
+// that the fabric finds it without a map lookup for every message.
+type EndSlot struct {
+	fabric *fabric
+	end    *fabricEnd
+}
+
+func (s *EndSlot) endSlot() *EndSlot { return s }
+
+type slotted interface{ endSlot() *EndSlot }
 
 // PlugIn connects a port on the SM side without a link, as akita's
 // connections do; the System uses plug for its own ports.
@@ -462,6 +487,16 @@ func (f *fabric) dirtyBytes() uint64 {
 }
 
 func (f *fabric) mustEnd(port sim.Port, what string) *fabricEnd {
+	switch p := port.(type) {
+	case *sim.LimitNumMsgPort:
+		if end := f.akitaEnds[p]; end != nil {
+			return end
+		}
+	case slotted:
+		if sl := p.endSlot(); sl.fabric == f {
+			return sl.end
+		}
+	}
 	end := f.ends[port]
 	if end == nil {
 		name := "<nil>"
@@ -598,6 +633,7 @@ func (h *minHeap[T]) pop() T {
 // fabric hold it until the model calls the fabric's NotifyAvailable.
 type sinkPort struct {
 	sim.HookableBase
+	EndSlot
 
 	name   string
 	conn   sim.Connection

@@ -43,7 +43,7 @@ type sectoredL1 struct {
 	maxWaiting     int
 	waiting        int
 	mshrs          map[uint64]*l1MSHR // by line address
-	fills          map[string]l1Fill  // by fill request ID
+	fills          map[uint64]l1Fill  // by fill request ID's number
 	ids            *idSource
 	l2For          func(addr uint64) sim.Port
 	lookupFree     float64 // next free lookup slot, in cycles
@@ -232,7 +232,7 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
 		c.fabric.sendDelayed(fill, delay)
-		c.fills[fill.ID] = l1Fill{mshr: m, sectors: run, bypass: bypass}
+		c.fills[c.ids.next] = l1Fill{mshr: m, sectors: run, bypass: bypass}
 		m.fetching |= run
 	}
 }
@@ -244,11 +244,12 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s got %T from L2", c.name, msg))
 	}
-	fill, ok := c.fills[rsp.RespondTo]
+	num, _ := c.ids.number(rsp.RespondTo)
+	fill, ok := c.fills[num]
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s got a fill for unknown request %s", c.name, rsp.RespondTo))
 	}
-	delete(c.fills, rsp.RespondTo)
+	delete(c.fills, num)
 	m, arrived := fill.mshr, fill.sectors
 	if !fill.bypass {
 		c.install(m.line, arrived)

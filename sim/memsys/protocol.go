@@ -89,3 +89,20 @@ func (s *idSource) nextID() string {
 	s.buf = strconv.AppendUint(append(s.buf[:0], s.prefix...), s.next, 10)
 	return string(s.buf)
 }
+
+// number returns the number that ends an ID nextID made (ok false for
+// any other string), so that maps of IDs can key by it and spare a string
+// hash.
+func (s *idSource) number(id string) (n uint64, ok bool) {
+	if len(id) <= len(s.prefix) || id[:len(s.prefix)] != s.prefix {
+		return 0, false
+	}
+	for i := len(s.prefix); i < len(id); i++ {
+		d := id[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + uint64(d)
+	}
+	return n, true
+}

@@ -65,7 +65,9 @@ type lsu struct {
 	ids     uint64
 	queue   []*memReq
 	head    int
-	pending map[string]*memReq
+	// pending are the requests in flight, by the number that ends their
+	// ID (a string key cost a string hash per send and response).
+	pending map[uint64]*memReq
 	// spare are answered requests for reuse; idBuf builds request names.
 	spare []*memReq
 	idBuf []byte
@@ -83,7 +85,7 @@ type lsu struct {
 func (l *lsu) init(s *SM, name string) {
 	l.sm = s
 	l.prefix = name + "#"
-	l.pending = map[string]*memReq{}
+	l.pending = map[uint64]*memReq{}
 	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
 	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
 }
@@ -123,6 +125,7 @@ func (l *lsu) send(cyc uint64) {
 			break
 		}
 		id := l.nextID()
+		num := l.ids
 		var msg sim.Msg
 		switch r.kind {
 		case reqLoad:
@@ -141,7 +144,7 @@ func (l *lsu) send(cyc uint64) {
 		l.blocked.Store(false)
 		l.queue[l.head] = nil
 		l.head++
-		l.pending[id] = r
+		l.pending[num] = r
 		if s.NumHooks() > 0 {
 			// A tracer (sim.WithTrace) sees the request as a task of its
 			// CTA (which may have retired since: stores do not hold it).
@@ -179,11 +182,12 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		default:
 			panic(fmt.Sprintf("timing: SM %d got an unexpected %T", s.id, msg))
 		}
-		r, ok := l.pending[id]
-		if !ok {
+		num, ok := l.idNumber(id)
+		r := l.pending[num]
+		if !ok || r == nil {
 			continue // a response to a launch that was stopped
 		}
-		delete(l.pending, id)
+		delete(l.pending, num)
 		if s.NumHooks() > 0 {
 			tracing.EndTask(id+"_req_out", s)
 		}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/sim/memsys"
 )
 
 // smPort is the SM's port to the memory system: akita's LimitNumMsgPort
@@ -13,6 +14,7 @@ import (
 // grows again every few messages).
 type smPort struct {
 	sim.HookableBase
+	memsys.EndSlot // the memory system's fabric finds the port's record here
 	name string
 	comp sim.Component
 	conn sim.Connection
