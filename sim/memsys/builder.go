@@ -95,6 +95,7 @@ func (b Builder) Build(name string) (*System, error) {
 	}
 	s.smBufSize = int(math.Ceil(t.crossReq)) + 16
 	s.smConnected = make([]bool, b.numSMs)
+	s.smMsgs = make([]smSlabs, b.numSMs)
 	s.numSMs = b.numSMs
 
 	b.buildSlices(s)

@@ -61,11 +61,19 @@ type fabric struct {
 	akitaEnds map[*sim.LimitNumMsgPort]*fabricEnd
 	seq       uint64
 
-	// The calendar: the ports to wake, by cycle, and the cycles for which
-	// an engine event is scheduled. One event serves every port due in its
+	// The calendar: the ports to wake, by cycle (a bucket per cycle, in
+	// the order they asked, and a heap of the buckets' cycles; a heap of
+	// every wake cost a pop per delivery), and the cycles for which an
+	// engine event is scheduled. One event serves every port due in its
 	// cycle.
-	wakes       minHeap[wake]
+	wakes       map[int64]*wakeBucket
+	wakeCycles  minHeap[wakeCycle]
+	lastBucket  *wakeBucket // the bucket last added to, most often the next
+	spareBucket []*wakeBucket
 	eventCycles map[int64]struct{}
+	// lastEvent is the cycle last asked for, in eventCycles (-1: none),
+	// which most calls of a cycle ask for again.
+	lastEvent int64
 
 	dramReadBytes, dramWriteBytes uint64
 
@@ -143,7 +151,9 @@ func newFabric(name string, engine sim.Engine, freq sim.Freq,
 		sectorSize:  sectorSize,
 		ends:        make(map[sim.Port]*fabricEnd),
 		akitaEnds:   make(map[*sim.LimitNumMsgPort]*fabricEnd),
+		wakes:       make(map[int64]*wakeBucket),
 		eventCycles: make(map[int64]struct{}),
+		lastEvent:   -1,
 	}
 }
 
@@ -317,20 +327,57 @@ func (f *fabric) Handle(e sim.Event) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.eventCycles, evt.cycle)
-	for f.wakes.len() > 0 && f.wakes.peek().cycle <= evt.cycle {
-		w := f.wakes.pop()
-		end := w.end
-		if !end.wakeSet || end.wakeAt != w.cycle {
-			continue // superseded by an earlier wake of the same port
-		}
-		end.wakeSet = false
-		f.deliverDue(end, evt.time, evt.cycle)
-		f.scheduleNext(end)
+	if f.lastEvent == evt.cycle {
+		f.lastEvent = -1
 	}
-	if f.wakes.len() > 0 {
-		f.scheduleEvent(f.wakes.peek().cycle)
+	for f.wakeCycles.len() > 0 && int64(*f.wakeCycles.peek()) <= evt.cycle {
+		cycle := int64(*f.wakeCycles.peek())
+		b := f.wakes[cycle]
+		// Deliveries may add wakes to this cycle's bucket: they run in
+		// this loop too, after those before them.
+		for i := 0; i < len(b.ends); i++ {
+			end := b.ends[i]
+			if !end.wakeSet || end.wakeAt != cycle {
+				continue // superseded by an earlier wake of the same port
+			}
+			end.wakeSet = false
+			f.deliverDue(end, evt.time, evt.cycle)
+			f.scheduleNext(end)
+		}
+		f.wakeCycles.pop()
+		delete(f.wakes, cycle)
+		if f.lastBucket == b {
+			f.lastBucket = nil
+		}
+		clear(b.ends)
+		b.ends = b.ends[:0]
+		f.spareBucket = append(f.spareBucket, b)
+	}
+	if f.wakeCycles.len() > 0 {
+		f.scheduleEvent(int64(*f.wakeCycles.peek()))
 	}
 	return nil
+}
+
+// addWake asks the calendar to wake a port at a cycle.
+func (f *fabric) addWake(cycle int64, end *fabricEnd) {
+	b := f.lastBucket
+	if b == nil || b.cycle != cycle {
+		b = f.wakes[cycle]
+		if b == nil {
+			if n := len(f.spareBucket); n > 0 {
+				b = f.spareBucket[n-1]
+				f.spareBucket = f.spareBucket[:n-1]
+			} else {
+				b = &wakeBucket{}
+			}
+			b.cycle = cycle
+			f.wakes[cycle] = b
+			f.wakeCycles.push(wakeCycle(cycle))
+		}
+		f.lastBucket = b
+	}
+	b.ends = append(b.ends, end)
 }
 
 func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
@@ -374,7 +421,7 @@ func (f *fabric) scheduleNext(end *fabricEnd) {
 	}
 	end.wakeSet = true
 	end.wakeAt = cycle
-	f.wakes.push(wake{cycle: cycle, seq: f.nextSeq(), end: end})
+	f.addWake(cycle, end)
 	f.scheduleEvent(cycle)
 }
 
@@ -383,10 +430,15 @@ func (f *fabric) scheduleNext(end *fabricEnd) {
 // happen after every component has ticked at that time, so a receiver sees
 // a message no earlier than its next cycle.
 func (f *fabric) scheduleEvent(cycle int64) {
+	if cycle == f.lastEvent {
+		return
+	}
 	if _, ok := f.eventCycles[cycle]; ok {
+		f.lastEvent = cycle
 		return
 	}
 	f.eventCycles[cycle] = struct{}{}
+	f.lastEvent = cycle
 	now := f.engine.CurrentTime()
 	t := sim.VTimeInSec(float64(cycle) / float64(f.freq))
 	if t < now {
@@ -560,11 +612,13 @@ type delivery struct {
 	src *fabricEnd
 }
 
-type wake struct {
+// wakeBucket is the ports to wake at one cycle, in the order asked.
+type wakeBucket struct {
 	cycle int64
-	seq   uint64
-	end   *fabricEnd
+	ends  []*fabricEnd
 }
+
+type wakeCycle int64
 
 func (d delivery) before(o delivery) bool {
 	if d.at != o.at {
@@ -573,12 +627,7 @@ func (d delivery) before(o delivery) bool {
 	return d.seq < o.seq
 }
 
-func (w wake) before(o wake) bool {
-	if w.cycle != o.cycle {
-		return w.cycle < o.cycle
-	}
-	return w.seq < o.seq
-}
+func (c wakeCycle) before(o wakeCycle) bool { return c < o }
 
 // minHeap is a binary min-heap. It is typed rather than built on
 // container/heap so that pushes do not box their items.

@@ -57,6 +57,9 @@ type sectoredL1 struct {
 	sm   int
 
 	stats CacheStats
+
+	fillReqs slab[mem.ReadReq]
+	rsps     slab[mem.DataReadyRsp]
 }
 
 type l1Line struct {
@@ -224,10 +227,9 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		run := (uint32(1)<<n - 1) << first
 		mask &^= run
 
-		fill := &mem.ReadReq{
-			Address:        m.line + uint64(first)<<c.sectorShift,
-			AccessByteSize: uint64(n) << c.sectorShift,
-		}
+		fill := c.fillReqs.new()
+		fill.Address = m.line + uint64(first)<<c.sectorShift
+		fill.AccessByteSize = uint64(n) << c.sectorShift
 		fill.ID = c.ids.nextID()
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
@@ -306,7 +308,8 @@ func (c *sectoredL1) invalidate() {
 }
 
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
-	rsp := &mem.DataReadyRsp{RespondTo: req.ID}
+	rsp := c.rsps.new()
+	rsp.RespondTo = req.ID
 	rsp.ID = c.ids.nextID()
 	rsp.Src = c.top
 	rsp.Dst = req.Src

@@ -106,3 +106,18 @@ func (s *idSource) number(id string) (n uint64, ok bool) {
 	}
 	return n, true
 }
+
+// slab hands out zeroed values a batch at a time, so that one allocation
+// serves slabSize messages (each is handed out once, never reused).
+type slab[T any] struct{ free []T }
+
+const slabSize = 32
+
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, slabSize)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
+}

@@ -46,6 +46,9 @@ type System struct {
 
 	smConnected []bool
 	smBufSize   int
+	// smMsgs allocates each SM's requests (an SM builds them from its
+	// own ticks only).
+	smMsgs []smSlabs
 
 	zeroLine []byte
 	masksMu  sync.Mutex        // SMs may build requests concurrently
@@ -142,11 +145,10 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 // response is a *mem.DataReadyRsp with RespondTo == id.
 func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.ReadReq {
 	first, span := s.sectorSpan(lineAddr, sectorMask)
-	r := &mem.ReadReq{
-		Address:        lineAddr + uint64(first*s.config.SectorSizeBytes),
-		AccessByteSize: uint64(span * s.config.SectorSizeBytes),
-		Info:           SectorMask(sectorMask),
-	}
+	r := s.smMsgs[sm].reads.new()
+	r.Address = lineAddr + uint64(first*s.config.SectorSizeBytes)
+	r.AccessByteSize = uint64(span * s.config.SectorSizeBytes)
+	r.Info = SectorMask(sectorMask)
 	r.ID = id
 	r.Src = src
 	r.Dst = s.l1Top[sm]
@@ -173,10 +175,9 @@ func (s *System) NewLineReadBypass(src sim.Port, sm int, lineAddr uint64, sector
 func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.WriteReq {
 	first, span := s.sectorSpan(lineAddr, sectorMask)
 	sector := s.config.SectorSizeBytes
-	w := &mem.WriteReq{
-		Address: lineAddr + uint64(first*sector),
-		Data:    s.zeroLine[:span*sector],
-	}
+	w := s.smMsgs[sm].writes.new()
+	w.Address = lineAddr + uint64(first*sector)
+	w.Data = s.zeroLine[:span*sector]
 	if shifted := sectorMask >> first; shifted != 1<<span-1 {
 		w.DirtyMask = s.dirtyMask(shifted, span)
 	}
@@ -185,6 +186,12 @@ func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask 
 	w.Dst = s.l1Top[sm]
 	w.SendTime = s.engine.CurrentTime()
 	return w
+}
+
+// smSlabs allocate an SM's requests.
+type smSlabs struct {
+	reads  slab[mem.ReadReq]
+	writes slab[mem.WriteReq]
 }
 
 // NewAtomic builds the atomic request of one warp instruction for one

@@ -67,9 +67,11 @@ type lsu struct {
 	head    int
 	// pending are the requests in flight, by the number that ends their
 	// ID (a string key cost a string hash per send and response).
-	pending map[uint64]*memReq
-	// spare are answered requests for reuse; idBuf builds request names.
-	spare []*memReq
+	pending pendingTable
+	// spare are answered requests and spareOps finished loads, for reuse;
+	// idBuf builds request names.
+	spare    []*memReq
+	spareOps []*loadOp
 	idBuf []byte
 	// waiters are warps that could not issue a memory instruction because
 	// the unit was full.
@@ -85,7 +87,7 @@ type lsu struct {
 func (l *lsu) init(s *SM, name string) {
 	l.sm = s
 	l.prefix = name + "#"
-	l.pending = map[uint64]*memReq{}
+	l.pending.init(s.cfg.MaxOutstandingRequests)
 	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
 	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
 }
@@ -97,11 +99,11 @@ func (l *lsu) reset() {
 	l.blocked.Store(false)
 	// Requests of an earlier (stopped) launch that are still in flight
 	// are answered before the engine stops; none is left here.
-	clear(l.pending)
+	l.pending.clear()
 }
 
 // inUse is the number of requests queued or in flight.
-func (l *lsu) inUse() int { return len(l.queue) - l.head + len(l.pending) }
+func (l *lsu) inUse() int { return len(l.queue) - l.head + l.pending.n }
 
 // canAccept says whether a memory instruction may issue.
 func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingRequests }
@@ -109,7 +111,7 @@ func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingReque
 // nextSend is the next cycle the unit wants to tick for (never: it waits
 // for a response or for the port).
 func (l *lsu) nextSend(cyc uint64) uint64 {
-	if l.head == len(l.queue) || l.blocked.Load() || len(l.pending) >= l.sm.cfg.MaxOutstandingRequests {
+	if l.head == len(l.queue) || l.blocked.Load() || l.pending.n >= l.sm.cfg.MaxOutstandingRequests {
 		return never
 	}
 	return max(l.queue[l.head].notBefore, cyc+1)
@@ -121,7 +123,7 @@ func (l *lsu) send(cyc uint64) {
 	mem := s.g.mem
 	for n := 0; n < s.cfg.LSURequestsPerCycle && l.head < len(l.queue); n++ {
 		r := l.queue[l.head]
-		if r.notBefore > cyc || len(l.pending) >= s.cfg.MaxOutstandingRequests {
+		if r.notBefore > cyc || l.pending.n >= s.cfg.MaxOutstandingRequests {
 			break
 		}
 		id := l.nextID()
@@ -144,7 +146,7 @@ func (l *lsu) send(cyc uint64) {
 		l.blocked.Store(false)
 		l.queue[l.head] = nil
 		l.head++
-		l.pending[num] = r
+		l.pending.put(num, r)
 		if s.NumHooks() > 0 {
 			// A tracer (sim.WithTrace) sees the request as a task of its
 			// CTA (which may have retired since: stores do not hold it).
@@ -183,11 +185,10 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 			panic(fmt.Sprintf("timing: SM %d got an unexpected %T", s.id, msg))
 		}
 		num, ok := l.idNumber(id)
-		r := l.pending[num]
+		r := l.pending.take(num)
 		if !ok || r == nil {
 			continue // a response to a launch that was stopped
 		}
-		delete(l.pending, num)
 		if s.NumHooks() > 0 {
 			tracing.EndTask(id+"_req_out", s)
 		}
@@ -216,6 +217,93 @@ func (l *lsu) newReq() *memReq {
 		return r
 	}
 	return new(memReq)
+}
+
+// newOp returns a loadOp to fill, reusing a finished one (complete
+// recycles a load once its last request is answered: none refers to it).
+func (l *lsu) newOp() *loadOp {
+	if n := len(l.spareOps); n > 0 {
+		op := l.spareOps[n-1]
+		l.spareOps = l.spareOps[:n-1]
+		return op
+	}
+	return new(loadOp)
+}
+
+// pendingTable maps request numbers to requests in flight: open
+// addressing on the number's low bits (numbers are consecutive, so they
+// spread), at most half full, cheaper than a map for a send and a
+// response per request.
+type pendingTable struct {
+	keys []uint64 // 0: empty (numbers start at 1)
+	vals []*memReq
+	n    int
+}
+
+func (t *pendingTable) init(maxInFlight int) {
+	size := 16
+	for size < 2*maxInFlight {
+		size *= 2
+	}
+	t.keys, t.vals, t.n = make([]uint64, size), make([]*memReq, size), 0
+}
+
+func (t *pendingTable) clear() {
+	clear(t.keys)
+	clear(t.vals)
+	t.n = 0
+}
+
+func (t *pendingTable) put(k uint64, r *memReq) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	i := k & mask
+	for t.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = k, r
+	t.n++
+}
+
+// take removes and returns the request numbered k (nil: none).
+func (t *pendingTable) take(k uint64) *memReq {
+	if k == 0 || t.n == 0 {
+		return nil
+	}
+	mask := uint64(len(t.keys) - 1)
+	i := k & mask
+	for t.keys[i] != k {
+		if t.keys[i] == 0 {
+			return nil
+		}
+		i = (i + 1) & mask
+	}
+	r := t.vals[i]
+	t.keys[i], t.vals[i] = 0, nil
+	t.n--
+	// Shift back the entries after i that probed past it (linear
+	// probing's deletion), so that no search stops early.
+	for j := (i + 1) & mask; t.keys[j] != 0; j = (j + 1) & mask {
+		home := t.keys[j] & mask
+		if (j-home)&mask >= (j-i)&mask {
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			t.keys[j], t.vals[j] = 0, nil
+			i = j
+		}
+	}
+	return r
+}
+
+func (t *pendingTable) grow() {
+	keys, vals := t.keys, t.vals
+	t.keys, t.vals, t.n = make([]uint64, 2*len(keys)), make([]*memReq, 2*len(keys)), 0
+	for i, k := range keys {
+		if k != 0 {
+			t.put(k, vals[i])
+		}
+	}
 }
 
 // recycle keeps an answered request for newReq. Its atomic operations
@@ -251,6 +339,8 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 	}
 	w.wakeAt = min(w.wakeAt, at)
 	w.pendingLoads--
+	*op = loadOp{}
+	l.spareOps = append(l.spareOps, op)
 	if w.done {
 		s.maybeRetire(w, cyc)
 	}
@@ -288,7 +378,8 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 	hasResult := m.Kind == exec.MemLoad || (m.Kind == exec.MemAtomic && info.ndst > 0)
 	if global != 0 {
 		if hasResult {
-			op = &loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
+			op = s.lsu.newOp()
+			*op = loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
 		}
 		lanes, at := global, cyc
 		if info.warpAggregated {

@@ -467,6 +467,13 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 		if n == 0 {
 			continue
 		}
+		// A scheduler whose warps all sleep past cyc issues nothing and
+		// changes nothing (try only lowers next to their wakeAt), so one
+		// pass over the wakeAts stands for the loops below.
+		if m := sc.earliestWake(); m > cyc {
+			next = min(next, m)
+			continue
+		}
 		// Starving warps first, oldest first (see starvationCycles).
 		for i := 0; i < len(sc.warps) && sc.issued < width && !s.g.run.stopped; i++ {
 			if w := sc.warps[i]; w.starving(cyc) && s.try(w, sc, cyc, &next) {
@@ -508,6 +515,15 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 		}
 	}
 	return next, issued
+}
+
+// earliestWake is the earliest wakeAt of the scheduler's warps.
+func (sc *scheduler) earliestWake() uint64 {
+	m := uint64(never)
+	for _, w := range sc.warps {
+		m = min(m, w.wakeAt)
+	}
+	return m
 }
 
 // try issues w's next instruction on its scheduler sc if it can, and
