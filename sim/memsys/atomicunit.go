@@ -38,7 +38,7 @@ type atomicUnit struct {
 	l2Port  sim.Port // sector writes to the slice, WriteDoneRsps back
 	l2Dst   sim.Port
 
-	ids        *idSource
+	ids        *IDSource
 	zeroSector []byte
 
 	aluLatency     float64 // cycles from an operation's start to its end
@@ -120,7 +120,7 @@ func (u *atomicUnit) acceptRequests(now sim.VTimeInSec) bool {
 			Address: req.SectorAddress,
 			Data:    u.zeroSector,
 		}
-		write.ID = u.ids.nextID()
+		write.ID = u.ids.Next()
 		write.Src = u.l2Port
 		write.Dst = u.l2Dst
 		write.SendTime = now
@@ -229,7 +229,7 @@ func (u *atomicUnit) Handle(e sim.Event) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	rsp := &AtomicRsp{RespondTo: evt.req.ID}
-	rsp.ID = u.ids.nextID()
+	rsp.ID = u.ids.Next()
 	rsp.Src = u.topPort
 	rsp.Dst = evt.req.Src
 	rsp.SendTime = evt.time

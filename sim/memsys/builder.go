@@ -140,7 +140,7 @@ func (b Builder) buildSlices(s *System) {
 			Build(fmt.Sprintf("%s.DRAM[%d]", s.name, i))
 		dramPort := dram.GetPortByName("Top")
 		shadow := newSliceShadow(s.fabric, line, cfg.SectorSizeBytes,
-			newIDSource(fmt.Sprintf("%s.L2Shadow[%d]", s.name, i)), t.sectorFetchRelease)
+			NewIDSource(fmt.Sprintf("%s.L2Shadow[%d]", s.name, i)), t.sectorFetchRelease)
 		s.fabric.plug(dramPort, endSpec{
 			zone:          zoneL2,
 			bufSize:       4 * cfg.dramQueueDepth(),
@@ -211,7 +211,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	name := fmt.Sprintf("%s.Atomic[%d]", s.name, slice)
 	u := &atomicUnit{
 		l2Dst:          l2Top,
-		ids:            newIDSource(name),
+		ids:            NewIDSource(name),
 		zeroSector:     make([]byte, cfg.SectorSizeBytes),
 		aluLatency:     s.timing.atomicALU,
 		cyclesPerOp:    1 / cfg.AtomicOpsPerCycle,
@@ -240,7 +240,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 func (b Builder) buildL1s(s *System) {
 	if s.config.l1Model() != L1Sectored {
 		s.l1FlushSink = newSinkPort(s.name+".L1FlushSink", s.acceptFlushRsp)
-		s.l1FlushIDs = newIDSource(s.name + ".L1Flush")
+		s.l1FlushIDs = NewIDSource(s.name + ".L1Flush")
 		s.fabric.plug(s.l1FlushSink, endSpec{zone: zoneSM, bufSize: unboundedBuf})
 	}
 	for i := range b.numSMs {
@@ -271,7 +271,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		maxWaiting:    cfg.L1MaxInflight,
 		mshrs:         make(map[uint64]*l1MSHR),
 		fills:         make(map[uint64]l1Fill),
-		ids:           newIDSource(name),
+		ids:           NewIDSource(name),
 		l2For:         s.l2PortFor,
 		cyclesPerLook: 1 / float64(cfg.L1RequestsPerCycle),
 		responseDelay: s.timing.l1Response,

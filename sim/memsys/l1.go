@@ -44,7 +44,7 @@ type sectoredL1 struct {
 	waiting        int
 	mshrs          map[uint64]*l1MSHR // by line address
 	fills          map[uint64]l1Fill  // by fill request ID's number
-	ids            *idSource
+	ids            *IDSource
 	l2For          func(addr uint64) sim.Port
 	lookupFree     float64 // next free lookup slot, in cycles
 	cyclesPerLook  float64
@@ -230,11 +230,11 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		fill := c.fillReqs.new()
 		fill.Address = m.line + uint64(first)<<c.sectorShift
 		fill.AccessByteSize = uint64(n) << c.sectorShift
-		fill.ID = c.ids.nextID()
+		fill.ID = c.ids.Next()
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
 		c.fabric.sendDelayed(fill, delay)
-		c.fills[c.ids.next] = l1Fill{mshr: m, sectors: run, bypass: bypass}
+		c.fills[c.ids.Last()] = l1Fill{mshr: m, sectors: run, bypass: bypass}
 		m.fetching |= run
 	}
 }
@@ -246,7 +246,7 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s got %T from L2", c.name, msg))
 	}
-	num, _ := c.ids.number(rsp.RespondTo)
+	num, _ := c.ids.Number(rsp.RespondTo)
 	fill, ok := c.fills[num]
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s got a fill for unknown request %s", c.name, rsp.RespondTo))
@@ -310,7 +310,7 @@ func (c *sectoredL1) invalidate() {
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
 	rsp := c.rsps.new()
 	rsp.RespondTo = req.ID
-	rsp.ID = c.ids.nextID()
+	rsp.ID = c.ids.Next()
 	rsp.Src = c.top
 	rsp.Dst = req.Src
 	c.fabric.sendDelayed(rsp, delay+c.responseDelay)

@@ -70,30 +70,57 @@ func (r *AtomicRsp) Meta() *sim.MsgMeta { return &r.MsgMeta }
 // GetRspTo returns the ID of the request this response answers.
 func (r *AtomicRsp) GetRspTo() string { return r.RespondTo }
 
-// idSource names the messages one component creates. Each System owns its
-// sources, so simulations in one process stay independent and their IDs do
-// not depend on what else ran (akita's process-wide generator is still used
-// inside akita's own components; see the package's caveats).
-type idSource struct {
+// IDSource names the messages one component creates: prefix#1, prefix#2,
+// and so on. Each System owns its sources (and each SM one), so
+// simulations in one process stay independent and their IDs do not depend
+// on what else ran (akita's process-wide generator is still used inside
+// akita's own components; see the package's caveats).
+type IDSource struct {
 	prefix string
 	next   uint64
-	buf    []byte
+	// batch holds the next IDs, cut from one string (one allocation for
+	// idBatch IDs); ends[i] is where the i-th ends.
+	batch string
+	ends  [idBatch]int32
+	k     int
+	buf   []byte
 }
 
-func newIDSource(prefix string) *idSource {
-	return &idSource{prefix: prefix + "#"}
+const idBatch = 32
+
+// NewIDSource returns a source of IDs that start with prefix and "#".
+func NewIDSource(prefix string) *IDSource {
+	return &IDSource{prefix: prefix + "#", k: idBatch}
 }
 
-func (s *idSource) nextID() string {
+// Next returns the next ID.
+func (s *IDSource) Next() string {
+	if s.k == idBatch {
+		s.buf = s.buf[:0]
+		for i := range idBatch {
+			s.buf = append(s.buf, s.prefix...)
+			s.buf = strconv.AppendUint(s.buf, s.next+uint64(i)+1, 10)
+			s.ends[i] = int32(len(s.buf))
+		}
+		s.batch, s.k = string(s.buf), 0
+	}
+	from := 0
+	if s.k > 0 {
+		from = int(s.ends[s.k-1])
+	}
+	id := s.batch[from:s.ends[s.k]]
+	s.k++
 	s.next++
-	s.buf = strconv.AppendUint(append(s.buf[:0], s.prefix...), s.next, 10)
-	return string(s.buf)
+	return id
 }
 
-// number returns the number that ends an ID nextID made (ok false for
-// any other string), so that maps of IDs can key by it and spare a string
+// Last returns the number of the ID Next returned last.
+func (s *IDSource) Last() uint64 { return s.next }
+
+// Number returns the number that ends an ID Next made (ok false for any
+// other string), so that maps of IDs can key by it and spare a string
 // hash.
-func (s *idSource) number(id string) (n uint64, ok bool) {
+func (s *IDSource) Number(id string) (n uint64, ok bool) {
 	if len(id) <= len(s.prefix) || id[:len(s.prefix)] != s.prefix {
 		return 0, false
 	}

@@ -31,7 +31,7 @@ type sliceShadow struct {
 	top, bottom, dram    *fabricEnd
 	port                 *sinkPort // sector fetches to the DRAM channel
 	portEnd              *fabricEnd
-	ids                  *idSource
+	ids                  *IDSource
 	lineSize, sectorSize uint64
 	fullLine             uint32  // a mask with every sector of a line
 	releaseDelay         float64 // cycles from a sector fetch's data to the held answer
@@ -106,7 +106,7 @@ type sectorFetch struct {
 	sectors uint32
 }
 
-func newSliceShadow(f *fabric, lineSize, sectorSize int, ids *idSource, releaseDelay float64) *sliceShadow {
+func newSliceShadow(f *fabric, lineSize, sectorSize int, ids *IDSource, releaseDelay float64) *sliceShadow {
 	n := lineSize / sectorSize
 	return &sliceShadow{
 		fabric:        f,
@@ -272,7 +272,7 @@ func (s *sliceShadow) fetchSectors(p *partialLine, sectors uint32) {
 			Address:        p.line + uint64(first)*s.sectorSize,
 			AccessByteSize: uint64(run) * s.sectorSize,
 		}
-		req.ID = s.ids.nextID()
+		req.ID = s.ids.Next()
 		req.Src = s.port
 		req.Dst = s.dram.port
 		req.SendTime = s.fabric.engine.CurrentTime()
@@ -335,7 +335,7 @@ func (s *sliceShadow) fetching(req *mem.ReadReq) bool {
 		RespondTo: req.ID,
 		Data:      make([]byte, req.AccessByteSize),
 	}
-	rsp.ID = s.ids.nextID()
+	rsp.ID = s.ids.Next()
 	rsp.Src = s.dram.port
 	rsp.Dst = req.Src
 	rsp.SendTime = s.fabric.engine.CurrentTime()

@@ -38,7 +38,7 @@ type System struct {
 	sectoredL1s    []*sectoredL1
 	l1Control      []sim.Port
 	l1FlushSink    *sinkPort
-	l1FlushIDs     *idSource
+	l1FlushIDs     *IDSource
 	l1FlushAnswers int
 
 	// l1Values is the value side of CoherenceL1 (nil under ideal).
@@ -303,7 +303,7 @@ func (s *System) InvalidateL1s() error {
 	now := s.engine.CurrentTime()
 	for _, p := range s.l1Control {
 		req := &cache.FlushReq{InvalidateAllCachelines: true}
-		req.ID = s.l1FlushIDs.nextID()
+		req.ID = s.l1FlushIDs.Next()
 		req.Src, req.Dst, req.SendTime = s.l1FlushSink, p, now
 		if e := s.fabric.Send(req); e != nil {
 			return fmt.Errorf("memsys: cannot send the L1 flush to %s", p.Name())

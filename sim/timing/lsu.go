@@ -60,19 +60,16 @@ type memReq struct {
 // lsu is an SM's load/store unit: the queue of coalesced requests waiting
 // to be sent and the requests in flight.
 type lsu struct {
-	sm      *SM
-	prefix  string
-	ids     uint64
-	queue   []*memReq
-	head    int
+	sm    *SM
+	ids   *memsys.IDSource // names the requests
+	queue []*memReq
+	head  int
 	// pending are the requests in flight, by the number that ends their
 	// ID (a string key cost a string hash per send and response).
 	pending pendingTable
-	// spare are answered requests and spareOps finished loads, for reuse;
-	// idBuf builds request names.
+	// spare are answered requests and spareOps finished loads, for reuse.
 	spare    []*memReq
 	spareOps []*loadOp
-	idBuf []byte
 	// waiters are warps that could not issue a memory instruction because
 	// the unit was full.
 	waiters []*warpCtx
@@ -86,7 +83,7 @@ type lsu struct {
 
 func (l *lsu) init(s *SM, name string) {
 	l.sm = s
-	l.prefix = name + "#"
+	l.ids = memsys.NewIDSource(name)
 	l.pending.init(s.cfg.MaxOutstandingRequests)
 	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
 	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
@@ -126,8 +123,8 @@ func (l *lsu) send(cyc uint64) {
 		if r.notBefore > cyc || l.pending.n >= s.cfg.MaxOutstandingRequests {
 			break
 		}
-		id := l.nextID()
-		num := l.ids
+		id := l.ids.Next()
+		num := l.ids.Last()
 		var msg sim.Msg
 		switch r.kind {
 		case reqLoad:
@@ -184,7 +181,7 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		default:
 			panic(fmt.Sprintf("timing: SM %d got an unexpected %T", s.id, msg))
 		}
-		num, ok := l.idNumber(id)
+		num, ok := l.ids.Number(id)
 		r := l.pending.take(num)
 		if !ok || r == nil {
 			continue // a response to a launch that was stopped

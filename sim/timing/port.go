@@ -15,9 +15,9 @@ import (
 type smPort struct {
 	sim.HookableBase
 	memsys.EndSlot // the memory system's fabric finds the port's record here
-	name string
-	comp sim.Component
-	conn sim.Connection
+	name           string
+	comp           sim.Component
+	conn           sim.Connection
 	// locked: the parallel engine, whose deliveries may call Recv while
 	// another goroutine runs.
 	locked bool

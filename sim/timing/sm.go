@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
 
 	"github.com/sarchlab/akita/v3/sim"
 	"github.com/sarchlab/akita/v3/tracing"
@@ -755,27 +754,4 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTADone, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: cta.c.Linear}})
 	}
 	s.g.ctaDone(cyc)
-}
-
-// nextID names a memory request of the SM.
-func (l *lsu) nextID() string {
-	l.ids++
-	l.idBuf = strconv.AppendUint(append(l.idBuf[:0], l.prefix...), l.ids, 10)
-	return string(l.idBuf)
-}
-
-// idNumber returns the number of a request ID that nextID made.
-func (l *lsu) idNumber(id string) (uint64, bool) {
-	if len(id) <= len(l.prefix) || id[:len(l.prefix)] != l.prefix {
-		return 0, false
-	}
-	n := uint64(0)
-	for i := len(l.prefix); i < len(id); i++ {
-		d := id[i] - '0'
-		if d > 9 {
-			return 0, false
-		}
-		n = n*10 + uint64(d)
-	}
-	return n, true
 }
