@@ -72,6 +72,16 @@ type L1Values struct {
 	// a line at once, with one lookup instead of one per word).
 	stale     []map[uint64]*staleLine
 	freeLines []*staleLine
+	// seen is, per SM, the line LoadWeak looked up last and what it found
+	// (a warp's lanes mostly load from one line); any change to the SM's
+	// stale lines forgets it.
+	seen []seenLine
+}
+
+type seenLine struct {
+	valid bool
+	line  uint64
+	sl    *staleLine // nil: no stale bytes in the line
 }
 
 // staleLine is an L1's stale bytes in one line: a staleWord per word (mask
@@ -88,6 +98,7 @@ func newL1Values(s *System) *L1Values {
 		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
 		holders:   make(map[uint64]*smBits),
 		stale:     make([]map[uint64]*staleLine, len(s.sectoredL1s)),
+		seen:      make([]seenLine, len(s.sectoredL1s)),
 	}
 	for i, c := range s.sectoredL1s {
 		v.stale[i] = make(map[uint64]*staleLine)
@@ -132,7 +143,12 @@ func (v *L1Values) HasStale(sm int) bool {
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 	v.f.mu.Lock()
 	defer v.f.mu.Unlock()
-	sl := v.stale[sm][v.lineOf(a)]
+	line := v.lineOf(a)
+	seen := &v.seen[sm]
+	if !seen.valid || seen.line != line {
+		*seen = seenLine{valid: true, line: line, sl: v.stale[sm][line]}
+	}
+	sl := seen.sl
 	if sl == nil {
 		return mem
 	}
@@ -163,7 +179,7 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 		if sl := st[line]; sl != nil && sl.words[wi].mask != 0 {
 			sl.words[wi].mask &^= bm
 			if sl.words[wi].mask == 0 {
-				v.dropWord(st, line, sl)
+				v.dropWord(sm, line, sl)
 			}
 		}
 	}
@@ -192,6 +208,7 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 			if sl == nil {
 				sl = v.newLine()
 				st[line] = sl
+				v.seen[t].valid = false
 			}
 			e := &sl.words[wi]
 			if add := bm &^ e.mask; add != 0 {
@@ -248,7 +265,7 @@ func (v *L1Values) forget(sm int, addr, bytes uint64) {
 			for ; w < end; w += 8 {
 				if e := &sl.words[v.wordIndex(w)]; e.mask != 0 {
 					*e = staleWord{}
-					v.dropWord(st, line, sl)
+					v.dropWord(sm, line, sl)
 				}
 			}
 		}
@@ -272,11 +289,12 @@ func (v *L1Values) newLine() *staleLine {
 }
 
 // dropWord counts a word of sl that became current, dropping the line from
-// st when it was the last.
-func (v *L1Values) dropWord(st map[uint64]*staleLine, line uint64, sl *staleLine) {
+// SM sm's stale lines when it was the last.
+func (v *L1Values) dropWord(sm int, line uint64, sl *staleLine) {
 	sl.n--
 	if sl.n == 0 {
-		delete(st, line)
+		delete(v.stale[sm], line)
+		v.seen[sm].valid = false
 		clear(sl.words)
 		v.freeLines = append(v.freeLines, sl)
 	}
@@ -297,6 +315,7 @@ func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 		}
 	}
 	clear(v.stale[sm])
+	v.seen[sm].valid = false
 }
 
 // check verifies the bookkeeping against the L1s' tags (tests).
