@@ -104,6 +104,7 @@ func (b Builder) Build(name string) (*System, error) {
 		s.l1Values = newL1Values(s)
 	}
 	if engine, ok := b.engine.(*sim.ParallelEngine); ok {
+		s.parallel = true
 		// The DRAM channels' own events may fall on one time; see
 		// parallel.go.
 		ser := &eventSerialiser{locks: make(map[sim.Handler]*sync.Mutex)}
@@ -276,6 +277,8 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		cyclesPerLook: 1 / float64(cfg.L1RequestsPerCycle),
 		responseDelay: s.timing.l1Response,
 	}
+	c.sm = len(s.sectoredL1s)
+	c.smMsgs = &s.smMsgs[c.sm]
 	c.lines = make([]l1Line, c.numSets*uint64(c.ways))
 	c.top = newSinkPort(name+".TopPort", c.accept)
 	c.bottom = newSinkPort(name+".BottomPort", c.acceptFill)

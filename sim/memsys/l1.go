@@ -60,6 +60,10 @@ type sectoredL1 struct {
 
 	fillReqs slab[mem.ReadReq]
 	rsps     slab[mem.DataReadyRsp]
+	// smMsgs are its SM's requests; under RecycleLoads the answered loads
+	// go back there, and the SM's Release brings freeRsps.
+	smMsgs   *smSlabs
+	freeRsps []*mem.DataReadyRsp
 }
 
 type l1Line struct {
@@ -308,12 +312,24 @@ func (c *sectoredL1) invalidate() {
 }
 
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
-	rsp := c.rsps.new()
+	var rsp *mem.DataReadyRsp
+	if n := len(c.freeRsps); n > 0 {
+		rsp = c.freeRsps[n-1]
+		c.freeRsps = c.freeRsps[:n-1]
+		*rsp = mem.DataReadyRsp{}
+	} else {
+		rsp = c.rsps.new()
+	}
 	rsp.RespondTo = req.ID
 	rsp.ID = c.ids.Next()
 	rsp.Src = c.top
 	rsp.Dst = req.Src
 	c.fabric.sendDelayed(rsp, delay+c.responseDelay)
+	// The load is done with (its delivery to this L1 is over, and the
+	// answer keeps its ID string, not the request).
+	if c.smMsgs.recycle && noHooks(req.Src) && c.fabric.NumHooks() == 0 {
+		c.smMsgs.freeReads = append(c.smMsgs.freeReads, req)
+	}
 }
 
 // sectorMask returns the sectors of its line that [addr, addr+size) covers.

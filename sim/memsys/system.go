@@ -49,6 +49,9 @@ type System struct {
 	// smMsgs allocates each SM's requests (an SM builds them from its
 	// own ticks only).
 	smMsgs []smSlabs
+	// parallel: the engine is akita's parallel one, under which nothing
+	// is recycled (RecycleLoads).
+	parallel bool
 
 	zeroLine []byte
 	masksMu  sync.Mutex        // SMs may build requests concurrently
@@ -145,7 +148,7 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 // response is a *mem.DataReadyRsp with RespondTo == id.
 func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.ReadReq {
 	first, span := s.sectorSpan(lineAddr, sectorMask)
-	r := s.smMsgs[sm].reads.new()
+	r := s.smMsgs[sm].newRead()
 	r.Address = lineAddr + uint64(first*s.config.SectorSizeBytes)
 	r.AccessByteSize = uint64(span * s.config.SectorSizeBytes)
 	r.Info = SectorMask(sectorMask)
@@ -188,10 +191,64 @@ func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask 
 	return w
 }
 
-// smSlabs allocate an SM's requests.
+// smSlabs allocate an SM's requests; freeReads are answered loads to
+// reuse (RecycleLoads).
 type smSlabs struct {
-	reads  slab[mem.ReadReq]
-	writes slab[mem.WriteReq]
+	reads     slab[mem.ReadReq]
+	writes    slab[mem.WriteReq]
+	recycle   bool
+	freeReads []*mem.ReadReq
+}
+
+func (m *smSlabs) newRead() *mem.ReadReq {
+	if n := len(m.freeReads); n > 0 {
+		r := m.freeReads[n-1]
+		m.freeReads = m.freeReads[:n-1]
+		*r = mem.ReadReq{}
+		return r
+	}
+	return m.reads.new()
+}
+
+// RecycleLoads lets the System reuse SM sm's loads from NewLineRead once
+// its sectored L1 has answered them, and the L1's answers once the SM
+// hands them to Release: the SM promises to keep neither past that point
+// itself. Anything else that may keep them stops the reuse: hooks on the
+// SM, its port or the fabric (a tracer keeps a request as its task's
+// detail), akita's parallel engine (the SM and the L1 run concurrently)
+// and akita's L1 models (nothing is reused). Reuse spares the allocation
+// and the garbage collection of two messages per load.
+func (s *System) RecycleLoads(sm int) {
+	if !s.parallel && len(s.sectoredL1s) > sm {
+		s.smMsgs[sm].recycle = true
+	}
+}
+
+// Release hands back a response SM sm has retrieved and is done with;
+// under RecycleLoads its L1 reuses it. Other messages are left alone.
+func (s *System) Release(sm int, msg sim.Msg) {
+	m := &s.smMsgs[sm]
+	if !m.recycle {
+		return
+	}
+	rsp, ok := msg.(*mem.DataReadyRsp)
+	if !ok {
+		return
+	}
+	c := s.sectoredL1s[sm]
+	if rsp.Src != c.top || !noHooks(rsp.Dst) || s.fabric.NumHooks() > 0 {
+		return
+	}
+	c.freeRsps = append(c.freeRsps, rsp)
+}
+
+// noHooks reports whether neither a port nor its component has hooks.
+func noHooks(p sim.Port) bool {
+	if p.NumHooks() > 0 {
+		return false
+	}
+	c := p.Component()
+	return c == nil || c.NumHooks() == 0
 }
 
 // NewAtomic builds the atomic request of one warp instruction for one

@@ -84,6 +84,9 @@ type lsu struct {
 func (l *lsu) init(s *SM, name string) {
 	l.sm = s
 	l.ids = memsys.NewIDSource(name)
+	// The SM keeps no message it sends or retrieves (its tracer does, and
+	// memsys reuses nothing while the SM has hooks).
+	s.g.mem.RecycleLoads(s.id)
 	l.pending.init(s.cfg.MaxOutstandingRequests)
 	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
 	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
@@ -181,6 +184,7 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		default:
 			panic(fmt.Sprintf("timing: SM %d got an unexpected %T", s.id, msg))
 		}
+		s.g.mem.Release(s.id, msg)
 		num, ok := l.ids.Number(id)
 		r := l.pending.take(num)
 		if !ok || r == nil {
