@@ -73,6 +73,9 @@ type warpCtx struct {
 	// warp is in.
 	fn    *ptx.Function
 	infos []instInfo
+	// next is the information of the instruction the warp issues next
+	// (nil: to look up). Only the warp's own Step moves it.
+	next *instInfo
 
 	pendingLoads int // loads and atomics whose results are outstanding
 	outstanding  int // memory requests queued or in flight
@@ -182,7 +185,7 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	for i := range s.slots {
 		w := &s.slots[i]
 		w.gen++
-		w.w, w.cta, w.fn, w.infos = nil, nil, nil, nil
+		w.w, w.cta, w.fn, w.infos, w.next = nil, nil, nil, nil, nil
 		w.wakeAt, w.heldSince = never, never
 		if cap(w.ready) < r.maxRegs {
 			w.ready = make([]uint64, r.maxRegs)
@@ -228,7 +231,7 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 		w := s.freeSlot()
 		w.gen++
 		w.w, w.cta = ew, ctx
-		w.fn, w.infos = nil, nil
+		w.fn, w.infos, w.next = nil, nil, nil
 		w.wakeAt, w.heldSince = first, never
 		clear(w.ready)
 		w.pendingLoads, w.outstanding = 0, 0
@@ -564,14 +567,18 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 		// Whatever woke it (a load arriving), an event will wake it again.
 		return false, never, false
 	}
-	fn, pc := w.w.Next()
-	if fn == nil {
-		return false, never, false
+	info := w.next
+	if info == nil {
+		fn, pc := w.w.Next()
+		if fn == nil {
+			return false, never, false
+		}
+		if fn != w.fn {
+			w.fn, w.infos = fn, s.g.infosOf(fn)
+		}
+		info = &w.infos[pc]
+		w.next = info
 	}
-	if fn != w.fn {
-		w.fn, w.infos = fn, s.g.infosOf(fn)
-	}
-	info := &w.infos[pc]
 	t := uint64(0)
 	for j := 0; j < int(info.nsrc); j++ {
 		t = max(t, w.ready[info.src[j]])
@@ -623,6 +630,7 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		s.prof.issued(w, fn, pc, cyc)
 	}
 	st, err := w.w.Step()
+	w.next = nil
 	if err != nil {
 		s.g.fail(err)
 		return
@@ -732,7 +740,7 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 		if sc.last == o {
 			sc.last = nil
 		}
-		o.w, o.cta, o.fn, o.infos = nil, nil, nil, nil
+		o.w, o.cta, o.fn, o.infos, o.next = nil, nil, nil, nil, nil
 		o.gen++
 	}
 	for i, c := range s.ctas {
