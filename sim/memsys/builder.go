@@ -105,6 +105,7 @@ func (b Builder) Build(name string) (*System, error) {
 	}
 	if engine, ok := b.engine.(*sim.ParallelEngine); ok {
 		s.parallel = true
+		s.fabric.locked = true
 		// The DRAM channels' own events may fall on one time; see
 		// parallel.go.
 		ser := &eventSerialiser{locks: make(map[sim.Handler]*sync.Mutex)}

@@ -130,8 +130,8 @@ func wideMask(m uint8) uint64 {
 // HasStale reports whether SM sm's L1 holds any byte that differs from
 // memory. While it does not, weak loads on sm read memory.
 func (v *L1Values) HasStale(sm int) bool {
-	v.f.mu.Lock()
-	defer v.f.mu.Unlock()
+	v.f.lock()
+	defer v.f.unlock()
 	return len(v.stale[sm]) != 0
 }
 
@@ -141,8 +141,8 @@ func (v *L1Values) HasStale(sm int) bool {
 // holds and nobody changed is memory's value; one it does not hold is
 // fetched now).
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
-	v.f.mu.Lock()
-	defer v.f.mu.Unlock()
+	v.f.lock()
+	defer v.f.unlock()
 	line := v.lineOf(a)
 	seen := &v.seen[sm]
 	if !seen.valid || seen.line != line {
@@ -171,8 +171,8 @@ func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 // other SM whose L1 holds the sector keeps the old bytes (unless it
 // already kept older ones); sm's own L1 copy of the bytes becomes current.
 func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
-	v.f.mu.Lock()
-	defer v.f.mu.Unlock()
+	v.f.lock()
+	defer v.f.unlock()
 	bm := byteMask(a, n)
 	line, wi := v.lineOf(a), v.wordIndex(a)
 	if st := v.stale[sm]; len(st) != 0 {
@@ -320,8 +320,8 @@ func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 
 // check verifies the bookkeeping against the L1s' tags (tests).
 func (v *L1Values) check() error {
-	v.f.mu.Lock()
-	defer v.f.mu.Unlock()
+	v.f.lock()
+	defer v.f.unlock()
 	n := 0
 	for sm, c := range v.l1s {
 		for _, ln := range c.lines {

@@ -28,8 +28,8 @@ const (
 // sent (latency plus link reservations), and an event wakes the destination
 // at that time. An idle fabric schedules nothing.
 //
-// Under akita's parallel engine, components send from concurrent event
-// handlers, so mu guards all of the fabric's mutable state (link
+// Under akita's parallel engine (and only there: locked), components send
+// from concurrent event handlers, so mu guards all of the fabric's mutable state (link
 // reservations, delivery queues, the calendar, the sequence counter, the
 // DRAM byte counts) and the sectored L1s, which the fabric calls only from
 // its deliveries. Send, CanSend, NotifyAvailable, Handle and the stats
@@ -46,6 +46,10 @@ type fabric struct {
 	sim.HookableBase
 
 	mu sync.Mutex
+	// locked: mu is taken (akita's parallel engine). Under any other
+	// engine, which runs one event at a time (Builder.WithEngine), the
+	// lock guards nothing and cost a few percent of the run.
+	locked bool
 
 	name   string
 	engine sim.Engine
@@ -157,6 +161,18 @@ func newFabric(name string, engine sim.Engine, freq sim.Freq,
 	}
 }
 
+func (f *fabric) lock() {
+	if f.locked {
+		f.mu.Lock()
+	}
+}
+
+func (f *fabric) unlock() {
+	if f.locked {
+		f.mu.Unlock()
+	}
+}
+
 // Name returns the fabric's name.
 func (f *fabric) Name() string { return f.name }
 
@@ -205,8 +221,8 @@ func (f *fabric) Unplug(port sim.Port) {
 
 // CanSend reports whether the port may send a message now.
 func (f *fabric) CanSend(src sim.Port) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	end := f.mustEnd(src, "send from")
 	if end.undelivered >= end.bufSize {
 		end.waitingForSpace = true
@@ -218,8 +234,8 @@ func (f *fabric) CanSend(src sim.Port) bool {
 // Send accepts a message and schedules its delivery, or fails when the
 // sender has too many undelivered messages.
 func (f *fabric) Send(msg sim.Msg) *sim.SendError {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	meta := msg.Meta()
 	src := f.mustEnd(meta.Src, "send from")
 	if src.undelivered >= src.bufSize {
@@ -304,8 +320,8 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 // NotifyAvailable is called by a port that refused a message and has since
 // freed buffer space.
 func (f *fabric) NotifyAvailable(now sim.VTimeInSec, port sim.Port) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	f.notifyAvailable(port)
 }
 
@@ -324,8 +340,8 @@ func (f *fabric) Handle(e sim.Event) error {
 	if !ok {
 		panic(fmt.Sprintf("memsys: fabric cannot handle %T", e))
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	delete(f.eventCycles, evt.cycle)
 	if f.lastEvent == evt.cycle {
 		f.lastEvent = -1
@@ -508,8 +524,8 @@ func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
 // received, plus the change in the sectors the L2 slices hold dirty (see
 // System.Stats).
 func (f *fabric) dramBytes() (read, written uint64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	written = f.dramWriteBytes
 	// A write-back leaves the slice's dirty sectors before it reaches DRAM,
 	// so while the engine runs the change can be negative.
@@ -522,8 +538,8 @@ func (f *fabric) dramBytes() (read, written uint64) {
 }
 
 func (f *fabric) resetStats() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock()
+	defer f.unlock()
 	f.dramReadBytes = 0
 	f.dramWriteBytes = 0
 	f.dirtyAtReset = f.dirtyBytes()

@@ -287,14 +287,14 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 }
 
 func (c *sectoredL1) snapshot() CacheStats {
-	c.fabric.mu.Lock()
-	defer c.fabric.mu.Unlock()
+	c.fabric.lock()
+	defer c.fabric.unlock()
 	return c.stats
 }
 
 func (c *sectoredL1) reset() {
-	c.fabric.mu.Lock()
-	defer c.fabric.mu.Unlock()
+	c.fabric.lock()
+	defer c.fabric.unlock()
 	c.stats = CacheStats{}
 }
 
@@ -302,8 +302,8 @@ func (c *sectoredL1) reset() {
 // InvalidateL1 at a fence). Misses in flight stay in their MSHRs: their
 // fills install what L2 sends them, which is current.
 func (c *sectoredL1) invalidate() {
-	c.fabric.mu.Lock()
-	defer c.fabric.mu.Unlock()
+	c.fabric.lock()
+	defer c.fabric.unlock()
 	if c.vals != nil {
 		c.vals.invalidateSM(c.sm, c.lines)
 	}
