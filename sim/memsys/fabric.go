@@ -138,7 +138,7 @@ type fabricEnd struct {
 	egressFree, ingressFree float64
 
 	pending deliveryQueue // messages to this port, by delivery cycle
-	refused bool              // the port refused a message; it will NotifyAvailable
+	refused bool          // the port refused a message; it will NotifyAvailable
 	wakeSet bool
 	wakeAt  int64 // the cycle of this port's entry in the fabric's calendar
 }

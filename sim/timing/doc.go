@@ -208,6 +208,29 @@
 //	BFS rmat16 (bsp)        0.61-0.81 s    45.7-46.4 s     31.6-32.5 s  45-47x (57-75x before)
 //	stream 1M (serial)      58-64 ms       3.26-3.35 s     2.60-2.91 s  40-47x (51-52x before)
 //
+// A second pass cut the cost per event and moved no event (every figure
+// the same): requests in flight and L1 fills keyed by the number that ends
+// their ID rather than the string, IDs cut 32 from one string, an L1's
+// stale bytes kept by line, the fabric's ports found without an interface
+// map, its calendar bucketed by cycle and its deliveries in sorted queues
+// rather than heaps, its mutex taken only under the parallel engine, an
+// SM's loads and their L1 answers reused (memsys.System.RecycleLoads),
+// schedulers whose warps all sleep skipped in one pass, and each warp's
+// next instruction kept between its steps. Three alternating runs of each
+// build, on the same machine (busier than above: the old build ran BFS in
+// 32.7-34.2 s there):
+//
+//	                        before         after        speed-up
+//	BFS rmat16 (bsp)        32.7-34.2 s    27.2-29.0 s  1.13-1.26x (381-398k -> 449-479k warp-inst/s)
+//	stream 1M (serial)      3.65-3.68 s    3.36-3.47 s  1.05-1.10x
+//
+// Of BFS's time, akita's writeback L2 and its tick scheduling now take
+// about a third, the SM a third (the executor's Step a third of that),
+// the fabric and the sectored L1 a fifth, the engine's heap some 8%, and
+// allocation and garbage collection about a tenth, mostly for akita's
+// messages, tick events and tracing tasks (the L2's stats hook makes
+// akita's tracing run). The stream is mostly akita's L2.
+//
 // BFS on rmat:scale=18+perm=1 took 6 min 53 s of host time for 51.6 M
 // cycles and 56 M warp-instructions (the machine partly shared with
 // other runs; scale 16 has 18.2 M and 13 M); scale 20, at the same
@@ -217,9 +240,9 @@
 // 0.004 over the GPU): a serial chain of loads and atomics at some 2.7
 // events per warp-instruction (the SM's tick when it issues, its tick the
 // cycle after, which finds the warp waiting on its result, the response's
-// tick, the L1's delivery, the L2 slice's ticks) and 0.8 us per event,
-// spread over the SM (35%), the fabric and sectored L1 (23%) and akita's
-// writeback L2 (21%). Fewer events is what is left, and it is blocked by
+// tick, the L1's delivery, the L2 slice's ticks) and 0.8 us per event
+// before the second pass, spread over the SM (35%), the fabric and
+// sectored L1 (23%) and akita's writeback L2 (21%). Fewer events is what is left, and it is blocked by
 // exactness: the engine runs same-time events in the order its binary
 // heap happens to hold them (akita's, kept here so that no figure moves),
 // so removing any event, such as the SM's tick the cycle after an issue
