@@ -217,13 +217,13 @@
 // SM's loads and their L1 answers reused (memsys.System.RecycleLoads),
 // schedulers whose warps all sleep skipped in one pass, and each warp's
 // next instruction kept between its steps. Three alternating runs of each
-// build, on the same machine (busier than above: the old build ran BFS in
-// 32.7-34.2 s there):
+// build, back to back on the same machine:
 //
 //	                        before         after        speed-up
-//	BFS rmat16 (bsp)        32.7-34.2 s    27.2-29.0 s  1.13-1.26x (381-398k -> 449-479k warp-inst/s)
-//	stream 1M (serial)      3.65-3.68 s    3.36-3.47 s  1.05-1.10x
+//	BFS rmat16 (bsp)        30.5-31.4 s    25.8-26.3 s  1.17-1.21x (415-427k -> 496-504k warp-inst/s)
+//	stream 1M (serial)      3.53-3.76 s    3.33-3.40 s  1.04-1.13x
 //
+// Functional BFS took 0.58 s in that session, so timing is some 45x it.
 // Of BFS's time, akita's writeback L2 and its tick scheduling now take
 // about a third, the SM a third (the executor's Step a third of that),
 // the fabric and the sectored L1 a fifth, the engine's heap some 8%, and
