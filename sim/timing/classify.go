@@ -114,6 +114,25 @@ type instInfo struct {
 	dst        [4]ptx.RegIndex
 }
 
+// readyAt is the cycle at which the scoreboard ready lets the instruction
+// issue: its sources and destinations ready, and for a call or ret every
+// register (never: a load it waits for is still in flight).
+func (info *instInfo) readyAt(ready []uint64) uint64 {
+	t := uint64(0)
+	for j := 0; j < int(info.nsrc); j++ {
+		t = max(t, ready[info.src[j]])
+	}
+	for j := 0; j < int(info.ndst); j++ {
+		t = max(t, ready[info.dst[j]])
+	}
+	if info.call {
+		for _, r := range ready {
+			t = max(t, r)
+		}
+	}
+	return t
+}
+
 // analyse computes the instInfo of every instruction of fn.
 func analyse(fn *ptx.Function) []instInfo {
 	infos := make([]instInfo, len(fn.Insts))

@@ -156,8 +156,9 @@
 // # Engines
 //
 // A GPU runs on a serial engine of its own (engine.go: akita's
-// SerialEngine without its locks, handling events in exactly akita's
-// order, so every figure is the same) unless Builder.WithParallelEngine
+// SerialEngine without its locks, and with a defined order among events
+// of one time: the SMs' first, in an order that rotates with the cycle,
+// then the memory system's, first scheduled first) unless Builder.WithParallelEngine
 // asks for akita's parallel engine, which handles the events due at one time
 // on concurrent goroutines. The SMs cannot run Step concurrently: they
 // share the functional memory image, the grid's barriers and the CTA
@@ -242,15 +243,23 @@
 // cycle after, which finds the warp waiting on its result, the response's
 // tick, the L1's delivery, the L2 slice's ticks) and 0.8 us per event
 // before the second pass, spread over the SM (35%), the fabric and
-// sectored L1 (23%) and akita's writeback L2 (21%). Fewer events is what is left, and it is blocked by
-// exactness: the engine runs same-time events in the order its binary
-// heap happens to hold them (akita's, kept here so that no figure moves),
-// so removing any event, such as the SM's tick the cycle after an issue
-// (half of the SM's ticks issue nothing), reorders other same-time
-// events (SMs' sends into the fabric, L2 slices' ticks) and moves cycle
-// counts. Ordering
-// same-time events by time and then by when they were scheduled would
-// make such cuts exact, at the price of re-pinning every figure once.
+// sectored L1 (23%) and akita's writeback L2 (21%).
+//
+// A third pass removes events. Under akita's order (same-time events as
+// its binary heap happens to hold them) removing any event reorders
+// others and moves cycle counts, so the engine first got its own order
+// (engine.go), which moved the figures once: BenchmarkBFS 18,171,723 ->
+// 18,182,306 cycles (+0.06%), the 1M stream 7,130 -> 7,128, and of the
+// pinned h100 figures (experiments/micro) only atomic_spread's, where
+// every SM's atomic piles onto one word and the order of arrival at the
+// slice decides (2,696 -> 2,897 and 2,469 -> 2,516 cycles; at full scale
+// 30.0 -> 31.9 us at a 4 B stride, the H100 29.0 us; the other strides
+// within 1.2%). Under that order an SM no longer ticks the cycle after it
+// issues regardless, but at its warps' earliest wake (BFS: 18,182,306 ->
+// 18,182,125 cycles, as a launch now starts from its last real event
+// rather than from a tick that did nothing), and a wake superseded by an
+// earlier one is dropped: 35.8 M -> 29.4 M events on BenchmarkBFS, SM
+// wake events 21.6 M -> 15.2 M.
 //
 // # Dependencies
 //

@@ -9,29 +9,40 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 )
 
-// serialEngine is akita's SerialEngine without its locks: it handles the
-// events in exactly the order akita's does, so every cycle count is the
-// same, at a fraction of the cost per event.
+// serialEngine is akita's SerialEngine without its locks, and with a
+// defined order among events of one time.
 //
-// akita's engine keeps its primary and secondary events in two binary
-// heaps ordered by time alone (container/heap over EventQueueImpl), and
-// takes a mutex or a read lock for every push, pop, peek, length and
-// clock read: some ten atomic operations per event, a quarter of the
-// serial engine's time on the timing model's events. Which of two
-// same-time events goes first follows from the heap's shape, so this
-// engine keeps the same heaps, operated by the same algorithm
-// (container/heap's up and down, with the same comparisons in the same
-// order, written out: through container/heap's interface BenchmarkBFS
-// took 39.1 s against 31.9 s, one run each), and each entry caches its
-// event's time. The engine is driven by
-// one goroutine; only Pause, Continue and CurrentTime (the monitor's web
-// server) may be called from others.
+// akita's engine keeps its events in binary heaps ordered by time alone,
+// so which of two same-time events goes first follows from the heap's
+// shape: from every event scheduled before, including ones that change
+// nothing. Removing such an event (a tick that finds nothing to do)
+// reorders unrelated ones and moves cycle counts, so no saving of events
+// could be checked against the figures it must keep. This engine orders
+// the events of one time by a rank and then by scheduling order (first
+// scheduled, first handled):
+//
+//   - the SMs' own events first, in an order that rotates with the cycle
+//     (SM c mod n first at cycle c), so that no SM wins every same-cycle
+//     race for a port, a slice or a freed CTA slot;
+//   - then every other event (the memory system's), first scheduled first.
+//
+// So an SM ticking at cycle c sees what the memory system delivered before
+// c, never what it delivers at c: a response delivered at c, which asks
+// for a tick at c+1, is taken at c+1 however the events were scheduled.
+//
+// akita's engine also takes a mutex or a read lock for every push, pop,
+// peek, length and clock read: some ten atomic operations per event, a
+// quarter of the serial engine's time on the timing model's events; this
+// one takes none. It is driven by one goroutine; only Pause, Continue and
+// CurrentTime (the monitor's web server) may be called from others.
 type serialEngine struct {
 	sim.HookableBase
 
 	now atomic.Uint64 // math.Float64bits of the current time
 
 	queue, secondary eventHeap
+	// seq numbers the scheduled events (the tie-break's second key).
+	seq uint64
 
 	// Pause takes pauseLock, which Run holds while it runs and yields
 	// between two events when a pause is asked for, so that Pause returns
@@ -46,18 +57,29 @@ type serialEngine struct {
 
 func newSerialEngine() *serialEngine { return &serialEngine{} }
 
-// heapEntry is a queued event with its time.
+// heapEntry is a queued event with its time and its tie-break key: its
+// rank in the high bits (rankShift), its scheduling number in the low.
 type heapEntry struct {
-	t sim.VTimeInSec
-	e sim.Event
+	t   sim.VTimeInSec
+	key uint64
+	e   sim.Event
 }
 
-// eventHeap is a min-heap by time, operated exactly as container/heap
+// rankShift leaves 2^44 scheduling numbers per run, several days of
+// events at today's speed, below the rank.
+const rankShift = 44
+
+// before orders two entries: by time, then by key.
+func (a *heapEntry) before(b *heapEntry) bool {
+	return a.t < b.t || (a.t == b.t && a.key < b.key)
+}
+
+// eventHeap is a min-heap by (time, key), operated as container/heap
 // operates akita's eventHeap.
 type eventHeap []heapEntry
 
-func (h *eventHeap) push(e sim.Event) {
-	*h = append(*h, heapEntry{e.Time(), e})
+func (h *eventHeap) push(e sim.Event, key uint64) {
+	*h = append(*h, heapEntry{e.Time(), key, e})
 	h.up(len(*h) - 1)
 }
 
@@ -76,7 +98,7 @@ func (h *eventHeap) pop() sim.Event {
 func (h eventHeap) up(j int) {
 	for {
 		i := (j - 1) / 2 // parent
-		if i == j || !(h[j].t < h[i].t) {
+		if i == j || !h[j].before(&h[i]) {
 			break
 		}
 		h[i], h[j] = h[j], h[i]
@@ -93,10 +115,10 @@ func (h eventHeap) down(i0, n int) bool {
 			break
 		}
 		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h[j2].t < h[j1].t {
+		if j2 := j1 + 1; j2 < n && h[j2].before(&h[j1]) {
 			j = j2 // = 2*i + 2  // right child
 		}
-		if !(h[j].t < h[i].t) {
+		if !h[j].before(&h[i]) {
 			break
 		}
 		h[i], h[j] = h[j], h[i]
@@ -115,12 +137,23 @@ func (e *serialEngine) Schedule(evt sim.Event) {
 	if evt.Time() < e.time() {
 		panic("scheduling an event earlier than current time")
 	}
+	e.seq++
+	key := e.seq
+	if w, ok := evt.(*wakeEvent); ok {
+		key |= w.rank << rankShift
+	} else {
+		key |= otherRank << rankShift
+	}
 	if evt.IsSecondary() {
-		e.secondary.push(evt)
+		e.secondary.push(evt, key)
 		return
 	}
-	e.queue.push(evt)
+	e.queue.push(evt, key)
 }
+
+// otherRank is the rank of every event that is not an SM's: after the
+// SMs' (whose ranks are below the SM count; see SM.tieRank).
+const otherRank = 1 << 19
 
 // Run handles events, earliest first, until none is left; a primary event
 // goes before a secondary one of the same time.
@@ -142,7 +175,7 @@ func (e *serialEngine) Run() error {
 		case len(e.queue) == 0:
 			t = e.secondary[0].t
 			evt = e.secondary.pop()
-		case len(e.secondary) == 0 || e.queue[0].t <= e.secondary[0].t:
+		case len(e.secondary) == 0 || e.queue[0].t <= e.secondary[0].t: // primary first at one time
 			t = e.queue[0].t
 			evt = e.queue.pop()
 		default:

@@ -36,6 +36,9 @@ func (l Limits) validate() error {
 			errs = append(errs, fmt.Errorf("limit %s must be positive, got %d", f.name, f.v))
 		}
 	}
+	if l.SMs >= otherRank {
+		errs = append(errs, fmt.Errorf("limit SMs must be below %d, got %d", otherRank, l.SMs))
+	}
 	return errors.Join(errs...)
 }
 

@@ -284,6 +284,8 @@ type wakeEvent struct {
 	cycle    uint64
 	handler  sim.Handler
 	notified bool
+	// rank orders the SMs' events of one time (see serialEngine).
+	rank uint64
 }
 
 func (e *wakeEvent) Time() sim.VTimeInSec    { return e.time }
@@ -313,13 +315,25 @@ func (s *SM) Handle(e sim.Event) error {
 // newWake returns a wake event for time t, reusing a handled one under
 // the serial engine, which holds no event once it has handled it.
 func (s *SM) newWake(t sim.VTimeInSec, c uint64, notified bool) *wakeEvent {
+	rc := c
+	if notified {
+		rc = s.g.freq.Cycle(t)
+	}
+	rank := s.tieRank(rc)
 	if n := len(s.spare); n > 0 {
 		w := s.spare[n-1]
 		s.spare = s.spare[:n-1]
-		*w = wakeEvent{time: t, cycle: c, handler: s, notified: notified}
+		*w = wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank}
 		return w
 	}
-	return &wakeEvent{time: t, cycle: c, handler: s, notified: notified}
+	return &wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank}
+}
+
+// tieRank is the SM's place among the SMs' events at cycle c: SM c mod n
+// goes first, then the next ones in turn (see serialEngine).
+func (s *SM) tieRank(c uint64) uint64 {
+	n := uint64(len(s.g.sms))
+	return (uint64(s.id) + n - c%n) % n
 }
 
 // NotifyRecv ticks the SM at the next cycle, when a response arrives.
@@ -359,7 +373,16 @@ func (s *SM) Tick(now sim.VTimeInSec) bool {
 // GPU.smEvent): a wake event clears the pending wake it stands for, then
 // the SM ticks.
 func (s *SM) event(now sim.VTimeInSec, wakeCycle uint64, wake bool) {
-	if wake && wakeCycle == s.wakeAt {
+	if wake {
+		if wakeCycle != s.wakeAt {
+			// Superseded: an earlier wake took this one's place
+			// (wakeAtCycle), and the tick that handled it asked for the
+			// next wake it needs. Every change of the SM's state outside
+			// its ticks asks for a tick of its own (a CTA placed, a
+			// response delivered, a port freed), so this tick would issue
+			// and send nothing: most of the SM's ticks were these.
+			return
+		}
 		s.wakeAt = never
 	}
 	s.tick(now)
@@ -404,7 +427,15 @@ func (s *SM) tick(now sim.VTimeInSec) {
 		return
 	}
 	if issued {
-		next = cyc + 1
+		// Issuing moved wakeAts the scheduler loop had passed (the issued
+		// warp's, a barrier's released warps'), and a scheduler that
+		// reached its issue width left ready warps for the next cycle:
+		// wake at the earliest of them, not at the next cycle
+		// regardless, which found nothing to issue in half the SM's
+		// ticks (BFS on rmat:scale=16, h100).
+		for i := range s.scheds {
+			next = min(next, max(s.scheds[i].earliestWake(), cyc+1))
+		}
 	}
 	next = min(next, s.lsu.nextSend(cyc))
 	// The SM schedules its own ticks (akita's TickLater would name every
@@ -579,19 +610,7 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 		info = &w.infos[pc]
 		w.next = info
 	}
-	t := uint64(0)
-	for j := 0; j < int(info.nsrc); j++ {
-		t = max(t, w.ready[info.src[j]])
-	}
-	for j := 0; j < int(info.ndst); j++ {
-		t = max(t, w.ready[info.dst[j]])
-	}
-	if info.call {
-		for _, r := range w.ready {
-			t = max(t, r)
-		}
-	}
-	if t > cyc {
+	if t := info.readyAt(w.ready); t > cyc {
 		return false, t, false
 	}
 	if f := sc.nextFree[info.cls]; f > cyc {
@@ -683,6 +702,35 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	}
 	if cta.barriers > 0 && (st.Released || st.Done) {
 		s.releaseBarrier(cta, cyc)
+	}
+	if s.prof == nil {
+		s.sleepOnScoreboard(w)
+	}
+}
+
+// sleepOnScoreboard puts w, just issued, to sleep until the registers its
+// next instruction reads and writes are ready, rather than until its
+// wakeAt, where the scheduler would find them not ready and do the same:
+// on a warp waiting for a load that saves the SM a tick which issues
+// nothing. It changes no cycle: between now and the old wakeAt nothing
+// but a load's arrival changes the scoreboard, and an arrival lowers
+// wakeAt to its own cycle in both cases (lsu.complete). Skipped under the
+// profiler, which attributes the wait from what the scheduler finds.
+func (s *SM) sleepOnScoreboard(w *warpCtx) {
+	if w.done || w.atBarrier || w.fenceWait || w.wakeAt == never || w.next != nil {
+		return
+	}
+	fn, pc := w.w.Next()
+	if fn == nil {
+		return
+	}
+	if fn != w.fn {
+		w.fn, w.infos = fn, s.g.infosOf(fn)
+	}
+	info := &w.infos[pc]
+	w.next = info
+	if t := info.readyAt(w.ready); t > w.wakeAt {
+		w.wakeAt = t
 	}
 }
 

@@ -1,0 +1,106 @@
+package timing
+
+import (
+	"testing"
+
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// orderRecorder is a handler that records which events it handled.
+type orderRecorder struct{ got []string }
+
+func (r *orderRecorder) Handle(e sim.Event) error {
+	switch e := e.(type) {
+	case *wakeEvent:
+		r.got = append(r.got, "sm"+string(rune('0'+e.rank)))
+	case *namedEvent:
+		r.got = append(r.got, e.name)
+	}
+	return nil
+}
+
+// namedEvent is a memory-system-like event (not an SM's).
+type namedEvent struct {
+	t    sim.VTimeInSec
+	h    sim.Handler
+	name string
+}
+
+func (e *namedEvent) Time() sim.VTimeInSec { return e.t }
+func (e *namedEvent) Handler() sim.Handler { return e.h }
+func (e *namedEvent) IsSecondary() bool    { return false }
+
+// TestSameTimeEventsRunInADefinedOrder pins the serial engine's order
+// among events of one time: the SMs' first by rank, then the others first
+// scheduled first, whatever order they were scheduled in. Under akita's
+// order (its binary heap's shape) the same events come out otherwise.
+func TestSameTimeEventsRunInADefinedOrder(t *testing.T) {
+	e := newSerialEngine()
+	r := &orderRecorder{}
+	wake := func(tm sim.VTimeInSec, rank uint64) *wakeEvent {
+		return &wakeEvent{time: tm, handler: r, rank: rank}
+	}
+	e.Schedule(&namedEvent{t: 2, h: r, name: "mem-a"})
+	e.Schedule(wake(2, 3))
+	e.Schedule(&namedEvent{t: 1, h: r, name: "early"})
+	e.Schedule(&namedEvent{t: 2, h: r, name: "mem-b"})
+	e.Schedule(wake(2, 0))
+	e.Schedule(&namedEvent{t: 2, h: r, name: "mem-c"})
+	e.Schedule(wake(2, 1))
+	e.Schedule(wake(3, 0))
+	require.NoError(t, e.Run())
+	assert.Equal(t, []string{"early", "sm0", "sm1", "sm3", "mem-a", "mem-b", "mem-c", "sm0"}, r.got)
+}
+
+// TestSMRankRotatesWithTheCycle checks that no SM goes first in every
+// cycle: at cycle c, SM c mod n has rank 0 and the others follow in turn.
+func TestSMRankRotatesWithTheCycle(t *testing.T) {
+	g := &GPU{}
+	for i := range 4 {
+		g.sms = append(g.sms, &SM{g: g, id: i})
+	}
+	for c := uint64(0); c < 8; c++ {
+		ranks := make([]uint64, 4)
+		for i, s := range g.sms {
+			ranks[i] = s.tieRank(c)
+		}
+		first := c % 4
+		assert.Equal(t, uint64(0), ranks[first], "cycle %d", c)
+		assert.ElementsMatch(t, []uint64{0, 1, 2, 3}, ranks, "cycle %d", c)
+		assert.Equal(t, uint64(1), ranks[(first+1)%4], "cycle %d", c)
+	}
+}
+
+// wakeCounter counts the SMs' wake events the engine handles.
+type wakeCounter struct{ wakes int }
+
+func (h *wakeCounter) Func(ctx sim.HookCtx) {
+	if _, ok := ctx.Item.(*wakeEvent); ok && ctx.Pos == sim.HookPosBeforeEvent {
+		h.wakes++
+	}
+}
+
+// TestSMSleepsUntilItsWarpCanIssue checks that an SM whose one warp runs a
+// chain of dependent additions ticks about once per instruction: it sleeps
+// from an issue until the result the next instruction needs is ready. It
+// used to tick also the cycle after every issue, to find the warp waiting
+// (twice per instruction).
+func TestSMSleepsUntilItsWarpCanIssue(t *testing.T) {
+	if parallelSuite {
+		t.Skip("counts the serial engine's events")
+	}
+	const n = 256
+	body := "\tmov.u32 %r3, %r2;\n" + repeat(n, func(int) string { return "add.s32 %r3, %r3, 1;" }) +
+		"\tst.global.u32 [%rd3], %r3;"
+	r := newRig(t, kernel("k", body), testSM(), testLimits())
+	h := &wakeCounter{}
+	r.gpu.engine.(*serialEngine).AcceptHook(h)
+	out := r.alloc(32)
+	st := r.mustRun("k", 1, 32, out, uint32(0))
+	require.Equal(t, uint32(n), r.words(out, 1)[0])
+	t.Logf("%d warp-instructions, %d SM wake events, %d cycles", st.WarpInstructions, h.wakes, st.Cycles)
+	assert.GreaterOrEqual(t, st.Cycles, uint64(n*testSM().Integer.Latency), "the chain pays its latency")
+	assert.LessOrEqual(t, h.wakes, int(st.WarpInstructions)+16, "the SM ticks about once per instruction")
+}
