@@ -259,7 +259,26 @@
 // 18,182,125 cycles, as a launch now starts from its last real event
 // rather than from a tick that did nothing), and a wake superseded by an
 // earlier one is dropped: 35.8 M -> 29.4 M events on BenchmarkBFS, SM
-// wake events 21.6 M -> 15.2 M.
+// wake events 21.6 M -> 15.2 M. Two alternating runs of each build, back
+// to back (06:58-07:01 UTC, 2026-11-23):
+//
+//	                        before         after        speed-up
+//	BFS rmat16 (bsp)        26.9-27.8 s    24.7-25.6 s  1.05-1.12x (timing 35-36x functional's 0.70 s)
+//	stream 1M (serial)      2.43-2.44 s    2.29-2.33 s  1.04-1.06x
+//
+// BFS on rmat:scale=20+perm=1 (warpgraph run --algo bfs --target sim
+// --config h100): 19 min 16 s before, 17 min 14 s after (1.12x; 141 M
+// cycles, 244 M warp-instructions, 5 launches, validated; each run
+// sharing the machine with other work). The 5 minutes is a
+// further 3.4x away. What is left is spread thin (rmat:scale=17, after):
+// akita's writeback L2 28% (its zero-latency pipeline still ticks each
+// stage, some 4.7 ticks per request, and copies each line's data from its
+// storage), the fabric and the sectored L1 25%, the SM 30% (the
+// executor's Step a third of it), the event heap 5%, allocation 8%
+// (mostly akita's tick events, messages and tracing). A factor of 3 needs
+// an L2 of our own that costs an event per request rather than ticks (the
+// slice shadow, which works around akita's partial writes, would fold
+// into it), which moves every figure again.
 //
 // # Dependencies
 //
