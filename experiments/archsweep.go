@@ -39,9 +39,10 @@ var archMemories = func() []string {
 	if err != nil {
 		panic("experiments: the embedded h100 configuration does not load: " + err.Error())
 	}
-	ops, hold := cfg.Memory.AtomicOpsPerCycle, cfg.Memory.AtomicSameAddressCycles
+	ops, hold, line := cfg.Memory.AtomicOpsPerCycle, cfg.Memory.AtomicSameAddressCycles, cfg.Memory.AtomicSameLineCycles
 	atomics := func(opsBy, holdBy float64) string {
-		return "+memory.atomic_ops_per_cycle=" + formatFloat(ops*opsBy) + "+memory.atomic_same_address_cycles=" + formatFloat(hold*holdBy)
+		return "+memory.atomic_ops_per_cycle=" + formatFloat(ops*opsBy) + "+memory.atomic_same_address_cycles=" + formatFloat(hold*holdBy) +
+			"+memory.atomic_same_line_cycles=" + formatFloat(line*holdBy)
 	}
 	return []string{"", "+memory.l2_slices=20", "+memory.l2_slices=320", atomics(0.25, 4), atomics(4, 0.25)}
 }()
@@ -91,6 +92,7 @@ func archSweepExperiment() *Experiment {
 			{"l2_slices", "", "L2 slices of the machine (each with an atomic unit and a DRAM channel)"},
 			{"atomic_ops_per_cycle", "ops/cycle", "lane operations one slice's atomic unit starts per cycle"},
 			{"atomic_same_address_cycles", "cycles", "cycles an atomic holds its address"},
+			{"atomic_same_line_cycles", "cycles", "cycles an atomic holds its address after a request on the same line (0: no distinction)"},
 			{"grid", "CTAs", "the grid of grid-stride and persistent phases (0: each scheduler's default)"},
 			{"end_to_end_us", "µs", "simulated end-to-end time: kernels, launches, copies and host decisions (simulated host clock)"},
 			{"kernel_us", "µs", "simulated device time of the launches"},
@@ -111,7 +113,7 @@ func archSweepExperiment() *Experiment {
 		Findings: archSweepFindings,
 		Notes: []string{
 			"Each machine is an inline override of the shipped h100 (`--config h100+sms=16+memory.l2_slices=20`, sim/configs/README.md): the `config` column is exactly what ran, and every other key is the h100's. A machine's memory system is its configuration without its `sms=` part; the figures draw one panel per memory system and graph.",
-			"L2 capacity follows the slice count (the slice size stays 640 KB); both graphs fit in the smallest L2 (20 slices, 12.5 MB) many times over, so the L2 settings act through the number of atomic units, DRAM channels and slice ports rather than capacity. The total DRAM bandwidth (`memory.dram_bandwidth_gb_per_s`) stays the h100's and is split over the slices' channels, so 320 slices give each channel a quarter of its bandwidth and a line that misses in L2 takes longer to arrive. That is the likely reason the fused SIMD-X kernel gets slower with more slices: on the 32×32 grid it reads megabytes from DRAM although the graph is a few kilobytes (`l2_hit_rate` and `dram_read_bytes` in `counters`), which deserves a look at the simulator's L2 (not investigated here). The atomic settings scale `memory.atomic_ops_per_cycle` (0.66 on the h100) and `memory.atomic_same_address_cycles` (1.5) together.",
+			"L2 capacity follows the slice count (the slice size stays 640 KB); both graphs fit in the smallest L2 (20 slices, 12.5 MB) many times over, so the L2 settings act through the number of atomic units, DRAM channels and slice ports rather than capacity. The total DRAM bandwidth (`memory.dram_bandwidth_gb_per_s`) stays the h100's and is split over the slices' channels, so 320 slices give each channel a quarter of its bandwidth and a line that misses in L2 takes longer to arrive. That is the likely reason the fused SIMD-X kernel gets slower with more slices: on the 32×32 grid it reads megabytes from DRAM although the graph is a few kilobytes (`l2_hit_rate` and `dram_read_bytes` in `counters`), which deserves a look at the simulator's L2 (not investigated here). The atomic settings scale the h100's `memory.atomic_ops_per_cycle` and its hold costs (`memory.atomic_same_address_cycles`, `memory.atomic_same_line_cycles`) together, as the h100 stood at the points' commit; the machine's name gives the values.",
 			"Grid-stride and persistent phases get one CTA of 256 threads per SM (`ctas_per_sm`=1), so every scheduler sees the machine's SM count the same way; the schedulers' default, every co-resident slot (8 CTAs per SM at 256 threads), costs the simulator about ten times as much wall time for the persistent kernels (each idle worker polls), and would not fit this sweep in 25 minutes on a 2-core machine.",
 			"The graphs are small enough for timing mode: the whole sweep (200 points) took 24 minutes of wall time on a shared 2-core machine. R-MAT scale 14 (16,384 vertices, 425,980 edges, 4 levels from the vertex of maximum out-degree) has frontiers of thousands of vertices, enough work for the larger machines; the 32×32 grid (61 levels of a few dozen vertices) is latency- and synchronisation-bound, so more SMs cannot help it.",
 			"Times are simulated, not wall time; every run is validated against graph/ref. The host costs in end-to-end time (launch, read-back, copies) are the h100's calibrated host clock and do not change with the machine.",
@@ -148,6 +150,7 @@ func runArchSweep(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		"l2_slices":                  strconv.Itoa(cfg.Memory.L2Slices),
 		"atomic_ops_per_cycle":       formatFloat(cfg.Memory.AtomicOpsPerCycle),
 		"atomic_same_address_cycles": formatFloat(cfg.Memory.AtomicSameAddressCycles),
+		"atomic_same_line_cycles":    formatFloat(cfg.Memory.AtomicSameLineCycles),
 		"grid":                       strconv.Itoa(ro.Grid),
 		"end_to_end_us":              micros(r.EndToEnd),
 		"kernel_us":                  micros(r.Kernel),
@@ -189,7 +192,7 @@ func archMemoryLabel(memory string) string {
 
 // archShortLabel shortens a memory label's keys for a panel title.
 var archShortLabel = strings.NewReplacer("l2_slices", "L2 slices", "atomic_ops_per_cycle", "atomic ops/cycle",
-	"atomic_same_address_cycles", "cycles/address").Replace
+	"atomic_same_address_cycles", "cycles/address", "atomic_same_line_cycles", "cycles/address on one line").Replace
 
 // archSeries groups ok rows by graph and memory system (a panel), then
 // by variant (a line); panels and lines keep the order of their first row.

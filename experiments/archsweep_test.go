@@ -66,8 +66,8 @@ func TestArchMemory(t *testing.T) {
 		assert.Equal(t, tc.smsOnly, smsOnly(tc.config), tc.config)
 	}
 	assert.Len(t, archConfigs(), len(archSMs)*len(archMemories))
-	assert.Equal(t, "+memory.atomic_ops_per_cycle=0.1125+memory.atomic_same_address_cycles=20", archMemories[3], "a quarter of the h100's atomic throughput")
-	assert.Equal(t, "+memory.atomic_ops_per_cycle=1.8+memory.atomic_same_address_cycles=1.25", archMemories[4], "four times")
+	assert.Equal(t, "+memory.atomic_ops_per_cycle=0.1125+memory.atomic_same_address_cycles=22+memory.atomic_same_line_cycles=10", archMemories[3], "a quarter of the h100's atomic throughput")
+	assert.Equal(t, "+memory.atomic_ops_per_cycle=1.8+memory.atomic_same_address_cycles=1.375+memory.atomic_same_line_cycles=0.625", archMemories[4], "four times")
 	assert.Equal(t, "h100+sms=16", archConfigs()[0])
 }
 

@@ -24,7 +24,11 @@ import (
 // request starts one issue slot after the request's longest such chain:
 // distinct words cost one pass, same-word contention a lane each. The
 // completion time is known when the sector arrives from L2, so one event
-// answers the request and the unit costs nothing while it waits.
+// answers the request and the unit costs nothing while it waits. With
+// AtomicSameLineCycles set, a request on the line of the unit's previous
+// request chains its same-word lanes at that cost instead: one SM working
+// one line's words goes faster than many SMs alternating between lines
+// (sim/configs/README.md, "Global atomics at full scale").
 //
 // Its ticks and its completion events may fall on the same time, which
 // akita's parallel engine runs concurrently; mu serialises them and guards
@@ -44,7 +48,10 @@ type atomicUnit struct {
 	aluLatency     float64 // cycles from an operation's start to its end
 	cyclesPerOp    float64 // issue interval of the ALU
 	sameAddrCycles float64 // how long an operation holds its address
+	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	sectorPasses   bool    // the sector model: one pass per request
+	lineBytes      uint64
+	lastLine       uint64 // the line of the last request booked (noLine: none)
 
 	waitingForL2 map[string]*AtomicReq // by the ID of the sector write
 	toSend       []*AtomicRsp          // responses the fabric refused
@@ -178,15 +185,22 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	slot := math.Max(u.aluFree, nowCycle)
 	busyUntil := slot + u.cyclesPerOp
 	finish := slot
+	perLane := u.sameAddrCycles
+	if line := req.SectorAddress / u.lineBytes; u.sameLineCycles > 0 {
+		if line == u.lastLine {
+			perLane = u.sameLineCycles
+		}
+		u.lastLine = line
+	}
 	for _, op := range req.Ops {
 		start := slot
 		if free, busy := u.addrFree[op.Address]; busy && free > slot {
 			start = free
 		}
-		chain := float64(op.Lanes-1) * u.sameAddrCycles
+		chain := float64(op.Lanes-1) * perLane
 		u.stats.SameAddressWaitCycles += start - slot + chain
 		u.stats.MaxSameAddressDepth = max(u.stats.MaxSameAddressDepth, op.Lanes)
-		u.addrFree[op.Address] = start + chain + u.sameAddrCycles
+		u.addrFree[op.Address] = start + chain + perLane
 		busyUntil = math.Max(busyUntil, start+chain+u.cyclesPerOp)
 		finish = math.Max(finish, start+chain+u.aluLatency)
 		u.stats.Operations += uint64(op.Lanes)
@@ -252,6 +266,9 @@ func (u *atomicUnit) resetStats() {
 	defer u.mu.Unlock()
 	u.stats = AtomicStats{}
 }
+
+// noLine is no line: the unit has booked no request yet.
+const noLine = math.MaxUint64
 
 type atomicDoneEvent struct {
 	time sim.VTimeInSec

@@ -158,6 +158,14 @@ type Config struct {
 	// the sector model the unit stays busy while a request's longest
 	// same-word chain runs.
 	AtomicSameAddressCycles float64 `yaml:"atomic_same_address_cycles"`
+	// AtomicSameLineCycles, in the sector model, is what each further
+	// lane on one word costs instead of AtomicSameAddressCycles when the
+	// unit's previous request was on the same line: a unit working through
+	// one line's requests keeps the line at hand and chains a word's
+	// updates back to back, while requests that alternate between lines
+	// (many SMs on many lines) pay the full cost per lane. 0: no such
+	// distinction (AtomicSameAddressCycles always).
+	AtomicSameLineCycles float64 `yaml:"atomic_same_line_cycles"`
 }
 
 // overheads are the cycles the components' own pipelines add to each
@@ -269,6 +277,7 @@ func (c Config) Validate() error {
 		bad("atomic_ops_per_cycle must be positive, got %v", c.AtomicOpsPerCycle)
 	}
 	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles)
+	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles)
 
 	// The end-to-end latencies must leave room for the fixed pipeline
 	// overheads and must grow down the hierarchy.

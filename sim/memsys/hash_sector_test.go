@@ -51,3 +51,39 @@ func TestAtomicSectorModelServesDistinctWordsTogether(t *testing.T) {
 	assert.Equal(t, 32, st.MaxSameAddressDepth)
 	assert.Equal(t, uint64(40), st.Operations)
 }
+
+// TestAtomicSameLineChainsFaster: with atomic_same_line_cycles set, a
+// request on the line of the unit's previous request chains its
+// same-word lanes at that cost; the first request, and one after a request
+// on another line, pay atomic_same_address_cycles per lane.
+func TestAtomicSameLineChainsFaster(t *testing.T) {
+	cfg := testConfig()
+	cfg.AtomicModel = AtomicSector
+	cfg.AtomicSameAddressCycles = 10
+	cfg.AtomicSameLineCycles = 2
+	r := newRig(t, cfg, 1)
+	sm := r.sms[0]
+	sm.serial = true
+	sm.read(lineA, 0xf)
+	sm.read(lineB, 0xf)
+	word := func(line uint64) AtomicOp { return AtomicOp{Address: line + 8, Lanes: 32} }
+	sm.atomic(lineA, word(lineA)) // first request: no previous line
+	sm.atomic(lineA, word(lineA)) // same line
+	sm.atomic(lineB, word(lineB)) // another line
+	sm.atomic(lineB, word(lineB)) // same line again
+	r.run(t)
+	lat := r.latencies(0)[2:]
+	slow := uint64(cfg.AtomicLatency) + 31*uint64(cfg.AtomicSameAddressCycles)
+	fast := uint64(cfg.AtomicLatency) + 31*uint64(cfg.AtomicSameLineCycles)
+	assert.Equal(t, []uint64{slow, fast, slow, fast}, lat)
+
+	cfg.AtomicSameLineCycles = 0 // off: every chain at atomic_same_address_cycles
+	r = newRig(t, cfg, 1)
+	sm = r.sms[0]
+	sm.serial = true
+	sm.read(lineA, 0xf)
+	sm.atomic(lineA, word(lineA))
+	sm.atomic(lineA, word(lineA))
+	r.run(t)
+	assert.Equal(t, []uint64{slow, slow}, r.latencies(0)[1:])
+}
