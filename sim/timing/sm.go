@@ -380,7 +380,7 @@ func (s *SM) event(now sim.VTimeInSec, wakeCycle uint64, wake bool) {
 			// next wake it needs. Every change of the SM's state outside
 			// its ticks asks for a tick of its own (a CTA placed, a
 			// response delivered, a port freed), so this tick would issue
-			// and send nothing: most of the SM's ticks were these.
+			// and send nothing.
 			return
 		}
 		s.wakeAt = never
