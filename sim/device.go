@@ -221,6 +221,11 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
 	}
+	if d.Mode() == ModeTiming && d.cfg.SM.HoistLoads {
+		for _, fn := range pm.Funcs {
+			ptx.HoistLoads(fn)
+		}
+	}
 	m, err := exec.LoadModule(pm, d.mem)
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)

@@ -171,6 +171,12 @@ type SMConfig struct {
 	// with a kernels.DeadlockError once every running warp is seen to
 	// repeat its state (exec.Watchdog).
 	DeadlockWindowCycles int `yaml:"deadlock_window_cycles"`
+	// HoistLoads, in timing mode, moves each weak load within its basic
+	// block above the instructions it does not depend on when a module is
+	// loaded (ptx.HoistLoads), as ptxas schedules the SASS a GPU runs;
+	// false runs clang's PTX in its own order. The values computed are the
+	// same either way.
+	HoistLoads bool `yaml:"hoist_loads"`
 }
 
 // classes lists the ClassTiming fields with their YAML names, for
