@@ -27,14 +27,7 @@ func BenchmarkBFS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := scheduler.LookupAlgorithm("bfs")
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := scheduler.ParseVariant("bsp")
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, v := schedulerCell(b, "bfs", "bsp")
 	cfg, err := ConfigByName("h100")
 	if err != nil {
 		b.Fatal(err)

@@ -26,10 +26,7 @@ func TestHoistedLoadsComputeTheSameResults(t *testing.T) {
 	changed := 0
 	for _, c := range cells {
 		t.Run(c.algo+"/"+c.variant, func(t *testing.T) {
-			a, err := scheduler.LookupAlgorithm(c.algo)
-			require.NoError(t, err)
-			v, err := scheduler.ParseVariant(c.variant)
-			require.NoError(t, err)
+			a, v := schedulerCell(t, c.algo, c.variant)
 			var cycles [2]uint64
 			for k, hoist := range []bool{false, true} {
 				d := timingDevice(t, func(cfg *Config) { cfg.SM.HoistLoads = hoist })
@@ -47,4 +44,15 @@ func TestHoistedLoadsComputeTheSameResults(t *testing.T) {
 		})
 	}
 	assert.Positive(t, changed, "hoisting changed no cell's timing")
+}
+
+// schedulerCell looks up an algorithm and parses a scheduler variant,
+// failing tb on either error.
+func schedulerCell(tb testing.TB, algo, variant string) (*scheduler.Algorithm, scheduler.Variant) {
+	tb.Helper()
+	a, err := scheduler.LookupAlgorithm(algo)
+	require.NoError(tb, err)
+	v, err := scheduler.ParseVariant(variant)
+	require.NoError(tb, err)
+	return a, v
 }

@@ -227,10 +227,7 @@ func TestTimingDeadlockOnlyWhereExpected(t *testing.T) {
 }
 
 func TestTimingBFSDriver(t *testing.T) {
-	bfs, err := scheduler.LookupAlgorithm("bfs")
-	require.NoError(t, err)
-	bsp, err := scheduler.ParseVariant("bsp")
-	require.NoError(t, err)
+	bfs, bsp := schedulerCell(t, "bfs", "bsp")
 	for _, spec := range []string{"rmat:scale=10", "grid:w=32,h=32"} {
 		t.Run(spec, func(t *testing.T) {
 			g, err := graph.Load(spec, graph.LoadOptions{})
