@@ -260,13 +260,14 @@ func (c Config) Validate() error {
 		bad("atomic_model must be %q or %q, got %q", AtomicLane, AtomicSector, c.AtomicModel)
 	}
 
-	nonNegative := func(name string, v float64) {
+	// zero says what 0 means for the key.
+	nonNegative := func(name string, v float64, zero string) {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			bad("%s must be a finite number >= 0 (0 = unlimited), got %v", name, v)
+			bad("%s must be a finite number >= 0 (0 = %s), got %v", name, zero, v)
 		}
 	}
-	nonNegative("l2_slice_bytes_per_cycle", c.L2SliceBytesPerCycle)
-	nonNegative("sm_l2_bytes_per_cycle", c.SMToL2BytesPerCycle)
+	nonNegative("l2_slice_bytes_per_cycle", c.L2SliceBytesPerCycle, "unlimited")
+	nonNegative("sm_l2_bytes_per_cycle", c.SMToL2BytesPerCycle, "unlimited")
 	if !(c.DRAMBandwidthGBPerS > 0) || math.IsInf(c.DRAMBandwidthGBPerS, 0) {
 		bad("dram_bandwidth_gb_per_s must be positive, got %v", c.DRAMBandwidthGBPerS)
 	}
@@ -276,8 +277,8 @@ func (c Config) Validate() error {
 	if !(c.AtomicOpsPerCycle > 0) || math.IsInf(c.AtomicOpsPerCycle, 0) {
 		bad("atomic_ops_per_cycle must be positive, got %v", c.AtomicOpsPerCycle)
 	}
-	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles)
-	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles)
+	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles, "no hold")
+	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
 
 	// The end-to-end latencies must leave room for the fixed pipeline
 	// overheads and must grow down the hierarchy.

@@ -576,6 +576,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no atomic throughput", func(c *Config) { c.AtomicOpsPerCycle = 0 }, "atomic_ops_per_cycle must be positive"},
 		{"unknown hash", func(c *Config) { c.L2Hash = "ipoly" }, `l2_hash must be "linear" or "xor", got "ipoly"`},
 		{"unknown atomic model", func(c *Config) { c.AtomicModel = "warp" }, `atomic_model must be "lane" or "sector", got "warp"`},
+		{"negative same-line cost", func(c *Config) { c.AtomicSameLineCycles = -1 }, "atomic_same_line_cycles must be a finite number >= 0 (0 = no same-line cost), got -1"},
 		{"L1 latency too small", func(c *Config) { c.L1HitLatency = 0 }, "l1_hit_latency_cycles must be at least"},
 		{"L2 faster than L1", func(c *Config) { c.L2HitLatency = 20 }, "l2_hit_latency_cycles must be at least"},
 		{"DRAM faster than L2", func(c *Config) { c.DRAMLatency = 150 }, "dram_latency_cycles must be at least"},

@@ -598,17 +598,9 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 		// Whatever woke it (a load arriving), an event will wake it again.
 		return false, never, false
 	}
-	info := w.next
+	info := s.nextInfo(w)
 	if info == nil {
-		fn, pc := w.w.Next()
-		if fn == nil {
-			return false, never, false
-		}
-		if fn != w.fn {
-			w.fn, w.infos = fn, s.g.infosOf(fn)
-		}
-		info = &w.infos[pc]
-		w.next = info
+		return false, never, false
 	}
 	if t := info.readyAt(w.ready); t > cyc {
 		return false, t, false
@@ -717,21 +709,31 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 // wakeAt to its own cycle in both cases (lsu.complete). Skipped under the
 // profiler, which attributes the wait from what the scheduler finds.
 func (s *SM) sleepOnScoreboard(w *warpCtx) {
-	if w.done || w.atBarrier || w.fenceWait || w.wakeAt == never || w.next != nil {
+	if w.done || w.atBarrier || w.fenceWait || w.wakeAt == never {
 		return
+	}
+	if info := s.nextInfo(w); info != nil {
+		if t := info.readyAt(w.ready); t > w.wakeAt {
+			w.wakeAt = t
+		}
+	}
+}
+
+// nextInfo returns the information of the instruction w issues next,
+// looked up once per step (nil: the warp has no next instruction).
+func (s *SM) nextInfo(w *warpCtx) *instInfo {
+	if w.next != nil {
+		return w.next
 	}
 	fn, pc := w.w.Next()
 	if fn == nil {
-		return
+		return nil
 	}
 	if fn != w.fn {
 		w.fn, w.infos = fn, s.g.infosOf(fn)
 	}
-	info := &w.infos[pc]
-	w.next = info
-	if t := info.readyAt(w.ready); t > w.wakeAt {
-		w.wakeAt = t
-	}
+	w.next = &w.infos[pc]
+	return w.next
 }
 
 // releaseBarrier wakes the warps of cta that the executor released from a
