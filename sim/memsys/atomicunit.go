@@ -3,7 +3,6 @@ package memsys
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -22,24 +21,24 @@ import (
 // is one pass for all its words, which proceed together; the lanes on one
 // word follow one another AtomicSameAddressCycles apart, and the next
 // request starts one issue slot after the request's longest such chain:
-// distinct words cost one pass, same-word contention a lane each. The
-// completion time is known when the sector arrives from L2, so one event
-// answers the request and the unit costs nothing while it waits. With
+// distinct words cost one pass, same-word contention a lane each. With
 // AtomicSameLineCycles set, a request on the line of the unit's previous
 // request chains its same-word lanes at that cost instead: one SM working
 // one line's words goes faster than many SMs alternating between lines
 // (sim/configs/README.md, "Global atomics at full scale").
 //
-// Its ticks and its completion events may fall on the same time, which
-// akita's parallel engine runs concurrently; mu serialises them and guards
-// everything below it, the address table and the stats included.
+// Like the sectored caches it is event-driven: the fabric hands it each
+// request and each L2 acknowledgement at delivery. The completion time is
+// known when the sector arrives from L2, so the answer is sent then, with
+// the delay until it, and the unit costs no events of its own. Its state
+// is guarded by the fabric's lock. It is an akita component only so that a
+// monitor lists it.
 type atomicUnit struct {
-	*sim.TickingComponent
+	*sim.ComponentBase
+	fabric *fabric
 
-	mu sync.Mutex
-
-	topPort sim.Port // AtomicReqs in, AtomicRsps out
-	l2Port  sim.Port // sector writes to the slice, WriteDoneRsps back
+	topPort *sinkPort // AtomicReqs in, AtomicRsps out
+	l2Port  *sinkPort // sector writes to the slice, WriteDoneRsps back
 	l2Dst   sim.Port
 
 	ids        *IDSource
@@ -53,8 +52,7 @@ type atomicUnit struct {
 	lineBytes      uint64
 	lastLine       uint64 // the line of the last request booked (noLine: none)
 
-	waitingForL2 map[string]*AtomicReq // by the ID of the sector write
-	toSend       []*AtomicRsp          // responses the fabric refused
+	waitingForL2 map[uint64]*AtomicReq // by the sector write's ID number
 	aluFree      float64               // next free issue slot, in cycles
 	addrFree     map[uint64]float64    // when each address is free again
 	purgeAt      int                   // addrFree size that triggers a purge
@@ -62,96 +60,66 @@ type atomicUnit struct {
 	stats AtomicStats
 }
 
-func (u *atomicUnit) Tick(now sim.VTimeInSec) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	progress := u.sendResponses()
-	progress = u.collectSectors(now) || progress
-	progress = u.acceptRequests(now) || progress
-	return progress
-}
+// Handle does nothing: the unit schedules no events.
+func (u *atomicUnit) Handle(sim.Event) error { return nil }
 
-// sendResponses retries the responses the fabric refused, in order.
-func (u *atomicUnit) sendResponses() bool {
-	progress := false
-	for len(u.toSend) > 0 {
-		if u.topPort.Send(u.toSend[0]) != nil {
-			break
-		}
-		u.toSend[0] = nil
-		u.toSend = u.toSend[1:]
-		progress = true
+// NotifyRecv and NotifyPortFree do nothing: the fabric delivers to the
+// unit's sink ports directly, and the unit's sends never fail.
+func (u *atomicUnit) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
+func (u *atomicUnit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// accept takes an atomic request and sends its sector write to L2.
+func (u *atomicUnit) accept(msg sim.Msg, now sim.VTimeInSec) bool {
+	req, ok := msg.(*AtomicReq)
+	if !ok {
+		panic(fmt.Sprintf("memsys: %s cannot handle %T", u.Name(), msg))
 	}
-	return progress
-}
-
-// collectSectors takes the L2's acknowledgements and schedules the ALU work
-// of the requests whose sector is now at hand.
-func (u *atomicUnit) collectSectors(now sim.VTimeInSec) bool {
-	progress := false
-	for {
-		msg := u.l2Port.Retrieve(now)
-		if msg == nil {
-			return progress
-		}
-		done, ok := msg.(*mem.WriteDoneRsp)
-		if !ok {
-			panic(fmt.Sprintf("memsys: %s got %T from L2", u.Name(), msg))
-		}
-		req := u.waitingForL2[done.RespondTo]
-		if req == nil {
-			panic(fmt.Sprintf("memsys: %s got a response to unknown write %s",
-				u.Name(), done.RespondTo))
-		}
-		delete(u.waitingForL2, done.RespondTo)
-		u.execute(now, req)
-		progress = true
+	write := &mem.WriteReq{
+		Address: req.SectorAddress,
+		Data:    u.zeroSector,
 	}
+	write.ID = u.ids.Next()
+	write.Src = u.l2Port
+	write.Dst = u.l2Dst
+	write.SendTime = now
+	write.TrafficBytes = len(u.zeroSector)
+	u.waitingForL2[u.ids.Last()] = req
+	u.fabric.sendDelayed(write, 0)
+	return true
 }
 
-// acceptRequests sends the sector write of each new request to L2. A request
-// leaves the port only once its write is on its way, so a busy L2 pushes
-// back on the SMs.
-func (u *atomicUnit) acceptRequests(now sim.VTimeInSec) bool {
-	progress := false
-	for {
-		msg := u.topPort.Peek()
-		if msg == nil {
-			return progress
-		}
-		req, ok := msg.(*AtomicReq)
-		if !ok {
-			panic(fmt.Sprintf("memsys: %s cannot handle %T", u.Name(), msg))
-		}
-		write := &mem.WriteReq{
-			Address: req.SectorAddress,
-			Data:    u.zeroSector,
-		}
-		write.ID = u.ids.Next()
-		write.Src = u.l2Port
-		write.Dst = u.l2Dst
-		write.SendTime = now
-		write.TrafficBytes = len(u.zeroSector)
-		if u.l2Port.Send(write) != nil {
-			return progress
-		}
-		u.topPort.Retrieve(now)
-		u.waitingForL2[write.ID] = req
-		progress = true
+// acceptSector takes L2's acknowledgement of a sector write, books the
+// request's operations on the ALU and sends its answer, due when the last
+// one finishes.
+func (u *atomicUnit) acceptSector(msg sim.Msg, now sim.VTimeInSec) bool {
+	done, ok := msg.(*mem.WriteDoneRsp)
+	if !ok {
+		panic(fmt.Sprintf("memsys: %s got %T from L2", u.Name(), msg))
 	}
+	num, _ := u.ids.Number(done.RespondTo)
+	req := u.waitingForL2[num]
+	if req == nil {
+		panic(fmt.Sprintf("memsys: %s got a response to unknown write %s", u.Name(), done.RespondTo))
+	}
+	delete(u.waitingForL2, num)
+	nowCycle := u.fabric.cycles(now)
+	finish := u.execute(nowCycle, req)
+	rsp := &AtomicRsp{RespondTo: req.ID}
+	rsp.ID = u.ids.Next()
+	rsp.Src = u.topPort
+	rsp.Dst = req.Src
+	rsp.SendTime = now
+	u.fabric.sendDelayed(rsp, math.Max(0, finish-nowCycle))
+	return true
 }
 
-// execute books the request's operations on the ALU and schedules its
-// response at the cycle the last one finishes.
-func (u *atomicUnit) execute(now sim.VTimeInSec, req *AtomicReq) {
-	arrive := u.Freq.Cycle(now)
-	nowCycle := float64(arrive)
+// execute books the request's operations on the ALU and returns the cycle
+// the last one finishes.
+func (u *atomicUnit) execute(nowCycle float64, req *AtomicReq) float64 {
 	finish := nowCycle
 	u.stats.Requests++
 	if u.sectorPasses {
-		finish = u.executePass(nowCycle, req)
-		u.scheduleDone(now, finish, req)
-		return
+		return u.executePass(nowCycle, req)
 	}
 	for _, op := range req.Ops {
 		for range op.Lanes {
@@ -173,7 +141,7 @@ func (u *atomicUnit) execute(now sim.VTimeInSec, req *AtomicReq) {
 		}
 	}
 	u.purgeIdleAddresses(nowCycle)
-	u.scheduleDone(now, finish, req)
+	return finish
 }
 
 // executePass books a request in the sector model and returns the cycle
@@ -210,15 +178,6 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	return finish
 }
 
-// scheduleDone answers req at cycle finish (never before now).
-func (u *atomicUnit) scheduleDone(now sim.VTimeInSec, finish float64, req *AtomicReq) {
-	t := sim.VTimeInSec(finish / float64(u.Freq))
-	if t < now {
-		t = now
-	}
-	u.Engine.Schedule(&atomicDoneEvent{time: t, unit: u, req: req})
-}
-
 // purgeIdleAddresses forgets addresses that are free again, once the table
 // has doubled since the last purge, to keep it small on long runs.
 func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
@@ -233,49 +192,18 @@ func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
 	u.purgeAt = max(1024, 2*len(u.addrFree))
 }
 
-// Handle answers a request whose operations have finished; tick events go
-// to the embedded TickingComponent, which is their handler.
-func (u *atomicUnit) Handle(e sim.Event) error {
-	evt, ok := e.(*atomicDoneEvent)
-	if !ok {
-		return u.TickingComponent.Handle(e)
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	rsp := &AtomicRsp{RespondTo: evt.req.ID}
-	rsp.ID = u.ids.Next()
-	rsp.Src = u.topPort
-	rsp.Dst = evt.req.Src
-	rsp.SendTime = evt.time
-	if len(u.toSend) > 0 || u.topPort.Send(rsp) != nil {
-		u.toSend = append(u.toSend, rsp)
-		u.TickLater(evt.time)
-	}
-	return nil
-}
-
 // snapshot returns the unit's counters.
 func (u *atomicUnit) snapshot() AtomicStats {
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	u.fabric.lock()
+	defer u.fabric.unlock()
 	return u.stats
 }
 
 func (u *atomicUnit) resetStats() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	u.fabric.lock()
+	defer u.fabric.unlock()
 	u.stats = AtomicStats{}
 }
 
 // noLine is no line: the unit has booked no request yet.
 const noLine = math.MaxUint64
-
-type atomicDoneEvent struct {
-	time sim.VTimeInSec
-	unit *atomicUnit
-	req  *AtomicReq
-}
-
-func (e *atomicDoneEvent) Time() sim.VTimeInSec { return e.time }
-func (e *atomicDoneEvent) Handler() sim.Handler { return e.unit }
-func (e *atomicDoneEvent) IsSecondary() bool    { return false }

@@ -213,12 +213,15 @@ func runStream(tb testing.TB, cfg Config, numSMs, elements, maxWarps int) stream
 // BenchmarkStreamTraffic runs the memory traffic of a 1M-thread stream
 // kernel (32,768 warps, each 2 line loads and 1 line store: 98,304 line
 // requests) from 132 SMs, at most 64 warps resident per SM, through an
-// H100-sized system, once per L1 model.
+// H100-sized system, for the L1 models over the sectored L2 and the
+// sectored L1 over akita's L2.
 func BenchmarkStreamTraffic(b *testing.B) {
-	for _, model := range []string{L1Sectored, L1AkitaWriteAround} {
-		b.Run(model, func(b *testing.B) {
+	for _, models := range [][2]string{
+		{L1Sectored, L2Sectored}, {L1AkitaWriteAround, L2Sectored}, {L1Sectored, L2AkitaWriteback},
+	} {
+		b.Run("l1="+models[0]+"/l2="+models[1], func(b *testing.B) {
 			cfg := benchConfig()
-			cfg.L1Model = model
+			cfg.L1Model, cfg.L2Model = models[0], models[1]
 			var res streamResult
 			for b.Loop() {
 				res = runStream(b, cfg, 132, 1<<20, 64)

@@ -127,6 +127,10 @@ func (b Builder) buildSlices(s *System) {
 	crossRsp := int(math.Ceil(t.crossRsp))
 
 	for i := range cfg.L2Slices {
+		if cfg.l2Model() == L2Sectored {
+			b.buildSectoredSlice(s, i, channelBytesPerCycle)
+			continue
+		}
 		// akita's ideal memory controller answers after a fixed latency with
 		// unlimited concurrency; the fabric's link in front of it adds the
 		// channel's bandwidth. Its storage holds one line: every address
@@ -199,7 +203,7 @@ func (b Builder) buildSlices(s *System) {
 		shadow.bottom = s.fabric.ends[l2Bottom]
 		shadow.dram = s.fabric.ends[dramPort]
 		shadow.portEnd = s.fabric.ends[shadow.port]
-		s.fabric.shadows = append(s.fabric.shadows, shadow)
+		s.fabric.dirtyHolders = append(s.fabric.dirtyHolders, shadow)
 		s.l2s = append(s.l2s, l2)
 		s.l2Top = append(s.l2Top, l2Top)
 		s.l2Stats = append(s.l2Stats, counter)
@@ -208,10 +212,86 @@ func (b Builder) buildSlices(s *System) {
 	}
 }
 
+// buildSectoredSlice builds slice i of the sectored L2 model: the slice, its
+// DRAM channel and its atomic unit.
+func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float64) {
+	cfg := s.config
+	line := uint64(cfg.LineSizeBytes)
+	name := fmt.Sprintf("%s.L2[%d]", s.name, i)
+	c := &sectoredL2{
+		ComponentBase: sim.NewComponentBase(name),
+		fabric:        s.fabric,
+		lineShift:     uint(bits.TrailingZeros64(line)),
+		sectorShift:   uint(bits.TrailingZeros(uint(cfg.SectorSizeBytes))),
+		fullLine:      uint32(1)<<(cfg.LineSizeBytes/cfg.SectorSizeBytes) - 1,
+		numSets:       uint64(cfg.L2SliceSizeBytes / (cfg.L2Ways * cfg.LineSizeBytes)),
+		ways:          cfg.L2Ways,
+		maxMSHRs:      cfg.L2MSHRs,
+		mshrs:         make(map[uint64]*l2MSHR),
+		fetches:       make(map[uint64]l2Fetch),
+		ids:           NewIDSource(name),
+		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
+		responseDelay: sectoredL2Pipeline,
+		dramDepth:     cfg.dramQueueDepth(),
+		zero:          s.zeroLine,
+		ownData:       cfg.l1Model() != L1Sectored,
+	}
+	c.lines = make([]l2Line, c.numSets*uint64(c.ways))
+	numSets := c.numSets
+	if cfg.L2Hash == L2HashXOR {
+		// The hash spreads a slice's lines itself: index by the line.
+		c.setOf = func(lineAddr uint64) uint64 { return (lineAddr >> c.lineShift) % numSets }
+	} else {
+		// Strip the slice's share of a linearly interleaved address.
+		chunk, slices := uint64(cfg.L2InterleaveBytes), uint64(cfg.L2Slices)
+		c.setOf = func(lineAddr uint64) uint64 {
+			internal := lineAddr/chunk/slices*chunk + lineAddr%chunk
+			return (internal >> c.lineShift) % numSets
+		}
+	}
+	c.top = newSinkPort(name+".TopPort", c.accept)
+	c.bottom = newSinkPort(name+".BottomPort", c.acceptFill)
+	c.top.owner, c.bottom.owner = c, c
+	c.AddPort("Top", c.top)
+	c.AddPort("Bottom", c.bottom)
+	dramName := fmt.Sprintf("%s.DRAM[%d]", s.name, i)
+	d := &dramChannel{
+		ComponentBase: sim.NewComponentBase(dramName),
+		fabric:        s.fabric,
+		slice:         c,
+		latency:       float64(s.timing.dramLatency),
+		ids:           NewIDSource(dramName),
+	}
+	d.port = newSinkPort(dramName+".TopPort", d.accept)
+	d.port.owner = d
+	d.AddPort("Top", d.port)
+	c.dram = d
+	s.fabric.plug(d.port, endSpec{
+		zone:          zoneL2,
+		bufSize:       unboundedBuf,
+		bytesPerCycle: channelBytesPerCycle,
+		dram:          true,
+	})
+	s.fabric.plug(c.top, endSpec{
+		zone:          zoneL2,
+		bufSize:       unboundedBuf,
+		bytesPerCycle: cfg.L2SliceBytesPerCycle,
+	})
+	s.fabric.plug(c.bottom, endSpec{zone: zoneL2, bufSize: unboundedBuf})
+	s.fabric.dirtyHolders = append(s.fabric.dirtyHolders, c)
+	s.l2Top = append(s.l2Top, c.top)
+	s.l2Stats = append(s.l2Stats, c)
+	s.sectoredL2s = append(s.sectoredL2s, c)
+	s.sectoredDRAMs = append(s.sectoredDRAMs, d)
+	s.atomics = append(s.atomics, b.buildAtomicUnit(s, i, c.top))
+}
+
 func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUnit {
 	cfg := s.config
 	name := fmt.Sprintf("%s.Atomic[%d]", s.name, slice)
 	u := &atomicUnit{
+		ComponentBase:  sim.NewComponentBase(name),
+		fabric:         s.fabric,
 		l2Dst:          l2Top,
 		ids:            NewIDSource(name),
 		zeroSector:     make([]byte, cfg.SectorSizeBytes),
@@ -222,22 +302,17 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		lineBytes:      uint64(cfg.LineSizeBytes),
 		lastLine:       noLine,
 		sectorPasses:   cfg.AtomicModel == AtomicSector,
-		waitingForL2:   make(map[string]*AtomicReq),
+		waitingForL2:   make(map[uint64]*AtomicReq),
 		addrFree:       make(map[uint64]float64),
 		purgeAt:        1024,
 	}
-	u.TickingComponent = sim.NewTickingComponent(name, b.engine, b.freq, u)
-	u.topPort = sim.NewLimitNumMsgPort(u, 16, name+".TopPort")
+	u.topPort = newSinkPort(name+".TopPort", u.accept)
+	u.l2Port = newSinkPort(name+".L2Port", u.acceptSector)
+	u.topPort.owner, u.l2Port.owner = u, u
 	u.AddPort("Top", u.topPort)
-	u.l2Port = sim.NewLimitNumMsgPort(u, 16, name+".L2Port")
 	u.AddPort("L2", u.l2Port)
-
-	burst := int(math.Ceil(cfg.AtomicOpsPerCycle))
-	s.fabric.plug(u.topPort, endSpec{
-		zone:    zoneL2,
-		bufSize: (int(math.Ceil(s.timing.crossRsp))+2)*burst + 16,
-	})
-	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: 8, atomic: true})
+	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
+	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true})
 	return u
 }
 

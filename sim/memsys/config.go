@@ -23,6 +23,16 @@ const (
 	L1AkitaWriteThrough = "akita_writethrough"
 )
 
+// L2 models (Config.L2Model).
+const (
+	// L2Sectored is warpgraph's own L2 slice (the default): sectored,
+	// write-back and write-validate, event-driven (sectoredL2).
+	L2Sectored = "sectored"
+	// L2AkitaWriteback is akita's writeback cache, ticked every cycle while
+	// busy, with the slice shadow (shadow.go) making it write-validate.
+	L2AkitaWriteback = "akita_writeback"
+)
+
 // L2 hashes (Config.L2Hash) and atomic-unit models (Config.AtomicModel).
 const (
 	L2HashLinear = "linear"
@@ -89,6 +99,10 @@ type Config struct {
 	// least 8 bytes.
 	Coherence string `yaml:"coherence"`
 
+	// L2Model picks the L2 implementation: L2Sectored (the default when
+	// empty) or L2AkitaWriteback. Both are write-back and write-validate,
+	// and fetch a line they do not hold whole from DRAM.
+	L2Model string `yaml:"l2_model"`
 	// L2Slices is the number of L2 slices; each has its own DRAM channel and
 	// atomic unit.
 	L2Slices int `yaml:"l2_slices"`
@@ -188,15 +202,28 @@ type overheads struct {
 }
 
 func (c Config) overheads() overheads {
+	if c.l2Model() == L2Sectored {
+		// The sectored L2 answers sectoredL2Pipeline cycles after its
+		// lookup and adds nothing to a miss beyond the DRAM channel.
+		if c.l1Model() == L1Sectored {
+			return overheads{l1Hit: 1, l2Hit: sectoredL2Pipeline, dram: 0, atomic: 6}
+		}
+		return overheads{l1Hit: 6, l2Hit: sectoredL2Pipeline - 1, dram: 0, atomic: 6}
+	}
 	if c.l1Model() == L1Sectored {
 		// The sectored L1 adds no pipeline: only the SM's tick after a
 		// delivery (1 cycle) and the hops through akita's L2 stages remain.
-		return overheads{l1Hit: 1, l2Hit: 5, dram: 5, atomic: 8}
+		return overheads{l1Hit: 1, l2Hit: 5, dram: 5, atomic: 6}
 	}
 	// akita's caches run their directory and bank stages with zero
 	// pipeline stages, which still costs a cycle per hop between stages.
-	return overheads{l1Hit: 6, l2Hit: 4, dram: 5, atomic: 8}
+	return overheads{l1Hit: 6, l2Hit: 4, dram: 5, atomic: 6}
 }
+
+// sectoredL2Pipeline is the sectored L2's cycles from a lookup (or a fill)
+// to its answer leaving the slice: the hops akita's cache took, so that
+// the interconnect's share of each latency is the same under both models.
+const sectoredL2Pipeline = 5
 
 // Validate reports every field that is missing, out of range or inconsistent
 // with another, joined into one error.
@@ -248,6 +275,11 @@ func (c Config) Validate() error {
 		c.L2InterleaveBytes%c.LineSizeBytes != 0 {
 		bad("l2_interleave_bytes (%d) must be a multiple of line_size_bytes (%d)",
 			c.L2InterleaveBytes, c.LineSizeBytes)
+	}
+	switch c.L2Model {
+	case "", L2Sectored, L2AkitaWriteback:
+	default:
+		bad("l2_model must be %q or %q, got %q", L2Sectored, L2AkitaWriteback, c.L2Model)
 	}
 	switch c.L2Hash {
 	case "", L2HashLinear, L2HashXOR:
@@ -325,6 +357,13 @@ func (c Config) l1Model() string {
 		return L1Sectored
 	}
 	return c.L1Model
+}
+
+func (c Config) l2Model() string {
+	if c.L2Model == "" {
+		return L2Sectored
+	}
+	return c.L2Model
 }
 
 func (c Config) dramQueueDepth() int {

@@ -81,7 +81,9 @@ type fabric struct {
 
 	dramReadBytes, dramWriteBytes uint64
 
-	shadows []*sliceShadow // every L2 slice's
+	// dirtyHolders are the L2 slices' records of their dirty sectors
+	// (sectored slices, or the shadows of akita's).
+	dirtyHolders []dirtyHolder
 	// dirtyAtReset is the L2 slices' dirty bytes at the last resetStats.
 	dirtyAtReset uint64
 }
@@ -545,11 +547,14 @@ func (f *fabric) resetStats() {
 	f.dirtyAtReset = f.dirtyBytes()
 }
 
+// dirtyHolder is an L2 slice's record of the bytes it holds dirty.
+type dirtyHolder interface{ dirtyTotal() uint64 }
+
 // dirtyBytes returns the bytes the L2 slices hold dirty (whole sectors).
 func (f *fabric) dirtyBytes() uint64 {
 	n := uint64(0)
-	for _, sh := range f.shadows {
-		n += sh.dirtyBytes
+	for _, h := range f.dirtyHolders {
+		n += h.dirtyTotal()
 	}
 	return n
 }
@@ -739,6 +744,9 @@ type sinkPort struct {
 	name   string
 	conn   sim.Connection
 	accept func(msg sim.Msg, now sim.VTimeInSec) bool
+	// owner is the component the model presents to monitors and tracers
+	// (the sectored L2 and its DRAM channel), or nil (the sectored L1).
+	owner sim.Component
 }
 
 func newSinkPort(name string, accept func(sim.Msg, sim.VTimeInSec) bool) *sinkPort {
@@ -749,9 +757,14 @@ func newSinkPort(name string, accept func(sim.Msg, sim.VTimeInSec) bool) *sinkPo
 func (p *sinkPort) Name() string                   { return p.name }
 func (p *sinkPort) SetConnection(c sim.Connection) { p.conn = c }
 
-// Component returns nil: the model behind the port is not an akita
-// component.
-func (p *sinkPort) Component() sim.Component { return nil }
+// Component returns the model's component, or nil when the model is not
+// one.
+func (p *sinkPort) Component() sim.Component {
+	if p.owner == nil {
+		return nil
+	}
+	return p.owner
+}
 
 // Recv hands a delivered message to the model.
 func (p *sinkPort) Recv(msg sim.Msg) *sim.SendError {

@@ -225,12 +225,7 @@ func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
 }
 
 func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bool) {
-	for mask != 0 {
-		first := bits.TrailingZeros32(mask)
-		n := bits.TrailingZeros32(^(mask >> first))
-		run := (uint32(1)<<n - 1) << first
-		mask &^= run
-
+	forEachRun(mask, func(first, n int, run uint32) {
 		fill := c.fillReqs.new()
 		fill.Address = m.line + uint64(first)<<c.sectorShift
 		fill.AccessByteSize = uint64(n) << c.sectorShift
@@ -240,7 +235,7 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		c.fabric.sendDelayed(fill, delay)
 		c.fills[c.ids.Last()] = l1Fill{mshr: m, sectors: run, bypass: bypass}
 		m.fetching |= run
-	}
+	})
 }
 
 // acceptFill installs the sectors that L2 returned and answers the loads
@@ -334,10 +329,8 @@ func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
 
 // sectorMask returns the sectors of its line that [addr, addr+size) covers.
 func (c *sectoredL1) sectorMask(addr, size uint64) uint32 {
-	offset := addr & (1<<c.lineShift - 1)
-	first := offset >> c.sectorShift
-	last := (offset + max(size, 1) - 1) >> c.sectorShift
-	return (uint32(1)<<(last-first+1) - 1) << first
+	mask, _ := sectorSpan(addr, size, c.lineShift, c.sectorShift)
+	return mask
 }
 
 func (c *sectoredL1) set(lineAddr uint64) []l1Line {

@@ -12,6 +12,17 @@ import (
 
 var l1Models = []string{L1Sectored, L1AkitaWriteAround, L1AkitaWriteThrough}
 
+var l2Models = []string{L2Sectored, L2AkitaWriteback}
+
+// forEachL2 runs a test on testConfig under every L2 model.
+func forEachL2(t *testing.T, test func(t *testing.T, base Config)) {
+	for _, model := range l2Models {
+		base := testConfig()
+		base.L2Model = model
+		t.Run("l2="+model, func(t *testing.T) { test(t, base) })
+	}
+}
+
 func withModel(cfg Config, model string) Config {
 	cfg.L1Model = model
 	return cfg
@@ -28,92 +39,98 @@ const (
 // TestLatencies checks that the configured end-to-end latencies come out
 // exactly, whichever L1 model and however the configuration splits them.
 func TestLatencies(t *testing.T) {
-	odd := testConfig()
-	odd.L1HitLatency, odd.L2HitLatency, odd.DRAMLatency, odd.AtomicLatency = 33, 261, 477, 290
+	forEachL2(t, func(t *testing.T, base Config) {
+		odd := base
+		odd.L1HitLatency, odd.L2HitLatency, odd.DRAMLatency, odd.AtomicLatency = 33, 261, 477, 290
 
-	configs := []struct {
-		name string
-		cfg  Config
-	}{{"round", testConfig()}, {"odd", odd}}
-	for _, model := range l1Models {
-		for _, c := range configs {
-			cfg := withModel(c.cfg, model)
-			t.Run(model+"/"+c.name, func(t *testing.T) {
-				r := newRig(t, cfg, 2)
-				first := r.sms[0]
-				first.serial = true
-				first.read(lineA, 0xf)                                  // cold: DRAM
-				first.read(lineA, 0xf)                                  // L1 hit
-				first.atomic(lineA, AtomicOp{Address: lineA, Lanes: 1}) // line in L2
-				first.atomic(lineB, AtomicOp{Address: lineB, Lanes: 1}) // line in DRAM
-				second := r.sms[1]
-				second.serial = true
-				second.startCycle = 5000
-				second.read(lineA, 0xf) // L1 miss, L2 hit
-				r.run(t)
+		configs := []struct {
+			name string
+			cfg  Config
+		}{{"round", base}, {"odd", odd}}
+		for _, model := range l1Models {
+			for _, c := range configs {
+				cfg := withModel(c.cfg, model)
+				t.Run(model+"/"+c.name, func(t *testing.T) {
+					r := newRig(t, cfg, 2)
+					first := r.sms[0]
+					first.serial = true
+					first.read(lineA, 0xf)                                  // cold: DRAM
+					first.read(lineA, 0xf)                                  // L1 hit
+					first.atomic(lineA, AtomicOp{Address: lineA, Lanes: 1}) // line in L2
+					first.atomic(lineB, AtomicOp{Address: lineB, Lanes: 1}) // line in DRAM
+					second := r.sms[1]
+					second.serial = true
+					second.startCycle = 5000
+					second.read(lineA, 0xf) // L1 miss, L2 hit
+					r.run(t)
 
-				want := []uint64{
-					uint64(cfg.DRAMLatency),
-					uint64(cfg.L1HitLatency),
-					uint64(cfg.AtomicLatency),
-					uint64(cfg.AtomicLatency + cfg.DRAMLatency - cfg.L2HitLatency),
-				}
-				assert.Equal(t, want, r.latencies(0))
-				assert.Equal(t, []uint64{uint64(cfg.L2HitLatency)}, r.latencies(1))
-			})
+					want := []uint64{
+						uint64(cfg.DRAMLatency),
+						uint64(cfg.L1HitLatency),
+						uint64(cfg.AtomicLatency),
+						uint64(cfg.AtomicLatency + cfg.DRAMLatency - cfg.L2HitLatency),
+					}
+					assert.Equal(t, want, r.latencies(0))
+					assert.Equal(t, []uint64{uint64(cfg.L2HitLatency)}, r.latencies(1))
+				})
+			}
 		}
-	}
+	})
 }
 
 // TestReadAfterEviction fills one L1 set beyond its two ways: the least
 // recently used line leaves L1 but stays in L2.
 func TestReadAfterEviction(t *testing.T) {
-	const setStride = 8 * 128 // 8 sets of 128-byte lines
-	for _, model := range l1Models {
-		t.Run(model, func(t *testing.T) {
-			cfg := withModel(testConfig(), model)
-			r := newRig(t, cfg, 1)
-			sm := r.sms[0]
-			sm.serial = true
-			for _, addr := range []uint64{lineA, lineA + setStride, lineA + 2*setStride} {
-				sm.read(addr, 0xf)
-			}
-			sm.read(lineA, 0xf)             // evicted from L1 by the third line
-			sm.read(lineA+2*setStride, 0xf) // still in L1
-			r.run(t)
+	forEachL2(t, func(t *testing.T, base Config) {
+		const setStride = 8 * 128 // 8 sets of 128-byte lines
+		for _, model := range l1Models {
+			t.Run(model, func(t *testing.T) {
+				cfg := withModel(base, model)
+				r := newRig(t, cfg, 1)
+				sm := r.sms[0]
+				sm.serial = true
+				for _, addr := range []uint64{lineA, lineA + setStride, lineA + 2*setStride} {
+					sm.read(addr, 0xf)
+				}
+				sm.read(lineA, 0xf)             // evicted from L1 by the third line
+				sm.read(lineA+2*setStride, 0xf) // still in L1
+				r.run(t)
 
-			lat := r.latencies(0)
-			assert.Equal(t, uint64(cfg.L2HitLatency), lat[3], "evicted line comes from L2")
-			assert.Equal(t, uint64(cfg.L1HitLatency), lat[4], "most recent line stays")
-			assert.Equal(t, uint64(4), r.sys.Stats().L1.ReadMisses)
-		})
-	}
+				lat := r.latencies(0)
+				assert.Equal(t, uint64(cfg.L2HitLatency), lat[3], "evicted line comes from L2")
+				assert.Equal(t, uint64(cfg.L1HitLatency), lat[4], "most recent line stays")
+				assert.Equal(t, uint64(4), r.sys.Stats().L1.ReadMisses)
+			})
+		}
+	})
 }
 
 // TestL2EvictionWritesBack fills one 4-way L2 set of slice 0 behind a dirty
 // line: the line is written back to DRAM and read from DRAM again.
 func TestL2EvictionWritesBack(t *testing.T) {
-	// Slice 0 owns 256 of every 1024 bytes; its 32 sets of 128-byte lines
-	// repeat every 4096 internal bytes, that is every 16 KB of addresses.
-	const setStride = 16 * 1024
-	cfg := testConfig()
-	r := newRig(t, cfg, 2)
-	writer := r.sms[0]
-	writer.serial = true
-	writer.write(0, 0xf) // a full-line store allocates a dirty line in L2
-	for k := uint64(1); k <= 4; k++ {
-		writer.read(k*setStride, 0xf)
-	}
-	reader := r.sms[1] // its L1 has never seen line 0
-	reader.serial = true
-	reader.startCycle = 10000
-	reader.read(0, 0xf)
-	r.run(t)
+	forEachL2(t, func(t *testing.T, base Config) {
+		// Slice 0 owns 256 of every 1024 bytes; its 32 sets of 128-byte lines
+		// repeat every 4096 internal bytes, that is every 16 KB of addresses.
+		const setStride = 16 * 1024
+		cfg := base
+		r := newRig(t, cfg, 2)
+		writer := r.sms[0]
+		writer.serial = true
+		writer.write(0, 0xf) // a full-line store allocates a dirty line in L2
+		for k := uint64(1); k <= 4; k++ {
+			writer.read(k*setStride, 0xf)
+		}
+		reader := r.sms[1] // its L1 has never seen line 0
+		reader.serial = true
+		reader.startCycle = 10000
+		reader.read(0, 0xf)
+		r.run(t)
 
-	st := r.sys.Stats()
-	assert.Equal(t, uint64(128), st.DRAMWriteBytes, "the dirty line is written back once")
-	assert.Equal(t, uint64(5*128), st.DRAMReadBytes, "four fills and the re-read")
-	assert.Equal(t, []uint64{uint64(cfg.DRAMLatency)}, r.latencies(1))
+		st := r.sys.Stats()
+		assert.Equal(t, uint64(128), st.DRAMWriteBytes, "the dirty line is written back once")
+		assert.Equal(t, uint64(5*128), st.DRAMReadBytes, "four fills and the re-read")
+		assert.Equal(t, []uint64{uint64(cfg.DRAMLatency)}, r.latencies(1))
+	})
 }
 
 // TestStoresWriteThrough checks that stores reach L2 and that only the
@@ -434,101 +451,107 @@ func TestAtomicsInDifferentSlicesRunInParallel(t *testing.T) {
 // TestDRAMBandwidth reads many lines of one slice at once from a slow DRAM:
 // the fills leave the channel one line-time apart.
 func TestDRAMBandwidth(t *testing.T) {
-	cfg := testConfig()
-	cfg.DRAMBandwidthGBPerS = 32 // 8 bytes per cycle per channel: 16 cycles a line
-	cfg.L1MSHRs = 32
-	const lines = 16
-	r := newRig(t, cfg, 1)
-	sm := r.sms[0]
-	for k := range uint64(lines) {
-		sm.read(k*1024, 0xf) // every 1024 bytes: always slice 0
-	}
-	r.run(t)
+	forEachL2(t, func(t *testing.T, base Config) {
+		cfg := base
+		cfg.DRAMBandwidthGBPerS = 32 // 8 bytes per cycle per channel: 16 cycles a line
+		cfg.L1MSHRs = 32
+		const lines = 16
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		for k := range uint64(lines) {
+			sm.read(k*1024, 0xf) // every 1024 bytes: always slice 0
+		}
+		r.run(t)
 
-	var done []uint64
-	for _, rec := range sm.records {
-		done = append(done, rec.done)
-	}
-	assert.Equal(t, uint64(cfg.DRAMLatency), done[0])
-	assert.Equal(t, uint64((lines-1)*16), maxOf(done)-minOf(done))
-	assert.Equal(t, uint64(lines*128), r.sys.Stats().DRAMReadBytes)
+		var done []uint64
+		for _, rec := range sm.records {
+			done = append(done, rec.done)
+		}
+		assert.Equal(t, uint64(cfg.DRAMLatency), done[0])
+		assert.Equal(t, uint64((lines-1)*16), maxOf(done)-minOf(done))
+		assert.Equal(t, uint64(lines*128), r.sys.Stats().DRAMReadBytes)
+	})
 }
 
 // TestStatsCountTraffic checks the counters against the traffic sent, and
 // ResetStats.
 func TestStatsCountTraffic(t *testing.T) {
-	for _, model := range l1Models {
-		t.Run(model, func(t *testing.T) {
-			r := newRig(t, withModel(testConfig(), model), 2)
-			for i, sm := range r.sms {
-				sm.serial = true
-				base := uint64(i) * 0x100000
-				for k := range uint64(6) {
-					sm.read(base+k*128, 0xf)
+	forEachL2(t, func(t *testing.T, base Config) {
+		for _, model := range l1Models {
+			t.Run(model, func(t *testing.T) {
+				r := newRig(t, withModel(base, model), 2)
+				for i, sm := range r.sms {
+					sm.serial = true
+					base := uint64(i) * 0x100000
+					for k := range uint64(6) {
+						sm.read(base+k*128, 0xf)
+					}
+					for k := range uint64(6) {
+						sm.read(base+k*128, 0xf) // hits
+					}
+					for k := range uint64(3) {
+						sm.write(base+0x8000+k*128, 0xf)
+					}
+					sm.atomic(base, AtomicOp{Address: base, Lanes: 3}, AtomicOp{Address: base + 8, Lanes: 1})
 				}
-				for k := range uint64(6) {
-					sm.read(base+k*128, 0xf) // hits
-				}
-				for k := range uint64(3) {
-					sm.write(base+0x8000+k*128, 0xf)
-				}
-				sm.atomic(base, AtomicOp{Address: base, Lanes: 3}, AtomicOp{Address: base + 8, Lanes: 1})
-			}
-			r.run(t)
+				r.run(t)
 
-			st := r.sys.Stats()
-			for i := range r.sms {
-				assert.Equal(t, CacheStats{ReadHits: 6, ReadMisses: 6, WriteMisses: 3}, st.L1PerSM[i], "SM %d", i)
-			}
-			assert.Equal(t, uint64(12), st.L2.ReadMisses)
-			assert.Equal(t, uint64(12*128), st.DRAMReadBytes)
-			assert.Equal(t, uint64(6+2), st.L2.Writes(), "stores and the atomics' sector writes")
-			// Per SM, three lanes on one address take ALU slots one cycle
-			// apart and each waits for the previous one's 10-cycle hold.
-			assert.Equal(t, AtomicStats{Requests: 2, Operations: 8, MaxSameAddressDepth: 3,
-				SameAddressWaitCycles: 2 * (9 + 18)}, st.Atomics)
+				st := r.sys.Stats()
+				for i := range r.sms {
+					assert.Equal(t, CacheStats{ReadHits: 6, ReadMisses: 6, WriteMisses: 3}, st.L1PerSM[i], "SM %d", i)
+				}
+				assert.Equal(t, uint64(12), st.L2.ReadMisses)
+				assert.Equal(t, uint64(12*128), st.DRAMReadBytes)
+				assert.Equal(t, uint64(6+2), st.L2.Writes(), "stores and the atomics' sector writes")
+				// Per SM, three lanes on one address take ALU slots one cycle
+				// apart and each waits for the previous one's 10-cycle hold.
+				assert.Equal(t, AtomicStats{Requests: 2, Operations: 8, MaxSameAddressDepth: 3,
+					SameAddressWaitCycles: 2 * (9 + 18)}, st.Atomics)
 
-			r.sys.ResetStats()
-			st = r.sys.Stats()
-			assert.Equal(t, CacheStats{}, st.L1)
-			assert.Equal(t, CacheStats{}, st.L2)
-			assert.Zero(t, st.DRAMReadBytes)
-			assert.Equal(t, AtomicStats{}, st.Atomics)
-		})
-	}
+				r.sys.ResetStats()
+				st = r.sys.Stats()
+				assert.Equal(t, CacheStats{}, st.L1)
+				assert.Equal(t, CacheStats{}, st.L2)
+				assert.Zero(t, st.DRAMReadBytes)
+				assert.Equal(t, AtomicStats{}, st.Atomics)
+			})
+		}
+	})
 }
 
 // TestEngineDrains checks that once the last response is out, no component
 // keeps ticking: the engine runs out of events right away.
 func TestEngineDrains(t *testing.T) {
-	for _, model := range l1Models {
-		t.Run(model, func(t *testing.T) {
-			cfg := withModel(testConfig(), model)
-			r := newRig(t, cfg, 4)
-			for i, sm := range r.sms {
-				sm.perCycle = 2
-				for k := range uint64(20) {
-					addr := uint64(i)*0x10000 + k*128
-					sm.read(addr, 0xf)
-					sm.write(addr+0x4000, 0x3)
+	forEachL2(t, func(t *testing.T, base Config) {
+		for _, model := range l1Models {
+			t.Run(model, func(t *testing.T) {
+				cfg := withModel(base, model)
+				r := newRig(t, cfg, 4)
+				for i, sm := range r.sms {
+					sm.perCycle = 2
+					for k := range uint64(20) {
+						addr := uint64(i)*0x10000 + k*128
+						sm.read(addr, 0xf)
+						sm.write(addr+0x4000, 0x3)
+					}
+					sm.atomic(0x80, AtomicOp{Address: 0x80, Lanes: 4})
 				}
-				sm.atomic(0x80, AtomicOp{Address: 0x80, Lanes: 4})
-			}
-			r.run(t)
+				r.run(t)
 
-			var last sim.VTimeInSec
-			for _, sm := range r.sms {
-				last = max(last, sm.lastDone)
-			}
-			period := r.sys.Freq().Period()
-			assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
-				"components ticked on after the last response")
+				var last sim.VTimeInSec
+				for _, sm := range r.sms {
+					last = max(last, sm.lastDone)
+				}
+				period := r.sys.Freq().Period()
+				assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
+					"components ticked on after the last response")
 
-			before := r.events.Load()
-			require.NoError(t, r.engine.Run())
-			assert.Equal(t, before, r.events.Load(), "nothing was left to run")
-		})
-	}
+				before := r.events.Load()
+				require.NoError(t, r.engine.Run())
+				assert.Equal(t, before, r.events.Load(), "nothing was left to run")
+			})
+		}
+	})
 }
 
 func TestBuilderErrors(t *testing.T) {

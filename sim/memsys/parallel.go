@@ -10,17 +10,18 @@ import (
 // due at one time (primary events first, then secondary ones, never both
 // in one round) on concurrent goroutines:
 //
-//   - The fabric locks its state; the sectored L1s live under the fabric's
-//     lock (fabric.go, l1.go).
-//   - Each atomic unit locks its state: its ticks and its completion events
-//     can fall on the same time (atomicunit.go).
-//   - akita's ideal memory controllers answer through events of their own,
-//     which can fall on the same time as each other and as their ticks, and
-//     they copy bytes in and out of an unlocked mem.Storage. An engine hook
-//     (eventSerialiser) runs the events of each controller one at a time.
-//   - akita's caches (the L2 slices, the akita L1 models) only tick, once
-//     per time at most, and touch nothing outside themselves but their
-//     ports (which lock) and the fabric; their stats hooks lock.
+//   - The fabric locks its state; the event-driven models (the sectored
+//     L1s, the sectored L2 slices and their DRAM channels, the atomic
+//     units) run only inside its deliveries and live under its lock
+//     (fabric.go, l1.go, l2.go, atomicunit.go).
+//   - akita's ideal memory controllers (behind L2AkitaWriteback slices)
+//     answer through events of their own, which can fall on the same time
+//     as each other and as their ticks, and they copy bytes in and out of
+//     an unlocked mem.Storage. An engine hook (eventSerialiser) runs the
+//     events of each controller one at a time.
+//   - akita's caches (L2AkitaWriteback slices, the akita L1 models) only
+//     tick, once per time at most, and touch nothing outside themselves but
+//     their ports (which lock) and the fabric; their stats hooks lock.
 //   - akita's process-wide ID generator is created here, at init (below).
 
 // init creates akita's process-wide ID generator (sim.GetIDGenerator).

@@ -137,24 +137,10 @@ func (s *sliceShadow) sectorsOf(line, addr, n uint64) uint32 {
 // writeSectors returns the sectors a write dirties (any byte) and those it
 // writes whole.
 func (s *sliceShadow) writeSectors(w *mem.WriteReq, line uint64) (any, whole uint32) {
-	off := w.Address - line
-	for k := uint64(0); k*s.sectorSize < s.lineSize; k++ {
-		lo, hi := k*s.sectorSize, (k+1)*s.sectorSize
-		n := 0
-		for b := max(lo, off); b < min(hi, off+uint64(len(w.Data))); b++ {
-			if w.DirtyMask == nil || w.DirtyMask[b-off] {
-				n++
-			}
-		}
-		if n > 0 {
-			any |= 1 << k
-		}
-		if uint64(n) == s.sectorSize {
-			whole |= 1 << k
-		}
-	}
-	return any, whole
+	return writeSectors(w, line, s.lineSize, s.sectorSize)
 }
+
+func (s *sliceShadow) dirtyTotal() uint64 { return s.dirtyBytes }
 
 func (s *sliceShadow) lineOf(addr uint64) uint64 { return addr &^ (s.lineSize - 1) }
 
@@ -263,11 +249,7 @@ func (s *sliceShadow) validate(p *partialLine, sectors uint32) {
 // request per run of consecutive sectors.
 func (s *sliceShadow) fetchSectors(p *partialLine, sectors uint32) {
 	p.fetching |= sectors
-	for sectors != 0 {
-		first := bits.TrailingZeros32(sectors)
-		run := bits.TrailingZeros32(^(sectors >> first))
-		run32 := uint32(1<<run-1) << first
-		sectors &^= run32
+	forEachRun(sectors, func(first, run int, run32 uint32) {
 		req := &mem.ReadReq{
 			Address:        p.line + uint64(first)*s.sectorSize,
 			AccessByteSize: uint64(run) * s.sectorSize,
@@ -278,7 +260,7 @@ func (s *sliceShadow) fetchSectors(p *partialLine, sectors uint32) {
 		req.SendTime = s.fabric.engine.CurrentTime()
 		s.sectorFetches[req.ID] = sectorFetch{p: p, sectors: run32}
 		s.fabric.enqueue(req, s.portEnd, s.dram, 0)
-	}
+	})
 }
 
 // acceptSectors takes a sector fetch's data from the DRAM channel and sends

@@ -26,11 +26,15 @@ type System struct {
 	l1Top    []sim.Port
 	l1Stats  []cacheStatsSource // the sectored L1s, or hooks on akita's
 	akitaL1s []sim.Component    // akita's L1 caches (none when sectored)
-	l2s      []*writeback.Cache
-	l2Top    []sim.Port
-	l2Stats  []cacheStatsSource
-	drams    []*idealmemcontroller.Comp
-	atomics  []*atomicUnit
+	l2s      []*writeback.Cache // akita's L2 slices (L2AkitaWriteback)
+	// sectoredL2s are the slices of the default L2 model, sectoredDRAMs
+	// their DRAM channels.
+	sectoredL2s   []*sectoredL2
+	sectoredDRAMs []*dramChannel
+	l2Top         []sim.Port
+	l2Stats       []cacheStatsSource
+	drams         []*idealmemcontroller.Comp
+	atomics       []*atomicUnit
 
 	// The L1s to invalidate at each launch (InvalidateL1s): the sectored
 	// ones directly, akita's through their control ports, answering to
@@ -64,11 +68,16 @@ func (s *System) Name() string { return s.name }
 // Components returns the memory system's akita components, for a monitor:
 // akita's L1s (the sectored L1 model has no component of its own: the
 // fabric delivers to it), then each slice's L2, atomic unit and DRAM
-// channel.
+// channel (the sectored L2 and its channel are components only for this
+// and for tracing; they schedule no events).
 func (s *System) Components() []sim.Component {
 	out := append([]sim.Component(nil), s.akitaL1s...)
-	for i := range s.l2s {
-		out = append(out, s.l2s[i], s.atomics[i], s.drams[i])
+	for i := range s.atomics {
+		if i < len(s.l2s) {
+			out = append(out, s.l2s[i], s.atomics[i], s.drams[i])
+		} else {
+			out = append(out, s.sectoredL2s[i], s.atomics[i], s.sectoredDRAMs[i])
+		}
 	}
 	return out
 }
@@ -83,7 +92,7 @@ func (s *System) Freq() sim.Freq { return s.freq }
 func (s *System) NumSMs() int { return s.numSMs }
 
 // NumSlices returns the number of L2 slices.
-func (s *System) NumSlices() int { return len(s.l2s) }
+func (s *System) NumSlices() int { return s.config.L2Slices }
 
 // L1Port returns the port SM sm sends its loads and stores to.
 func (s *System) L1Port(sm int) sim.Port { return s.l1Top[sm] }

@@ -164,9 +164,10 @@
 // share the functional memory image, the grid's barriers and the CTA
 // dispatcher. Their events therefore queue for the GPU's lock (smEvent):
 // one goroutine runs the queued SM ticks of a time one after another while
-// the memory system's components (akita's L2 slices, the DRAM channels,
-// the atomic units), which lock their own shared state, tick in parallel
-// with it. Everything else is as under the serial engine, with one
+// the memory system's ticking components (under memory.l2_model
+// akita_writeback, akita's L2 slices and DRAM channels; the default
+// sectored slices, their channels and the atomic units work inside the
+// fabric's deliveries, under its lock) run in parallel with it. Everything else is as under the serial engine, with one
 // difference: the order of same-time events. The SMs that tick in one cycle
 // run in the order their events reach the queue, and components that send
 // in one cycle enter the memory system's fabric in the order they get its
@@ -279,6 +280,31 @@
 // an L2 of our own that costs an event per request rather than ticks (the
 // slice shadow, which works around akita's partial writes, would fold
 // into it), which moves every figure again.
+//
+// A fourth pass took akita's components out of the default memory system:
+// the L2 slices are warpgraph's sectored, write-validate slice
+// (memory.l2_model sectored, sim/memsys/l2.go) with an event-driven DRAM
+// channel, and the atomic units act at the fabric's deliveries and send
+// their answers with the delay until they are due, so no memory component
+// ticks or schedules an event of its own (akita's writeback cache stays
+// as memory.l2_model akita_writeback). Figures moved little: BenchmarkBFS
+// 18,173,168 -> 18,191,111 cycles (+0.1%), the 1M stream none (7,128), of
+// the pinned h100 figures one, by 4 cycles (atomic_spread's 4-byte stride
+// at small scale, 2,527 -> 2,531). Two
+// alternating runs of each build, back to back (09:29-09:33 UTC,
+// 2026-11-23, the machine shared with a helper's builds):
+//
+//	                        before          after          speed-up
+//	BFS rmat16 (bsp)        25.4-34.1 s     16.2-19.3 s    1.3-2.1x (timing 22x functional's 0.75-0.89 s)
+//	stream 1M (serial)      2.63-2.92 s     0.78-1.14 s    2.6-3.4x (timing 13-15x functional's 58-77 ms)
+//
+// BFS on rmat:scale=20+perm=1 (warpgraph run --algo bfs --target sim
+// --config h100 --timeout 40m): 10 min 27 s, against 17 min 14 s before
+// (140.6 M cycles, 244 M warp-instructions, validated). The issue's 5
+// minutes is a further 2.1x away. The time is now spread over the SM (its
+// tick and issue about 40%, the executor's Step a sixth), the fabric's
+// deliveries with the sectored L1 and L2 (about 35%), the engine's heap
+// (5%) and maps and allocation: no component dominates.
 //
 // # Dependencies
 //
