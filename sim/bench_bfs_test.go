@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/warpgraph/warpgraph/graph"
@@ -19,11 +20,12 @@ import (
 // Every iteration enacts on a fresh device, created with the timer stopped
 // (the timing model's GPU, built at the first launch, is timed: some 40
 // ms); the graph is generated once. The CPU reference check is timed in
-// both modes.
+// both modes. WG_BENCH_GRAPH names another graph (a spec or a file), to
+// profile at another scale.
 //
 //	go test -run '^$' -bench 'BFS|Stream' ./sim
 func BenchmarkBFS(b *testing.B) {
-	g, err := graph.Load("rmat:scale=16+perm=1", graph.LoadOptions{})
+	g, err := graph.Load(benchGraph(), graph.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,4 +64,12 @@ func BenchmarkBFS(b *testing.B) {
 			b.ReportMetric(warpInsts/b.Elapsed().Seconds(), "warp-inst/s")
 		})
 	}
+}
+
+// benchGraph is BenchmarkBFS's graph: WG_BENCH_GRAPH, or rmat:scale=16+perm=1.
+func benchGraph() string {
+	if s := os.Getenv("WG_BENCH_GRAPH"); s != "" {
+		return s
+	}
+	return "rmat:scale=16+perm=1"
 }

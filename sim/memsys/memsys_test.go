@@ -105,32 +105,42 @@ func TestReadAfterEviction(t *testing.T) {
 	})
 }
 
-// TestL2EvictionWritesBack fills one 4-way L2 set of slice 0 behind a dirty
-// line: the line is written back to DRAM and read from DRAM again.
+// TestL2EvictionWritesBack stores a whole line (or one sector of it), then
+// fills the line's 4-way L2 set of slice 0 behind it: the line is written
+// back to DRAM, only its dirty sectors, and read from DRAM again; the
+// store read nothing.
 func TestL2EvictionWritesBack(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
-		// Slice 0 owns 256 of every 1024 bytes; its 32 sets of 128-byte lines
-		// repeat every 4096 internal bytes, that is every 16 KB of addresses.
-		const setStride = 16 * 1024
-		cfg := base
-		r := newRig(t, cfg, 2)
-		writer := r.sms[0]
-		writer.serial = true
-		writer.write(0, 0xf) // a full-line store allocates a dirty line in L2
-		for k := uint64(1); k <= 4; k++ {
-			writer.read(k*setStride, 0xf)
-		}
-		reader := r.sms[1] // its L1 has never seen line 0
-		reader.serial = true
-		reader.startCycle = 10000
-		reader.read(0, 0xf)
-		r.run(t)
+	for _, tc := range []struct {
+		name    string
+		sectors uint32
+		written uint64
+	}{{"whole", 0xf, 128}, {"one-sector", 0x2, 32}} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachL2(t, func(t *testing.T, cfg Config) {
+				// Slice 0 owns 256 of every 1024 bytes; its 32 sets of
+				// 128-byte lines repeat every 4096 internal bytes, that is
+				// every 16 KB of addresses.
+				const setStride = 16 * 1024
+				r := newRig(t, cfg, 2)
+				writer := r.sms[0]
+				writer.serial = true
+				writer.write(0, tc.sectors) // allocates a dirty line in L2
+				for k := uint64(1); k <= 4; k++ {
+					writer.read(k*setStride, 0xf)
+				}
+				reader := r.sms[1] // its L1 has never seen line 0
+				reader.serial = true
+				reader.startCycle = 10000
+				reader.read(0, 0xf)
+				r.run(t)
 
-		st := r.sys.Stats()
-		assert.Equal(t, uint64(128), st.DRAMWriteBytes, "the dirty line is written back once")
-		assert.Equal(t, uint64(5*128), st.DRAMReadBytes, "four fills and the re-read")
-		assert.Equal(t, []uint64{uint64(cfg.DRAMLatency)}, r.latencies(1))
-	})
+				st := r.sys.Stats()
+				assert.Equal(t, tc.written, st.DRAMWriteBytes, "the dirty sectors, written back once")
+				assert.Equal(t, uint64(5*128), st.DRAMReadBytes, "four fills and the re-read, no fetch for the store")
+				assert.Equal(t, []uint64{uint64(cfg.DRAMLatency)}, r.latencies(1))
+			})
+		})
+	}
 }
 
 // TestStoresWriteThrough checks that stores reach L2 and that only the

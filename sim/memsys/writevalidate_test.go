@@ -115,39 +115,12 @@ func TestAtomicsReadTheirSector(t *testing.T) {
 	})
 }
 
-// TestPartialLineEvictionWritesItsSectors stores one sector of a line, then
-// evicts the line from its L2 set: the line was never read, and its eviction
-// writes the one dirty sector.
-func TestPartialLineEvictionWritesItsSectors(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
-		const setStride = 16 * 1024 // see TestL2EvictionWritesBack
-		cfg := base
-		r := newRig(t, cfg, 2)
-		writer := r.sms[0]
-		writer.serial = true
-		writer.write(0, 0x2)
-		for k := uint64(1); k <= 4; k++ {
-			writer.read(k*setStride, 0xf)
-		}
-		reader := r.sms[1]
-		reader.serial = true
-		reader.startCycle = 10000
-		reader.read(0, 0xf)
-		r.run(t)
-
-		st := r.sys.Stats()
-		assert.Equal(t, uint64(32), st.DRAMWriteBytes, "the dirty sector, written back once")
-		assert.Equal(t, uint64(5*128), st.DRAMReadBytes, "four fills and the re-read, no fetch for the store")
-		assert.Equal(t, []uint64{uint64(cfg.DRAMLatency)}, r.latencies(1))
-	})
-}
-
 // TestDirtyBytesCountInThePeriodThatStoredThem runs two periods, as two
 // launches do: the first stores a line, which stays dirty in L2 and counts
 // as written then; the second evicts it, which it does not count again.
 func TestDirtyBytesCountInThePeriodThatStoredThem(t *testing.T) {
 	forEachL2(t, func(t *testing.T, base Config) {
-		const setStride = 16 * 1024
+		const setStride = 16 * 1024 // see TestL2EvictionWritesBack
 		r := newRig(t, base, 1)
 		sm := r.sms[0]
 		sm.serial = true
