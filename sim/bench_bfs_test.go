@@ -20,8 +20,8 @@ import (
 // Every iteration enacts on a fresh device, created with the timer stopped
 // (the timing model's GPU, built at the first launch, is timed: some 40
 // ms); the graph is generated once. The CPU reference check is timed in
-// both modes. WG_BENCH_GRAPH names another graph (a spec or a file), to
-// profile at another scale.
+// both modes. WG_BENCH_GRAPH names another graph (a spec or a file) and
+// WG_BENCH_VARIANT another scheduler variant, to profile other cells.
 //
 //	go test -run '^$' -bench 'BFS|Stream' ./sim
 func BenchmarkBFS(b *testing.B) {
@@ -29,7 +29,7 @@ func BenchmarkBFS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, v := schedulerCell(b, "bfs", "bsp")
+	a, v := schedulerCell(b, "bfs", benchVariant())
 	cfg, err := ConfigByName("h100")
 	if err != nil {
 		b.Fatal(err)
@@ -72,4 +72,12 @@ func benchGraph() string {
 		return s
 	}
 	return "rmat:scale=16+perm=1"
+}
+
+// benchVariant is BenchmarkBFS's scheduler variant: WG_BENCH_VARIANT, or bsp.
+func benchVariant() string {
+	if s := os.Getenv("WG_BENCH_VARIANT"); s != "" {
+		return s
+	}
+	return "bsp"
 }
