@@ -114,10 +114,12 @@ type instInfo struct {
 	dst        [4]ptx.RegIndex
 }
 
-// readyAt is the cycle at which the scoreboard ready lets the instruction
+// readyAt is the cycle at which warp w's scoreboard lets the instruction
 // issue: its sources and destinations ready, and for a call or ret every
-// register (never: a load it waits for is still in flight).
-func (info *instInfo) readyAt(ready []uint64) uint64 {
+// register (never: a load it waits for is still in flight), which is
+// w.readyMax unless a load with destinations is in flight.
+func (info *instInfo) readyAt(w *warpCtx) uint64 {
+	ready := w.ready
 	t := uint64(0)
 	for j := 0; j < int(info.nsrc); j++ {
 		t = max(t, ready[info.src[j]])
@@ -126,9 +128,10 @@ func (info *instInfo) readyAt(ready []uint64) uint64 {
 		t = max(t, ready[info.dst[j]])
 	}
 	if info.call {
-		for _, r := range ready {
-			t = max(t, r)
+		if w.pendingDst > 0 {
+			return never
 		}
+		t = max(t, w.readyMax)
 	}
 	return t
 }

@@ -335,6 +335,10 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 	for j := 0; j < int(op.ndst); j++ {
 		w.ready[op.dst[j]] = at
 	}
+	if op.ndst > 0 {
+		w.readyMax = max(w.readyMax, at)
+		w.pendingDst--
+	}
 	w.wakeAt = min(w.wakeAt, at)
 	w.pendingLoads--
 	*op = loadOp{}
@@ -392,6 +396,9 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 			for j := 0; j < int(info.ndst); j++ {
 				w.ready[info.dst[j]] = never
 			}
+			if info.ndst > 0 {
+				w.pendingDst++
+			}
 			if s.prof != nil {
 				kind := ReasonGlobalLoad
 				if m.Kind == exec.MemAtomic {
@@ -405,6 +412,9 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 	if hasResult {
 		for j := 0; j < int(info.ndst); j++ {
 			w.ready[info.dst[j]] = ready
+		}
+		if info.ndst > 0 {
+			w.readyMax = max(w.readyMax, ready)
 		}
 		if s.prof != nil {
 			if shared != 0 {

@@ -63,6 +63,14 @@ type warpCtx struct {
 	// ready is the scoreboard: the cycle each register's pending result
 	// arrives (never: a load or atomic still in flight).
 	ready []uint64
+	// readyMax is the latest finite cycle ever written into ready (since
+	// the warp took the slot) and pendingDst the loads in flight that will
+	// write registers (theirs read never meanwhile). A register's ready
+	// cycle never decreases (an instruction writing it waits for it), so
+	// the latest of all is readyMax unless pendingDst > 0: a call or ret,
+	// which waits for every register, checks in O(1) (readyAt).
+	readyMax   uint64
+	pendingDst int
 	// heldSince is the cycle since which the warp's next instruction has
 	// passed its own checks (scoreboard, events) but found its pipeline
 	// busy; never when the warp has not been found so since it last
@@ -234,6 +242,7 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 		w.fn, w.infos, w.next = nil, nil, nil
 		w.wakeAt, w.heldSince = first, never
 		clear(w.ready)
+		w.readyMax, w.pendingDst = 0, 0
 		w.pendingLoads, w.outstanding = 0, 0
 		w.fenceWait, w.atBarrier, w.lsuWait, w.done, w.retired = false, false, false, false, false
 		ctx.warps = append(ctx.warps, w)
@@ -602,7 +611,7 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 	if info == nil {
 		return false, never, false
 	}
-	if t := info.readyAt(w.ready); t > cyc {
+	if t := info.readyAt(w); t > cyc {
 		return false, t, false
 	}
 	if f := sc.nextFree[info.cls]; f > cyc {
@@ -674,6 +683,9 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		for j := 0; j < int(info.ndst); j++ {
 			w.ready[info.dst[j]] = cyc + uint64(ct.Latency)
 		}
+		if info.ndst > 0 {
+			w.readyMax = max(w.readyMax, cyc+uint64(ct.Latency))
+		}
 		if s.prof != nil {
 			s.profileResult(w, info, ReasonALU, never, never)
 		}
@@ -713,7 +725,7 @@ func (s *SM) sleepOnScoreboard(w *warpCtx) {
 		return
 	}
 	if info := s.nextInfo(w); info != nil {
-		if t := info.readyAt(w.ready); t > w.wakeAt {
+		if t := info.readyAt(w); t > w.wakeAt {
 			w.wakeAt = t
 		}
 	}
