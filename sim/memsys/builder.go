@@ -235,6 +235,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		dramDepth:     cfg.dramQueueDepth(),
 		zero:          s.zeroLine,
 		ownData:       cfg.l1Model() != L1Sectored,
+		dirtyMask:     s.dirtyMask,
 	}
 	c.lines = make([]l2Line, c.numSets*uint64(c.ways))
 	numSets := c.numSets

@@ -80,6 +80,9 @@ type sectoredL2 struct {
 	dirtyBytes uint64
 
 	zero []byte
+	// dirtyMask is the System's shared, read-only byte mask of a span of
+	// sectors (System.dirtyMask), for partial write-backs.
+	dirtyMask func(mask uint32, span int) []bool
 	// ownData: each answer carries data of its own rather than a piece of
 	// zero, because akita's L1 models write into the data they receive.
 	ownData  bool
@@ -285,14 +288,7 @@ func (c *sectoredL2) writeBack(line *l2Line) {
 		Data:    c.zero[:(last-first+1)*sector],
 	}
 	if span := line.dirty >> first; span != 1<<(last-first+1)-1 {
-		w.DirtyMask = make([]bool, len(w.Data))
-		for k := uint64(0); k <= last-first; k++ {
-			if span&(1<<k) != 0 {
-				for b := k * sector; b < (k+1)*sector; b++ {
-					w.DirtyMask[b] = true
-				}
-			}
-		}
+		w.DirtyMask = c.dirtyMask(span, int(last-first+1))
 	}
 	w.ID = c.ids.Next()
 	w.Src = c.bottom

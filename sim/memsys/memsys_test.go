@@ -14,6 +14,15 @@ var l1Models = []string{L1Sectored, L1AkitaWriteAround, L1AkitaWriteThrough}
 
 var l2Models = []string{L2Sectored, L2AkitaWriteback}
 
+// forEachModel runs a test on testConfig under every L2 and L1 model.
+func forEachModel(t *testing.T, test func(t *testing.T, cfg Config)) {
+	forEachL2(t, func(t *testing.T, base Config) {
+		for _, model := range l1Models {
+			t.Run(model, func(t *testing.T) { test(t, withModel(base, model)) })
+		}
+	})
+}
+
 // forEachL2 runs a test on testConfig under every L2 model.
 func forEachL2(t *testing.T, test func(t *testing.T, base Config)) {
 	for _, model := range l2Models {
@@ -81,27 +90,22 @@ func TestLatencies(t *testing.T) {
 // TestReadAfterEviction fills one L1 set beyond its two ways: the least
 // recently used line leaves L1 but stays in L2.
 func TestReadAfterEviction(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
+	forEachModel(t, func(t *testing.T, cfg Config) {
 		const setStride = 8 * 128 // 8 sets of 128-byte lines
-		for _, model := range l1Models {
-			t.Run(model, func(t *testing.T) {
-				cfg := withModel(base, model)
-				r := newRig(t, cfg, 1)
-				sm := r.sms[0]
-				sm.serial = true
-				for _, addr := range []uint64{lineA, lineA + setStride, lineA + 2*setStride} {
-					sm.read(addr, 0xf)
-				}
-				sm.read(lineA, 0xf)             // evicted from L1 by the third line
-				sm.read(lineA+2*setStride, 0xf) // still in L1
-				r.run(t)
-
-				lat := r.latencies(0)
-				assert.Equal(t, uint64(cfg.L2HitLatency), lat[3], "evicted line comes from L2")
-				assert.Equal(t, uint64(cfg.L1HitLatency), lat[4], "most recent line stays")
-				assert.Equal(t, uint64(4), r.sys.Stats().L1.ReadMisses)
-			})
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.serial = true
+		for _, addr := range []uint64{lineA, lineA + setStride, lineA + 2*setStride} {
+			sm.read(addr, 0xf)
 		}
+		sm.read(lineA, 0xf)             // evicted from L1 by the third line
+		sm.read(lineA+2*setStride, 0xf) // still in L1
+		r.run(t)
+
+		lat := r.latencies(0)
+		assert.Equal(t, uint64(cfg.L2HitLatency), lat[3], "evicted line comes from L2")
+		assert.Equal(t, uint64(cfg.L1HitLatency), lat[4], "most recent line stays")
+		assert.Equal(t, uint64(4), r.sys.Stats().L1.ReadMisses)
 	})
 }
 
@@ -486,81 +490,72 @@ func TestDRAMBandwidth(t *testing.T) {
 // TestStatsCountTraffic checks the counters against the traffic sent, and
 // ResetStats.
 func TestStatsCountTraffic(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
-		for _, model := range l1Models {
-			t.Run(model, func(t *testing.T) {
-				r := newRig(t, withModel(base, model), 2)
-				for i, sm := range r.sms {
-					sm.serial = true
-					base := uint64(i) * 0x100000
-					for k := range uint64(6) {
-						sm.read(base+k*128, 0xf)
-					}
-					for k := range uint64(6) {
-						sm.read(base+k*128, 0xf) // hits
-					}
-					for k := range uint64(3) {
-						sm.write(base+0x8000+k*128, 0xf)
-					}
-					sm.atomic(base, AtomicOp{Address: base, Lanes: 3}, AtomicOp{Address: base + 8, Lanes: 1})
-				}
-				r.run(t)
-
-				st := r.sys.Stats()
-				for i := range r.sms {
-					assert.Equal(t, CacheStats{ReadHits: 6, ReadMisses: 6, WriteMisses: 3}, st.L1PerSM[i], "SM %d", i)
-				}
-				assert.Equal(t, uint64(12), st.L2.ReadMisses)
-				assert.Equal(t, uint64(12*128), st.DRAMReadBytes)
-				assert.Equal(t, uint64(6+2), st.L2.Writes(), "stores and the atomics' sector writes")
-				// Per SM, three lanes on one address take ALU slots one cycle
-				// apart and each waits for the previous one's 10-cycle hold.
-				assert.Equal(t, AtomicStats{Requests: 2, Operations: 8, MaxSameAddressDepth: 3,
-					SameAddressWaitCycles: 2 * (9 + 18)}, st.Atomics)
-
-				r.sys.ResetStats()
-				st = r.sys.Stats()
-				assert.Equal(t, CacheStats{}, st.L1)
-				assert.Equal(t, CacheStats{}, st.L2)
-				assert.Zero(t, st.DRAMReadBytes)
-				assert.Equal(t, AtomicStats{}, st.Atomics)
-			})
+	forEachModel(t, func(t *testing.T, cfg Config) {
+		r := newRig(t, cfg, 2)
+		for i, sm := range r.sms {
+			sm.serial = true
+			base := uint64(i) * 0x100000
+			for k := range uint64(6) {
+				sm.read(base+k*128, 0xf)
+			}
+			for k := range uint64(6) {
+				sm.read(base+k*128, 0xf) // hits
+			}
+			for k := range uint64(3) {
+				sm.write(base+0x8000+k*128, 0xf)
+			}
+			sm.atomic(base, AtomicOp{Address: base, Lanes: 3}, AtomicOp{Address: base + 8, Lanes: 1})
 		}
+		r.run(t)
+
+		st := r.sys.Stats()
+		for i := range r.sms {
+			assert.Equal(t, CacheStats{ReadHits: 6, ReadMisses: 6, WriteMisses: 3}, st.L1PerSM[i], "SM %d", i)
+		}
+		assert.Equal(t, uint64(12), st.L2.ReadMisses)
+		assert.Equal(t, uint64(12*128), st.DRAMReadBytes)
+		assert.Equal(t, uint64(6+2), st.L2.Writes(), "stores and the atomics' sector writes")
+		// Per SM, three lanes on one address take ALU slots one cycle
+		// apart and each waits for the previous one's 10-cycle hold.
+		assert.Equal(t, AtomicStats{Requests: 2, Operations: 8, MaxSameAddressDepth: 3,
+			SameAddressWaitCycles: 2 * (9 + 18)}, st.Atomics)
+
+		r.sys.ResetStats()
+		st = r.sys.Stats()
+		assert.Equal(t, CacheStats{}, st.L1)
+		assert.Equal(t, CacheStats{}, st.L2)
+		assert.Zero(t, st.DRAMReadBytes)
+		assert.Equal(t, AtomicStats{}, st.Atomics)
 	})
 }
 
 // TestEngineDrains checks that once the last response is out, no component
 // keeps ticking: the engine runs out of events right away.
 func TestEngineDrains(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
-		for _, model := range l1Models {
-			t.Run(model, func(t *testing.T) {
-				cfg := withModel(base, model)
-				r := newRig(t, cfg, 4)
-				for i, sm := range r.sms {
-					sm.perCycle = 2
-					for k := range uint64(20) {
-						addr := uint64(i)*0x10000 + k*128
-						sm.read(addr, 0xf)
-						sm.write(addr+0x4000, 0x3)
-					}
-					sm.atomic(0x80, AtomicOp{Address: 0x80, Lanes: 4})
-				}
-				r.run(t)
-
-				var last sim.VTimeInSec
-				for _, sm := range r.sms {
-					last = max(last, sm.lastDone)
-				}
-				period := r.sys.Freq().Period()
-				assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
-					"components ticked on after the last response")
-
-				before := r.events.Load()
-				require.NoError(t, r.engine.Run())
-				assert.Equal(t, before, r.events.Load(), "nothing was left to run")
-			})
+	forEachModel(t, func(t *testing.T, cfg Config) {
+		r := newRig(t, cfg, 4)
+		for i, sm := range r.sms {
+			sm.perCycle = 2
+			for k := range uint64(20) {
+				addr := uint64(i)*0x10000 + k*128
+				sm.read(addr, 0xf)
+				sm.write(addr+0x4000, 0x3)
+			}
+			sm.atomic(0x80, AtomicOp{Address: 0x80, Lanes: 4})
 		}
+		r.run(t)
+
+		var last sim.VTimeInSec
+		for _, sm := range r.sms {
+			last = max(last, sm.lastDone)
+		}
+		period := r.sys.Freq().Period()
+		assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
+			"components ticked on after the last response")
+
+		before := r.events.Load()
+		require.NoError(t, r.engine.Run())
+		assert.Equal(t, before, r.events.Load(), "nothing was left to run")
 	})
 }
 

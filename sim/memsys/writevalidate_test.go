@@ -54,41 +54,36 @@ func TestStoresDoNotReadDRAM(t *testing.T) {
 // one: akita's L2 then reads the line from DRAM whole, as a load's miss,
 // while the sectored L2, which has the store by then, reads the rest.
 func TestReadOfUnwrittenSectorsFetches(t *testing.T) {
-	forEachL2(t, func(t *testing.T, base Config) {
-		for _, model := range l1Models {
-			t.Run(model, func(t *testing.T) {
-				cfg := withModel(base, model)
-				r := newRig(t, cfg, 1)
-				sm := r.sms[0]
-				sm.serial = true
-				sm.write(lineA, 0x1)
-				sm.read(lineA, 0x1)
-				sm.read(lineA, 0xe)
-				sm.read(lineA, 0xf)
-				r.run(t)
+	forEachModel(t, func(t *testing.T, cfg Config) {
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.serial = true
+		sm.write(lineA, 0x1)
+		sm.read(lineA, 0x1)
+		sm.read(lineA, 0xe)
+		sm.read(lineA, 0xf)
+		r.run(t)
 
-				st := r.sys.Stats()
-				assert.Equal(t, uint64(32), st.DRAMWriteBytes, "the written sector stays dirty")
-				if model == L1AkitaWriteThrough {
-					if base.L2Model == L2AkitaWriteback {
-						assert.Equal(t, uint64(128), st.DRAMReadBytes, "the L1's fetch of the line")
-					} else {
-						// The store reaches the slice before the L1's
-						// fetch, which then lacks three sectors only.
-						assert.Equal(t, uint64(3*32), st.DRAMReadBytes, "the L1's fetch, less the stored sector")
-					}
-					return
-				}
-				assert.Equal(t, uint64(3*32), st.DRAMReadBytes, "the three sectors not written")
-				if model != L1Sectored {
-					return // akita's L1s fetch the whole line at the first read
-				}
-				lat := r.latencies(0)
-				assert.Equal(t, uint64(cfg.L2HitLatency), lat[1], "the written sector is in L2")
-				assert.InDelta(t, cfg.DRAMLatency, float64(lat[2]), 1, "the other sectors come from DRAM")
-				assert.Equal(t, uint64(cfg.L1HitLatency), lat[3])
-			})
+		st := r.sys.Stats()
+		assert.Equal(t, uint64(32), st.DRAMWriteBytes, "the written sector stays dirty")
+		if cfg.L1Model == L1AkitaWriteThrough {
+			if cfg.L2Model == L2AkitaWriteback {
+				assert.Equal(t, uint64(128), st.DRAMReadBytes, "the L1's fetch of the line")
+			} else {
+				// The store reaches the slice before the L1's
+				// fetch, which then lacks three sectors only.
+				assert.Equal(t, uint64(3*32), st.DRAMReadBytes, "the L1's fetch, less the stored sector")
+			}
+			return
 		}
+		assert.Equal(t, uint64(3*32), st.DRAMReadBytes, "the three sectors not written")
+		if cfg.L1Model != L1Sectored {
+			return // akita's L1s fetch the whole line at the first read
+		}
+		lat := r.latencies(0)
+		assert.Equal(t, uint64(cfg.L2HitLatency), lat[1], "the written sector is in L2")
+		assert.InDelta(t, cfg.DRAMLatency, float64(lat[2]), 1, "the other sectors come from DRAM")
+		assert.Equal(t, uint64(cfg.L1HitLatency), lat[3])
 	})
 }
 
