@@ -159,7 +159,7 @@ func (g *Grid) Dispatch(sm int) *CTA {
 		c = g.pool[n-1]
 		g.pool = g.pool[:n-1]
 		clear(c.shared)
-		clear(c.regs)
+		c.clearLiveIn()
 		clear(c.local)
 	} else {
 		c = g.newCTA()
@@ -179,6 +179,19 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	}
 	g.epoch++
 	return c
+}
+
+// clearLiveIn zeroes the entry registers some path reads before writing,
+// in every warp; the rest are written before they are read.
+func (c *CTA) clearLiveIn() {
+	entry := c.g.prog.entry
+	per := entry.nregs * WarpSize
+	for w := range c.warps {
+		regs := c.regs[w*per : (w+1)*per]
+		for _, r := range entry.fn.Liveness.LiveIn {
+			clear(regs[int(r)*WarpSize : int(r+1)*WarpSize])
+		}
+	}
 }
 
 func (g *Grid) newCTA() *CTA {
@@ -229,6 +242,9 @@ func (w *Warp) reset(lanes int) {
 
 // Retire returns a finished CTA's state to the pool.
 func (g *Grid) Retire(c *CTA) {
+	for _, w := range c.warps {
+		w.releaseFrames()
+	}
 	last := g.resident[len(g.resident)-1]
 	g.resident[c.slot], last.slot = last, c.slot
 	g.resident[len(g.resident)-1] = nil

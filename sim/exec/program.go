@@ -104,6 +104,11 @@ type Program struct {
 	entry  *xfunc
 	// localStack is the per-thread local memory of the deepest call chain.
 	localStack int
+	// frames are call frames of retired CTAs, kept across launches: a
+	// launch's warps would otherwise allocate (and the runtime clear)
+	// every callee's register file afresh, 128 KB per warp for clang's
+	// larger helpers.
+	frames framePool
 }
 
 // Name is the kernel's name.

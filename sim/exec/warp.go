@@ -1022,18 +1022,25 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 		w.spare = append(w.spare, frame{})
 	}
 	f := w.spare[depth]
-	if len(w.groups) > 0 {
-		// Another thread group may be in a call at this depth, in the
-		// spare frame: this call gets its own.
+	if w.parkedInFrame(depth, f.regs) {
+		// A parked thread group is in a call at this depth, in the spare
+		// frame: this call gets its own, the spare from now on.
 		f = frame{}
 	}
 	if cap(f.regs) < callee.nregs*32 {
-		f.regs = make([]uint64, callee.nregs*32)
+		w.g.prog.frames.putRegs(f.regs)
+		f.regs = w.g.prog.frames.regs(callee.nregs * 32)
 	}
 	f.regs = f.regs[:callee.nregs*32]
-	clear(f.regs)
+	// Only the registers some path reads before writing need a defined
+	// value (zero); the rest are written first. Clearing all of them cost
+	// clang's helpers (hundreds of registers) 128 KB per warp per call.
+	for _, r := range callee.fn.Liveness.LiveIn {
+		clear(f.regs[int(r)*WarpSize : int(r+1)*WarpSize])
+	}
 	if cap(f.params) < callee.paramFrame*WarpSize {
-		f.params = make([]byte, callee.paramFrame*WarpSize)
+		w.g.prog.frames.putParams(f.params)
+		f.params = w.g.prog.frames.params(callee.paramFrame * WarpSize)
 	}
 	f.params = f.params[:callee.paramFrame*WarpSize]
 	clear(f.params)
@@ -1041,9 +1048,7 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 	f.localBase = caller.localBase + uint64(alignUp(caller.fn.fn.LocalFrameSize, 16))
 	f.base = len(w.stack) - 1
 	f.call = x
-	if len(w.groups) == 0 {
-		w.spare[depth] = f
-	}
+	w.spare[depth] = f
 	// Arguments.
 	for i, arg := range cs.Args {
 		formal := callee.fn.Params[i]
@@ -1071,6 +1076,21 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 	w.fn, w.code, w.regs = callee, callee.code, f.regs
 	w.stack = append(w.stack, simtEntry{pc: 0, rpc: ptx.NoTarget, mask: m})
 	return nil
+}
+
+// parkedInFrame reports whether a parked thread group's call at depth runs
+// on the register file regs (frames of one activation share it).
+func (w *Warp) parkedInFrame(depth int, regs []uint64) bool {
+	if cap(regs) == 0 {
+		return false
+	}
+	for i := range w.groups {
+		fs := w.groups[i].frames
+		if len(fs) > depth && cap(fs[depth].regs) > 0 && &fs[depth].regs[:1][0] == &regs[:1][0] {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxCallDepth bounds nested calls per warp.

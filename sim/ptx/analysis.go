@@ -378,6 +378,11 @@ func liveness(fn *Function) {
 		return
 	}
 	res := Liveness{MaxLiveAt: -1}
+	for r := range nr {
+		if in[0].has(RegIndex(r)) {
+			res.LiveIn = append(res.LiveIn, RegIndex(r))
+		}
+	}
 	fn.callLiveAcross = map[int][2]int{}
 	live := newRegSet(nr)
 	point := newRegSet(nr)

@@ -726,6 +726,11 @@ type Liveness struct {
 	MaxLivePred int
 	// MaxLiveAt is the instruction index where MaxLive32 is first reached.
 	MaxLiveAt int
+	// LiveIn are the registers live at the function's entry, ascending:
+	// its register parameters and any register some path reads before
+	// writing. Every other register is written before it is read, so an
+	// executor need initialise only these at a call.
+	LiveIn []RegIndex
 }
 
 // RegEstimate estimates registers per thread from the PTX alone. It is a
