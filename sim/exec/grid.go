@@ -85,7 +85,41 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 	if g.L.SMs < 1 {
 		g.L.SMs = 1
 	}
+	g.pool = prog.takeCTAs(g)
 	return g, nil
+}
+
+// shape is the shape of the grid's CTA state.
+func (g *Grid) shape() ctaShape {
+	return ctaShape{warps: g.warpsPerCTA, shared: g.sharedSize, localStride: g.localStride}
+}
+
+// takeCTAs hands g the CTA states a finished launch of the same shape
+// left, rebound to g: allocating them (and the runtime clearing them) per
+// launch cost multi-launch drivers more than simulating some launches.
+func (p *Program) takeCTAs(g *Grid) []*CTA {
+	p.ctaMu.Lock()
+	defer p.ctaMu.Unlock()
+	if len(p.ctas) == 0 || p.ctaShape != g.shape() {
+		return nil
+	}
+	ctas := p.ctas
+	p.ctas = nil
+	for _, c := range ctas {
+		c.g = g
+		for _, w := range c.warps {
+			w.g = g
+		}
+	}
+	return ctas
+}
+
+// keepCTAs stores a finished launch's CTA states for the next launch.
+func (p *Program) keepCTAs(g *Grid) {
+	p.ctaMu.Lock()
+	defer p.ctaMu.Unlock()
+	p.ctas, p.ctaShape = g.pool, g.shape()
+	g.pool = nil
 }
 
 // SharedBytes is the shared memory a CTA of prog holds with dynamic bytes
@@ -250,6 +284,9 @@ func (g *Grid) Retire(c *CTA) {
 	g.resident[len(g.resident)-1] = nil
 	g.resident = g.resident[:len(g.resident)-1]
 	g.pool = append(g.pool, c)
+	if len(g.resident) == 0 && g.next == g.ctas {
+		g.prog.keepCTAs(g)
+	}
 }
 
 // warpDone records a finished warp: barriers count finished warps as

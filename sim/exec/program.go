@@ -109,7 +109,15 @@ type Program struct {
 	// every callee's register file afresh, 128 KB per warp for clang's
 	// larger helpers.
 	frames framePool
+	// ctas are the CTA states of the last finished launch, for the next
+	// launch of the same shape (see Grid.Retire).
+	ctaMu    sync.Mutex
+	ctas     []*CTA
+	ctaShape ctaShape
 }
+
+// ctaShape is what a CTA's state depends on besides the program.
+type ctaShape struct{ warps, shared, localStride int }
 
 // Name is the kernel's name.
 func (p *Program) Name() string { return p.Entry.Name }

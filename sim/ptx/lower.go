@@ -36,6 +36,12 @@ type funcLowerer struct {
 	loc      Pos
 	names    map[string]int // declared-name counts, to make shadowing names unique
 	body     bodyRange
+	// Call-sequence .param temporaries live only in their scope, so
+	// sibling scopes share bytes, as a stack: callTop is the next free
+	// byte (relative to where they start, see layoutParams), callMarks the
+	// callTop at each open scope's start, callSize the deepest extent.
+	callTop, callSize int
+	callMarks         []int
 }
 
 type pendingBranch struct {
@@ -73,7 +79,7 @@ func (p *parser) lowerFunction(fn *Function, body bodyRange) {
 		}
 		fn.Insts[b.inst].Target = target
 	}
-	layoutParams(fn)
+	layoutParams(fn, l.callSize)
 	off := 0
 	for i := range fn.Locals {
 		v := &fn.Locals[i]
@@ -136,12 +142,16 @@ func (l *funcLowerer) statement() {
 	case t.kind == tokPunct && t.text == "{":
 		p.next()
 		l.push()
+		l.callMarks = append(l.callMarks, l.callTop)
 	case t.kind == tokPunct && t.text == "}":
 		p.next()
 		if len(l.scopes) <= 2 {
 			p.fail(t.line, "unbalanced }")
+			break
 		}
 		l.scopes = l.scopes[:len(l.scopes)-1]
+		l.callTop = l.callMarks[len(l.callMarks)-1]
+		l.callMarks = l.callMarks[:len(l.callMarks)-1]
 	case t.kind == tokDirective:
 		l.directive()
 	case t.kind == tokIdent && p.peekAt(1).kind == tokPunct && p.peekAt(1).text == ":":
@@ -257,6 +267,11 @@ func (l *funcLowerer) directive() {
 			p.fail(nt.line, "initialized .param declarations are not supported")
 		}
 		p.expect(";")
+		a := max(pr.Align, 1)
+		l.callTop = (l.callTop + a - 1) / a * a
+		pr.Offset = l.callTop // relative until layoutParams
+		l.callTop += pr.Size
+		l.callSize = max(l.callSize, l.callTop)
 		l.fn.Params = append(l.fn.Params, pr)
 		l.declare(nt.text, entity{entParam, int32(len(l.fn.Params) - 1)}, nt.line)
 	case ".loc":

@@ -323,3 +323,85 @@ func TestRegisterEstimate(t *testing.T) {
 	assert.Equal(t, 1, fn.Liveness.MaxLivePred)
 	assert.Equal(t, 8, fn.RegEstimate.Regs32)
 }
+
+// TestLiveIn checks the registers an executor must initialise at entry:
+// those read before written on some path (a guarded write does not
+// count), and none that every path writes first.
+func TestLiveIn(t *testing.T) {
+	fn := parseKernel(t, `	mov.u32 %r1, 1;
+	setp.eq.s32 %p1, %r1, 1;
+	@%p1 mov.u32 %r2, 5;
+	add.s32 %r3, %r2, %r1;
+	@%p1 bra skip;
+	mov.u32 %r4, 7;
+skip:
+	add.s32 %r5, %r4, %r3;
+	st.global.u32 [%rd1], %r5;`)
+	var names []string
+	for _, r := range fn.Liveness.LiveIn {
+		names = append(names, fn.Regs[r].Name)
+	}
+	assert.ElementsMatch(t, []string{"%r2", "%r4", "%rd1"}, names)
+}
+
+// TestCallParamsShareFrame checks that call-sequence .params of sibling
+// scopes share bytes while a nested scope's stay clear of its parent's,
+// and that the kernel's parameters keep CUDA's layout.
+func TestCallParamsShareFrame(t *testing.T) {
+	src := `.version 6.4
+.target sm_70
+.address_size 64
+.func (.param .b32 r) f(.param .b64 a, .param .b32 b)
+{
+	.reg .b32 %x;
+	ld.param.b32 %x, [b];
+	st.param.b32 [r], %x;
+	ret;
+}
+.visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	{
+	.param .b64 p0;
+	.param .b32 p1;
+	.param .b32 rv;
+	st.param.b64 [p0], %rd1;
+	st.param.b32 [p1], %r1;
+	call.uni (rv), f, (p0, p1);
+	ld.param.b32 %r2, [rv];
+	{
+	.param .b64 q0;
+	st.param.b64 [q0], %rd1;
+	}
+	}
+	{
+	.param .b64 s0;
+	.param .b32 s1;
+	.param .b32 sv;
+	st.param.b64 [s0], %rd1;
+	st.param.b32 [s1], %r1;
+	call.uni (sv), f, (s0, s1);
+	ld.param.b32 %r3, [sv];
+	}
+	ret;
+}
+`
+	m, err := Parse("t.ptx", []byte(src))
+	require.NoError(t, err)
+	fn := m.Func("k")
+	require.NotNil(t, fn)
+	off := map[string]int{}
+	for _, p := range fn.Params {
+		off[p.Name] = p.Offset
+	}
+	assert.Equal(t, 0, off["k_param_0"])
+	assert.Equal(t, 8, off["k_param_1"])
+	assert.Equal(t, 12, fn.KernelParamSize)
+	assert.Equal(t, 16, off["p0"], "call temporaries start aligned after the kernel's parameters")
+	assert.Equal(t, off["p0"], off["s0"], "sibling scopes share bytes")
+	assert.Equal(t, off["p1"], off["s1"])
+	assert.Equal(t, off["rv"], off["sv"])
+	assert.Equal(t, 32, off["q0"], "a nested scope's temporaries follow its parent's")
+	assert.Equal(t, 40, fn.ParamFrameSize)
+}

@@ -652,11 +652,16 @@ func (p *parser) parsePerfDirectives(fn *Function) {
 
 // layoutParams assigns frame offsets: inputs first (CUDA's kernel parameter
 // layout), then returns, then call-sequence temporaries.
-func layoutParams(fn *Function) {
+func layoutParams(fn *Function, callSize int) {
 	off := 0
+	callAlign := 1
 	for i := range fn.Params {
 		pr := &fn.Params[i]
 		if pr.Space == SpaceReg {
+			continue
+		}
+		if pr.Role == ParamCall {
+			callAlign = max(callAlign, pr.Align)
 			continue
 		}
 		a := max(pr.Align, 1)
@@ -666,6 +671,17 @@ func layoutParams(fn *Function) {
 		if i == fn.NumInputs-1 {
 			fn.KernelParamSize = off
 		}
+	}
+	// The call temporaries follow, at the offsets their scopes gave them
+	// (relative to a base aligned for all of them).
+	base := (off + callAlign - 1) / callAlign * callAlign
+	for i := range fn.Params {
+		if pr := &fn.Params[i]; pr.Role == ParamCall && pr.Space != SpaceReg {
+			pr.Offset += base
+		}
+	}
+	if callSize > 0 {
+		off = base + callSize
 	}
 	fn.ParamFrameSize = off
 }
