@@ -152,3 +152,27 @@ func TestWinnersCountIdenticalSimulationsAsOne(t *testing.T) {
 	assert.Equal(t, 0, w.agree, "same time, different work: two configurations")
 	assert.Len(t, w.disagree, 1)
 }
+
+// Variants that differ only in a measurement key (edge's census: an
+// untimed launch before each sweep) time the same kernels: a pick of one
+// agrees with the other. Variants that differ in a timed key do not.
+func TestWinnersCountMeasurementOnlyVariantsAsOne(t *testing.T) {
+	pair := func(c string, s, h float64, insts string) crossPair {
+		return crossPair{candidate: c, s: s, h: h, sim: Row{"thread_instructions": insts, "commit": "abc"}}
+	}
+	census := map[string][]crossPair{"g": {
+		pair("edge:cache=shared,census=on", 10.0, 5.3, "100"),
+		pair("edge:cache=shared,census=off", 10.1, 5.0, "101"),
+		pair("bsp", 30, 20, "300")}}
+	w := winners(census)
+	assert.Equal(t, 1, w.agree, "census on and off time the same kernels")
+	assert.Empty(t, w.disagree)
+
+	cache := map[string][]crossPair{"g": {
+		pair("edge:cache=shared,census=off", 10.0, 5.3, "100"),
+		pair("edge:cache=global,census=off", 10.1, 5.0, "101"),
+		pair("bsp", 30, 20, "300")}}
+	w = winners(cache)
+	assert.Equal(t, 0, w.agree, "shared and global caching are two configurations")
+	assert.Len(t, w.disagree, 1)
+}

@@ -36,7 +36,7 @@ func init() {
 			{Name: "cache", About: "shared: reduce updates in a per-CTA vertex-value array in shared memory, then write back; global: every update a global atomic (the baseline)",
 				Values: []string{"shared", "global"}, Default: "shared"},
 			{Name: "census", About: "on: before each sweep a census launch, kept out of the kernel time, counts the proposing edges per destination slot (the synchronisation degree); off for timing",
-				Values: []string{"off", "on"}, Default: "off"},
+				Values: []string{"off", "on"}, Default: "off", Measurement: true},
 		},
 		Label:    func(v Variant) string { return v.Get("cache") },
 		Supports: edgeSupports,

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -186,6 +187,11 @@ type Key struct {
 	// results, so that the point keys of earlier sweeps (which spell
 	// every key) still name the same variants.
 	Quiet bool
+	// Measurement keys add untimed measurement (launches kept out of the
+	// kernel time and the iteration statistics) and leave the timed
+	// kernels as they are: variants that differ only in them time the
+	// same work (Variant.Timed).
+	Measurement bool
 }
 
 // Scheduler is one registered runtime.
@@ -311,6 +317,18 @@ func (v Variant) String() string {
 		return v.Scheduler.Name
 	}
 	return v.Scheduler.Name + ":" + strings.Join(parts, ",")
+}
+
+// Timed is the variant with every measurement key at its default: the
+// variant whose timed kernels are the same as v's.
+func (v Variant) Timed() Variant {
+	t := Variant{Scheduler: v.Scheduler, values: maps.Clone(v.values)}
+	for _, k := range v.Scheduler.Keys {
+		if k.Measurement {
+			t.values[k.Name] = k.Default
+		}
+	}
+	return t
 }
 
 // Label is the variant's part of entry names: "base" without keys,
