@@ -17,6 +17,9 @@ type ReportInfo struct {
 	// Commit is the code that wrote the report (it may be later than the
 	// points' when a finished sweep is rerun to redraw it).
 	Commit string
+	// NotRun are the keys of the plan's points missing from rows (a
+	// report-only sweep of an unfinished plan).
+	NotRun []string
 }
 
 // Report draws the experiment's plots from rows into dir and writes
@@ -69,6 +72,21 @@ func writeReadme(w io.Writer, e *Experiment, rows []Row, info ReportInfo, plots 
 	}
 	fmt.Fprintf(w, "- **Points:** %d (%d ok, %d invalid, %d failed); %.0f s of wall time in all\n",
 		len(rows), counts[StatusOK], counts[StatusInvalid], counts[StatusError], wall)
+	if n := len(info.NotRun); n > 0 {
+		fmt.Fprintf(w, "- **Not run yet:** %d more points of the plan (rendered with --report-only; the same command without it runs them):", n)
+		const shown = 10
+		for i, k := range info.NotRun[:min(n, shown)] {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s `%s`", sep, k)
+		}
+		if n > shown {
+			fmt.Fprintf(w, " and %d more", n-shown)
+		}
+		fmt.Fprintln(w)
+	}
 	if e.Findings != nil {
 		if fs := e.Findings(rows); len(fs) > 0 {
 			fmt.Fprintln(w, "\n## What it shows")

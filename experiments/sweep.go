@@ -73,11 +73,18 @@ type Options struct {
 	// Only simulator points may run in parallel: a GPU timed by several
 	// processes at once measures their interference.
 	Jobs int
+	// ReportOnly runs nothing: it writes data.csv in sweep order and the
+	// report from the points recorded so far, the README naming the
+	// points of the plan not run yet (a sweep gathered elsewhere, or one
+	// whose last points do not fit the time at hand).
+	ReportOnly bool
 }
 
 // Summary counts what a sweep did.
 type Summary struct {
 	Points, Skipped, Ran, OK, Invalid, Errors int
+	// NotRun are the points a ReportOnly sweep found unrecorded.
+	NotRun int
 	// Files are the files written besides data.csv and sweep.json (plots
 	// and README.md of a complete, unsharded sweep).
 	Files []string
@@ -109,6 +116,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return nil, err
 	}
 	o.defaults()
+	if o.ReportOnly && o.RetryFailed {
+		return nil, fmt.Errorf("a report-only sweep runs nothing, so it cannot retry failed points")
+	}
 	if o.Jobs > 1 && o.Plan.Target != TargetSim {
 		return nil, fmt.Errorf("%d parallel jobs on target %s: only simulator points may run in parallel (concurrent GPU runs time each other's interference)", o.Jobs, o.Plan.Target)
 	}
@@ -142,7 +152,14 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		}
 		sum.Skipped++
 	}
-	if o.Progress != nil {
+	var notRun []string
+	if o.ReportOnly {
+		for _, p := range todo {
+			notRun = append(notRun, p.Key())
+		}
+		sum.NotRun, todo = len(todo), nil
+	}
+	if o.Progress != nil && !o.ReportOnly {
 		o.Progress.Start(len(points), sum.Skipped)
 		defer o.Progress.Finish()
 	}
@@ -184,7 +201,7 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if o.Plan.Shards == 0 {
-		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}, Commit: o.Commit})
+		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}, Commit: o.Commit, NotRun: notRun})
 		sum.Files = files
 		if err != nil {
 			return sum, err

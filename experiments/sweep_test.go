@@ -428,3 +428,49 @@ func TestParallelSweepWritesTheSameCSVAndResumes(t *testing.T) {
 	_, err = Sweep(context.Background(), fakeExperiment(nil), Options{Plan: hw, Out: filepath.Join(dir, "hw"), Jobs: 2})
 	require.ErrorContains(t, err, "only simulator points may run in parallel")
 }
+
+// A report-only sweep runs no point: it sorts data.csv into sweep order
+// and writes the report from the recorded points, naming the rest.
+func TestReportOnlyRendersWhatIsRecorded(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	killer := fakeExperiment(func(ctx context.Context, p Point) error {
+		if calls++; calls == 8 {
+			cancel()
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	})
+	_, err := sweep(t, killer, simPlan(), dir, ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NoFileExists(t, filepath.Join(dir, "README.md"))
+
+	ran := 0
+	e := fakeExperiment(func(context.Context, Point) error { ran++; return nil })
+	_, err = Sweep(context.Background(), e, Options{Plan: simPlan(), Out: dir, ReportOnly: true, RetryFailed: true})
+	require.Error(t, err, "report-only with retry-failed is a contradiction")
+	sum, err := Sweep(context.Background(), e, Options{Plan: simPlan(), Out: dir, ReportOnly: true, Commit: "abc1234", Now: fixedClock, Command: "warpgraph sweep fake --report-only"})
+	require.NoError(t, err)
+	assert.Zero(t, ran, "nothing runs")
+	assert.Equal(t, 7, sum.Skipped)
+	assert.Equal(t, 5, sum.NotRun)
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "- **Points:** 7 (")
+	assert.Contains(t, string(readme), "**Not run yet:** 5 more points of the plan")
+	assert.Contains(t, string(readme), "`config=tiny;a=2;b=w`", "the first point not run is named")
+	_, rows, err := ReadCSV(filepath.Join(dir, DataFile))
+	require.NoError(t, err)
+	require.Len(t, rows, 7)
+
+	// Finishing the sweep runs exactly the missing points.
+	sum, err = sweep(t, e, simPlan(), dir, context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 5, sum.Ran)
+	readme, err = os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(readme), "Not run yet")
+}

@@ -29,7 +29,7 @@ type sweepOptions struct {
 	target, simMode, out, shard string
 	configs, points, params     []string
 	timeout                     time.Duration
-	retryFailed                 bool
+	retryFailed, reportOnly     bool
 	slurm                       bool
 	shards, jobs                int
 	slurmOpts, slurmBinary      string
@@ -75,6 +75,7 @@ running anything.`,
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 1 <= i <= n)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per point (default 1h in simulation, 5m on hardware)")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
+	f.BoolVar(&o.reportOnly, "report-only", false, "run nothing: write data.csv in sweep order, the plots and README.md from the points recorded so far (the README lists the points not run yet)")
 	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU); the hardware runs one at a time")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
@@ -139,6 +140,9 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 			out = experiments.ShardDir(out, pl.Shard, pl.Shards)
 		}
 	}
+	if o.reportOnly && (o.slurm || o.retryFailed || pl.Shards > 0) {
+		return badInput("--report-only runs nothing and reports a whole sweep: leave out --slurm, --retry-failed and --shard")
+	}
 	if o.slurm {
 		return writeSlurm(cmd, e, o, out)
 	}
@@ -155,7 +159,7 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sum, err := experiments.Sweep(ctx, e, experiments.Options{
-		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs,
+		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, ReportOnly: o.reportOnly,
 		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),
 	})
@@ -168,6 +172,9 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "sweep %s: %d points (%d recorded before, %d run now: %d ok, %d invalid, %d failed) in %s\n",
 		e.Name, sum.Points, sum.Skipped, sum.Ran, sum.OK, sum.Invalid, sum.Errors, out)
+	if sum.NotRun > 0 {
+		fmt.Fprintf(w, "  %d points not run (--report-only): the same command without it runs them\n", sum.NotRun)
+	}
 	for _, f := range sum.Files {
 		fmt.Fprintf(w, "  wrote %s\n", filepath.Join(out, f))
 	}
