@@ -21,7 +21,8 @@ import (
 // (the timing model's GPU, built at the first launch, is timed: some 40
 // ms); the graph is generated once. The CPU reference check is timed in
 // both modes. WG_BENCH_GRAPH names another graph (a spec or a file) and
-// WG_BENCH_VARIANT another scheduler variant, to profile other cells.
+// WG_BENCH_VARIANT another scheduler variant and WG_BENCH_ALGO another
+// algorithm, to profile other cells.
 //
 //	go test -run '^$' -bench 'BFS|Stream' ./sim
 func BenchmarkBFS(b *testing.B) {
@@ -29,7 +30,7 @@ func BenchmarkBFS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, v := schedulerCell(b, "bfs", benchVariant())
+	a, v := schedulerCell(b, benchAlgo(), benchVariant())
 	cfg, err := ConfigByName("h100")
 	if err != nil {
 		b.Fatal(err)
@@ -72,6 +73,14 @@ func benchGraph() string {
 		return s
 	}
 	return "rmat:scale=16+perm=1"
+}
+
+// benchAlgo is BenchmarkBFS's algorithm: WG_BENCH_ALGO, or bfs.
+func benchAlgo() string {
+	if s := os.Getenv("WG_BENCH_ALGO"); s != "" {
+		return s
+	}
+	return "bfs"
 }
 
 // benchVariant is BenchmarkBFS's scheduler variant: WG_BENCH_VARIANT, or bsp.

@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
@@ -670,10 +671,17 @@ func (q *deliveryQueue) push(d delivery) {
 		clear(q.items[n:])
 		q.items, q.head = q.items[:n], 0
 	}
-	q.items = append(q.items, d)
-	for i := len(q.items) - 1; i > q.head && q.items[i].before(q.items[i-1]); i-- {
-		q.items[i], q.items[i-1] = q.items[i-1], q.items[i]
+	n := len(q.items)
+	if n == q.head || !d.before(q.items[n-1]) {
+		q.items = append(q.items, d)
+		return
 	}
+	// Out of order (answers of different latencies into one port): a
+	// binary search and one move, rather than a swap per later message.
+	at := q.head + sort.Search(n-q.head, func(i int) bool { return d.before(q.items[q.head+i]) })
+	q.items = append(q.items, delivery{})
+	copy(q.items[at+1:], q.items[at:n])
+	q.items[at] = d
 }
 
 func (q *deliveryQueue) pop() delivery {
