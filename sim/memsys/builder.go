@@ -351,7 +351,6 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		maxMSHRs:      cfg.L1MSHRs,
 		maxWaiting:    cfg.L1MaxInflight,
 		mshrs:         make(map[uint64]*l1MSHR),
-		fills:         make(map[uint64]l1Fill),
 		ids:           NewIDSource(name),
 		l2For:         s.l2PortFor,
 		cyclesPerLook: 1 / float64(cfg.L1RequestsPerCycle),

@@ -43,7 +43,7 @@ type sectoredL1 struct {
 	maxWaiting     int
 	waiting        int
 	mshrs          map[uint64]*l1MSHR // by line address
-	fills          map[uint64]l1Fill  // by fill request ID's number
+	fills          fillTable          // by fill request ID's number
 	ids            *IDSource
 	l2For          func(addr uint64) sim.Port
 	lookupFree     float64 // next free lookup slot, in cycles
@@ -233,7 +233,7 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
 		c.fabric.sendDelayed(fill, delay)
-		c.fills[c.ids.Last()] = l1Fill{mshr: m, sectors: run, bypass: bypass}
+		c.fills.put(c.ids.Last(), l1Fill{mshr: m, sectors: run, bypass: bypass})
 		m.fetching |= run
 	})
 }
@@ -246,11 +246,10 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 		panic(fmt.Sprintf("memsys: %s got %T from L2", c.name, msg))
 	}
 	num, _ := c.ids.Number(rsp.RespondTo)
-	fill, ok := c.fills[num]
+	fill, ok := c.fills.take(num)
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s got a fill for unknown request %s", c.name, rsp.RespondTo))
 	}
-	delete(c.fills, num)
 	m, arrived := fill.mshr, fill.sectors
 	if !fill.bypass {
 		c.install(m.line, arrived)
@@ -386,4 +385,54 @@ func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
 	}
 	*victim = l1Line{tag: lineAddr, valid: sectors}
 	c.touch(victim)
+}
+
+// fillTable holds the fills in flight by their request number. The numbers
+// are an L1's own, handed out in order, so the live ones lie in a window:
+// a ring indexed by the number's low bits, doubled when two live numbers
+// would share a slot, replaces a map (a hash per fill, and most of a
+// fill's cost where loads miss).
+type fillTable struct {
+	slots []fillSlot
+}
+
+type fillSlot struct {
+	num  uint64
+	used bool
+	fill l1Fill
+}
+
+func (t *fillTable) put(num uint64, f l1Fill) {
+	if len(t.slots) == 0 {
+		t.slots = make([]fillSlot, 64)
+	}
+	for t.slots[num&uint64(len(t.slots)-1)].used {
+		t.grow()
+	}
+	t.slots[num&uint64(len(t.slots)-1)] = fillSlot{num: num, used: true, fill: f}
+}
+
+func (t *fillTable) take(num uint64) (l1Fill, bool) {
+	if len(t.slots) == 0 {
+		return l1Fill{}, false
+	}
+	s := &t.slots[num&uint64(len(t.slots)-1)]
+	if !s.used || s.num != num {
+		return l1Fill{}, false
+	}
+	f := s.fill
+	*s = fillSlot{}
+	return f, true
+}
+
+// grow doubles the ring and places the live fills again.
+func (t *fillTable) grow() {
+	old := t.slots
+	t.slots = make([]fillSlot, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.used {
+			t.slots[s.num&mask] = s
+		}
+	}
 }

@@ -43,3 +43,36 @@ func TestDeliveryQueuePopsInOrder(t *testing.T) {
 	}
 	require.Greater(t, pops, 500)
 }
+
+// The fill table finds every live fill by its number, out of order and
+// across growth, and nothing for a number not in flight.
+func TestFillTableTracksFillsInFlight(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var ft fillTable
+	live := map[uint64]uint32{}
+	next := uint64(1)
+	for range 5000 {
+		if r.IntN(2) == 0 || len(live) == 0 {
+			ft.put(next, l1Fill{sectors: uint32(next)})
+			live[next] = uint32(next)
+			next++
+			continue
+		}
+		// Take a random live fill, the oldest now and then (a slow one
+		// keeps the window wide).
+		var num uint64
+		for k := range live {
+			num = k
+			break
+		}
+		f, ok := ft.take(num)
+		require.True(t, ok, "fill %d", num)
+		require.Equal(t, live[num], f.sectors)
+		delete(live, num)
+		_, ok = ft.take(num)
+		require.False(t, ok, "fill %d taken twice", num)
+	}
+	_, ok := ft.take(next + 7)
+	require.False(t, ok, "a number never sent")
+	require.Greater(t, len(ft.slots), 64, "the window outgrew the first ring")
+}
