@@ -171,7 +171,34 @@ WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
     bool pulls = v < num_vertices && alg.wants_pull(v);
     V acc = alg.identity();
     if (pulls) {
-      for (uint32_t e = g.begin(v) + sub; e < g.end(v); e += K) {
+      uint32_t e = g.begin(v) + sub, end = g.end(v);
+      bool done = false;
+      // Four edges a step: their index loads, then their value loads, then
+      // the reduction. That is the schedule ptxas gives the one-edge loop
+      // on the GPU (it unrolls it and issues the loads early); it is
+      // written out because the simulator runs clang's PTX, where a warp
+      // would wait out each edge's two dependent loads in turn and the
+      // warp holding a hub, which every launch waits for, took ~2.5x the
+      // H100's time (sim/configs/README.md, "Load hoisting").
+      for (; !done && e + 3 * K < end; e += 4 * K) {
+        uint32_t src[4], weight[4];
+        V update[4];
+        bool proposes[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          src[i] = g.targets[e + i * K];
+          weight[i] = g.weight(e + i * K);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          proposes[i] = alg.compute(src[i], v, weight[i], &update[i]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          if (proposes[i])
+            acc = alg.reduce(acc, update[i]);
+        done = ALG::kind == WG_VOTING && alg.pull_done(acc);
+      }
+      for (; !done && e < end; e += K) {
         V update;
         if (alg.compute(g.targets[e], v, g.weight(e), &update)) {
           acc = alg.reduce(acc, update);
