@@ -30,24 +30,7 @@ WG_DEV uint32_t wg_pick_colour(const wg_graph &g, const uint32_t *colour, uint32
     uint32_t used[WG_COLOUR_WINDOW / 32];
     for (int w = 0; w < WG_COLOUR_WINDOW / 32; ++w)
       used[w] = 0;
-    uint32_t e = begin;
-    // Four edges a step, their loads issued together: the overlap ptxas
-    // gives the one-edge loop on the GPU, written out for clang's PTX, which
-    // the simulator runs (as in wg_vwc_pull, lib/wseg.cuh).
-    for (; e + 3 < end; e += 4) {
-      uint32_t u[4], c[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        u[i] = g.targets[e + i];
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        c[i] = wg_load_volatile(&colour[u[i]]) - base;
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (u[i] != v && c[i] < WG_COLOUR_WINDOW)
-          used[c[i] / 32] |= 1u << (c[i] % 32);
-    }
-    for (; e < end; ++e) {
+    for (uint32_t e = begin; e < end; ++e) {
       uint32_t u = g.targets[e];
       uint32_t c = wg_load_volatile(&colour[u]) - base; // uncoloured wraps out of the window
       if (u != v && c < WG_COLOUR_WINDOW)
