@@ -24,8 +24,16 @@ import (
 // without the configuration), in the style of Accel-Sim's validation.
 type CrossCheck struct {
 	// Times are the statistics compared (unit µs); the first is the
-	// headline, the one the winners and rank correlations use.
+	// headline, the one the winners and rank correlations use. A name in
+	// Derived is computed from the row; any other is a column.
 	Times []string
+	// Derived are statistics computed from a row's columns, each returning
+	// false where the row lacks what it needs.
+	Derived map[string]func(Row) (float64, bool)
+	// Iterations, when set, is the column counting the run's iterations:
+	// the report says how many cells ran a different number on the two
+	// targets (a nondeterministic algorithm's rounds depend on timing).
+	Iterations string
 	// Group names the axes of one workload and Candidate the axis whose
 	// values compete on it: the cells of a group are the same work done in
 	// different ways (variants), and the question is whether the
@@ -271,8 +279,8 @@ func (x *crossExperiment) pair() error {
 			group = append(group, a+"="+s[a])
 		}
 		for _, stat := range cc.Times {
-			sv, ok1 := s.Float(stat)
-			hv, ok2 := h.Float(stat)
+			sv, ok1 := cc.value(s, stat)
+			hv, ok2 := cc.value(h, stat)
 			if !ok1 || !ok2 || sv <= 0 || hv <= 0 {
 				continue
 			}
@@ -284,6 +292,35 @@ func (x *crossExperiment) pair() error {
 		}
 	}
 	return nil
+}
+
+// value is a row's statistic: derived, or a column.
+func (cc *CrossCheck) value(r Row, stat string) (float64, bool) {
+	if f, ok := cc.Derived[stat]; ok {
+		return f(r)
+	}
+	return r.Float(stat)
+}
+
+// iterationsDiffer counts the headline pairs whose two runs took a
+// different number of iterations.
+func (x *crossExperiment) iterationsDiffer() (differ, of int) {
+	col := x.e.CrossCheck.Iterations
+	if col == "" {
+		return 0, 0
+	}
+	for _, p := range x.pairs[x.e.CrossCheck.Times[0]] {
+		si, ok1 := p.sim.Float(col)
+		hi, ok2 := p.hw.Float(col)
+		if !ok1 || !ok2 {
+			continue
+		}
+		of++
+		if si != hi {
+			differ++
+		}
+	}
+	return differ, of
 }
 
 // groups splits the headline pairs by workload (nil without a Group).
@@ -453,6 +490,10 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 		x := byName[name]
 		fmt.Fprintf(w, "`%s`: %d cells ok on both targets; %d ok only in simulation, %d only on the GPU (not simulated, or failed there); %d failed in simulation, %d on the GPU (their errors are in the inputs' READMEs).\n\n",
 			name, x.both, x.simOnly, x.hwOnly, x.simFailed, x.hwFailed)
+		if differ, of := x.iterationsDiffer(); of > 0 {
+			fmt.Fprintf(w, "In %d of %d of them the two targets ran a different number of %s: the algorithm's rounds depend on timing (in-place PageRank and label propagation see values written in the same sweep, speculative colouring's clashes, asynchronous schedulers), so a time per iteration separates the timing model's error from the run's path.\n\n",
+				differ, of, x.e.CrossCheck.Iterations)
+		}
 	}
 	for _, f := range files {
 		if strings.HasSuffix(f, ".png") {
@@ -649,8 +690,12 @@ func crossScatter(x *crossExperiment, stat, config, dir string) ([]string, error
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s, sim %s vs GPU (%d cells)", x.e.Name, stat, config, len(ps))
-	p.X.Label.Text = "measured on the GPU (µs)"
-	p.Y.Label.Text = fmt.Sprintf("simulated, %s (µs)", config)
+	unit := "µs"
+	if strings.HasSuffix(stat, "_per_iteration") {
+		unit = "µs per iteration"
+	}
+	p.X.Label.Text = fmt.Sprintf("measured on the GPU (%s)", unit)
+	p.Y.Label.Text = fmt.Sprintf("simulated, %s (%s)", config, unit)
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
 	p.Add(plotter.NewGrid())

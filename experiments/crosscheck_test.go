@@ -176,3 +176,45 @@ func TestWinnersCountMeasurementOnlyVariantsAsOne(t *testing.T) {
 	assert.Equal(t, 0, w.agree, "shared and global caching are two configurations")
 	assert.Len(t, w.disagree, 1)
 }
+
+// A derived statistic (time per iteration) is compared like a column, and
+// the report counts the cells whose two runs took different iterations.
+func TestCrossCheckDerivedPerIterationTime(t *testing.T) {
+	e := fakeExperiment(nil)
+	e.Name = "fakeiter"
+	e.Params = nil
+	e.Stats = append(e.Stats, Stat{"iterations", "", "rounds"})
+	e.Run = func(_ context.Context, _ *Env, p Point) (Outcome, error) {
+		// Both targets take 10 µs per iteration; the simulator runs a=3
+		// for twice the iterations, so its total time is 2× off there.
+		a, _ := p.Int("a")
+		iters := a
+		if p.Target == TargetSim && a == 3 {
+			iters = 2 * a
+		}
+		return Outcome{Values: map[string]string{"t_us": strconv.Itoa(10 * iters), "iterations": strconv.Itoa(iters)}, Valid: true, Validation: "checked"}, nil
+	}
+	e.CrossCheck = &CrossCheck{
+		Times: []string{"t_us", "t_per_iteration_us"},
+		Derived: map[string]func(Row) (float64, bool){"t_per_iteration_us": func(r Row) (float64, bool) {
+			us, ok1 := r.Float("t_us")
+			n, ok2 := r.Float("iterations")
+			return us / n, ok1 && ok2 && n > 0
+		}},
+		Iterations: "iterations", Group: []string{"a"}, Candidate: "b",
+	}
+	reg := NewRegistry()
+	reg.Register(e)
+	dir := t.TempDir()
+	simDir, hwDir := sweepBothTargets(t, e, dir)
+	out := filepath.Join(dir, "cross")
+	res, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: out})
+	require.NoError(t, err)
+	// Headline t_us: a=3's four cells 100% off, the other eight exact.
+	assert.InDelta(t, 100.0*4/12, res.MAPE, 1e-9)
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "| fakeiter | t_per_iteration_us | 12 | 0% |", "per iteration every cell agrees")
+	assert.Contains(t, string(readme), "In 4 of 12 of them the two targets ran a different number of iterations")
+	assert.FileExists(t, filepath.Join(out, "scatter-fakeiter-t_per_iteration.png"))
+}

@@ -55,9 +55,17 @@ func simhwExperiment() *Experiment {
 // end-to-end time per cell, variants competing per (graph, algorithm).
 func cellCrossCheck() *CrossCheck {
 	return &CrossCheck{
-		Times:     []string{"kernel_us", "end_to_end_us"},
-		Group:     []string{"graph", "algorithm"},
-		Candidate: "variant",
-		Context:   []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
+		Times: []string{"kernel_us", "end_to_end_us", "kernel_us_per_iteration"},
+		Derived: map[string]func(Row) (float64, bool){
+			"kernel_us_per_iteration": func(r Row) (float64, bool) {
+				us, ok1 := r.Float("kernel_us")
+				n, ok2 := r.Float("iterations")
+				return us / n, ok1 && ok2 && n > 0
+			},
+		},
+		Iterations: "iterations",
+		Group:      []string{"graph", "algorithm"},
+		Candidate:  "variant",
+		Context:    []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
 	}
 }
