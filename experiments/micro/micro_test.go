@@ -239,3 +239,32 @@ func TestAtomicSpreadValidatesEveryStride(t *testing.T) {
 	_, err = micro.AtomicSpread(ctx(t), dev, []int{4}, 0, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "0 CTAs")
 }
+
+func TestAtomicPollValidatesAndRefusesBadShapes(t *testing.T) {
+	dev := tinyDevice(t)
+	ctas, err := micro.AtomicPollCTAs(dev)
+	require.NoError(t, err)
+	require.Greater(t, ctas, dev.Properties().SMs, "several CTAs per SM")
+	for _, pollers := range micro.AtomicPollers {
+		for line, word := range micro.AtomicPollLines {
+			_, err := micro.AtomicPoll(ctx(t), dev, ctas, pollers, word, 0, micro.Params{Reps: 5})
+			assert.NoError(t, err, "%d pollers on the %s line", pollers, line)
+		}
+	}
+	// Repeated launches on the same counters: pollers wait for their own
+	// launch's workers, and the counters add up.
+	_, err = micro.AtomicPoll(ctx(t), dev, ctas, 7, 1, 0, micro.Params{Reps: 3, Warmup: 2, Repeat: 3})
+	assert.NoError(t, err)
+	for _, c := range []struct {
+		ctas, pollers, word, reps int
+		want                      string
+	}{
+		{0, 1, 1, 1, "0 CTAs"},
+		{1, 8, 1, 1, "8 pollers per CTA is outside 0..7"},
+		{1, 1, 0, 1, "done word 0"},
+		{1, 1, 1, 0, "0 tickets per worker"},
+	} {
+		_, err := micro.AtomicPoll(ctx(t), dev, c.ctas, c.pollers, c.word, 0, micro.Params{Reps: c.reps})
+		assert.ErrorContains(t, err, c.want)
+	}
+}
