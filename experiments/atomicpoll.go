@@ -72,7 +72,7 @@ func atomicPollExperiment() *Experiment {
 		},
 		Notes: []string{
 			"Every point checks the head and done counters and that no poller ran out of its spin budget (kernels/atomic_poll.cu).",
-			"With 0 pollers the two lines are the same run: the workers' chains alone.",
+			"With 0 pollers the workers' chains run alone; the two lines then differ only in where each CTA counts itself done (one atomicAdd per CTA).",
 			"On the simulator the time is the kernel's event time (host.kernel_overhead_ns plus the cycles at the clock); on hardware the median event time of `repeat` launches after `warmup`.",
 		},
 	}
