@@ -164,9 +164,11 @@ func TestPollUntilSpinsThenSleeps(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	assert.ErrorIs(t, pollUntil(cancelled, func() bool { return false }), context.Canceled)
+	// began is taken before the deadline is set, so that a descheduled
+	// test goroutine cannot make the wait look short.
+	began = time.Now()
 	short, cancel := context.WithTimeout(context.Background(), spinWindow+20*time.Millisecond)
 	defer cancel()
-	began = time.Now()
 	assert.ErrorIs(t, pollUntil(short, func() bool { return false }), context.DeadlineExceeded)
 	assert.GreaterOrEqual(t, time.Since(began), spinWindow+20*time.Millisecond)
 	// A ready poll wins over an ended context.

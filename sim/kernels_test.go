@@ -32,6 +32,7 @@ var kernelTests = map[string]string{
 	"atomic_contention_shared": "TestKernelAtomicContention",
 	"atomic_contention_global": "TestKernelAtomicContention",
 	"atomic_spread":            "TestKernelAtomicSpread",
+	"atomic_poll":              "experiments/micro TestAtomicPoll*",
 	"load_latency":             "TestKernelLoadLatency",
 	"sync_latency":             "TestKernelSyncLatency",
 	"bank_stride":              "TestKernelBankStride",
