@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/warpgraph/warpgraph/experiments/micro"
@@ -18,7 +19,10 @@ func init() { Default.Register(atomicPollExperiment()) }
 // fetching leader; whether polls on the head's line slow its atomics on
 // the H100, and by how much, is the question.
 func atomicPollExperiment() *Experiment {
-	lines := []string{"same", "other"}
+	var lines []string
+	for _, l := range micro.AtomicPollLines {
+		lines = append(lines, l.Name)
+	}
 	return &Experiment{
 		Name: "atomic-poll",
 		About: "How volatile polls on a queue's control line slow the atomics on it: CTAs of 256 threads filling every SM (8 per SM on the H100); in each CTA one " +
@@ -41,10 +45,11 @@ func atomicPollExperiment() *Experiment {
 			if err != nil {
 				return Outcome{}, err
 			}
-			word, ok := micro.AtomicPollLines[p.Get("line")]
-			if !ok {
-				return Outcome{}, fmt.Errorf("atomic-poll: line %q is neither same nor other", p.Get("line"))
+			i := slices.IndexFunc(micro.AtomicPollLines, func(l micro.AtomicPollLine) bool { return l.Name == p.Get("line") })
+			if i < 0 {
+				return Outcome{}, fmt.Errorf("atomic-poll: line %q is not one of %v", p.Get("line"), lines)
 			}
+			word := micro.AtomicPollLines[i].DoneWord
 			budget, err := strconv.ParseUint(p.Get("spin_budget"), 10, 32)
 			if err != nil {
 				return Outcome{}, fmt.Errorf("spin_budget %q: %w", p.Get("spin_budget"), err)

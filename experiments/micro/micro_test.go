@@ -246,9 +246,9 @@ func TestAtomicPollValidatesAndRefusesBadShapes(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, ctas, dev.Properties().SMs, "several CTAs per SM")
 	for _, pollers := range micro.AtomicPollers {
-		for line, word := range micro.AtomicPollLines {
-			_, err := micro.AtomicPoll(ctx(t), dev, ctas, pollers, word, 0, micro.Params{Reps: 5})
-			assert.NoError(t, err, "%d pollers on the %s line", pollers, line)
+		for _, line := range micro.AtomicPollLines {
+			_, err := micro.AtomicPoll(ctx(t), dev, ctas, pollers, line.DoneWord, 0, micro.Params{Reps: 5})
+			assert.NoError(t, err, "%d pollers on the %s line", pollers, line.Name)
 		}
 	}
 	// Repeated launches on the same counters: pollers wait for their own

@@ -12,11 +12,17 @@ import (
 // workers' chains alone), one, and every other warp of its 8.
 var AtomicPollers = []int{0, 1, 7}
 
-// AtomicPollLines say where atomic_poll's pollers read: the head's own
+// AtomicPollLine is where atomic_poll's pollers read: the head's own
 // line (word 1, as a queue's tail and pending count sit beside its head)
 // or a word 4 KB away, on another line and, through the L2's hashing,
 // another slice.
-var AtomicPollLines = map[string]int{"same": 1, "other": 1024}
+type AtomicPollLine struct {
+	Name     string
+	DoneWord int
+}
+
+// AtomicPollLines are the placements the benchmark compares, in sweep order.
+var AtomicPollLines = []AtomicPollLine{{"same", 1}, {"other", 1024}}
 
 // atomicPollBlock is 8 warps, an Atos CTA worker's size: warp 0's lane 0
 // works, the next pollers warps' lane 0 poll.
