@@ -27,6 +27,15 @@ import (
 // one line's words goes faster than many SMs alternating between lines
 // (sim/configs/README.md, "Global atomics at full scale").
 //
+// With AtomicLineLoadCycles set, a line with atomics booked on it is one
+// queue for strong loads too: such a load that reaches the slice while
+// atomics are booked on it waits for them and then holds the line that
+// long, and atomics booked after it start once it is done (bookLoad). On
+// the H100 a chain of atomics on one word slows 2.2x when one warp per CTA
+// polls a word of the same line, and not at all for a word 4 KB away
+// (results/atomic-poll); a queue's head, tail and counters share one line
+// in Atos's workers.
+//
 // Like the sectored caches it is event-driven: the fabric hands it each
 // request and each L2 acknowledgement at delivery. The completion time is
 // known when the sector arrives from L2, so the answer is sent then, with
@@ -50,7 +59,13 @@ type atomicUnit struct {
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
-	lastLine       uint64 // the line of the last request booked (noLine: none)
+	lastLine       uint64  // the line of the last request booked (noLine: none)
+	lineLoadCycles float64 // how long a load holds a line with atomics booked (0: loads pass)
+
+	// lineBusy is when the last operation booked on each line (an atomic
+	// lane or a load) releases it, and loadHeld when the last load booked
+	// on it does; kept only with lineLoadCycles set.
+	lineBusy, loadHeld map[uint64]float64
 
 	waitingForL2 map[uint64]*AtomicReq // by the sector write's ID number
 	aluFree      float64               // next free issue slot, in cycles
@@ -125,8 +140,8 @@ func (u *atomicUnit) execute(nowCycle float64, req *AtomicReq) float64 {
 		for range op.Lanes {
 			slot := math.Max(u.aluFree, nowCycle)
 			u.aluFree = slot + u.cyclesPerOp
-			start := slot
-			if free, busy := u.addrFree[op.Address]; busy && free > slot {
+			start := math.Max(slot, u.loadHeldUntil(op.Address))
+			if free, busy := u.addrFree[op.Address]; busy && free > start {
 				start = free
 				u.stats.SameAddressWaitCycles += free - slot
 				// The operations still ahead on this address, plus this one.
@@ -136,6 +151,7 @@ func (u *atomicUnit) execute(nowCycle float64, req *AtomicReq) float64 {
 				u.stats.MaxSameAddressDepth = max(u.stats.MaxSameAddressDepth, 1)
 			}
 			u.addrFree[op.Address] = start + u.sameAddrCycles
+			u.markLineBusy(op.Address, start+u.sameAddrCycles)
 			finish = math.Max(finish, start+u.aluLatency)
 			u.stats.Operations++
 		}
@@ -160,15 +176,17 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 		}
 		u.lastLine = line
 	}
+	afterLoads := math.Max(slot, u.loadHeldUntil(req.SectorAddress))
 	for _, op := range req.Ops {
-		start := slot
-		if free, busy := u.addrFree[op.Address]; busy && free > slot {
+		start := afterLoads
+		if free, busy := u.addrFree[op.Address]; busy && free > start {
 			start = free
 		}
 		chain := float64(op.Lanes-1) * perLane
 		u.stats.SameAddressWaitCycles += start - slot + chain
 		u.stats.MaxSameAddressDepth = max(u.stats.MaxSameAddressDepth, op.Lanes)
 		u.addrFree[op.Address] = start + chain + perLane
+		u.markLineBusy(op.Address, start+chain+perLane)
 		busyUntil = math.Max(busyUntil, start+chain+u.cyclesPerOp)
 		finish = math.Max(finish, start+chain+u.aluLatency)
 		u.stats.Operations += uint64(op.Lanes)
@@ -178,10 +196,50 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	return finish
 }
 
-// purgeIdleAddresses forgets addresses that are free again, once the table
-// has doubled since the last purge, to keep it small on long runs.
+// bookLoad books a load of lineAddr whose lookup is at cycle and returns
+// the cycle it may answer from: cycle itself when no atomic is booked on
+// the line past it, otherwise when the line's booked work ends plus the
+// load's hold, which later atomics on the line then wait for.
+func (u *atomicUnit) bookLoad(lineAddr uint64, cycle float64) float64 {
+	if u.lineLoadCycles == 0 {
+		return cycle
+	}
+	busy, ok := u.lineBusy[lineAddr]
+	if !ok || busy <= cycle {
+		return cycle
+	}
+	end := busy + u.lineLoadCycles
+	u.lineBusy[lineAddr] = end
+	u.loadHeld[lineAddr] = end
+	u.stats.LoadsBehindAtomics++
+	u.stats.LoadBehindAtomicsCycles += end - cycle
+	return end
+}
+
+// loadHeldUntil is when the loads booked on addr's line release it.
+func (u *atomicUnit) loadHeldUntil(addr uint64) float64 {
+	if u.lineLoadCycles == 0 {
+		return 0
+	}
+	return u.loadHeld[addr/u.lineBytes*u.lineBytes]
+}
+
+// markLineBusy records that addr's line is busy until free.
+func (u *atomicUnit) markLineBusy(addr uint64, free float64) {
+	if u.lineLoadCycles == 0 {
+		return
+	}
+	line := addr / u.lineBytes * u.lineBytes
+	if free > u.lineBusy[line] {
+		u.lineBusy[line] = free
+	}
+}
+
+// purgeIdleAddresses forgets addresses and lines that are free again, once
+// the table has doubled since the last purge, to keep it small on long
+// runs.
 func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
-	if len(u.addrFree) < u.purgeAt {
+	if len(u.addrFree)+len(u.lineBusy) < u.purgeAt {
 		return
 	}
 	for addr, free := range u.addrFree {
@@ -189,7 +247,13 @@ func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
 			delete(u.addrFree, addr)
 		}
 	}
-	u.purgeAt = max(1024, 2*len(u.addrFree))
+	for line, free := range u.lineBusy {
+		if free <= nowCycle {
+			delete(u.lineBusy, line)
+			delete(u.loadHeld, line)
+		}
+	}
+	u.purgeAt = max(1024, 2*(len(u.addrFree)+len(u.lineBusy)))
 }
 
 // snapshot returns the unit's counters.

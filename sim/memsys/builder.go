@@ -284,7 +284,8 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 	s.l2Stats = append(s.l2Stats, c)
 	s.sectoredL2s = append(s.sectoredL2s, c)
 	s.sectoredDRAMs = append(s.sectoredDRAMs, d)
-	s.atomics = append(s.atomics, b.buildAtomicUnit(s, i, c.top))
+	c.atomics = b.buildAtomicUnit(s, i, c.top)
+	s.atomics = append(s.atomics, c.atomics)
 }
 
 func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUnit {
@@ -305,6 +306,9 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		sectorPasses:   cfg.AtomicModel == AtomicSector,
 		waitingForL2:   make(map[uint64]*AtomicReq),
 		addrFree:       make(map[uint64]float64),
+		lineLoadCycles: cfg.AtomicLineLoadCycles,
+		lineBusy:       make(map[uint64]float64),
+		loadHeld:       make(map[uint64]float64),
 		purgeAt:        1024,
 	}
 	u.topPort = newSinkPort(name+".TopPort", u.accept)

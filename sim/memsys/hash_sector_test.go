@@ -87,3 +87,45 @@ func TestAtomicSameLineChainsFaster(t *testing.T) {
 	r.run(t)
 	assert.Equal(t, []uint64{slow, slow}, r.latencies(0)[1:])
 }
+
+// TestStrongLoadsQueueBehindAtomicsOnTheirLine: with
+// atomic_line_load_cycles set, a strong load of a line whose atomic unit
+// has a long same-word chain booked answers after the chain and holds the
+// line, so an atomic on that line sent after the load starts after it; a weak load (an L1 fill) of the line and a strong load
+// of another line pass. With it off, every load passes.
+func TestStrongLoadsQueueBehindAtomicsOnTheirLine(t *testing.T) {
+	run := func(loadCycles float64) (strongA, weakA, strongB, atomicAfter uint64) {
+		cfg := testConfig()
+		cfg.AtomicModel = AtomicSector
+		cfg.AtomicSameAddressCycles = 20 // 32 lanes on one word: 620 cycles
+		cfg.AtomicLineLoadCycles = loadCycles
+		r := newRig(t, cfg, 6)
+		warm := r.sms[0]
+		warm.serial = true
+		warm.read(lineA, 0xf)
+		warm.read(lineB, 0xf)
+		at := func(sm int, cycle int) *fakeSM {
+			r.sms[sm].startCycle = cycle
+			return r.sms[sm]
+		}
+		at(1, 3000).atomic(lineA, AtomicOp{Address: lineA + 8, Lanes: 32})
+		at(2, 3200).readBypass(lineA, 0x1)
+		at(3, 3200).read(lineA, 0x1)
+		at(4, 3200).readBypass(lineB, 0x1)
+		at(5, 3300).atomic(lineA, AtomicOp{Address: lineA + 16, Lanes: 1})
+		r.run(t)
+		if loadCycles > 0 {
+			assert.Equal(t, uint64(1), r.sys.Stats().Atomics.LoadsBehindAtomics, "only the strong load of line A queued")
+		}
+		return r.latencies(2)[0], r.latencies(3)[0], r.latencies(4)[0], r.latencies(5)[0]
+	}
+	strongOff, weakOff, otherOff, atomicOff := run(0)
+	strongOn, weakOn, otherOn, atomicOn := run(50)
+	assert.InDelta(t, otherOff, strongOff, 2, "off: a strong load of the busy line costs what one of another line does")
+	assert.Greater(t, strongOn, strongOff+300, "the strong load of line A waits for the chain booked on it")
+	assert.Equal(t, weakOff, weakOn, "a weak load (an L1 fill) passes the atomics")
+	assert.Equal(t, otherOff, otherOn, "a strong load of another line passes")
+	// Off, the unit is busy for the whole chain (the sector model), so the
+	// later atomic waits for it either way; on, the load's hold comes first.
+	assert.GreaterOrEqual(t, atomicOn, atomicOff+50, "the atomic sent after the load waits for the load's 50-cycle hold")
+}

@@ -232,6 +232,9 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 		fill.ID = c.ids.Next()
 		fill.Src = c.bottom
 		fill.Dst = c.l2For(m.line)
+		if bypass {
+			fill.Info = StrongRead{}
+		}
 		c.fabric.sendDelayed(fill, delay)
 		c.fills.put(c.ids.Last(), l1Fill{mshr: m, sectors: run, bypass: bypass})
 		m.fetching |= run

@@ -50,6 +50,9 @@ type sectoredL2 struct {
 	top    *sinkPort // requests from L1s and atomic units, answers to them
 	bottom *sinkPort // DRAM requests out, fills back
 	dram   *dramChannel
+	// atomics is the slice's atomic unit: a load of a line with atomics
+	// booked queues behind them (atomicUnit.bookLoad).
+	atomics *atomicUnit
 
 	lineShift, sectorShift uint
 	fullLine               uint32 // every sector of a line
@@ -185,6 +188,9 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 			c.markDirty(line, mask)
 		} else {
 			c.stats.ReadHits++
+			if c.atomics != nil && isStrongRead(msg) {
+				wait = c.atomics.bookLoad(lineAddr, cycle+wait) - cycle
+			}
 		}
 		c.received(msg)
 		c.answer(msg, atomic, wait+c.responseDelay)
@@ -228,6 +234,16 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 	c.touch(line)
 	m.waiters = append(m.waiters, l2Waiter{msg: msg, need: mask &^ line.valid, atomic: atomic})
 	return true
+}
+
+// isStrongRead says whether msg is a strong load's read (StrongRead).
+func isStrongRead(msg sim.Msg) bool {
+	req, ok := msg.(*mem.ReadReq)
+	if !ok {
+		return false
+	}
+	_, strong := req.Info.(StrongRead)
+	return strong
 }
 
 // write serves a store: no DRAM read, whatever it writes.

@@ -22,6 +22,12 @@ type SectorMask uint32
 // sectored L1 honours the bypass).
 type BypassL1 SectorMask
 
+// StrongRead is the Info of the read a sectored L1 sends to L2 for a load
+// that bypassed it (BypassL1): L2 knows it from an L1's fill, because only
+// strong loads queue behind the atomics on their line
+// (Config.AtomicLineLoadCycles).
+type StrongRead struct{}
+
 // AtomicOp is one address of an atomic request and the number of lanes of
 // the warp that update it.
 type AtomicOp struct {

@@ -66,6 +66,12 @@ type AtomicStats struct {
 	// SameAddressWaitCycles is the total time operations waited for an
 	// earlier operation on their address to release it.
 	SameAddressWaitCycles float64 `json:"same_address_wait_cycles"`
+	// LoadsBehindAtomics is the number of loads that reached a slice while
+	// atomics were booked on their line and queued behind them
+	// (Config.AtomicLineLoadCycles), and LoadBehindAtomicsCycles the
+	// cycles they waited and held the line.
+	LoadsBehindAtomics      uint64  `json:"loads_behind_atomics"`
+	LoadBehindAtomicsCycles float64 `json:"load_behind_atomics_cycles"`
 }
 
 func (a *AtomicStats) add(o AtomicStats) {
@@ -73,6 +79,8 @@ func (a *AtomicStats) add(o AtomicStats) {
 	a.Operations += o.Operations
 	a.MaxSameAddressDepth = max(a.MaxSameAddressDepth, o.MaxSameAddressDepth)
 	a.SameAddressWaitCycles += o.SameAddressWaitCycles
+	a.LoadsBehindAtomics += o.LoadsBehindAtomics
+	a.LoadBehindAtomicsCycles += o.LoadBehindAtomicsCycles
 }
 
 // Stats is a snapshot of the memory system's counters since it was built or

@@ -545,5 +545,6 @@ func (g *GPU) stats() Stats {
 	st.DRAMReadBytes = ms.DRAMReadBytes
 	st.DRAMWriteBytes = ms.DRAMWriteBytes
 	st.MaxSameAddressSerializationGlobal = ms.Atomics.MaxSameAddressDepth
+	st.StrongLoadsBehindAtomics = ms.Atomics.LoadsBehindAtomics
 	return st
 }

@@ -65,6 +65,10 @@ type Stats struct {
 	// operations the L2 atomic units ever had queued on one address.
 	MaxSameAddressSerializationShared int `json:"max_same_address_serialization_shared"`
 	MaxSameAddressSerializationGlobal int `json:"max_same_address_serialization_global"`
+	// StrongLoadsBehindAtomics counts the strong loads that queued behind
+	// the atomics booked on their line at an L2 slice
+	// (memory.atomic_line_load_cycles).
+	StrongLoadsBehindAtomics uint64 `json:"strong_loads_behind_atomics"`
 	// SharedAtomicLockRetries counts, in the lock model, the lock
 	// attempts that failed and looped.
 	SharedAtomicLockRetries uint64 `json:"shared_atomic_lock_retries"`
@@ -111,6 +115,7 @@ func (s *Stats) Counters() map[string]float64 {
 		"global_atomics":                        float64(s.GlobalAtomics),
 		"max_same_address_serialization_shared": float64(s.MaxSameAddressSerializationShared),
 		"max_same_address_serialization_global": float64(s.MaxSameAddressSerializationGlobal),
+		"strong_loads_behind_atomics":           float64(s.StrongLoadsBehindAtomics),
 		"shared_atomic_lock_retries":            float64(s.SharedAtomicLockRetries),
 		"global_load_requests":                  float64(s.GlobalLoadRequests),
 		"global_store_requests":                 float64(s.GlobalStoreRequests),
