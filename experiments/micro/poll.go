@@ -9,8 +9,10 @@ import (
 )
 
 // AtomicPollers are the polling warps per CTA of atomic_poll: none (the
-// workers' chains alone), one, and every other warp of its 8.
-var AtomicPollers = []int{0, 1, 7}
+// workers' chains alone), one, a few, and every other warp of its 8: how
+// the polls' cost grows with their number (an Atos CTA has one leader
+// polling, a warp-worker SM dozens).
+var AtomicPollers = []int{0, 1, 2, 3, 5, 7}
 
 // AtomicPollLine is where atomic_poll's pollers read: the head's own
 // line (word 1, as a queue's tail and pending count sit beside its head)
