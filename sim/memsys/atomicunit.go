@@ -29,12 +29,14 @@ import (
 //
 // With AtomicLineLoadCycles set, a line with atomics booked on it is one
 // queue for strong loads too: such a load that reaches the slice while
-// atomics are booked on it waits for them and then holds the line that
-// long, and atomics booked after it start once it is done (bookLoad). On
-// the H100 a chain of atomics on one word slows 2.2x when one warp per CTA
-// polls a word of the same line, and not at all for a word 4 KB away
-// (results/atomic-poll); a queue's head, tail and counters share one line
-// in Atos's workers.
+// atomics are booked on it waits for them at the line (not in the slice's
+// lookup queue) and then holds the line, AtomicLineLoadCycles for the first
+// load behind an atomic and AtomicLineLoadExtraCycles for each further one,
+// and atomics booked after it start once it is done (bookLoad). On the
+// H100 a chain of atomics on one word slows 2.2x when one warp per CTA
+// polls a word of the same line, 5.3x with seven, and hardly at all for a
+// word 4 KB away (results/atomic-poll); a queue's head, tail and counters
+// share one line in Atos's workers.
 //
 // Like the sectored caches it is event-driven: the fabric hands it each
 // request and each L2 acknowledgement at delivery. The completion time is
@@ -49,6 +51,13 @@ type atomicUnit struct {
 	topPort *sinkPort // AtomicReqs in, AtomicRsps out
 	l2Port  *sinkPort // sector writes to the slice, WriteDoneRsps back
 	l2Dst   sim.Port
+	// loadPort holds the strong loads queued at a line until their hold
+	// ends (the slice forwards them here with that delay, and answers them
+	// on delivery): answering at once with the delay would reserve the
+	// slice's and the L1's data links from the send, so one queued load
+	// would hold back every answer behind it.
+	loadPort *sinkPort
+	slice    *sectoredL2
 
 	ids        *IDSource
 	zeroSector []byte
@@ -60,7 +69,10 @@ type atomicUnit struct {
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
 	lastLine       uint64  // the line of the last request booked (noLine: none)
-	lineLoadCycles float64 // how long a load holds a line with atomics booked (0: loads pass)
+	lineLoadCycles float64 // how long the first load behind an atomic holds its line (0: loads pass)
+	// lineLoadExtraCycles is what each further load queued behind the
+	// same atomics adds.
+	lineLoadExtraCycles float64
 
 	// lineBusy is when the last operation booked on each line (an atomic
 	// lane or a load) releases it, and loadHeld when the last load booked
@@ -196,24 +208,43 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	return finish
 }
 
-// bookLoad books a load of lineAddr whose lookup is at cycle and returns
-// the cycle it may answer from: cycle itself when no atomic is booked on
-// the line past it, otherwise when the line's booked work ends plus the
-// load's hold, which later atomics on the line then wait for.
-func (u *atomicUnit) bookLoad(lineAddr uint64, cycle float64) float64 {
+// bookLoad books a strong load of lineAddr that reaches the slice at
+// cycle. When work is booked on the line past cycle, the load queues at the
+// line instead of taking a lookup slot: the first load behind an atomic
+// holds the line lineLoadCycles, each further load in that batch
+// lineLoadExtraCycles more, and the load answers when its hold ends (end,
+// queued true). Otherwise it does not touch the line (queued false).
+func (u *atomicUnit) bookLoad(lineAddr uint64, cycle float64) (end float64, queued bool) {
 	if u.lineLoadCycles == 0 {
-		return cycle
+		return cycle, false
 	}
 	busy, ok := u.lineBusy[lineAddr]
 	if !ok || busy <= cycle {
-		return cycle
+		return cycle, false
 	}
-	end := busy + u.lineLoadCycles
+	if u.loadHeld[lineAddr] == busy {
+		end = busy + u.lineLoadExtraCycles // the last booked is a load: same batch
+	} else {
+		end = busy + u.lineLoadCycles
+	}
 	u.lineBusy[lineAddr] = end
 	u.loadHeld[lineAddr] = end
 	u.stats.LoadsBehindAtomics++
 	u.stats.LoadBehindAtomicsCycles += end - cycle
-	return end
+	return end, true
+}
+
+// holdLoad sends a strong load queued at its line to the unit's load
+// port, to arrive when its hold ends.
+func (u *atomicUnit) holdLoad(msg sim.Msg, delay float64) {
+	msg.Meta().Dst = u.loadPort
+	u.fabric.forward(msg, u.loadPort, delay)
+}
+
+// acceptHeldLoad answers a queued strong load whose hold has ended.
+func (u *atomicUnit) acceptHeldLoad(msg sim.Msg, _ sim.VTimeInSec) bool {
+	u.slice.answer(msg, false, u.slice.responseDelay)
+	return true
 }
 
 // loadHeldUntil is when the loads booked on addr's line release it.

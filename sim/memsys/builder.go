@@ -285,6 +285,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 	s.sectoredL2s = append(s.sectoredL2s, c)
 	s.sectoredDRAMs = append(s.sectoredDRAMs, d)
 	c.atomics = b.buildAtomicUnit(s, i, c.top)
+	c.atomics.slice = c
 	s.atomics = append(s.atomics, c.atomics)
 }
 
@@ -292,30 +293,34 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	cfg := s.config
 	name := fmt.Sprintf("%s.Atomic[%d]", s.name, slice)
 	u := &atomicUnit{
-		ComponentBase:  sim.NewComponentBase(name),
-		fabric:         s.fabric,
-		l2Dst:          l2Top,
-		ids:            NewIDSource(name),
-		zeroSector:     make([]byte, cfg.SectorSizeBytes),
-		aluLatency:     s.timing.atomicALU,
-		cyclesPerOp:    1 / cfg.AtomicOpsPerCycle,
-		sameAddrCycles: cfg.AtomicSameAddressCycles,
-		sameLineCycles: cfg.AtomicSameLineCycles,
-		lineBytes:      uint64(cfg.LineSizeBytes),
-		lastLine:       noLine,
-		sectorPasses:   cfg.AtomicModel == AtomicSector,
-		waitingForL2:   make(map[uint64]*AtomicReq),
-		addrFree:       make(map[uint64]float64),
-		lineLoadCycles: cfg.AtomicLineLoadCycles,
-		lineBusy:       make(map[uint64]float64),
-		loadHeld:       make(map[uint64]float64),
-		purgeAt:        1024,
+		ComponentBase:       sim.NewComponentBase(name),
+		fabric:              s.fabric,
+		l2Dst:               l2Top,
+		ids:                 NewIDSource(name),
+		zeroSector:          make([]byte, cfg.SectorSizeBytes),
+		aluLatency:          s.timing.atomicALU,
+		cyclesPerOp:         1 / cfg.AtomicOpsPerCycle,
+		sameAddrCycles:      cfg.AtomicSameAddressCycles,
+		sameLineCycles:      cfg.AtomicSameLineCycles,
+		lineBytes:           uint64(cfg.LineSizeBytes),
+		lastLine:            noLine,
+		sectorPasses:        cfg.AtomicModel == AtomicSector,
+		waitingForL2:        make(map[uint64]*AtomicReq),
+		addrFree:            make(map[uint64]float64),
+		lineLoadCycles:      cfg.AtomicLineLoadCycles,
+		lineLoadExtraCycles: cfg.AtomicLineLoadExtraCycles,
+		lineBusy:            make(map[uint64]float64),
+		loadHeld:            make(map[uint64]float64),
+		purgeAt:             1024,
 	}
 	u.topPort = newSinkPort(name+".TopPort", u.accept)
 	u.l2Port = newSinkPort(name+".L2Port", u.acceptSector)
-	u.topPort.owner, u.l2Port.owner = u, u
+	u.loadPort = newSinkPort(name+".LoadPort", u.acceptHeldLoad)
+	u.topPort.owner, u.l2Port.owner, u.loadPort.owner = u, u, u
 	u.AddPort("Top", u.topPort)
 	u.AddPort("L2", u.l2Port)
+	u.AddPort("Load", u.loadPort)
+	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
 	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
 	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true})
 	return u

@@ -183,12 +183,17 @@ type Config struct {
 	// AtomicLineLoadCycles makes a line with atomics booked on it one queue
 	// for strong loads too: a strong load (volatile, relaxed or acquire: it
 	// bypasses L1) that hits in the slice while the atomic unit has work
-	// booked on its line past the load's lookup answers only after that
-	// work, and holds the line this many cycles, so that atomics booked
-	// after it start later. Weak loads (L1 fills) pass: only strong polls
-	// were measured (results/atomic-poll). 0: every load passes the
-	// atomics.
+	// booked on its line past the load's arrival queues at the line rather
+	// than for a lookup slot, answers only after that work, and holds the
+	// line this many cycles if it is the first load behind an atomic
+	// (AtomicLineLoadExtraCycles if loads are already queued behind it), so
+	// that atomics booked after it start later. Weak loads (L1 fills) pass:
+	// only strong polls were measured (results/atomic-poll). 0: every load
+	// passes the atomics.
 	AtomicLineLoadCycles float64 `yaml:"atomic_line_load_cycles"`
+	// AtomicLineLoadExtraCycles is what each further strong load queued
+	// behind the same atomics holds the line (AtomicLineLoadCycles).
+	AtomicLineLoadExtraCycles float64 `yaml:"atomic_line_load_extra_cycles"`
 }
 
 // overheads are the cycles the components' own pipelines add to each
@@ -321,6 +326,7 @@ func (c Config) Validate() error {
 	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles, "no hold")
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
 	nonNegative("atomic_line_load_cycles", c.AtomicLineLoadCycles, "loads pass the atomics")
+	nonNegative("atomic_line_load_extra_cycles", c.AtomicLineLoadExtraCycles, "a queued load's followers cost nothing")
 	if c.AtomicLineLoadCycles > 0 && (c.l2Model() != L2Sectored || c.l1Model() != L1Sectored) {
 		bad("atomic_line_load_cycles needs l1_model %q and l2_model %q (akita's caches neither mark strong loads nor see the atomic units), got %q and %q",
 			L1Sectored, L2Sectored, c.L1Model, c.L2Model)

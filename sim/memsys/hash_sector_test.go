@@ -91,15 +91,22 @@ func TestAtomicSameLineChainsFaster(t *testing.T) {
 // TestStrongLoadsQueueBehindAtomicsOnTheirLine: with
 // atomic_line_load_cycles set, a strong load of a line whose atomic unit
 // has a long same-word chain booked answers after the chain and holds the
-// line, so an atomic on that line sent after the load starts after it; a weak load (an L1 fill) of the line and a strong load
+// line, a second strong load queued behind the same chain adds
+// atomic_line_load_extra_cycles, and an atomic on that line sent after them
+// starts after both; a weak load (an L1 fill) of the line and a strong load
 // of another line pass. With it off, every load passes.
 func TestStrongLoadsQueueBehindAtomicsOnTheirLine(t *testing.T) {
-	run := func(loadCycles float64) (strongA, weakA, strongB, atomicAfter uint64) {
+	type result struct {
+		strongA, strongA2, weakA, strongB, atomicAfter uint64 // latencies
+		secondDoneAfterFirst                           int64  // cycles
+	}
+	run := func(loadCycles, extraCycles float64) result {
 		cfg := testConfig()
 		cfg.AtomicModel = AtomicSector
 		cfg.AtomicSameAddressCycles = 20 // 32 lanes on one word: 620 cycles
 		cfg.AtomicLineLoadCycles = loadCycles
-		r := newRig(t, cfg, 6)
+		cfg.AtomicLineLoadExtraCycles = extraCycles
+		r := newRig(t, cfg, 7)
 		warm := r.sms[0]
 		warm.serial = true
 		warm.read(lineA, 0xf)
@@ -113,19 +120,27 @@ func TestStrongLoadsQueueBehindAtomicsOnTheirLine(t *testing.T) {
 		at(3, 3200).read(lineA, 0x1)
 		at(4, 3200).readBypass(lineB, 0x1)
 		at(5, 3300).atomic(lineA, AtomicOp{Address: lineA + 16, Lanes: 1})
+		at(6, 3250).readBypass(lineA, 0x1)
 		r.run(t)
 		if loadCycles > 0 {
-			assert.Equal(t, uint64(1), r.sys.Stats().Atomics.LoadsBehindAtomics, "only the strong load of line A queued")
+			assert.Equal(t, uint64(2), r.sys.Stats().Atomics.LoadsBehindAtomics, "only the two strong loads of line A queued")
 		}
-		return r.latencies(2)[0], r.latencies(3)[0], r.latencies(4)[0], r.latencies(5)[0]
+		return result{
+			strongA: r.latencies(2)[0], strongA2: r.latencies(6)[0], weakA: r.latencies(3)[0],
+			strongB: r.latencies(4)[0], atomicAfter: r.latencies(5)[0],
+			secondDoneAfterFirst: int64(r.sms[6].records[0].done) - int64(r.sms[2].records[0].done),
+		}
 	}
-	strongOff, weakOff, otherOff, atomicOff := run(0)
-	strongOn, weakOn, otherOn, atomicOn := run(50)
-	assert.InDelta(t, otherOff, strongOff, 2, "off: a strong load of the busy line costs what one of another line does")
-	assert.Greater(t, strongOn, strongOff+300, "the strong load of line A waits for the chain booked on it")
-	assert.Equal(t, weakOff, weakOn, "a weak load (an L1 fill) passes the atomics")
-	assert.Equal(t, otherOff, otherOn, "a strong load of another line passes")
+	off := run(0, 0)
+	on := run(50, 10)
+	assert.InDelta(t, off.strongB, off.strongA, 2, "off: a strong load of the busy line costs what one of another line does")
+	assert.Greater(t, on.strongA, off.strongA+300, "the strong load of line A waits for the chain booked on it")
+	assert.Equal(t, int64(10), on.secondDoneAfterFirst, "the second load queued behind the chain adds the extra hold")
+	// The queued load takes no lookup slot, so the others may go a cycle
+	// sooner.
+	assert.InDelta(t, off.weakA, on.weakA, 1, "a weak load (an L1 fill) passes the atomics")
+	assert.InDelta(t, off.strongB, on.strongB, 1, "a strong load of another line passes")
 	// Off, the unit is busy for the whole chain (the sector model), so the
-	// later atomic waits for it either way; on, the load's hold comes first.
-	assert.GreaterOrEqual(t, atomicOn, atomicOff+50, "the atomic sent after the load waits for the load's 50-cycle hold")
+	// later atomic waits for it either way; on, the loads' holds come first.
+	assert.GreaterOrEqual(t, on.atomicAfter, off.atomicAfter+60, "the atomic sent after the loads waits for their 50 + 10 cycles")
 }
