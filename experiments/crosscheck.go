@@ -58,6 +58,12 @@ type CrossCheck struct {
 	// each rewrites a simulated value, and the report gives (a)-(c) again
 	// with it, so a fix is chosen by what it would change.
 	WhatIf []WhatIf
+	// Launches, when set, is the column counting a cell's kernel launches:
+	// per scheduler, the report fits the measured time as a multiple of the
+	// simulated one plus a cost per launch, over the cells whose launches
+	// agree, so that an error in what the simulator charges per launch
+	// shows apart from an error in the work the launches do.
+	Launches string
 }
 
 // WhatIf is a model change tried on the simulated values after the fact.
@@ -510,6 +516,12 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 				return s
 			})
 		}
+		if cc.Candidate != "" && cc.RankingsOnly == "" && cc.Launches != "" {
+			writeLaunchFit(w, name, stat, cc.Launches, x.pairs[stat], func(p crossPair) string {
+				s, _, _ := strings.Cut(p.candidate, ":")
+				return s
+			})
+		}
 		for _, a := range cc.Group {
 			if cc.RankingsOnly != "" {
 				break
@@ -677,6 +689,77 @@ func writeBreakdown(w io.Writer, name, stat, by string, ps []crossPair, key func
 			r = corr(pearson(logsOf(g)))
 		}
 		fmt.Fprintf(w, "| %s | %d | %.0f%% | %.3f | %s | %.0f%% |\n", k, len(g), meanAbsPctError(g), geomeanRatio(g), r, withinFactor(g, 2)*100)
+	}
+}
+
+// launchFit is the measured time as work × the simulated time plus
+// perLaunch µs per launch, fitted over cells by least squares on the
+// relative error.
+type launchFit struct {
+	work, perLaunch float64
+	cells           int
+	fitMAPE         float64 // of the fit's prediction
+	ratioMAPE       float64 // of the simulated time itself
+}
+
+// fitLaunches fits hw ≈ work·sim + perLaunch·launches over the pairs whose
+// launch column agrees on both targets; ok is false with fewer than 5 such
+// cells or a degenerate system (every cell with the same launches-to-time
+// ratio).
+func fitLaunches(ps []crossPair, launches string) (launchFit, bool) {
+	var a11, a12, a22, b1, b2 float64
+	type cell struct{ s, n, h float64 }
+	var cells []cell
+	for _, p := range ps {
+		ns, ok1 := p.sim.Float(launches)
+		nh, ok2 := p.hw.Float(launches)
+		if !ok1 || !ok2 || ns != nh || p.h <= 0 {
+			continue
+		}
+		// Weight 1/h: minimise the relative error of the prediction.
+		x0, x1, y := p.s/p.h, ns/p.h, 1.0
+		a11 += x0 * x0
+		a12 += x0 * x1
+		a22 += x1 * x1
+		b1 += x0 * y
+		b2 += x1 * y
+		cells = append(cells, cell{p.s, ns, p.h})
+	}
+	det := a11*a22 - a12*a12
+	if len(cells) < 5 || math.Abs(det) < 1e-12*a11*a22 {
+		return launchFit{}, false
+	}
+	f := launchFit{work: (b1*a22 - b2*a12) / det, perLaunch: (a11*b2 - a12*b1) / det, cells: len(cells)}
+	for _, c := range cells {
+		f.fitMAPE += math.Abs(f.work*c.s+f.perLaunch*c.n-c.h) / c.h * 100
+		f.ratioMAPE += math.Abs(c.s-c.h) / c.h * 100
+	}
+	f.fitMAPE /= float64(len(cells))
+	f.ratioMAPE /= float64(len(cells))
+	return f, true
+}
+
+// writeLaunchFit prints, per scheduler, the fit of the measured time to
+// the simulated work and the launches.
+func writeLaunchFit(w io.Writer, name, stat, launches string, ps []crossPair, key func(crossPair) string) {
+	groups := map[string][]crossPair{}
+	for _, p := range ps {
+		groups[key(p)] = append(groups[key(p)], p)
+	}
+	var lines []string
+	for _, k := range sortedKeys(groups) {
+		if f, ok := fitLaunches(groups[k], launches); ok {
+			lines = append(lines, fmt.Sprintf("| %s | %d | %.2f | %+.2f | %.0f%% | %.0f%% |", k, f.cells, f.work, f.perLaunch, f.ratioMAPE, f.fitMAPE))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n`%s`, %s, work and launches: per scheduler, over the cells that made as many launches (%s) on both targets, the least-squares fit (on relative error) of GPU µs ≈ *work* × simulated µs + *per launch* × launches. A work factor above 1 says the simulator does the launches' work too fast; a positive cost per launch, that it charges each launch too little (a negative one, too much); MAPE before and after says how much of the error the two terms explain.\n\n", name, stat, launches)
+	fmt.Fprintln(w, "| scheduler | cells | work | per launch (µs) | MAPE of sim | MAPE of fit |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 

@@ -218,3 +218,33 @@ func TestCrossCheckDerivedPerIterationTime(t *testing.T) {
 	assert.Contains(t, string(readme), "In 4 of 12 of them the two targets ran a different number of iterations")
 	assert.FileExists(t, filepath.Join(out, "scatter-fakeiter-t_per_iteration.png"))
 }
+
+// TestFitLaunchesSeparatesWorkFromLaunchCost: cells whose measured time is
+// 1.3 × the simulated one plus 2 µs per launch give back those two terms;
+// a cell whose launch counts differ between the targets is left out, and
+// fewer than five usable cells give no fit.
+func TestFitLaunchesSeparatesWorkFromLaunchCost(t *testing.T) {
+	var ps []crossPair
+	for i, c := range []struct{ sim, launches float64 }{{10, 1}, {40, 3}, {25, 10}, {100, 4}, {7, 20}, {60, 60}} {
+		n := strconv.FormatFloat(c.launches, 'g', -1, 64)
+		ps = append(ps, crossPair{
+			cell: strconv.Itoa(i), s: c.sim, h: 1.3*c.sim + 2*c.launches,
+			sim: Row{"launches": n}, hw: Row{"launches": n},
+		})
+	}
+	// A cell that ran more launches on the GPU: left out, though it would
+	// pull the fit far off.
+	ps = append(ps, crossPair{cell: "odd", s: 10, h: 500, sim: Row{"launches": "1"}, hw: Row{"launches": "2"}})
+	f, ok := fitLaunches(ps, "launches")
+	require.True(t, ok)
+	assert.Equal(t, 6, f.cells)
+	assert.InDelta(t, 1.3, f.work, 1e-9)
+	assert.InDelta(t, 2.0, f.perLaunch, 1e-9)
+	assert.InDelta(t, 0, f.fitMAPE, 1e-9)
+	assert.Greater(t, f.ratioMAPE, 20.0, "the simulated time alone is off")
+
+	_, ok = fitLaunches(ps[:4], "launches")
+	assert.False(t, ok, "four cells are too few")
+	_, ok = fitLaunches(ps, "no_such_column")
+	assert.False(t, ok)
+}

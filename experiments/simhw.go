@@ -67,5 +67,6 @@ func cellCrossCheck() *CrossCheck {
 		Group:      []string{"graph", "algorithm"},
 		Candidate:  "variant",
 		Context:    []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
+		Launches:   "launches",
 	}
 }
