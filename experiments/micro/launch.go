@@ -191,3 +191,47 @@ func meanDuration(d []time.Duration) time.Duration {
 	}
 	return sum / time.Duration(len(d))
 }
+
+// LaunchGridSizes are the grids of the launch-grid experiment, in CTAs:
+// one, one per H100 SM, and 8, 32 and 128 per SM.
+var LaunchGridSizes = []int{1, 132, 1056, 4224, 16896}
+
+// LaunchGrid times one launch of launch_increment over a grid of grid CTAs
+// of block threads: an empty kernel (only thread 0 of CTA 0 touches
+// memory), so the event time is what the GPU pays to launch, dispatch and
+// drain that grid. host.kernel_overhead_ns was measured with one CTA; the
+// cross-check's per-launch fit asks whether a full grid costs more. The
+// counter validates that every launch ran: it equals the launches made
+// (p.Warmup untimed and one per timed sample on hardware, one in
+// simulation).
+func LaunchGrid(ctx context.Context, dev kernels.Device, grid, block int, p Params) (kernels.LaunchStats, error) {
+	if grid < 1 || block < 1 {
+		return kernels.LaunchStats{}, fmt.Errorf("launch_grid: %d CTAs of %d threads: need at least one of one", grid, block)
+	}
+	k, err := kernels.Lookup("launch_increment")
+	if err != nil {
+		return kernels.LaunchStats{}, err
+	}
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	counter, err := kernels.Copy(mem, []uint32{0})
+	if err != nil {
+		return kernels.LaunchStats{}, err
+	}
+	s, err := dev.Launch(ctx, k, p.launch(grid, block), counter)
+	if err != nil {
+		return s, fmt.Errorf("launch_grid: %w", err)
+	}
+	got := []uint32{0}
+	if err := kernels.Download(dev, got, counter); err != nil {
+		return s, err
+	}
+	want := 1
+	if len(s.Samples) > 0 {
+		want = max(p.Warmup, 0) + len(s.Samples)
+	}
+	if got[0] != uint32(want) {
+		return s, fmt.Errorf("launch_grid: counter %d after %d launches of %d CTAs × %d threads (want %d)", got[0], want, grid, block, want)
+	}
+	return s, nil
+}

@@ -268,3 +268,16 @@ func TestAtomicPollValidatesAndRefusesBadShapes(t *testing.T) {
 		assert.ErrorContains(t, err, c.want)
 	}
 }
+
+func TestLaunchGridCountsEveryLaunchAndRefusesEmptyGrids(t *testing.T) {
+	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	small, err := micro.LaunchGrid(ctx(t), dev, 1, 32, micro.Params{})
+	require.NoError(t, err)
+	big, err := micro.LaunchGrid(ctx(t), dev, 64, 256, micro.Params{})
+	require.NoError(t, err)
+	assert.Greater(t, big.Cycles, small.Cycles, "64 CTAs take longer to dispatch and drain than one")
+	_, err = micro.LaunchGrid(ctx(t), dev, 0, 256, micro.Params{})
+	assert.ErrorContains(t, err, "0 CTAs of 256 threads")
+}
