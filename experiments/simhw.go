@@ -68,5 +68,15 @@ func cellCrossCheck() *CrossCheck {
 		Candidate:  "variant",
 		Context:    []string{"launches", "iterations", "global_atomics", "warp_execution_efficiency"},
 		Launches:   "launches",
+		WhatIf: []WhatIf{{
+			Name: "3 µs more per launch",
+			About: "Every launch costs 3 µs more than the simulator charges: the per-launch term that the fit of work and launches finds for SIMD-X, " +
+				"VWC, edge and wseg (2.7-4.0 µs), applied to every cell, as a launch cost that grows with the grid would be (`launch-grid` measures it).",
+			Stat: "kernel_us",
+			Apply: func(sim Row, us float64) float64 {
+				n, _ := sim.Float("launches")
+				return us + 3*n
+			},
+		}},
 	}
 }
