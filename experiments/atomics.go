@@ -59,18 +59,23 @@ func startMicro(env *Env, p Point, axis string) (kernels.Device, int, micro.Para
 
 // microParams reads reps, warmup and repeat.
 func microParams(p Point) (micro.Params, error) {
-	var mp micro.Params
-	var err error
-	if mp.Reps, err = p.Int("reps"); err != nil {
+	mp, err := timingOf(p)
+	if err != nil {
 		return mp, err
 	}
+	mp.Reps, err = p.Int("reps")
+	return mp, err
+}
+
+// timingOf reads warmup and repeat (timingParams).
+func timingOf(p Point) (micro.Params, error) {
+	var mp micro.Params
+	var err error
 	if mp.Warmup, err = p.Int("warmup"); err != nil {
 		return mp, err
 	}
-	if mp.Repeat, err = p.Int("repeat"); err != nil {
-		return mp, err
-	}
-	return mp, nil
+	mp.Repeat, err = p.Int("repeat")
+	return mp, err
 }
 
 func atomicsExperiment() *Experiment {

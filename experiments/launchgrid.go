@@ -42,11 +42,8 @@ func launchGridExperiment() *Experiment {
 			if err != nil {
 				return Outcome{}, err
 			}
-			var mp micro.Params
-			if mp.Warmup, err = p.Int("warmup"); err != nil {
-				return Outcome{}, err
-			}
-			if mp.Repeat, err = p.Int("repeat"); err != nil {
+			mp, err := timingOf(p)
+			if err != nil {
 				return Outcome{}, err
 			}
 			s, err := micro.LaunchGrid(ctx, dev, grid, block, mp)

@@ -182,7 +182,7 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	busyUntil := slot + u.cyclesPerOp
 	finish := slot
 	perLane := u.sameAddrCycles
-	if line := req.SectorAddress / u.lineBytes; u.sameLineCycles > 0 {
+	if line := u.lineOf(req.SectorAddress); u.sameLineCycles > 0 {
 		if line == u.lastLine {
 			perLane = u.sameLineCycles
 		}
@@ -252,15 +252,19 @@ func (u *atomicUnit) loadHeldUntil(addr uint64) float64 {
 	if u.lineLoadCycles == 0 {
 		return 0
 	}
-	return u.loadHeld[addr/u.lineBytes*u.lineBytes]
+	return u.loadHeld[u.lineOf(addr)]
 }
+
+// lineOf is the address of addr's line, the key of lineBusy and loadHeld
+// (and, compared with lastLine, of the same-line cost).
+func (u *atomicUnit) lineOf(addr uint64) uint64 { return addr / u.lineBytes * u.lineBytes }
 
 // markLineBusy records that addr's line is busy until free.
 func (u *atomicUnit) markLineBusy(addr uint64, free float64) {
 	if u.lineLoadCycles == 0 {
 		return
 	}
-	line := addr / u.lineBytes * u.lineBytes
+	line := u.lineOf(addr)
 	if free > u.lineBusy[line] {
 		u.lineBusy[line] = free
 	}

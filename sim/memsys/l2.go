@@ -181,18 +181,6 @@ func (c *sectoredL2) reserveLookup(cycle float64) float64 {
 func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool, cycle float64) bool {
 	line := c.lookup(lineAddr)
 	if line != nil && line.valid&mask == mask {
-		// A strong load of a line with atomics booked queues at the line
-		// (atomicUnit.bookLoad); every other request takes a lookup slot.
-		if !atomic && c.atomics != nil && isStrongRead(msg) {
-			if end, queued := c.atomics.bookLoad(lineAddr, cycle); queued {
-				c.touch(line)
-				c.stats.ReadHits++
-				c.received(msg)
-				c.atomics.holdLoad(msg, end-cycle)
-				return true
-			}
-		}
-		wait := c.reserveLookup(cycle)
 		c.touch(line)
 		if atomic {
 			c.stats.WriteHits++
@@ -201,7 +189,15 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 			c.stats.ReadHits++
 		}
 		c.received(msg)
-		c.answer(msg, atomic, wait+c.responseDelay)
+		// A strong load of a line with atomics booked queues at the line
+		// (atomicUnit.bookLoad); every other request takes a lookup slot.
+		if !atomic && c.atomics != nil && isStrongRead(msg) {
+			if end, queued := c.atomics.bookLoad(lineAddr, cycle); queued {
+				c.atomics.holdLoad(msg, end-cycle)
+				return true
+			}
+		}
+		c.answer(msg, atomic, c.reserveLookup(cycle)+c.responseDelay)
 		return true
 	}
 	m := c.mshrs[lineAddr]
