@@ -26,7 +26,15 @@ func launchGridExperiment() *Experiment {
 			{Name: "grid", About: "CTAs", Values: ints(micro.LaunchGridSizes)},
 			{Name: "block", About: "threads per CTA", Values: []string{"256", "1024"}},
 		},
-		Params:     timingParams,
+		// Its differences are a few µs, and a launch's event time varies by
+		// about 1 µs: 10 launches after 3 left medians 0.5-2 µs apart
+		// between two runs, and the first point ran on a GPU whose clock
+		// was still rising from idle. 2,000 warm-up launches and 200 timed
+		// ones take 20 ms a point.
+		Params: []Param{
+			{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget("2000", "0")},
+			{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget("200", "1")},
+		},
 		Stats:      launchStats("launch", "the launch_increment launch"),
 		CrossCheck: &CrossCheck{Times: []string{"launch_us"}},
 		Run: func(ctx context.Context, env *Env, p Point) (Outcome, error) {

@@ -1,6 +1,10 @@
 package timing
 
-import "github.com/warpgraph/warpgraph/sim/internal/check"
+import (
+	"math"
+
+	"github.com/warpgraph/warpgraph/sim/internal/check"
+)
 
 // Scheduling policies of a warp scheduler.
 const (
@@ -165,6 +169,14 @@ type SMConfig struct {
 	// CTALaunchCycles is the delay between a CTA being assigned to an SM
 	// and its warps' first issue. 0 is allowed.
 	CTALaunchCycles int `yaml:"cta_launch_cycles"`
+	// CTADispatchCycles and CTADispatchWarpCycles pace the GPU's CTA
+	// dispatcher, which is shared by every SM: it starts at most one CTA
+	// every CTADispatchCycles + warps × CTADispatchWarpCycles cycles (warps
+	// of the kernel's CTA), so a grid of many CTAs takes longer to start
+	// than one that fits at once. 0 and 0 start every CTA that fits at
+	// once.
+	CTADispatchCycles     float64 `yaml:"cta_dispatch_cycles"`
+	CTADispatchWarpCycles float64 `yaml:"cta_dispatch_warp_cycles"`
 	// DeadlockWindowCycles is how long the deadlock detector waits: a
 	// launch in which no store or atomic changes memory and no warp or CTA
 	// starts or finishes for this many cycles, while work remains, ends
@@ -277,6 +289,9 @@ func (c SMConfig) Validate() error {
 
 	if c.CTALaunchCycles < 0 {
 		bad("cta_launch_cycles must not be negative, got %d", c.CTALaunchCycles)
+	}
+	if !(c.CTADispatchCycles >= 0) || !(c.CTADispatchWarpCycles >= 0) || math.IsInf(c.CTADispatchCycles+c.CTADispatchWarpCycles, 1) {
+		bad("cta_dispatch_cycles and cta_dispatch_warp_cycles must be finite and not negative, got %g and %g", c.CTADispatchCycles, c.CTADispatchWarpCycles)
 	}
 	positive("deadlock_window_cycles", c.DeadlockWindowCycles)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -252,9 +253,12 @@ type launchRun struct {
 	resident    int
 	maxResident int
 	rr          int // next SM for round-robin dispatch
-	ticks       uint64
-	err         error
-	stopped     bool
+	// dispatchFree is the cycle (fractional) from which the dispatcher may
+	// start the next CTA (SMConfig.CTADispatchCycles).
+	dispatchFree float64
+	ticks        uint64
+	err          error
+	stopped      bool
 }
 
 // Run executes a launch to completion and returns its statistics. Every
@@ -466,9 +470,13 @@ func (g *GPU) whyNot(s *SM) string {
 }
 
 // dispatch starts waiting CTAs, round robin over the SMs, while one fits.
+// A CTA takes its SM's resources at once, but the dispatcher starts CTAs
+// one after another (SMConfig.CTADispatchCycles): a CTA's warps issue from
+// its turn on, which may lie after cyc.
 func (g *GPU) dispatch(cyc uint64) {
 	r := g.run
 	n := len(g.sms)
+	interval := g.cfg.CTADispatchCycles + float64(r.WarpsPerCTA)*g.cfg.CTADispatchWarpCycles
 	for r.Grid.Pending() > 0 {
 		placed := false
 		for k := range n {
@@ -477,7 +485,9 @@ func (g *GPU) dispatch(cyc uint64) {
 				continue
 			}
 			c := r.Grid.Dispatch(s.id)
-			s.start(c, cyc)
+			turn := max(float64(cyc), r.dispatchFree)
+			r.dispatchFree = turn + interval
+			s.start(c, cyc, uint64(math.Ceil(turn)))
 			r.rr = (s.id + 1) % n
 			r.resident++
 			r.maxResident = max(r.maxResident, r.resident)

@@ -216,9 +216,10 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	}
 }
 
-// start places CTA c on the SM at cycle cyc; its warps issue from
-// cyc+CTALaunchCycles on (at least the next cycle).
-func (s *SM) start(c *exec.CTA, cyc uint64) {
+// start places CTA c on the SM at cycle cyc, the dispatcher's turn for it
+// coming at cycle turn (>= cyc); its warps issue from turn+CTALaunchCycles
+// on (at least the cycle after turn).
+func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 	r := s.g.run
 	if s.NumHooks() > 0 {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTAStart, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: c.Linear}})
@@ -228,7 +229,7 @@ func (s *SM) start(c *exec.CTA, cyc uint64) {
 	s.usedThreads += r.ThreadsPerCTA
 	s.usedRegs += r.RegistersPerCTA
 	s.usedShared += r.SharedPerCTA
-	first := cyc + max(uint64(s.cfg.CTALaunchCycles), 1)
+	first := turn + max(uint64(s.cfg.CTALaunchCycles), 1)
 	ctx := &ctaCtx{c: c}
 	if s.NumHooks() > 0 {
 		// A tracer (sim.WithTrace) sees the CTA as a task.

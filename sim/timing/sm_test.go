@@ -247,6 +247,37 @@ func TestResidencyQueuesCTAs(t *testing.T) {
 	assert.Greater(t, cycles[4].AchievedOccupancy, cycles[1].AchievedOccupancy)
 }
 
+// TestDispatcherPacesCTAs: the GPU-wide dispatcher starts one CTA per
+// cta_dispatch_cycles + warps × cta_dispatch_warp_cycles, so a grid of many
+// short CTAs lasts at least that pace × CTAs, while with both 0 every CTA
+// that fits starts at once; every CTA still runs.
+func TestDispatcherPacesCTAs(t *testing.T) {
+	body := "\tmov.u32 %r5, %ctaid.x;\n\tmad.lo.s32 %r6, %r5, 64, %r2;\n\tmul.wide.u32 %rd4, %r6, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n" +
+		"\tst.global.u32 [%rd5], %r2;"
+	const ctas = 64
+	run := func(perCTA, perWarp float64) Stats {
+		sm := testSM()
+		sm.CTADispatchCycles, sm.CTADispatchWarpCycles = perCTA, perWarp
+		r := newRig(t, kernel("k", body), sm, testLimits())
+		out := r.alloc(ctas * 64)
+		st := r.mustRun("k", ctas, 64, out, uint32(0))
+		got := r.words(out, ctas*64)
+		for i, v := range got {
+			require.Equal(t, uint32(i%64), v, "word %d", i)
+		}
+		return st
+	}
+	free, paced, perWarp := run(0, 0), run(50, 0), run(10, 20) // 64-thread CTAs: 2 warps, 50 cycles each
+	t.Logf("%d CTAs: %d cycles unpaced, %d at 50 per CTA, %d at 10 + 20 per warp", ctas, free.Cycles, paced.Cycles, perWarp.Cycles)
+	assert.Less(t, free.Cycles, uint64(ctas*50/2), "unpaced, the grid runs in rounds of 8 resident CTAs")
+	assert.GreaterOrEqual(t, paced.Cycles, uint64((ctas-1)*50))
+	assert.Less(t, paced.Cycles, uint64((ctas-1)*50)+free.Cycles)
+	assert.Equal(t, paced.Cycles, perWarp.Cycles, "10 + 2 warps × 20 is the same 50-cycle pace")
+	sm := testSM()
+	sm.CTADispatchCycles = -1
+	assert.ErrorContains(t, sm.Validate(), "cta_dispatch_cycles")
+}
+
 func TestStatistics(t *testing.T) {
 	// Half the lanes of each warp store.
 	body := "\tand.b32 %r3, %r2, 1;\n\tsetp.eq.s32 %p1, %r3, 0;\n\t@%p1 bra $L_end;\n\tst.global.u32 [%rd3], %r2;\n$L_end:"
