@@ -79,3 +79,48 @@ extern "C" __global__ void sync_latency(uint32_t* word, uint32_t steps, uint32_t
   if (kind == 0)
     atomicAdd(&word[0], 1u);
 }
+
+// partition_latency: the round trips from one SM to words spread over the
+// L2. H100's L2 is two partitions, each nearer one half of the SMs; a
+// line's home is in one of them. For each of `count` words, `stride` words
+// apart, one thread of the first CTA to start on SM `sm` times a chain of
+// `steps` dependent volatile loads (ld.volatile.global, after one untimed
+// load brings the line to L2) and then of `steps` dependent atomicAdd
+// (each address depends on the previous result), with %clock64.
+//
+// Parameters:
+//   words   count × stride uint32 (read and written): word i × stride is
+//           probed. Set to 0 first.
+//   count   words probed; stride their spacing in words (≥ 1).
+//   steps   timed operations of each kind per word (≥ 1).
+//   sm      the SM whose CTA probes (the grid should give every SM one).
+//   claim   one uint32, 0 first: the probing CTA sets it to 1, so only one
+//           CTA on SM `sm` probes.
+//   out     1 + 2 × count uint64: out[0] = sm + 1 (0: no CTA ran there),
+//           out[1 + 2i] = the loads' cycles for word i, out[2 + 2i] = the
+//           atomics'.
+// Launch: CTAs of 32 threads, at least one per SM.
+// Driver checks: out[0] == sm + 1; each probed word == steps; every other
+// word 0.
+// Not idempotent: reset words and claim before each launch.
+WG_DEV uint32_t wg_smid() { return __nvvm_read_ptx_sreg_smid(); }
+
+extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, uint32_t stride, uint32_t steps,
+                                             uint32_t sm, uint32_t* claim, unsigned long long* out) {
+  if (threadIdx.x != 0 || wg_smid() != sm || atomicCAS(claim, 0u, 1u) != 0u)
+    return;
+  out[0] = sm + 1;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t* w = words + (uint64_t)i * stride;
+    uint32_t v = wg_load_volatile(w); // 0: the line is in L2 now
+    unsigned long long start = wg_clock64();
+    for (uint32_t s = 0; s < steps; ++s)
+      v = wg_load_volatile(w + v); // the word holds 0: v stays 0
+    unsigned long long mid = wg_clock64();
+    for (uint32_t s = 0; s < steps; ++s)
+      v = atomicAdd(w + (v >> 31), 1u); // v < 2^31: the same word, after the previous answer
+    unsigned long long stop = wg_clock64();
+    out[1 + 2 * i] = mid - start;
+    out[2 + 2 * i] = stop - mid + (v >> 31); // v's use keeps the last atomic's answer awaited
+  }
+}

@@ -35,6 +35,7 @@ var kernelTests = map[string]string{
 	"atomic_poll":              "experiments/micro TestAtomicPoll*",
 	"load_latency":             "TestKernelLoadLatency",
 	"sync_latency":             "TestKernelSyncLatency",
+	"partition_latency":        "experiments/micro TestPartitionLatency*",
 	"bank_stride":              "TestKernelBankStride",
 	"bank_stride_padded":       "TestKernelBankStride",
 	"global_barrier":           "TestKernelGlobalBarrier",

@@ -16,7 +16,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -247,6 +247,10 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "load_latency":
 		p.Reps = o.reps
 		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)
+	case "partition_latency":
+		p.Reps = o.reps
+		t, _, err := micro.PartitionLatency(ctx, env.dev, micro.PartitionSMs(env.dev), p)
+		return t, err
 	case "launch_overhead":
 		if o.target == "hw" {
 			p.Warmup = max(p.Warmup, 100) // first launches load the module and warm the driver's paths

@@ -281,3 +281,21 @@ func TestLaunchGridCountsEveryLaunchAndRefusesEmptyGrids(t *testing.T) {
 	_, err = micro.LaunchGrid(ctx(t), dev, 0, 256, micro.Params{})
 	assert.ErrorContains(t, err, "0 CTAs of 256 threads")
 }
+
+// TestPartitionLatencyValidatesEveryProbe: every probed SM's chains run and
+// leave each probed word at its atomics; an SM the device lacks is an
+// error.
+func TestPartitionLatencyValidatesEveryProbe(t *testing.T) {
+	dev := tinyDevice(t)
+	sms := micro.PartitionSMs(dev)
+	tab, probes, err := micro.PartitionLatency(ctx(t), dev, sms, micro.Params{Reps: 3})
+	require.NoError(t, err)
+	require.Len(t, probes, len(sms))
+	require.Len(t, tab.Rows, len(sms))
+	for _, pr := range probes {
+		assert.Len(t, pr.Atomics, micro.PartitionWords)
+		assert.Len(t, pr.Loads, micro.PartitionWords)
+	}
+	_, _, err = micro.PartitionLatency(ctx(t), dev, []int{dev.Properties().SMs}, micro.Params{Reps: 1})
+	assert.ErrorContains(t, err, "is not one of the device's")
+}
