@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +224,10 @@ func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
 	assert.InDelta(t, l2, cycles(1), 20, "16 KB strong: L2")
 	assert.InDelta(t, l2, cycles(2), 20, "512 KB weak: beyond L1, L2 hits")
 	assert.InDelta(t, l2, cycles(3), 20, "512 KB strong: L2")
-	assert.InDelta(t, float64(mem.AtomicLatency), cycles(4), 20, "a dependent atomic: the atomic round trip")
+	// The word's slice may lie in the SM's L2 partition or the other one.
+	near, far := float64(mem.AtomicLatency), float64(mem.AtomicLatency)+mem.L2FarAtomicCycles
+	assert.True(t, math.Abs(cycles(4)-near) <= 20 || math.Abs(cycles(4)-far) <= 20,
+		"a dependent atomic: the near (%.0f) or far (%.0f) atomic round trip, got %.0f", near, far, cycles(4))
 	assert.Greater(t, cycles(5), l2*0.9, "a fence waits for its store's acknowledgement from L2")
 	_, err = micro.LoadLatency(ctx(t), dev, []int{64}, micro.Params{})
 	assert.ErrorContains(t, err, "fewer than two")

@@ -93,7 +93,8 @@ func (b Builder) Build(name string) (*System, error) {
 		fabric: newFabric(name+".Fabric", b.engine, b.freq,
 			t.crossReq, t.crossRsp, cfg.SectorSizeBytes),
 	}
-	s.smBufSize = int(math.Ceil(t.crossReq)) + 16
+	s.fabric.farCrossing = cfg.L2FarAtomicCycles / 2
+	s.smBufSize = int(math.Ceil(t.crossReq+cfg.L2FarAtomicCycles/2)) + 16
 	s.smConnected = make([]bool, b.numSMs)
 	s.smMsgs = make([]smSlabs, b.numSMs)
 	s.numSMs = b.numSMs
@@ -321,7 +322,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	u.AddPort("L2", u.l2Port)
 	u.AddPort("Load", u.loadPort)
 	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
-	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
+	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices)})
 	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true})
 	return u
 }

@@ -194,6 +194,17 @@ type Config struct {
 	// AtomicLineLoadExtraCycles is what each further strong load queued
 	// behind the same atomics holds the line (AtomicLineLoadCycles).
 	AtomicLineLoadExtraCycles float64 `yaml:"atomic_line_load_extra_cycles"`
+
+	// L2Partitions splits the SMs and the L2 slices into this many
+	// partitions (A100 and H100 have two, each nearer half the SMs): SM s
+	// is in partition s × L2Partitions ÷ SMs, slice i in i × L2Partitions
+	// ÷ L2Slices. An atomic whose slice is in another partition than its
+	// SM takes L2FarAtomicCycles longer, half on the way there and half on
+	// the way back (loads and stores do not: the H100's volatile loads cost
+	// the same from every SM, as if the near partition served them). 1: one
+	// partition, every atomic near (0 too).
+	L2Partitions      int     `yaml:"l2_partitions"`
+	L2FarAtomicCycles float64 `yaml:"l2_far_atomic_cycles"`
 }
 
 // overheads are the cycles the components' own pipelines add to each
@@ -327,6 +338,10 @@ func (c Config) Validate() error {
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
 	nonNegative("atomic_line_load_cycles", c.AtomicLineLoadCycles, "loads pass the atomics")
 	nonNegative("atomic_line_load_extra_cycles", c.AtomicLineLoadExtraCycles, "a queued load's followers cost nothing")
+	if c.L2Partitions < 0 || (c.L2Slices > 0 && c.L2Partitions > c.L2Slices) {
+		bad("l2_partitions must be between 1 (or 0, the same) and l2_slices (%d), got %d", c.L2Slices, c.L2Partitions)
+	}
+	nonNegative("l2_far_atomic_cycles", c.L2FarAtomicCycles, "no cost beyond a near atomic's")
 	if c.AtomicLineLoadCycles > 0 && (c.l2Model() != L2Sectored || c.l1Model() != L1Sectored) {
 		bad("atomic_line_load_cycles needs l1_model %q and l2_model %q (akita's caches neither mark strong loads nor see the atomic units), got %q and %q",
 			L1Sectored, L2Sectored, c.L1Model, c.L2Model)

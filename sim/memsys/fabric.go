@@ -57,7 +57,10 @@ type fabric struct {
 	freq   sim.Freq
 
 	crossReq, crossRsp float64 // cycles from SM side to L2 side and back
-	sectorSize         int
+	// farCrossing is added each way to a message between ports of
+	// different L2 partitions (half of Config.L2FarAtomicCycles).
+	farCrossing float64
+	sectorSize  int
 
 	ends map[sim.Port]*fabricEnd
 	// akitaEnds holds the ends of akita's ports again, by a pointer key,
@@ -92,6 +95,10 @@ type fabric struct {
 // endSpec is how a port plugs into the fabric.
 type endSpec struct {
 	zone zone
+	// partition is the port's L2 partition plus one (0: none); messages
+	// between ports of two different partitions cross between them
+	// (fabric.farCrossing).
+	partition int
 	// bufSize bounds the messages the port has sent that are not yet
 	// delivered; Send fails beyond it.
 	bufSize int
@@ -304,6 +311,9 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 		}
 	}
 	at += src.egressLatency + f.crossing(src.zone, dst.zone)
+	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
+		at += f.farCrossing
+	}
 	if dst.bytesPerCycle > 0 {
 		if b := f.payload(msg, dst.dram); b > 0 {
 			at = math.Max(at, dst.ingressFree)

@@ -144,3 +144,38 @@ func TestStrongLoadsQueueBehindAtomicsOnTheirLine(t *testing.T) {
 	// later atomic waits for it either way; on, the loads' holds come first.
 	assert.GreaterOrEqual(t, on.atomicAfter, off.atomicAfter+60, "the atomic sent after the loads waits for their 50 + 10 cycles")
 }
+
+// TestFarAtomicsCrossThePartitions: with two partitions (SM 0 and slices
+// 0-1 in one, SM 1 and slices 2-3 in the other), an atomic on a slice of the
+// SM's own partition takes atomic_latency_cycles and one on the other
+// partition l2_far_atomic_cycles more, from either side; loads pay nothing
+// for the partitions.
+func TestFarAtomicsCrossThePartitions(t *testing.T) {
+	cfg := testConfig()
+	cfg.L2Partitions, cfg.L2FarAtomicCycles = 2, 40
+	slice0, slice2 := uint64(0), uint64(2*cfg.L2InterleaveBytes)
+	if sliceOf(cfg, slice0) != 0 || sliceOf(cfg, slice2) != 2 {
+		t.Fatalf("the linear mapping moved: slices %d and %d", sliceOf(cfg, slice0), sliceOf(cfg, slice2))
+	}
+	r := newRig(t, cfg, 2)
+	for _, sm := range r.sms {
+		sm.serial = true
+		sm.read(slice0, 0xf)
+		sm.read(slice2, 0xf)
+		sm.read(slice0, 0xf) // L1 hits: the lines are in L2 and this L1
+		sm.atomic(slice0, AtomicOp{Address: slice0 + 4, Lanes: 1})
+		sm.atomic(slice2, AtomicOp{Address: slice2 + 4, Lanes: 1})
+	}
+	r.run(t)
+	near, far := uint64(cfg.AtomicLatency), uint64(cfg.AtomicLatency)+40
+	assert.Equal(t, []uint64{near, far}, r.latencies(0)[3:], "SM 0: slice 0 near, slice 2 far")
+	assert.Equal(t, []uint64{far, near}, r.latencies(1)[3:], "SM 1: slice 0 far, slice 2 near")
+	assert.Equal(t, r.latencies(0)[0], r.latencies(0)[1], "SM 0's misses on its near and its far line cost the same")
+
+	cfg.L2Partitions = 0
+	assert.NoError(t, cfg.Validate())
+	cfg.L2Partitions = 5
+	assert.ErrorContains(t, cfg.Validate(), "l2_partitions")
+	cfg.L2Partitions, cfg.L2FarAtomicCycles = 2, -1
+	assert.ErrorContains(t, cfg.Validate(), "l2_far_atomic_cycles")
+}

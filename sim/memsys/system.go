@@ -133,6 +133,16 @@ func (s *System) AtomicPortFor(address uint64) sim.Port {
 	return s.atomics[s.SliceOf(address)].topPort
 }
 
+// partitionOf is the fabric partition (plus one; 0: none) of element i of
+// n (an SM, or a slice's atomic unit) under Config.L2Partitions: the
+// elements are split into that many contiguous groups.
+func (s *System) partitionOf(i, n int) int {
+	if s.config.L2Partitions <= 1 || s.config.L2FarAtomicCycles == 0 {
+		return 0
+	}
+	return 1 + i*s.config.L2Partitions/n
+}
+
 // ConnectSM plugs SM sm's port into the system, so that it can send to
 // L1Port(sm) and to any AtomicPortFor port and receive their responses. The
 // port's buffer, set when the SM created it, bounds the responses waiting
@@ -145,7 +155,7 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 		panic(fmt.Sprintf("memsys: SM %d is already connected", sm))
 	}
 	s.smConnected[sm] = true
-	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize})
+	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, len(s.smConnected))})
 }
 
 // NewLineRead builds the load request of one warp instruction for one line:
