@@ -100,6 +100,17 @@ func (b Builder) Build(name string) (*System, error) {
 	s.numSMs = b.numSMs
 
 	b.buildSlices(s)
+	if cfg.L2ReadsInPartition && cfg.L2Partitions > 1 {
+		// Each slice's peers: the slice at its place in every partition.
+		per := cfg.L2Slices / cfg.L2Partitions
+		for i, c := range s.sectoredL2s {
+			c.partition = 1 + i/per
+			c.servers = make([]*sectoredL2, cfg.L2Partitions)
+			for p := range cfg.L2Partitions {
+				c.servers[p] = s.sectoredL2s[p*per+i%per]
+			}
+		}
+	}
 	b.buildL1s(s)
 	if cfg.coherence() == CoherenceL1 {
 		s.l1Values = newL1Values(s)
@@ -376,6 +387,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		zone:          zoneSM,
 		bufSize:       unboundedBuf,
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
+		partition:     s.partitionOf(c.sm, s.numSMs),
 	})
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)

@@ -205,6 +205,14 @@ type Config struct {
 	// partition, every atomic near (0 too).
 	L2Partitions      int     `yaml:"l2_partitions"`
 	L2FarAtomicCycles float64 `yaml:"l2_far_atomic_cycles"`
+	// L2ReadsInPartition, with L2Partitions > 1, serves a load that hits
+	// in L2 in its SM's partition: the lookup slot (and the answer's port)
+	// is that of the home slice's peer in the SM's partition, the slice at
+	// the same place among that partition's slices, as if each partition
+	// held a copy of the lines its SMs read. Misses, stores and atomics go
+	// to the home slice. Needs l2_model sectored and L2Slices a multiple
+	// of L2Partitions.
+	L2ReadsInPartition bool `yaml:"l2_reads_in_partition"`
 }
 
 // overheads are the cycles the components' own pipelines add to each
@@ -342,6 +350,10 @@ func (c Config) Validate() error {
 		bad("l2_partitions must be between 1 (or 0, the same) and l2_slices (%d), got %d", c.L2Slices, c.L2Partitions)
 	}
 	nonNegative("l2_far_atomic_cycles", c.L2FarAtomicCycles, "no cost beyond a near atomic's")
+	if c.L2ReadsInPartition && c.L2Partitions > 1 && (c.l2Model() != L2Sectored || c.L2Slices%c.L2Partitions != 0) {
+		bad("l2_reads_in_partition needs l2_model %q and l2_slices (%d) a multiple of l2_partitions (%d), got l2_model %q",
+			L2Sectored, c.L2Slices, c.L2Partitions, c.L2Model)
+	}
 	if c.AtomicLineLoadCycles > 0 && (c.l2Model() != L2Sectored || c.l1Model() != L1Sectored) {
 		bad("atomic_line_load_cycles needs l1_model %q and l2_model %q (akita's caches neither mark strong loads nor see the atomic units), got %q and %q",
 			L1Sectored, L2Sectored, c.L1Model, c.L2Model)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestXORHashSpreadsPowerOfTwoStrides: with 80 slices of 256-byte chunks,
@@ -178,4 +179,48 @@ func TestFarAtomicsCrossThePartitions(t *testing.T) {
 	assert.ErrorContains(t, cfg.Validate(), "l2_partitions")
 	cfg.L2Partitions, cfg.L2FarAtomicCycles = 2, -1
 	assert.ErrorContains(t, cfg.Validate(), "l2_far_atomic_cycles")
+}
+
+// TestReadsInPartitionShareAHotLine: eight SMs, four in each partition,
+// each send 40 strong loads of one line. With one lookup slot a cycle at
+// the home slice they take 320 slots there; with l2_reads_in_partition the
+// far SMs' hits take their peer slice's slots, so the last answer comes
+// over 100 cycles sooner, while a far SM's first load, before the queue
+// builds, costs the same.
+func TestReadsInPartitionShareAHotLine(t *testing.T) {
+	lastDone := func(inPartition bool) (uint64, []uint64) {
+		cfg := testConfig()
+		cfg.L2Partitions, cfg.L2ReadsInPartition = 2, true
+		cfg.L2ReadsInPartition = inPartition
+		require.NoError(t, cfg.Validate())
+		// SMs 0-4 are in partition 1 (with slice 0, lineA's), 5-8 in 2;
+		// SM 0 only brings the line into L2.
+		r := newRig(t, cfg, 9)
+		warm := r.sms[0]
+		warm.serial = true
+		warm.readBypass(lineA, 0x1)
+		var done uint64
+		for _, sm := range r.sms[1:] {
+			sm.startCycle = 2000
+			for range 40 {
+				sm.readBypass(lineA, 0x1)
+			}
+		}
+		r.run(t)
+		for _, sm := range r.sms[1:] {
+			for _, rec := range sm.records {
+				done = max(done, rec.done)
+			}
+		}
+		return done, r.latencies(8)[:1]
+	}
+	home, firstHome := lastDone(false)
+	split, firstSplit := lastDone(true)
+	t.Logf("last of 320 hot-line loads: cycle %d at home, %d split over the partitions", home, split)
+	assert.Less(t, split+100, home, "the far SMs' hits are looked up in their own partition")
+	assert.Equal(t, firstHome, firstSplit, "the far SM's first load costs the same either way")
+
+	cfg := testConfig()
+	cfg.L2Partitions, cfg.L2ReadsInPartition, cfg.L2Model = 2, true, L2AkitaWriteback
+	assert.ErrorContains(t, cfg.Validate(), "l2_reads_in_partition")
 }

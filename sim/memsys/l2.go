@@ -70,6 +70,11 @@ type sectoredL2 struct {
 	ids           *IDSource
 	lookupFree    float64
 	cyclesPerLook float64
+	// servers, under Config.L2ReadsInPartition, are the slices that serve
+	// this slice's read hits for the SMs of each partition (itself for its
+	// own partition, partition-1); partition is its own, plus one.
+	servers   []*sectoredL2
+	partition int
 	// responseDelay is the slice's pipeline: cycles from a lookup (or a
 	// fill) to the answer leaving.
 	responseDelay float64
@@ -197,7 +202,14 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 				return true
 			}
 		}
-		c.answer(msg, atomic, c.reserveLookup(cycle)+c.responseDelay)
+		server := c
+		if !atomic && c.servers != nil {
+			if p := c.fabric.mustEnd(msg.Meta().Src, "read from").partition; p > 0 {
+				server = c.servers[p-1]
+			}
+		}
+		c.answered(msg)
+		server.respond(msg, atomic, server.reserveLookup(cycle)+c.responseDelay)
 		return true
 	}
 	m := c.mshrs[lineAddr]
@@ -405,6 +417,12 @@ func (c *sectoredL2) acceptFill(msg sim.Msg, _ sim.VTimeInSec) bool {
 // acknowledgement, delay cycles from now.
 func (c *sectoredL2) answer(msg sim.Msg, write bool, delay float64) {
 	c.answered(msg)
+	c.respond(msg, write, delay)
+}
+
+// respond sends the answer from this slice's port (answer's second half:
+// a peer serving a read hit for its home slice sends it).
+func (c *sectoredL2) respond(msg sim.Msg, write bool, delay float64) {
 	meta := msg.Meta()
 	if write {
 		rsp := c.doneRsps.new()

@@ -137,7 +137,7 @@ func (s *System) AtomicPortFor(address uint64) sim.Port {
 // n (an SM, or a slice's atomic unit) under Config.L2Partitions: the
 // elements are split into that many contiguous groups.
 func (s *System) partitionOf(i, n int) int {
-	if s.config.L2Partitions <= 1 || s.config.L2FarAtomicCycles == 0 {
+	if s.config.L2Partitions <= 1 {
 		return 0
 	}
 	return 1 + i*s.config.L2Partitions/n
