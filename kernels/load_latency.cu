@@ -124,3 +124,36 @@ extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, ui
     out[2 + 2 * i] = stop - mid + (v >> 31); // v's use keeps the last atomic's answer awaited
   }
 }
+
+// loaded_latency: the strong-load round trip under load. Lane 0 of every
+// warp chases the chain (as load_latency's, one word per line) from a start
+// of its own, `steps` volatile loads untimed (the path reaches L2) and the
+// same path again timed with %clock64, so that the round trip is measured
+// while as many chases run on every SM as the launch has warps per CTA.
+//
+// Parameters:
+//   chain   the chain (read): chain[w] is the word index of the next hop.
+//   lines   the chain's length in lines (words 32 apart).
+//   steps   dependent loads per walk.
+//   out     2 per warp: out[2w] = the timed walk's cycles, out[2w+1] = the
+//           word index it reached.
+// Launch: any grid of whole warps; warp w (CTA-major) starts at line
+// (w × 2654435761 mod 2^32) mod lines.
+// Driver checks: every warp's walk ends where the host's walk from its
+// start does. Idempotent.
+extern "C" __global__ void loaded_latency(const uint32_t* chain, uint32_t lines, uint32_t steps, unsigned long long* out) {
+  if ((threadIdx.x & 31) != 0)
+    return;
+  uint32_t w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  uint32_t first = (w * 2654435761u) % lines * 32;
+  uint32_t i = first;
+  for (uint32_t s = 0; s < steps; ++s)
+    i = wg_load_volatile(&chain[i]);
+  i = first + (i >> 31); // i < 2^31: back to the start, after the untimed walk
+  unsigned long long start = wg_clock64();
+  for (uint32_t s = 0; s < steps; ++s)
+    i = wg_load_volatile(&chain[i]);
+  unsigned long long stop = wg_clock64();
+  out[2 * w] = stop - start;
+  out[2 * w + 1] = i;
+}

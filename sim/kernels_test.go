@@ -36,6 +36,7 @@ var kernelTests = map[string]string{
 	"load_latency":             "TestKernelLoadLatency",
 	"sync_latency":             "TestKernelSyncLatency",
 	"partition_latency":        "experiments/micro TestPartitionLatency*",
+	"loaded_latency":           "experiments/micro TestLoadedLatency*",
 	"bank_stride":              "TestKernelBankStride",
 	"bank_stride_padded":       "TestKernelBankStride",
 	"global_barrier":           "TestKernelGlobalBarrier",

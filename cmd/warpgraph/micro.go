@@ -16,7 +16,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency", "loaded_latency"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -247,6 +247,9 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "load_latency":
 		p.Reps = o.reps
 		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)
+	case "loaded_latency":
+		p.Reps = o.reps
+		return micro.LoadedLatency(ctx, env.dev, micro.LoadedLatencyWarps, p)
 	case "partition_latency":
 		p.Reps = o.reps
 		t, _, err := micro.PartitionLatency(ctx, env.dev, micro.PartitionSMs(env.dev), p)

@@ -303,3 +303,28 @@ func TestPartitionLatencyValidatesEveryProbe(t *testing.T) {
 	_, _, err = micro.PartitionLatency(ctx(t), dev, []int{dev.Properties().SMs}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "is not one of the device's")
 }
+
+// TestLoadedLatencyValidatesEveryWalk: every warp's walk ends where the
+// host's does at each load level; in timing mode the unloaded round trip
+// is an L2 hit and more chases in flight never make the median faster.
+func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
+	tab, err := micro.LoadedLatency(ctx(t), tinyDevice(t), []int{1, 4}, micro.Params{Reps: 5})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 2)
+	_, err = micro.LoadedLatency(ctx(t), tinyDevice(t), []int{33}, micro.Params{Reps: 1})
+	assert.ErrorContains(t, err, "between 1 and 32")
+
+	dev, err := sim.Open("h100+sms=4", sim.WithMode(sim.ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	tab, err = micro.LoadedLatency(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 16})
+	require.NoError(t, err)
+	median := func(row int) float64 {
+		var v float64
+		_, err := fmt.Sscan(tab.Rows[row][4], &v)
+		require.NoError(t, err)
+		return v
+	}
+	assert.InDelta(t, float64(dev.Config().Memory.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
+	assert.GreaterOrEqual(t, median(1), median(0)-1, "32 chases per SM are not faster")
+}
