@@ -125,35 +125,64 @@ extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, ui
   }
 }
 
-// loaded_latency: the strong-load round trip under load. Lane 0 of every
-// warp chases the chain (as load_latency's, one word per line) from a start
-// of its own, `steps` volatile loads untimed (the path reaches L2) and the
-// same path again timed with %clock64, so that the round trip is measured
-// while as many chases run on every SM as the launch has warps per CTA.
+// loaded_latency: the round trips of load_latency and sync_latency under
+// load. Lane 0 of every warp works on its own: kind 0 chases the chain (as
+// load_latency's, one word per line) from a start of its own, `steps`
+// volatile loads untimed (the path reaches L2) and the same path again
+// timed; kind 1 times `steps` volatile stores to a word of its own line,
+// each followed by __threadfence(); kind 2 `steps` dependent atomicAdd on
+// that word. Every SM runs as many of these at once as the launch has warps
+// per CTA.
 //
 // Parameters:
-//   chain   the chain (read): chain[w] is the word index of the next hop.
-//   lines   the chain's length in lines (words 32 apart).
-//   steps   dependent loads per walk.
-//   out     2 per warp: out[2w] = the timed walk's cycles, out[2w+1] = the
-//           word index it reached.
+//   chain   kind 0: the chain (read): chain[w] is the word index of the
+//           next hop. Kinds 1 and 2: one line per warp (written), 0 first.
+//   lines   the chain's length in lines (words 32 apart); kinds 1 and 2:
+//           at least the warps.
+//   steps   timed operations per warp.
+//   kind    0, 1 or 2, as above.
+//   out     2 per warp: out[2w] = the timed cycles, out[2w+1] = kind 0: the
+//           word index the walk reached; kind 1: the last value stored;
+//           kind 2: the last atomic's result.
 // Launch: any grid of whole warps; warp w (CTA-major) starts at line
-// (w × 2654435761 mod 2^32) mod lines.
-// Driver checks: every warp's walk ends where the host's walk from its
-// start does. Idempotent.
-extern "C" __global__ void loaded_latency(const uint32_t* chain, uint32_t lines, uint32_t steps, unsigned long long* out) {
+// (w × 2654435761 mod 2^32) mod lines (kind 0) or works on line w.
+// Driver checks: kind 0: every walk ends where the host's does; kind 1:
+// out[2w+1] == steps and the word holds steps; kind 2: out[2w+1] ==
+// steps - 1 and the word holds steps. Kinds 1 and 2 are not idempotent:
+// zero the lines before each launch.
+extern "C" __global__ void loaded_latency(uint32_t* chain, uint32_t lines, uint32_t steps, uint32_t kind,
+                                          unsigned long long* out) {
   if ((threadIdx.x & 31) != 0)
     return;
   uint32_t w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  uint32_t first = (w * 2654435761u) % lines * 32;
-  uint32_t i = first;
-  for (uint32_t s = 0; s < steps; ++s)
-    i = wg_load_volatile(&chain[i]);
-  i = first + (i >> 31); // i < 2^31: back to the start, after the untimed walk
-  unsigned long long start = wg_clock64();
-  for (uint32_t s = 0; s < steps; ++s)
-    i = wg_load_volatile(&chain[i]);
-  unsigned long long stop = wg_clock64();
+  uint32_t i = 0;
+  unsigned long long start, stop;
+  if (kind == 0) {
+    uint32_t first = (w * 2654435761u) % lines * 32;
+    i = first;
+    for (uint32_t s = 0; s < steps; ++s)
+      i = wg_load_volatile(&chain[i]);
+    i = first + (i >> 31); // i < 2^31: back to the start, after the untimed walk
+    start = wg_clock64();
+    for (uint32_t s = 0; s < steps; ++s)
+      i = wg_load_volatile(&chain[i]);
+    stop = wg_clock64();
+  } else if (kind == 1) {
+    uint32_t* word = &chain[w * 32];
+    start = wg_clock64();
+    for (uint32_t s = 1; s <= steps; ++s) {
+      wg_store_volatile(word, s);
+      __threadfence();
+    }
+    stop = wg_clock64();
+    i = steps;
+  } else {
+    uint32_t* word = &chain[w * 32];
+    start = wg_clock64();
+    for (uint32_t s = 0; s < steps; ++s)
+      i = atomicAdd(word + (i >> 31), 1u); // i < 2^31: the same word, after the previous answer
+    stop = wg_clock64();
+  }
   out[2 * w] = stop - start;
   out[2 * w + 1] = i;
 }

@@ -304,13 +304,14 @@ func TestPartitionLatencyValidatesEveryProbe(t *testing.T) {
 	assert.ErrorContains(t, err, "is not one of the device's")
 }
 
-// TestLoadedLatencyValidatesEveryWalk: every warp's walk ends where the
-// host's does at each load level; in timing mode the unloaded round trip
-// is an L2 hit and more chases in flight never make the median faster.
+// TestLoadedLatencyValidatesEveryWalk: every warp's walk, stores and
+// atomics check out at each load level; in timing mode the unloaded load
+// is an L2 hit, the unloaded atomic an atomic round trip, and more warps in
+// flight never make a median faster.
 func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	tab, err := micro.LoadedLatency(ctx(t), tinyDevice(t), []int{1, 4}, micro.Params{Reps: 5})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 2)
+	require.Len(t, tab.Rows, 6)
 	_, err = micro.LoadedLatency(ctx(t), tinyDevice(t), []int{33}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "between 1 and 32")
 
@@ -319,12 +320,18 @@ func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	t.Cleanup(func() { dev.Close() })
 	tab, err = micro.LoadedLatency(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 16})
 	require.NoError(t, err)
+	require.Len(t, tab.Rows, 6)
 	median := func(row int) float64 {
 		var v float64
-		_, err := fmt.Sscan(tab.Rows[row][4], &v)
+		_, err := fmt.Sscan(tab.Rows[row][5], &v)
 		require.NoError(t, err)
 		return v
 	}
-	assert.InDelta(t, float64(dev.Config().Memory.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
-	assert.GreaterOrEqual(t, median(1), median(0)-1, "32 chases per SM are not faster")
+	mem := dev.Config().Memory
+	assert.InDelta(t, float64(mem.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
+	near, far := float64(mem.AtomicLatency), float64(mem.AtomicLatency)+mem.L2FarAtomicCycles
+	assert.True(t, median(4) > near-30 && median(4) < far+30, "one atomic chain per SM: %v cycles per atomic", median(4))
+	for kind := range 3 {
+		assert.GreaterOrEqual(t, median(2*kind+1), median(2*kind)-1, "kind %d: 32 warps per SM are not faster", kind)
+	}
 }
