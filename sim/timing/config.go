@@ -165,6 +165,12 @@ type SMConfig struct {
 	// Fence is membar and fence: the warp waits until its outstanding
 	// stores and atomics are acknowledged, then Latency more cycles.
 	Fence ClassTiming `yaml:"fence"`
+	// FenceContentionCycles lengthens a fence when other warps of its SM
+	// are fencing too: with n warps in a fence (waiting for their
+	// acknowledgements or their latency), one that reaches its latency
+	// waits Fence.Latency + FenceContentionCycles × (n - 1) / n. 0: every
+	// fence costs Fence.Latency.
+	FenceContentionCycles float64 `yaml:"fence_contention_cycles"`
 
 	// CTALaunchCycles is the delay between a CTA being assigned to an SM
 	// and its warps' first issue. 0 is allowed.
@@ -287,6 +293,9 @@ func (c SMConfig) Validate() error {
 		bad("max_outstanding_requests must be at least 32 (one scattered warp access), got %d", c.MaxOutstandingRequests)
 	}
 
+	if !(c.FenceContentionCycles >= 0) || math.IsInf(c.FenceContentionCycles, 1) {
+		bad("fence_contention_cycles must be finite and not negative, got %g", c.FenceContentionCycles)
+	}
 	if c.CTALaunchCycles < 0 {
 		bad("cta_launch_cycles must not be negative, got %d", c.CTALaunchCycles)
 	}

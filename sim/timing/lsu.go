@@ -321,7 +321,7 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 	w.outstanding--
 	if w.fenceWait && w.outstanding == 0 {
 		w.fenceWait = false
-		w.wakeAt = cyc + max(uint64(s.cfg.Fence.Latency), 1)
+		w.wakeAt = s.fenceLatencyEnd(w, cyc)
 	}
 	op := r.load
 	if op == nil {

@@ -88,10 +88,13 @@ type warpCtx struct {
 	pendingLoads int // loads and atomics whose results are outstanding
 	outstanding  int // memory requests queued or in flight
 	fenceWait    bool
-	atBarrier    bool
-	lsuWait      bool
-	done         bool // the executor finished it
-	retired      bool // done and nothing pending
+	// fenceEnd is the cycle the warp's last fence ended or ends (its wake
+	// after the fence's latency), for FenceContentionCycles.
+	fenceEnd  uint64
+	atBarrier bool
+	lsuWait   bool
+	done      bool // the executor finished it
+	retired   bool // done and nothing pending
 }
 
 // ctaCtx is one resident CTA.
@@ -246,6 +249,7 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 		w.readyMax, w.pendingDst = 0, 0
 		w.pendingLoads, w.outstanding = 0, 0
 		w.fenceWait, w.atBarrier, w.lsuWait, w.done, w.retired = false, false, false, false, false
+		w.fenceEnd = 0
 		ctx.warps = append(ctx.warps, w)
 		sc := &s.scheds[w.sched]
 		sc.warps = append(sc.warps, w)
@@ -262,6 +266,27 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 		s.prof.started++
 	}
 	s.wakeAtCycle(first)
+}
+
+// fenceLatencyEnd is when w's fence, whose stores and atomics are all
+// acknowledged at cycle cyc, ends: Fence.Latency later, plus
+// FenceContentionCycles × (n - 1) / n with n the SM's warps in a fence
+// (waiting for acknowledgements, or in their latency past cyc), w included.
+func (s *SM) fenceLatencyEnd(w *warpCtx, cyc uint64) uint64 {
+	end := cyc + max(uint64(s.cfg.Fence.Latency), 1)
+	if c := s.cfg.FenceContentionCycles; c > 0 {
+		n := 1
+		for _, ctx := range s.ctas {
+			for _, o := range ctx.warps {
+				if o != w && !o.done && (o.fenceWait || o.fenceEnd > cyc) {
+					n++
+				}
+			}
+		}
+		end += uint64(math.Round(c * float64(n-1) / float64(n)))
+	}
+	w.fenceEnd = end
+	return end
 }
 
 // freeSlot returns an unused warp slot.
@@ -678,7 +703,7 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		if w.outstanding > 0 {
 			w.fenceWait, w.wakeAt = true, never
 		} else {
-			w.wakeAt = cyc + max(uint64(ct.Latency), 1)
+			w.wakeAt = s.fenceLatencyEnd(w, cyc)
 		}
 	default:
 		for j := 0; j < int(info.ndst); j++ {

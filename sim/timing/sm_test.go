@@ -419,3 +419,25 @@ func TestConfigValidate(t *testing.T) {
 	_, err = MakeBuilder().WithSMConfig(testSM()).WithMemoryConfig(m).WithLimits(testLimits()).Build("GPU")
 	assert.ErrorContains(t, err, "coalescer")
 }
+
+// TestFenceContention: with fence_contention_cycles C, a fence waits
+// C × (n - 1) / n more when n warps of its SM are fencing; one warp alone
+// pays nothing more, and C = 0 keeps every fence at its latency.
+func TestFenceContention(t *testing.T) {
+	body := repeat(8, func(int) string { return "\tst.volatile.global.u32 [%rd3], %r2;\n\tmembar.gl;" })
+	run := func(contention float64, warps int) uint64 {
+		sm := testSM()
+		sm.FenceContentionCycles = contention
+		r := newRig(t, kernel("k", body), sm, testLimits())
+		out := r.alloc(32 * warps)
+		return r.mustRun("k", 1, 32*warps, out, uint32(0)).Cycles
+	}
+	alone0, alone200 := run(0, 1), run(200, 1)
+	four0, four200 := run(0, 4), run(200, 4)
+	t.Logf("8 fences: one warp %d / %d cycles, four warps %d / %d (contention 0 / 200)", alone0, alone200, four0, four200)
+	assert.Equal(t, alone0, alone200, "a warp fencing alone pays no contention")
+	assert.InDelta(t, float64(four0+8*150), float64(four200), 8*20, "four warps fencing: 200 × 3/4 more per fence")
+	sm := testSM()
+	sm.FenceContentionCycles = -1
+	assert.ErrorContains(t, sm.Validate(), "fence_contention_cycles")
+}
