@@ -27,6 +27,24 @@ func tinyDevice(t *testing.T) *sim.Device {
 	return dev
 }
 
+// timingDevice opens config in timing mode, closed with the test.
+func timingDevice(t *testing.T, config string) *sim.Device {
+	t.Helper()
+	dev, err := sim.Open(config, sim.WithMode(sim.ModeTiming))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// tableNumber reads the number in a table's cell.
+func tableNumber(t *testing.T, tab *micro.Table, row, col int) float64 {
+	t.Helper()
+	var v float64
+	_, err := fmt.Sscan(tab.Rows[row][col], &v)
+	require.NoError(t, err)
+	return v
+}
+
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -206,19 +224,12 @@ func TestLaunchOverheadCatchesALostLaunch(t *testing.T) {
 // cycles per load follow the configuration's latencies (plus the loop's
 // few instructions).
 func TestLoadLatencySeparatesL1L2AndStrongLoads(t *testing.T) {
-	dev, err := sim.Open("h100", sim.WithMode(sim.ModeTiming))
-	require.NoError(t, err)
-	t.Cleanup(func() { dev.Close() })
+	dev := timingDevice(t, "h100")
 	mem := dev.Config().Memory
 	tab, err := micro.LoadLatency(ctx(t), dev, []int{16 << 10, 512 << 10}, micro.Params{})
 	require.NoError(t, err)
 	require.Len(t, tab.Rows, 6)
-	cycles := func(row int) float64 {
-		var v float64
-		_, err := fmt.Sscan(tab.Rows[row][3], &v)
-		require.NoError(t, err)
-		return v
-	}
+	cycles := func(row int) float64 { return tableNumber(t, tab, row, 3) }
 	l1, l2 := float64(mem.L1HitLatency), float64(mem.L2HitLatency)
 	assert.InDelta(t, l1, cycles(0), 20, "16 KB weak: L1 hits")
 	assert.InDelta(t, l2, cycles(1), 20, "16 KB strong: L2")
@@ -315,18 +326,11 @@ func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	_, err = micro.LoadedLatency(ctx(t), tinyDevice(t), []int{33}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "between 1 and 32")
 
-	dev, err := sim.Open("h100+sms=4", sim.WithMode(sim.ModeTiming))
-	require.NoError(t, err)
-	t.Cleanup(func() { dev.Close() })
+	dev := timingDevice(t, "h100+sms=4")
 	tab, err = micro.LoadedLatency(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 16})
 	require.NoError(t, err)
 	require.Len(t, tab.Rows, 6)
-	median := func(row int) float64 {
-		var v float64
-		_, err := fmt.Sscan(tab.Rows[row][5], &v)
-		require.NoError(t, err)
-		return v
-	}
+	median := func(row int) float64 { return tableNumber(t, tab, row, 5) }
 	mem := dev.Config().Memory
 	assert.InDelta(t, float64(mem.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
 	near, far := float64(mem.AtomicLatency), float64(mem.AtomicLatency)+mem.L2FarAtomicCycles
