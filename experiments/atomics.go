@@ -37,9 +37,14 @@ func byTarget(hw, sim string) func(target, config string) string {
 
 // timingParams are the launch repetitions of a micro experiment on
 // hardware (the simulator is deterministic: one launch, no warm-up).
-var timingParams = []Param{
-	{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget("3", "0")},
-	{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget("10", "1")},
+var timingParams = timingParamsOf("3", "10")
+
+// timingParamsOf is timingParams with other hardware defaults.
+func timingParamsOf(warmup, repeat string) []Param {
+	return []Param{
+		{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget(warmup, "0")},
+		{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget(repeat, "1")},
+	}
 }
 
 // startMicro opens a micro point's device and reads its integer axis and

@@ -31,10 +31,7 @@ func launchGridExperiment() *Experiment {
 		// between two runs, and the first point ran on a GPU whose clock
 		// was still rising from idle. 2,000 warm-up launches and 200 timed
 		// ones take 20 ms a point.
-		Params: []Param{
-			{Name: "warmup", About: "untimed launches before timing (hardware; 0 in simulation)", Default: byTarget("2000", "0")},
-			{Name: "repeat", About: "timed launches, median reported (hardware; 1 in simulation)", Default: byTarget("200", "1")},
-		},
+		Params:     timingParamsOf("2000", "200"),
 		Stats:      launchStats("launch", "the launch_increment launch"),
 		CrossCheck: &CrossCheck{Times: []string{"launch_us"}},
 		Run: func(ctx context.Context, env *Env, p Point) (Outcome, error) {

@@ -44,6 +44,11 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 	if err != nil {
 		return nil, err
 	}
+	for _, wpc := range warps {
+		if wpc < 1 || wpc > 32 {
+			return nil, fmt.Errorf("loaded_latency: %d warps per CTA: between 1 and 32", wpc)
+		}
+	}
 	ctas := dev.Properties().SMs
 	own, err := kernels.Slice[uint32](mem, 32*ctas*32) // a line per warp, 32 warps per CTA at most
 	if err != nil {
@@ -67,68 +72,63 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 // loadedRow runs one kind at one load level and adds its row.
 func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Table, kind int, name string, wpc, ctas, steps int,
 	in, own kernels.DevPtr, next []uint32, mem *kernels.Allocations, p Params) error {
-	{
-		if wpc < 1 || wpc > 32 {
-			return fmt.Errorf("loaded_latency: %d warps per CTA: between 1 and 32", wpc)
-		}
-		n := ctas * wpc
-		out, err := kernels.Slice[uint64](mem, 2*n)
-		if err != nil {
-			return err
-		}
-		buf, lines := in, loadedLatencyLines
+	n := ctas * wpc
+	out, err := kernels.Slice[uint64](mem, 2*n)
+	if err != nil {
+		return err
+	}
+	buf, lines := in, loadedLatencyLines
+	if kind > 0 {
+		buf, lines = own, n
+	}
+	launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
+	zero := make([]uint32, 32*n)
+	var perOp []float64
+	for run := range max(p.Warmup, 0) + max(p.Repeat, 1) {
 		if kind > 0 {
-			buf, lines = own, n
-		}
-		launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
-		zero := make([]uint32, 32*n)
-		var perOp []float64
-		for run := range max(p.Warmup, 0) + max(p.Repeat, 1) {
-			if kind > 0 {
-				if err := kernels.Upload(dev, own, zero); err != nil {
-					return err
-				}
-			}
-			if _, err := dev.Launch(ctx, k, launch, buf, uint32(lines), uint32(steps), uint32(kind), out); err != nil {
-				return fmt.Errorf("loaded_latency %s, %d warps per CTA: %w", name, wpc, err)
-			}
-			got := make([]uint64, 2*n)
-			if err := kernels.Download(dev, got, out); err != nil {
+			if err := kernels.Upload(dev, own, zero); err != nil {
 				return err
 			}
-			words := make([]uint32, 32*n)
-			if kind > 0 {
-				if err := kernels.Download(dev, words, own); err != nil {
-					return err
-				}
-			}
-			for w := range n {
-				want := uint64(steps) // kind 1: the last value stored
-				switch kind {
-				case 0:
-					line := uint32(w) * 2654435761 % loadedLatencyLines
-					for range steps {
-						line = next[line]
-					}
-					want = uint64(line) * loadLatencyLine / 4
-				case 2:
-					want = uint64(steps - 1) // the last atomic's old value
-				}
-				if got[2*w+1] != want || (kind > 0 && words[32*w] != uint32(steps)) {
-					return fmt.Errorf("loaded_latency %s, %d warps per CTA: warp %d ended at %d (word %d), want %d (word %d)",
-						name, wpc, w, got[2*w+1], words[32*w], want, steps)
-				}
-				if run >= max(p.Warmup, 0) {
-					perOp = append(perOp, float64(got[2*w])/float64(steps))
-				}
-			}
 		}
-		slices.Sort(perOp)
-		check := "every walk ends where the host's does"
+		if _, err := dev.Launch(ctx, k, launch, buf, uint32(lines), uint32(steps), uint32(kind), out); err != nil {
+			return fmt.Errorf("loaded_latency %s, %d warps per CTA: %w", name, wpc, err)
+		}
+		got := make([]uint64, 2*n)
+		if err := kernels.Download(dev, got, out); err != nil {
+			return err
+		}
+		words := make([]uint32, 32*n)
 		if kind > 0 {
-			check = "every word and result exact"
+			if err := kernels.Download(dev, words, own); err != nil {
+				return err
+			}
 		}
-		t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], check)
+		for w := range n {
+			want := uint64(steps) // kind 1: the last value stored
+			switch kind {
+			case 0:
+				line := uint32(w) * 2654435761 % loadedLatencyLines
+				for range steps {
+					line = next[line]
+				}
+				want = uint64(line) * loadLatencyLine / 4
+			case 2:
+				want = uint64(steps - 1) // the last atomic's old value
+			}
+			if got[2*w+1] != want || (kind > 0 && words[32*w] != uint32(steps)) {
+				return fmt.Errorf("loaded_latency %s, %d warps per CTA: warp %d ended at %d (word %d), want %d (word %d)",
+					name, wpc, w, got[2*w+1], words[32*w], want, steps)
+			}
+			if run >= max(p.Warmup, 0) {
+				perOp = append(perOp, float64(got[2*w])/float64(steps))
+			}
+		}
 	}
+	slices.Sort(perOp)
+	check := "every walk ends where the host's does"
+	if kind > 0 {
+		check = "every word and result exact"
+	}
+	t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], check)
 	return nil
 }

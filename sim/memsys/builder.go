@@ -93,8 +93,10 @@ func (b Builder) Build(name string) (*System, error) {
 		fabric: newFabric(name+".Fabric", b.engine, b.freq,
 			t.crossReq, t.crossRsp, cfg.SectorSizeBytes),
 	}
-	s.fabric.farCrossing = cfg.L2FarAtomicCycles / 2
-	s.smBufSize = int(math.Ceil(t.crossReq+cfg.L2FarAtomicCycles/2)) + 16
+	if cfg.L2Partitions > 1 {
+		s.fabric.farCrossing = cfg.L2FarAtomicCycles / 2
+	}
+	s.smBufSize = int(math.Ceil(t.crossReq+s.fabric.farCrossing)) + 16
 	s.smConnected = make([]bool, b.numSMs)
 	s.smMsgs = make([]smSlabs, b.numSMs)
 	s.numSMs = b.numSMs
@@ -104,7 +106,6 @@ func (b Builder) Build(name string) (*System, error) {
 		// Each slice's peers: the slice at its place in every partition.
 		per := cfg.L2Slices / cfg.L2Partitions
 		for i, c := range s.sectoredL2s {
-			c.partition = 1 + i/per
 			c.servers = make([]*sectoredL2, cfg.L2Partitions)
 			for p := range cfg.L2Partitions {
 				c.servers[p] = s.sectoredL2s[p*per+i%per]

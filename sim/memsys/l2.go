@@ -71,10 +71,9 @@ type sectoredL2 struct {
 	lookupFree    float64
 	cyclesPerLook float64
 	// servers, under Config.L2ReadsInPartition, are the slices that serve
-	// this slice's read hits for the SMs of each partition (itself for its
-	// own partition, partition-1); partition is its own, plus one.
-	servers   []*sectoredL2
-	partition int
+	// this slice's read hits for the SMs of each partition (index: the
+	// reader's fabric partition - 1; itself for its own).
+	servers []*sectoredL2
 	// responseDelay is the slice's pipeline: cycles from a lookup (or a
 	// fill) to the answer leaving.
 	responseDelay float64
