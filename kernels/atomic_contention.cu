@@ -85,3 +85,40 @@ extern "C" __global__ void atomic_spread(uint32_t* out, uint32_t stride, uint32_
   for (uint32_t r = 0; r < reps; ++r)
     atomicMin(slot, contention_value(threadIdx.x, r));
 }
+
+// atomic_add_shared: every thread t of a CTA adds 1, reps times, to slot
+// t / d of a shared-memory array, as a 32-bit unsigned integer (kind 0) or
+// as a float (kind 1); after a barrier the CTA copies its slots to out.
+// Integer adds are one native shared atomic on every architecture since
+// Maxwell; a float add into shared memory is what edge-centric PageRank's
+// shared cache does (kernels/lib/edge.cuh), and the GPU may run it as a
+// compare-and-swap loop, whose retries grow with the degree.
+//
+// Parameters:
+//   out     gridDim.x * S words (written), S = ceil(T / d): slot a of CTA b
+//           ends as min(d, T - a*d) * reps, as an integer (kind 0) or as
+//           the float's bits (kind 1; exact below 2^24).
+//   degree  d, threads per address, 1..T (0 is treated as 1).
+//   reps    adds per thread.
+//   kind    0 (uint32) or 1 (float).
+// Launch: any grid of CTAs of T <= 1024 threads, each on its own slots.
+// Driver checks: every out word. Idempotent.
+extern "C" __global__ void atomic_add_shared(uint32_t* out, uint32_t degree, uint32_t reps, uint32_t kind) {
+  __shared__ uint32_t slots[WG_AC_MAX_THREADS];
+  uint32_t t = threadIdx.x;
+  uint32_t d = degree == 0 ? 1 : degree;
+  uint32_t nslots = (blockDim.x + d - 1) / d;
+  if (t < nslots)
+    slots[t] = 0; // 0.0f has the same bits
+  __syncthreads();
+  uint32_t* slot = &slots[t / d];
+  if (kind == 0)
+    for (uint32_t r = 0; r < reps; ++r)
+      atomicAdd(slot, 1u);
+  else
+    for (uint32_t r = 0; r < reps; ++r)
+      atomicAdd((float*)slot, 1.0f);
+  __syncthreads();
+  if (t < nslots)
+    out[blockIdx.x * nslots + t] = slots[t];
+}

@@ -132,7 +132,11 @@ extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, ui
 // timed; kind 1 times `steps` volatile stores to a word of its own line,
 // each followed by __threadfence(); kind 2 `steps` dependent atomicAdd on
 // that word. Every SM runs as many of these at once as the launch has warps
-// per CTA.
+// per CTA. Kinds 3 and 4 are gathers: every lane of every warp chases the
+// chain from a start of its own, so each warp-load asks for 32 lines at
+// once, as a graph kernel's neighbour gather does: kind 3 with volatile
+// loads (L2), kind 4 with weak ones (through L1; the path was walked with
+// volatile loads first, so it is in L2 and not in L1).
 //
 // Parameters:
 //   chain   kind 0: the chain (read): chain[w] is the word index of the
@@ -140,21 +144,52 @@ extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, ui
 //   lines   the chain's length in lines (words 32 apart); kinds 1 and 2:
 //           at least the warps.
 //   steps   timed operations per warp.
-//   kind    0, 1 or 2, as above.
-//   out     2 per warp: out[2w] = the timed cycles, out[2w+1] = kind 0: the
-//           word index the walk reached; kind 1: the last value stored;
-//           kind 2: the last atomic's result.
+//   kind    0 to 4, as above.
+//   out     3 per warp: out[3w] = the timed cycles (lane 0's), out[3w+1] =
+//           kind 0: the word index the walk reached; kind 1: the last value
+//           stored; kind 2: the last atomic's result; kinds 3 and 4: the
+//           sum (mod 2^32) of the word indices the warp's 32 walks reached;
+//           out[3w+2] = the SM's clock when the timed part began, so the
+//           driver can take a CTA's span from its first start to its last
+//           stop.
 // Launch: any grid of whole warps; warp w (CTA-major) starts at line
-// (w × 2654435761 mod 2^32) mod lines (kind 0) or works on line w.
-// Driver checks: kind 0: every walk ends where the host's does; kind 1:
-// out[2w+1] == steps and the word holds steps; kind 2: out[2w+1] ==
+// (w × 2654435761 mod 2^32) mod lines (kind 0) or works on line w; kinds
+// 3 and 4 start thread t at line (t × 2654435761 mod 2^32) mod lines.
+// Driver checks: kinds 0, 3 and 4: every walk ends where the host's does; kind 1:
+// out[3w+1] == steps and the word holds steps; kind 2: out[3w+1] ==
 // steps - 1 and the word holds steps. Kinds 1 and 2 are not idempotent:
 // zero the lines before each launch.
 extern "C" __global__ void loaded_latency(uint32_t* chain, uint32_t lines, uint32_t steps, uint32_t kind,
                                           unsigned long long* out) {
+  uint32_t w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (kind >= 3) {
+    uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u) % lines * 32;
+    uint32_t i = first;
+    // The untimed walk is volatile for both kinds: it brings the path into
+    // L2 and not into L1, so the timed weak loads find L1 cold.
+    for (uint32_t s = 0; s < steps; ++s)
+      i = wg_load_volatile(&chain[i]);
+    i = first + (i >> 31); // i < 2^31: back to the start, after the untimed walk
+    unsigned long long start = wg_clock64();
+    if (kind == 3)
+      for (uint32_t s = 0; s < steps; ++s)
+        i = wg_load_volatile(&chain[i]);
+    else
+      for (uint32_t s = 0; s < steps; ++s)
+        i = chain[i];
+    unsigned long long stop = wg_clock64();
+    uint32_t sum = i;
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(WG_FULL_MASK, sum, offset);
+    if ((threadIdx.x & 31) == 0) {
+      out[3 * w] = stop - start;
+      out[3 * w + 1] = sum;
+      out[3 * w + 2] = start;
+    }
+    return;
+  }
   if ((threadIdx.x & 31) != 0)
     return;
-  uint32_t w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   uint32_t i = 0;
   unsigned long long start, stop;
   if (kind == 0) {
@@ -183,6 +218,7 @@ extern "C" __global__ void loaded_latency(uint32_t* chain, uint32_t lines, uint3
       i = atomicAdd(word + (i >> 31), 1u); // i < 2^31: the same word, after the previous answer
     stop = wg_clock64();
   }
-  out[2 * w] = stop - start;
-  out[2 * w + 1] = i;
+  out[3 * w] = stop - start;
+  out[3 * w + 1] = i;
+  out[3 * w + 2] = start;
 }

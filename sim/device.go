@@ -217,7 +217,17 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if m, ok := d.mods[k.Module]; ok {
 		return m, nil
 	}
-	pm, err := ptx.Parse(k.Module.Name+".ptx", k.Module.PTX)
+	text := k.Module.PTX
+	if d.Mode() == ModeTiming && d.cfg.SM.SharedFloatAddLoop {
+		expanded, n, err := ptx.ExpandSharedFloatAdds(text)
+		if err != nil {
+			return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
+		}
+		if n > 0 {
+			text = expanded
+		}
+	}
+	pm, err := ptx.Parse(k.Module.Name+".ptx", text)
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
 	}

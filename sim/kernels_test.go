@@ -37,6 +37,7 @@ var kernelTests = map[string]string{
 	"sync_latency":             "TestKernelSyncLatency",
 	"partition_latency":        "experiments/micro TestPartitionLatency*",
 	"loaded_latency":           "experiments/micro TestLoadedLatency*",
+	"atomic_add_shared":        "experiments/micro TestSharedAdd*",
 	"bank_stride":              "TestKernelBankStride",
 	"bank_stride_padded":       "TestKernelBankStride",
 	"global_barrier":           "TestKernelGlobalBarrier",

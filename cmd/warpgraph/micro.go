@@ -16,7 +16,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency", "loaded_latency"}
+var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency", "loaded_latency", "shared_add"}
 
 type microOptions struct {
 	target, simMode, config string
@@ -85,7 +85,7 @@ func newMicroCommand() *cobra.Command {
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
 	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
-	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full); atomic_spread: its CTAs (0 or 1: every SM full)")
+	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention, shared_add: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full); atomic_spread: its CTAs (0 or 1: every SM full); loaded_latency: its CTAs, one per SM (0 or 1: every SM)")
 	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
 	f.StringSliceVar(&o.barriers, "barrier", nil, "barriers: the grid barriers to measure, comma-separated ("+strings.Join(scheduler.BarrierKinds, ", ")+"; default all)")
 	f.IntSliceVar(&o.grids, "grids", []int{132, 1056, 0}, "barriers: grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped")
@@ -206,6 +206,13 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
 		}
 		return micro.AtomicContention(ctx, env.dev, micro.AtomicDegrees, p)
+	case "shared_add":
+		p.Reps = orDefault(o.reps, 256, 8, o.target)
+		p.CTAs = o.ctas
+		if o.ctas == 0 {
+			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
+		}
+		return micro.SharedAdd(ctx, env.dev, micro.AtomicDegrees, p)
 	case "bank_stride":
 		p.Reps = orDefault(o.reps, 4096, 32, o.target)
 		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
@@ -249,6 +256,7 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)
 	case "loaded_latency":
 		p.Reps = o.reps
+		p.CTAs = o.ctas
 		return micro.LoadedLatency(ctx, env.dev, micro.LoadedLatencyWarps, p)
 	case "partition_latency":
 		p.Reps = o.reps

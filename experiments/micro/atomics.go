@@ -3,6 +3,7 @@ package micro
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/warpgraph/warpgraph/kernels"
 )
@@ -177,5 +178,68 @@ func AtomicSpread(ctx context.Context, dev kernels.Device, strides []int, ctas i
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d CTAs of 1024 threads; CTA b's threads do %d atomicMin each on the word at b × stride: "+
 		"the time follows how many of the CTAs' words share an L2 slice.", ctas, p.Reps))
+	return t, nil
+}
+
+// SharedAdd runs atomic_add_shared at each synchronisation degree: every
+// thread of p.CTAs CTAs (0: one) of 1024 threads adds 1, p.Reps times, to
+// slot t / degree of its CTA's shared array, once as uint32 and once as
+// float (edge-centric PageRank's shared cache adds floats). Every slot of
+// every CTA is checked: degree × reps, as an integer or as a float.
+func SharedAdd(ctx context.Context, dev kernels.Device, degrees []int, p Params) (*Table, error) {
+	k, err := kernels.Lookup("atomic_add_shared")
+	if err != nil {
+		return nil, err
+	}
+	ctas := max(p.CTAs, 1)
+	if p.Reps <= 0 || p.Reps*atomicThreads >= 1<<24 {
+		return nil, fmt.Errorf("atomic_add_shared: %d adds per thread: between 1 and %d, so every sum is exact as a float", p.Reps, (1<<24-1)/atomicThreads)
+	}
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	out, err := kernels.Slice[uint32](mem, ctas*atomicThreads)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Name: "shared_add", Device: dev.Properties().Name}
+	for _, d := range degrees {
+		if d < 1 || d > atomicThreads {
+			return nil, fmt.Errorf("shared_add: degree %d is outside 1..%d", d, atomicThreads)
+		}
+		slots := (atomicThreads + d - 1) / d
+		var costs [2]kernels.LaunchStats
+		for kind := range costs {
+			s, err := dev.Launch(ctx, k, p.launch(ctas, atomicThreads), out, uint32(d), uint32(p.Reps), uint32(kind))
+			if err != nil {
+				return nil, fmt.Errorf("shared_add degree %d: %w", d, err)
+			}
+			got := make([]uint32, ctas*slots)
+			if err := kernels.Download(dev, got, out); err != nil {
+				return nil, err
+			}
+			want := func(i int) uint32 {
+				a := i % slots
+				n := uint32(min(d, atomicThreads-a*d) * p.Reps)
+				if kind == 1 {
+					return math.Float32bits(float32(n))
+				}
+				return n
+			}
+			if err := firstMismatch([]string{"uint32 add", "float add"}[kind], got, want); err != nil {
+				return nil, fmt.Errorf("shared_add degree %d: %w", d, err)
+			}
+			costs[kind] = s
+		}
+		if t.Columns == nil {
+			u := costUnit(costs[0])
+			t.Columns = []string{"degree", "uint32 add (" + u + ")", "float add (" + u + ")", "float/uint32", "validated"}
+		}
+		t.add(d, cost(costs[0]), cost(costs[1]), ratio(costs[1], costs[0]), "all slots exact")
+	}
+	geometry := "1024 threads in one CTA"
+	if ctas > 1 {
+		geometry = fmt.Sprintf("%d CTAs of 1024 threads, each on its own slots", ctas)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, %d shared-memory atomicAdd of 1 per thread, as uint32 and as float; degree = threads per address.", geometry, p.Reps))
 	return t, nil
 }

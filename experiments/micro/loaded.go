@@ -17,17 +17,26 @@ var LoadedLatencyWarps = []int{1, 4, 16, 32}
 const loadedLatencyLines = 16384
 
 // loadedKinds are loaded_latency's operations, by its kind parameter.
-var loadedKinds = []string{"volatile load (L2 hit)", "volatile store + __threadfence()", "atomicAdd on its own word"}
+var loadedKinds = []string{"volatile load (L2 hit)", "volatile store + __threadfence()", "atomicAdd on its own word",
+	"volatile gather, 32 lanes (L2 hits)", "weak gather, 32 lanes (through L1)"}
+
+// loadedGather reports whether loaded_latency's kind is a gather: every lane
+// walks the chain, not lane 0 alone.
+func loadedGather(kind int) bool { return kind >= 3 }
 
 // LoadedLatency measures round trips while the GPU is loaded with them
 // (kernels/load_latency.cu, loaded_latency): one CTA per SM, each of its
 // warps' lane 0 timing p.Reps (0: 64) dependent operations of one kind:
 // volatile loads walking the chain from a start of its own (the same path
 // first untimed), volatile stores each followed by __threadfence(), or
-// atomicAdd, the last two on a line of the warp's own. The table gives,
+// atomicAdd, the last two on a line of the warp's own; or all 32 lanes
+// walking the chain, each from its own start, with volatile or with weak
+// loads (a gather: every warp-load asks for 32 lines). The table gives,
 // per kind and warps per CTA, the cycles per operation over the warps:
 // minimum, median and maximum. Every walk is validated against the host's
 // and every store and atomic by its word's final value.
+//
+// p.CTAs above 1 launches that many CTAs instead of one per SM.
 func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Params) (*Table, error) {
 	k, err := kernels.Lookup("loaded_latency")
 	if err != nil {
@@ -50,12 +59,18 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 		}
 	}
 	ctas := dev.Properties().SMs
+	if p.CTAs > 1 { // fewer SMs loaded: does a throughput limit belong to each SM or to the L2?
+		if p.CTAs > ctas {
+			return nil, fmt.Errorf("loaded_latency: %d CTAs: at most one per SM (%d)", p.CTAs, ctas)
+		}
+		ctas = p.CTAs
+	}
 	own, err := kernels.Slice[uint32](mem, 32*ctas*32) // a line per warp, 32 warps per CTA at most
 	if err != nil {
 		return nil, err
 	}
 	t := &Table{Name: "loaded_latency", Device: dev.Properties().Name,
-		Columns: []string{"operation", "warps per CTA", "warps", "steps", "cycles per operation (min)", "median", "max", "validated"}}
+		Columns: []string{"operation", "warps per CTA", "warps", "steps", "cycles per operation (min)", "median", "max", "operations per SM-cycle", "validated"}}
 	for kind, name := range loadedKinds {
 		for _, wpc := range warps {
 			if err := loadedRow(ctx, dev, k, t, kind, name, wpc, ctas, steps, in, own, next, mem, p); err != nil {
@@ -64,8 +79,10 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 		}
 	}
 	t.Notes = append(t.Notes,
-		"One CTA per SM; lane 0 of each of its warps works alone: a chase of a 2 MB chain of volatile loads (one word per line: L2 hits) from its own start, the same path first untimed, then timed; or volatile stores each followed by __threadfence(); or dependent atomicAdd; the last two on a line of the warp's own. Cycles per operation (%clock64) over every warp of every timed launch.",
-		"With 1 warp per CTA the round trip is the unloaded one (load_latency's and sync_latency's); more warps put more operations in flight on every SM and slice at once.")
+		fmt.Sprintf("%d CTAs (one per SM of %d); lane 0 of each of its warps works alone: a chase of a 2 MB chain of volatile loads (one word per line: L2 hits) from its own start, the same path first untimed, then timed; or volatile stores each followed by __threadfence(); or dependent atomicAdd; the last two on a line of the warp's own. Cycles per operation (%%clock64) over every warp of every timed launch.", ctas, dev.Properties().SMs),
+		"With 1 warp per CTA the round trip is the unloaded one (load_latency's and sync_latency's); more warps put more operations in flight on every SM and slice at once.",
+		"The gathers: all 32 lanes of every warp walk the chain, each from its own start, so every warp-load asks for 32 lines, as a neighbour gather does; volatile loads (L2 hits: the timed path was walked untimed first) or weak loads (through L1: the untimed walk was volatile, so L1 holds only what other weak walks brought). Cycles per warp-load, lane 0's clock.",
+		"Operations per SM-cycle: the operations (a gather's lane loads count one each) of a CTA's warps over its span, from the first warp's timed start to the last one's end (median over CTAs and launches): throughput, where a median round trip can hide warps served one after another.")
 	return t, nil
 }
 
@@ -73,19 +90,23 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Table, kind int, name string, wpc, ctas, steps int,
 	in, own kernels.DevPtr, next []uint32, mem *kernels.Allocations, p Params) error {
 	n := ctas * wpc
-	out, err := kernels.Slice[uint64](mem, 2*n)
+	out, err := kernels.Slice[uint64](mem, 3*n)
 	if err != nil {
 		return err
 	}
 	buf, lines := in, loadedLatencyLines
-	if kind > 0 {
+	if kind == 1 || kind == 2 {
 		buf, lines = own, n
 	}
 	launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
 	zero := make([]uint32, 32*n)
-	var perOp []float64
+	var perOp, rates []float64
+	lanes := 1
+	if loadedGather(kind) {
+		lanes = 32
+	}
 	for run := range max(p.Warmup, 0) + max(p.Repeat, 1) {
-		if kind > 0 {
+		if kind == 1 || kind == 2 {
 			if err := kernels.Upload(dev, own, zero); err != nil {
 				return err
 			}
@@ -93,12 +114,12 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		if _, err := dev.Launch(ctx, k, launch, buf, uint32(lines), uint32(steps), uint32(kind), out); err != nil {
 			return fmt.Errorf("loaded_latency %s, %d warps per CTA: %w", name, wpc, err)
 		}
-		got := make([]uint64, 2*n)
+		got := make([]uint64, 3*n)
 		if err := kernels.Download(dev, got, out); err != nil {
 			return err
 		}
 		words := make([]uint32, 32*n)
-		if kind > 0 {
+		if kind == 1 || kind == 2 {
 			if err := kernels.Download(dev, words, own); err != nil {
 				return err
 			}
@@ -107,28 +128,58 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 			want := uint64(steps) // kind 1: the last value stored
 			switch kind {
 			case 0:
-				line := uint32(w) * 2654435761 % loadedLatencyLines
-				for range steps {
-					line = next[line]
-				}
-				want = uint64(line) * loadLatencyLine / 4
+				want = uint64(loadedWalk(next, uint32(w), steps))
 			case 2:
 				want = uint64(steps - 1) // the last atomic's old value
+			case 3, 4:
+				var sum uint32
+				for lane := range uint32(32) {
+					sum += loadedWalk(next, uint32(w)*32+lane, steps)
+				}
+				want = uint64(sum)
 			}
-			if got[2*w+1] != want || (kind > 0 && words[32*w] != uint32(steps)) {
+			if got[3*w+1] != want || ((kind == 1 || kind == 2) && words[32*w] != uint32(steps)) {
 				return fmt.Errorf("loaded_latency %s, %d warps per CTA: warp %d ended at %d (word %d), want %d (word %d)",
-					name, wpc, w, got[2*w+1], words[32*w], want, steps)
+					name, wpc, w, got[3*w+1], words[32*w], want, steps)
 			}
 			if run >= max(p.Warmup, 0) {
-				perOp = append(perOp, float64(got[2*w])/float64(steps))
+				perOp = append(perOp, float64(got[3*w])/float64(steps))
+			}
+		}
+		if run >= max(p.Warmup, 0) {
+			for cta := range ctas {
+				rates = append(rates, float64(wpc*lanes*steps)/float64(ctaSpan(got[3*cta*wpc:3*(cta+1)*wpc])))
 			}
 		}
 	}
 	slices.Sort(perOp)
+	slices.Sort(rates)
 	check := "every walk ends where the host's does"
-	if kind > 0 {
+	if kind == 1 || kind == 2 {
 		check = "every word and result exact"
 	}
-	t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], check)
+	t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], rates[len(rates)/2], check)
 	return nil
+}
+
+// loadedWalk is the word index where loaded_latency's walk number start
+// (a warp's for kind 0, a thread's for the gathers) ends after steps hops.
+func loadedWalk(next []uint32, start uint32, steps int) uint32 {
+	line := start * 2654435761 % loadedLatencyLines
+	for range steps {
+		line = next[line]
+	}
+	return line * loadLatencyLine / 4
+}
+
+// ctaSpan is the cycles from the first of a CTA's warps starting its timed
+// part to the last one ending it (out words 3 per warp: cycles, check,
+// start; one SM's clock, so comparable).
+func ctaSpan(out []uint64) uint64 {
+	first, last := out[2], out[2]+out[0]
+	for w := 0; w < len(out); w += 3 {
+		first = min(first, out[w+2])
+		last = max(last, out[w+2]+out[w])
+	}
+	return max(last-first, 1)
 }

@@ -322,20 +322,49 @@ func TestPartitionLatencyValidatesEveryProbe(t *testing.T) {
 func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	tab, err := micro.LoadedLatency(ctx(t), tinyDevice(t), []int{1, 4}, micro.Params{Reps: 5})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 6)
+	require.Len(t, tab.Rows, 10)
 	_, err = micro.LoadedLatency(ctx(t), tinyDevice(t), []int{33}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "between 1 and 32")
 
 	dev := timingDevice(t, "h100+sms=4")
 	tab, err = micro.LoadedLatency(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 16})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 6)
+	require.Len(t, tab.Rows, 10)
 	median := func(row int) float64 { return tableNumber(t, tab, row, 5) }
 	mem := dev.Config().Memory
 	assert.InDelta(t, float64(mem.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
 	near, far := float64(mem.AtomicLatency), float64(mem.AtomicLatency)+mem.L2FarAtomicCycles
 	assert.True(t, median(4) > near-30 && median(4) < far+30, "one atomic chain per SM: %v cycles per atomic", median(4))
-	for kind := range 3 {
+	for kind := range 5 {
 		assert.GreaterOrEqual(t, median(2*kind+1), median(2*kind)-1, "kind %d: 32 warps per SM are not faster", kind)
 	}
+	// A gather asks for 32 lines: it waits longer than one load, and 32
+	// warps of it keep more of them in flight per SM-cycle than one.
+	rate := func(row int) float64 { return tableNumber(t, tab, row, 7) }
+	assert.Greater(t, median(6), median(0)+16, "one warp's gather: %v cycles, one load %v", median(6), median(0))
+	assert.Greater(t, rate(7), 4*rate(6), "32 warps of gathers per SM: %v lines per SM-cycle, one warp %v", rate(7), rate(6))
+}
+
+// TestSharedAddRunsTheFloatLoop: every slot checks out, as uint32 and as
+// float; in timing mode a float add costs what a uint32 add does when it
+// is one native atomic, and grows with the lanes on a word when it is the
+// GPU's compare-and-swap loop (sm.shared_float_add_loop).
+func TestSharedAddRunsTheFloatLoop(t *testing.T) {
+	tab, err := micro.SharedAdd(ctx(t), tinyDevice(t), []int{1, 7, 1024}, micro.Params{Reps: 3})
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 3)
+	_, err = micro.SharedAdd(ctx(t), tinyDevice(t), []int{1}, micro.Params{Reps: 1 << 14})
+	assert.ErrorContains(t, err, "exact as a float")
+
+	// growth is the float add's time at degree 32 over degree 1.
+	growth := func(config string) float64 {
+		tab, err := micro.SharedAdd(ctx(t), timingDevice(t, config), []int{1, 32}, micro.Params{Reps: 16})
+		require.NoError(t, err)
+		return tableNumber(t, tab, 1, 2) / tableNumber(t, tab, 0, 2)
+	}
+	tab, err = micro.SharedAdd(ctx(t), timingDevice(t, "h100+sms=1+sm.shared_float_add_loop=false"), []int{32}, micro.Params{Reps: 2})
+	require.NoError(t, err)
+	assert.InDelta(t, 1.0, tableNumber(t, tab, 0, 3), 0.01, "one native atomic either way")
+	native, loop := growth("h100+sms=1+sm.shared_float_add_loop=false"), growth("h100+sms=1")
+	assert.Greater(t, loop, 1.5*native, "32 lanes on a word take a pass each: degree 32 costs %.2fx degree 1 (native %.2fx)", loop, native)
 }

@@ -195,6 +195,12 @@ type SMConfig struct {
 	// false runs clang's PTX in its own order. The values computed are the
 	// same either way.
 	HoistLoads bool `yaml:"hoist_loads"`
+	// SharedFloatAddLoop, in timing mode, runs every shared-memory float
+	// add (atom/red.shared.add.f32) as the compare-and-swap loop the GPU's
+	// SASS is (ptx.ExpandSharedFloatAdds: load, add, CAS, retry), so lanes
+	// on one address pay a pass each and lose passes to other warps' swaps;
+	// false runs it as one native shared atomic, as integer adds are.
+	SharedFloatAddLoop bool `yaml:"shared_float_add_loop"`
 }
 
 // classes lists the ClassTiming fields with their YAML names, for

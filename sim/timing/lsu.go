@@ -365,7 +365,7 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 	}
 	ready := cyc + 1
 	if shared != 0 {
-		ready = max(ready, s.sharedAccess(w, m, shared, cyc))
+		ready = max(ready, s.sharedAccess(w, m, shared, cyc, st.Inst.Atom == ptx.AtomCas))
 		if m.Kind == exec.MemAtomic && s.cfg.SharedAtomicModel == SharedAtomicLock {
 			// Kepler's shared atomic is a load-lock/modify/store-unlock loop
 			// in the instruction stream: the warp cannot issue anything else

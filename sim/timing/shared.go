@@ -53,8 +53,13 @@ func bankDegree(m *exec.MemAccess, lanes uint32, banks, width int) (degree, same
 }
 
 // sharedAccess charges the shared-memory lanes of an access and returns
-// the cycle its result is ready.
-func (s *SM) sharedAccess(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64) uint64 {
+// the cycle its result is ready. cas marks a compare-and-swap, whose lanes
+// on one word take one pass in the native model: one lane's swap succeeds
+// and the others compare against its result and fail, with nothing to
+// write (the H100 runs a shared float add as such a loop, and its passes
+// do not grow with the lanes on the word: sim/configs/README.md, "Shared
+// float adds").
+func (s *SM) sharedAccess(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, cas bool) uint64 {
 	c := s.cfg
 	degree, same := bankDegree(m, lanes, c.SharedMemBanks, c.SharedMemBankWidthBytes)
 	st := &s.stats
@@ -88,6 +93,9 @@ func (s *SM) sharedAccess(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint6
 		return start + uint64(passes)*uint64(c.SharedAtomicLockIterationCycles) + uint64(c.SharedAtomic.Latency)
 	}
 	serial := uint64(same-1) * uint64(c.SharedAtomicNativeCycles)
+	if cas {
+		serial = 0
+	}
 	s.smemFree = busy + extra + serial
 	s.smemCut1, s.smemCut2, s.sharedCut1, s.sharedCut2 = busy, busy+extra, lat, lat+extra
 	return lat + extra + serial

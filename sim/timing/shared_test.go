@@ -62,10 +62,10 @@ func TestSharedAccessTiming(t *testing.T) {
 	c := s.cfg
 	all := ^uint32(0)
 	// A conflict-free load, then a stride-32 load: 31 extra passes.
-	ready := s.sharedAccess(nil, access(exec.MemLoad, 4, all, func(l int) uint64 { return uint64(4 * l) }), all, 100)
+	ready := s.sharedAccess(nil, access(exec.MemLoad, 4, all, func(l int) uint64 { return uint64(4 * l) }), all, 100, false)
 	assert.Equal(t, uint64(100+c.SharedLoad.Latency), ready)
 	assert.Equal(t, uint64(100+c.SharedLoad.Interval), s.smemFree)
-	ready = s.sharedAccess(nil, access(exec.MemLoad, 4, all, func(l int) uint64 { return uint64(128 * l) }), all, 200)
+	ready = s.sharedAccess(nil, access(exec.MemLoad, 4, all, func(l int) uint64 { return uint64(128 * l) }), all, 200, false)
 	assert.Equal(t, uint64(200+c.SharedLoad.Latency+31*c.SharedPassCycles), ready)
 	assert.Equal(t, uint64(2), s.stats.sharedAccesses)
 	assert.Equal(t, uint64(31), s.stats.bankConflicts)
@@ -82,8 +82,8 @@ func TestSharedAtomicModels(t *testing.T) {
 	t.Run("native serialises lanes on one address", func(t *testing.T) {
 		s := sharedSM(t, SharedAtomicNative)
 		c := s.cfg
-		assert.Equal(t, uint64(1000+c.SharedAtomic.Latency), s.sharedAccess(nil, atom(distinct), all, 1000))
-		assert.Equal(t, uint64(2000+c.SharedAtomic.Latency+31*c.SharedAtomicNativeCycles), s.sharedAccess(nil, atom(same), all, 2000))
+		assert.Equal(t, uint64(1000+c.SharedAtomic.Latency), s.sharedAccess(nil, atom(distinct), all, 1000, false))
+		assert.Equal(t, uint64(2000+c.SharedAtomic.Latency+31*c.SharedAtomicNativeCycles), s.sharedAccess(nil, atom(same), all, 2000, false))
 		assert.Equal(t, 32, s.stats.maxSameAddrShared)
 		assert.Equal(t, uint64(64), s.stats.sharedAtomics)
 	})
@@ -91,20 +91,20 @@ func TestSharedAtomicModels(t *testing.T) {
 		s := sharedSM(t, SharedAtomicLock)
 		c := s.cfg
 		iter := uint64(c.SharedAtomicLockIterationCycles)
-		assert.Equal(t, uint64(1000)+iter+uint64(c.SharedAtomic.Latency), s.sharedAccess(nil, atom(distinct), all, 1000))
+		assert.Equal(t, uint64(1000)+iter+uint64(c.SharedAtomic.Latency), s.sharedAccess(nil, atom(distinct), all, 1000, false))
 		assert.Zero(t, s.stats.lockRetries)
-		assert.Equal(t, uint64(2000)+32*iter+uint64(c.SharedAtomic.Latency), s.sharedAccess(nil, atom(same), all, 2000))
+		assert.Equal(t, uint64(2000)+32*iter+uint64(c.SharedAtomic.Latency), s.sharedAccess(nil, atom(same), all, 2000, false))
 		assert.Equal(t, uint64(31*32/2), s.stats.lockRetries, "lane k fails k times")
 	})
 	t.Run("lock contention between warps", func(t *testing.T) {
 		s := sharedSM(t, SharedAtomicLock)
 		c := s.cfg
 		iter := uint64(c.SharedAtomicLockIterationCycles)
-		first := s.sharedAccess(nil, atom(same), all, 1000)
+		first := s.sharedAccess(nil, atom(same), all, 1000, false)
 		// The second warp starts when the shared memory takes it and
 		// finds the lock held until the first warp's last pass ends.
 		start := s.smemFree
-		second := s.sharedAccess(nil, atom(same), all, start)
+		second := s.sharedAccess(nil, atom(same), all, start, false)
 		assert.Equal(t, uint64(1000)+32*iter+uint64(c.SharedAtomic.Latency), first)
 		passes := (1000 + 32*iter - start + iter - 1) / iter
 		assert.Equal(t, start+(passes+32)*iter+uint64(c.SharedAtomic.Latency), second)
