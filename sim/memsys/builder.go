@@ -96,6 +96,7 @@ func (b Builder) Build(name string) (*System, error) {
 	if cfg.L2Partitions > 1 {
 		s.fabric.farCrossing = cfg.L2FarAtomicCycles / 2
 	}
+	s.fabric.spread = cfg.L2LatencySpreadCycles
 	s.smBufSize = int(math.Ceil(t.crossReq+s.fabric.farCrossing)) + 16
 	s.smConnected = make([]bool, b.numSMs)
 	s.smMsgs = make([]smSlabs, b.numSMs)
@@ -198,6 +199,7 @@ func (b Builder) buildSlices(s *System) {
 			bytesPerCycle: cfg.L2SliceBytesPerCycle,
 			shadow:        shadow,
 			role:          roleL2Top,
+			slice:         i + 1,
 		})
 		// The slice's requests that wait for the DRAM channel's bandwidth
 		// wait in the fabric and count against this buffer.
@@ -290,6 +292,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		zone:          zoneL2,
 		bufSize:       unboundedBuf,
 		bytesPerCycle: cfg.L2SliceBytesPerCycle,
+		slice:         i + 1,
 	})
 	s.fabric.plug(c.bottom, endSpec{zone: zoneL2, bufSize: unboundedBuf})
 	s.fabric.dirtyHolders = append(s.fabric.dirtyHolders, c)
@@ -334,7 +337,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	u.AddPort("L2", u.l2Port)
 	u.AddPort("Load", u.loadPort)
 	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
-	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices)})
+	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices), slice: slice + 1})
 	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true})
 	return u
 }
@@ -389,6 +392,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		bufSize:       unboundedBuf,
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
 		partition:     s.partitionOf(c.sm, s.numSMs),
+		sm:            c.sm + 1,
 	})
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)

@@ -213,6 +213,13 @@ type Config struct {
 	// to the home slice. Needs l2_model sectored and L2Slices a multiple
 	// of L2Partitions.
 	L2ReadsInPartition bool `yaml:"l2_reads_in_partition"`
+	// L2LatencySpreadCycles spreads the L2 round trip over the SM-slice
+	// pairs: a request from an SM to a slice takes a fixed offset of its
+	// pair, uniform over [-spread/2, spread/2) and averaging zero, so one
+	// chase over many slices keeps the configured latencies while a warp
+	// whose lines go to many slices waits for the farthest. 0: every pair
+	// alike.
+	L2LatencySpreadCycles float64 `yaml:"l2_latency_spread_cycles"`
 }
 
 // overheads are the cycles the components' own pipelines add to each
@@ -350,6 +357,10 @@ func (c Config) Validate() error {
 		bad("l2_partitions must be between 1 (or 0, the same) and l2_slices (%d), got %d", c.L2Slices, c.L2Partitions)
 	}
 	nonNegative("l2_far_atomic_cycles", c.L2FarAtomicCycles, "no cost beyond a near atomic's")
+	nonNegative("l2_latency_spread_cycles", c.L2LatencySpreadCycles, "every SM-slice pair alike")
+	if req := c.timing().crossReq; c.L2LatencySpreadCycles > 2*req {
+		bad("l2_latency_spread_cycles %g is more than twice the %g cycles a request takes from SM to L2 (an offset would be negative)", c.L2LatencySpreadCycles, req)
+	}
 	if c.L2ReadsInPartition && c.L2Partitions > 1 && (c.l2Model() != L2Sectored || c.L2Slices%c.L2Partitions != 0) {
 		bad("l2_reads_in_partition needs l2_model %q and l2_slices (%d) a multiple of l2_partitions (%d), got l2_model %q",
 			L2Sectored, c.L2Slices, c.L2Partitions, c.L2Model)

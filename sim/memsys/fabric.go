@@ -60,7 +60,10 @@ type fabric struct {
 	// farCrossing is added each way to a message between ports of
 	// different L2 partitions (half of Config.L2FarAtomicCycles).
 	farCrossing float64
-	sectorSize  int
+	// spread is the range of the SM-to-slice offsets (pairOffset) added to
+	// a request's crossing (Config.L2LatencySpreadCycles).
+	spread     float64
+	sectorSize int
 
 	ends map[sim.Port]*fabricEnd
 	// akitaEnds holds the ends of akita's ports again, by a pointer key,
@@ -99,6 +102,10 @@ type endSpec struct {
 	// between ports of two different partitions cross between them
 	// (fabric.farCrossing).
 	partition int
+	// sm and slice are the SM (an SM's port or its L1's bottom) and the L2
+	// slice (its top, its atomic unit's top) a port belongs to, plus one (0:
+	// neither): a request from an SM to a slice takes that pair's offset.
+	sm, slice int
 	// bufSize bounds the messages the port has sent that are not yet
 	// delivered; Send fails beyond it.
 	bufSize int
@@ -313,6 +320,9 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 	at += src.egressLatency + f.crossing(src.zone, dst.zone)
 	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
 		at += f.farCrossing
+	}
+	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {
+		at += f.pairOffset(src.sm-1, dst.slice-1)
 	}
 	if dst.bytesPerCycle > 0 {
 		if b := f.payload(msg, dst.dram); b > 0 {
@@ -801,3 +811,20 @@ func (p *sinkPort) Send(msg sim.Msg) *sim.SendError { return p.conn.Send(msg) }
 // Retrieve and Peek return nil: nothing waits in a sink port.
 func (p *sinkPort) Retrieve(sim.VTimeInSec) sim.Msg { return nil }
 func (p *sinkPort) Peek() sim.Msg                   { return nil }
+
+// pairOffset is the fixed part of the route from SM sm to slice slice that
+// differs from the mean: uniform over [-spread/2, spread/2) by a hash of
+// the pair, so that a chase over many slices averages to the configured
+// latency while a warp's gather, which waits for its slowest line, waits
+// longer (on the H100 each SM's loads to 64 words spread over the L2 take
+// from 256-279 to 304-340 cycles).
+func (f *fabric) pairOffset(sm, slice int) float64 {
+	x := uint64(sm)<<20 | uint64(slice)
+	// splitmix64's finaliser: every input bit moves every output bit.
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	x ^= x >> 31
+	u := float64(x>>11) / (1 << 53)
+	return (u - 0.5) * f.spread
+}

@@ -224,3 +224,44 @@ func TestReadsInPartitionShareAHotLine(t *testing.T) {
 	cfg.L2Partitions, cfg.L2ReadsInPartition, cfg.L2Model = 2, true, L2AkitaWriteback
 	assert.ErrorContains(t, cfg.Validate(), "l2_reads_in_partition")
 }
+
+// TestLatencySpreadOffsetsEachPair: with l2_latency_spread_cycles, SM 1's
+// L2 hits on four slices each take their pair's fixed offset (the same on
+// a second visit), within half the spread of the unspread round trip; a
+// spread beyond twice the request's crossing is refused.
+func TestLatencySpreadOffsetsEachPair(t *testing.T) {
+	hits := func(spread float64) []uint64 {
+		cfg := testConfig()
+		cfg.L2LatencySpreadCycles = spread
+		r := newRig(t, cfg, 2)
+		r.sms[1].startCycle = 5000 // after SM 0 has brought the lines into L2
+		for _, sm := range r.sms {
+			sm.serial = true
+			for round := 0; round < 2; round++ {
+				for slice := range uint64(4) {
+					sm.readBypass(slice*uint64(cfg.L2InterleaveBytes), 0xf)
+				}
+			}
+		}
+		r.run(t)
+		return r.latencies(1)
+	}
+	flat, spread := hits(0), hits(40)
+	require.Len(t, spread, 8)
+	distinct := map[uint64]bool{}
+	for i, l := range spread {
+		assert.InDelta(t, float64(flat[i]), float64(l), 21, "hit %d: %d cycles, %d unspread", i, l, flat[i])
+		assert.Equal(t, l, spread[(i+4)%8], "a pair's offset is fixed")
+		distinct[l] = true
+	}
+	assert.Greater(t, len(distinct), 1, "the four slices' offsets differ: %v", spread)
+	for i := 1; i < 8; i++ {
+		assert.Equal(t, flat[0], flat[i], "without a spread every hit costs the same")
+	}
+
+	cfg := testConfig()
+	cfg.L2LatencySpreadCycles = 2*cfg.timing().crossReq + 1
+	assert.ErrorContains(t, cfg.Validate(), "l2_latency_spread_cycles")
+	cfg.L2LatencySpreadCycles = -1
+	assert.ErrorContains(t, cfg.Validate(), "l2_latency_spread_cycles")
+}

@@ -155,7 +155,7 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 		panic(fmt.Sprintf("memsys: SM %d is already connected", sm))
 	}
 	s.smConnected[sm] = true
-	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs)})
+	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1})
 }
 
 // NewLineRead builds the load request of one warp instruction for one line:
