@@ -199,20 +199,16 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 			t.Notes = append(t.Notes, fmt.Sprintf("Default size: %d elements on hw, %d in simulation; the simulated L2 holds the smaller run, so compare a simulated table with a hardware one at the same --elements.", streamElementsHW, streamElementsSim))
 		}
 		return t, err
-	case "atomic_contention":
+	case "atomic_contention", "shared_add":
 		p.Reps = orDefault(o.reps, 256, 8, o.target)
 		p.CTAs = o.ctas
 		if o.ctas == 0 {
 			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
+		}
+		if name == "shared_add" {
+			return micro.SharedAdd(ctx, env.dev, micro.AtomicDegrees, p)
 		}
 		return micro.AtomicContention(ctx, env.dev, micro.AtomicDegrees, p)
-	case "shared_add":
-		p.Reps = orDefault(o.reps, 256, 8, o.target)
-		p.CTAs = o.ctas
-		if o.ctas == 0 {
-			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
-		}
-		return micro.SharedAdd(ctx, env.dev, micro.AtomicDegrees, p)
 	case "bank_stride":
 		p.Reps = orDefault(o.reps, 4096, 32, o.target)
 		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
