@@ -72,6 +72,8 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"micro no timed launch", []string{"micro", "stream", "--target", "sim", "--repeat", "0"}, "--repeat 0"},
 		{"micro negative iterations", []string{"micro", "launch_overhead", "--target", "sim", "--iterations", "-3"}, "--iterations -3"},
 		{"micro negative ctas", []string{"micro", "atomic_contention", "--target", "sim", "--ctas", "-2"}, "--ctas -2 is negative"},
+		{"micro loaded ctas past the SMs", []string{"micro", "loaded_latency", "--target", "sim", "--config", "tiny", "--ctas", "500"}, "at most one CTA per SM"},
+		{"micro shared_add reps past exact floats", []string{"micro", "shared_add", "--target", "sim", "--config", "tiny", "--reps", "100000"}, "exact as a float"},
 		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},

@@ -201,6 +201,9 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		return t, err
 	case "atomic_contention", "shared_add":
 		p.Reps = orDefault(o.reps, 256, 8, o.target)
+		if name == "shared_add" && p.Reps > micro.SharedAddMaxReps {
+			return nil, badInput("--reps %d: shared_add adds at most %d times per thread, so that every slot's sum is exact as a float", p.Reps, micro.SharedAddMaxReps)
+		}
 		p.CTAs = o.ctas
 		if o.ctas == 0 {
 			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
@@ -253,6 +256,9 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 	case "loaded_latency":
 		p.Reps = o.reps
 		p.CTAs = o.ctas
+		if sms := env.dev.Properties().SMs; o.ctas > sms {
+			return nil, badInput("--ctas %d: loaded_latency runs at most one CTA per SM (%d)", o.ctas, sms)
+		}
 		return micro.LoadedLatency(ctx, env.dev, micro.LoadedLatencyWarps, p)
 	case "partition_latency":
 		p.Reps = o.reps

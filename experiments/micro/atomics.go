@@ -181,6 +181,10 @@ func AtomicSpread(ctx context.Context, dev kernels.Device, strides []int, ctas i
 	return t, nil
 }
 
+// SharedAddMaxReps is the most adds per thread SharedAdd takes: a slot's
+// sum (at most 1024 × reps) stays below 2^24, exact as a float.
+const SharedAddMaxReps = (1<<24 - 1) / atomicThreads
+
 // SharedAdd runs atomic_add_shared at each synchronisation degree: every
 // thread of p.CTAs CTAs (0: one) of 1024 threads adds 1, p.Reps times, to
 // slot t / degree of its CTA's shared array, once as uint32 and once as
@@ -192,8 +196,8 @@ func SharedAdd(ctx context.Context, dev kernels.Device, degrees []int, p Params)
 		return nil, err
 	}
 	ctas := max(p.CTAs, 1)
-	if p.Reps <= 0 || p.Reps*atomicThreads >= 1<<24 {
-		return nil, fmt.Errorf("atomic_add_shared: %d adds per thread: between 1 and %d, so every sum is exact as a float", p.Reps, (1<<24-1)/atomicThreads)
+	if p.Reps <= 0 || p.Reps > SharedAddMaxReps {
+		return nil, fmt.Errorf("atomic_add_shared: %d adds per thread: between 1 and %d, so every sum is exact as a float", p.Reps, SharedAddMaxReps)
 	}
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
