@@ -24,6 +24,11 @@ var loadedKinds = []string{"volatile load (L2 hit)", "volatile store + __threadf
 // walks the chain, not lane 0 alone.
 func loadedGather(kind int) bool { return kind >= 3 }
 
+// loadedOwnLine reports whether loaded_latency's kind works on a line of
+// the warp's own (the stores with fences and the atomics), which the
+// driver zeroes before each launch and checks after it.
+func loadedOwnLine(kind int) bool { return kind == 1 || kind == 2 }
+
 // LoadedLatency measures round trips while the GPU is loaded with them
 // (kernels/load_latency.cu, loaded_latency): one CTA per SM, each of its
 // warps' lane 0 timing p.Reps (0: 64) dependent operations of one kind:
@@ -95,7 +100,7 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		return err
 	}
 	buf, lines := in, loadedLatencyLines
-	if kind == 1 || kind == 2 {
+	if loadedOwnLine(kind) {
 		buf, lines = own, n
 	}
 	launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
@@ -106,7 +111,7 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		lanes = 32
 	}
 	for run := range max(p.Warmup, 0) + max(p.Repeat, 1) {
-		if kind == 1 || kind == 2 {
+		if loadedOwnLine(kind) {
 			if err := kernels.Upload(dev, own, zero); err != nil {
 				return err
 			}
@@ -119,7 +124,7 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 			return err
 		}
 		words := make([]uint32, 32*n)
-		if kind == 1 || kind == 2 {
+		if loadedOwnLine(kind) {
 			if err := kernels.Download(dev, words, own); err != nil {
 				return err
 			}
@@ -138,7 +143,7 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 				}
 				want = uint64(sum)
 			}
-			if got[3*w+1] != want || ((kind == 1 || kind == 2) && words[32*w] != uint32(steps)) {
+			if got[3*w+1] != want || ((loadedOwnLine(kind)) && words[32*w] != uint32(steps)) {
 				return fmt.Errorf("loaded_latency %s, %d warps per CTA: warp %d ended at %d (word %d), want %d (word %d)",
 					name, wpc, w, got[3*w+1], words[32*w], want, steps)
 			}
@@ -155,7 +160,7 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 	slices.Sort(perOp)
 	slices.Sort(rates)
 	check := "every walk ends where the host's does"
-	if kind == 1 || kind == 2 {
+	if loadedOwnLine(kind) {
 		check = "every word and result exact"
 	}
 	t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], rates[len(rates)/2], check)
