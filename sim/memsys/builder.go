@@ -246,6 +246,8 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		fetches:       make(map[uint64]l2Fetch),
 		ids:           NewIDSource(name),
 		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
+		combineReads:  cfg.L2CombineReads,
+		combineLine:   ^uint64(0),
 		responseDelay: sectoredL2Pipeline,
 		dramDepth:     cfg.dramQueueDepth(),
 		zero:          s.zeroLine,

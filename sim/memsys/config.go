@@ -220,6 +220,11 @@ type Config struct {
 	// whose lines go to many slices waits for the farthest. 0: every pair
 	// alike.
 	L2LatencySpreadCycles float64 `yaml:"l2_latency_spread_cycles"`
+	// L2CombineReads lets a slice's read hits of one line share a lookup:
+	// a hit arriving while the line's last read hit still waits for its
+	// lookup slot is answered with it (sectored L2), so many SMs polling one
+	// line do not queue a slot each. false: every hit takes a slot.
+	L2CombineReads bool `yaml:"l2_combine_reads"`
 }
 
 // overheads are the cycles the components' own pipelines add to each

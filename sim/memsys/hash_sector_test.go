@@ -265,3 +265,40 @@ func TestLatencySpreadOffsetsEachPair(t *testing.T) {
 	cfg.L2LatencySpreadCycles = -1
 	assert.ErrorContains(t, cfg.Validate(), "l2_latency_spread_cycles")
 }
+
+// TestCombinedReadsShareALookup: eight SMs each send 40 strong loads of one
+// line (320 hits at one slice). With one lookup slot a cycle each hit waits
+// for a slot of its own; with l2_combine_reads a hit that arrives while the
+// line's last hit still waits for its slot is answered with it, so the last
+// answer comes over 100 cycles sooner, while a lone load costs the same.
+func TestCombinedReadsShareALookup(t *testing.T) {
+	run := func(combine bool) (uint64, []uint64) {
+		cfg := testConfig()
+		cfg.L2CombineReads = combine
+		require.NoError(t, cfg.Validate())
+		r := newRig(t, cfg, 9)
+		warm := r.sms[0]
+		warm.serial = true
+		warm.readBypass(lineA, 0x1)
+		warm.readBypass(lineA, 0x1) // alone, after the line is in L2
+		var done uint64
+		for _, sm := range r.sms[1:] {
+			sm.startCycle = 2000
+			for range 40 {
+				sm.readBypass(lineA, 0x1)
+			}
+		}
+		r.run(t)
+		for _, sm := range r.sms[1:] {
+			for _, rec := range sm.records {
+				done = max(done, rec.done)
+			}
+		}
+		return done, r.latencies(0)[1:]
+	}
+	apart, lone := run(false)
+	combined, loneCombined := run(true)
+	t.Logf("last of 320 hot-line loads: cycle %d, %d combined", apart, combined)
+	assert.Less(t, combined+100, apart, "hits waiting for the line's lookup share it")
+	assert.Equal(t, lone, loneCombined, "a lone hit costs the same either way")
+}

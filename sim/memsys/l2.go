@@ -70,6 +70,12 @@ type sectoredL2 struct {
 	ids           *IDSource
 	lookupFree    float64
 	cyclesPerLook float64
+	// combineReads (Config.L2CombineReads): a read hit of the line whose
+	// lookup slot is still ahead (combineLine, at combineSlot) shares that
+	// lookup instead of taking a slot of its own.
+	combineReads bool
+	combineLine  uint64
+	combineSlot  float64
 	// servers, under Config.L2ReadsInPartition, are the slices that serve
 	// this slice's read hits for the SMs of each partition (index: the
 	// reader's fabric partition - 1; itself for its own).
@@ -208,6 +214,16 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 			}
 		}
 		c.answered(msg)
+		if !atomic && server.combineReads {
+			if server.combineLine == lineAddr && server.combineSlot >= cycle {
+				server.respond(msg, false, server.combineSlot-cycle+c.responseDelay)
+				return true
+			}
+			wait := server.reserveLookup(cycle)
+			server.combineLine, server.combineSlot = lineAddr, cycle+wait
+			server.respond(msg, false, wait+c.responseDelay)
+			return true
+		}
 		server.respond(msg, atomic, server.reserveLookup(cycle)+c.responseDelay)
 		return true
 	}
