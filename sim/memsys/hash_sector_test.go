@@ -192,26 +192,8 @@ func TestReadsInPartitionShareAHotLine(t *testing.T) {
 		cfg := testConfig()
 		cfg.L2Partitions, cfg.L2ReadsInPartition = 2, true
 		cfg.L2ReadsInPartition = inPartition
-		require.NoError(t, cfg.Validate())
-		// SMs 0-4 are in partition 1 (with slice 0, lineA's), 5-8 in 2;
-		// SM 0 only brings the line into L2.
-		r := newRig(t, cfg, 9)
-		warm := r.sms[0]
-		warm.serial = true
-		warm.readBypass(lineA, 0x1)
-		var done uint64
-		for _, sm := range r.sms[1:] {
-			sm.startCycle = 2000
-			for range 40 {
-				sm.readBypass(lineA, 0x1)
-			}
-		}
-		r.run(t)
-		for _, sm := range r.sms[1:] {
-			for _, rec := range sm.records {
-				done = max(done, rec.done)
-			}
-		}
+		// SMs 0-4 are in partition 1 (with slice 0, lineA's), 5-8 in 2.
+		done, r := hotLineLoads(t, cfg, 1)
 		return done, r.latencies(8)[:1]
 	}
 	home, firstHome := lastDone(false)
@@ -275,25 +257,8 @@ func TestCombinedReadsShareALookup(t *testing.T) {
 	run := func(combine bool) (uint64, []uint64) {
 		cfg := testConfig()
 		cfg.L2CombineReads = combine
-		require.NoError(t, cfg.Validate())
-		r := newRig(t, cfg, 9)
-		warm := r.sms[0]
-		warm.serial = true
-		warm.readBypass(lineA, 0x1)
-		warm.readBypass(lineA, 0x1) // alone, after the line is in L2
-		var done uint64
-		for _, sm := range r.sms[1:] {
-			sm.startCycle = 2000
-			for range 40 {
-				sm.readBypass(lineA, 0x1)
-			}
-		}
-		r.run(t)
-		for _, sm := range r.sms[1:] {
-			for _, rec := range sm.records {
-				done = max(done, rec.done)
-			}
-		}
+		// SM 0's second load is alone, after the line is in L2.
+		done, r := hotLineLoads(t, cfg, 2)
 		return done, r.latencies(0)[1:]
 	}
 	apart, lone := run(false)
@@ -301,4 +266,31 @@ func TestCombinedReadsShareALookup(t *testing.T) {
 	t.Logf("last of 320 hot-line loads: cycle %d, %d combined", apart, combined)
 	assert.Less(t, combined+100, apart, "hits waiting for the line's lookup share it")
 	assert.Equal(t, lone, loneCombined, "a lone hit costs the same either way")
+}
+
+// hotLineLoads runs SM 0's warm loads of lineA (the first brings it into
+// L2), then, from cycle 2000, 40 strong loads of it from each of SMs 1-8,
+// and returns the cycle the last of those was answered, and the rig.
+func hotLineLoads(t *testing.T, cfg Config, warm int) (uint64, *rig) {
+	t.Helper()
+	require.NoError(t, cfg.Validate())
+	r := newRig(t, cfg, 9)
+	r.sms[0].serial = true
+	for range warm {
+		r.sms[0].readBypass(lineA, 0x1)
+	}
+	for _, sm := range r.sms[1:] {
+		sm.startCycle = 2000
+		for range 40 {
+			sm.readBypass(lineA, 0x1)
+		}
+	}
+	r.run(t)
+	var done uint64
+	for _, sm := range r.sms[1:] {
+		for _, rec := range sm.records {
+			done = max(done, rec.done)
+		}
+	}
+	return done, r
 }
