@@ -1,5 +1,7 @@
-// Package micro owns the microbenchmark drivers (stream, atomic contention,
-// bank strides, global barrier): each launches its kernel through
+// Package micro owns the microbenchmark drivers (stream, atomic contention
+// and spread, polls on an atomic's line, shared-memory adds, bank strides,
+// global barriers, launch overhead, load and partition latency, round trips
+// under load, divide and modulo): each launches its kernel through
 // kernels.Device, checks the final memory contents against a value computed
 // on the host, and returns a table of measurements.
 package micro
