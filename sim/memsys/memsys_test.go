@@ -550,7 +550,15 @@ func TestEngineDrains(t *testing.T) {
 			last = max(last, sm.lastDone)
 		}
 		period := r.sys.Freq().Period()
-		assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(2*period),
+		slack := 2 * period
+		if parallelSuite && cfg.l2Model() == L2AkitaWriteback {
+			// akita's write-back L2 under the parallel engine, whose order
+			// of same-cycle events varies, ends up to ~17 cycles after the
+			// last response in about 1 run of 100 (measured before and
+			// after 466633f); the engine must still run dry, below.
+			slack = 32 * period
+		}
+		assert.LessOrEqual(t, float64(r.engine.CurrentTime()-last), float64(slack),
 			"components ticked on after the last response")
 
 		before := r.events.Load()
