@@ -131,19 +131,19 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		}
 		for w := range n {
 			want := uint64(steps) // kind 1: the last value stored
-			switch kind {
-			case 0:
+			switch {
+			case kind == 0:
 				want = uint64(loadedWalk(next, uint32(w), steps))
-			case 2:
+			case kind == 2:
 				want = uint64(steps - 1) // the last atomic's old value
-			case 3, 4:
+			case loadedGather(kind):
 				var sum uint32
 				for lane := range uint32(32) {
 					sum += loadedWalk(next, uint32(w)*32+lane, steps)
 				}
 				want = uint64(sum)
 			}
-			if got[3*w+1] != want || ((loadedOwnLine(kind)) && words[32*w] != uint32(steps)) {
+			if got[3*w+1] != want || (loadedOwnLine(kind) && words[32*w] != uint32(steps)) {
 				return fmt.Errorf("loaded_latency %s, %d warps per CTA: warp %d ended at %d (word %d), want %d (word %d)",
 					name, wpc, w, got[3*w+1], words[32*w], want, steps)
 			}

@@ -186,6 +186,21 @@ func (c *sectoredL2) reserveLookup(cycle float64) float64 {
 	return slot - cycle
 }
 
+// lookupForHit returns the cycles from now until a hit's lookup: a slot of
+// its own, or, under combineReads, a read's share of the slot the line's
+// last read hit still waits for.
+func (c *sectoredL2) lookupForHit(lineAddr uint64, atomic bool, cycle float64) float64 {
+	combine := !atomic && c.combineReads
+	if combine && c.combineLine == lineAddr && c.combineSlot >= cycle {
+		return c.combineSlot - cycle
+	}
+	wait := c.reserveLookup(cycle)
+	if combine {
+		c.combineLine, c.combineSlot = lineAddr, cycle+wait
+	}
+	return wait
+}
+
 // read serves a load, or an atomic's sector write (atomic), which reads
 // its sector first.
 func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool, cycle float64) bool {
@@ -214,17 +229,7 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 			}
 		}
 		c.answered(msg)
-		if !atomic && server.combineReads {
-			if server.combineLine == lineAddr && server.combineSlot >= cycle {
-				server.respond(msg, false, server.combineSlot-cycle+c.responseDelay)
-				return true
-			}
-			wait := server.reserveLookup(cycle)
-			server.combineLine, server.combineSlot = lineAddr, cycle+wait
-			server.respond(msg, false, wait+c.responseDelay)
-			return true
-		}
-		server.respond(msg, atomic, server.reserveLookup(cycle)+c.responseDelay)
+		server.respond(msg, atomic, server.lookupForHit(lineAddr, atomic, cycle)+c.responseDelay)
 		return true
 	}
 	m := c.mshrs[lineAddr]
