@@ -23,8 +23,7 @@ var updateFitted = flag.Bool("update", false, "rewrite testdata/fitted_h100.json
 // see), on the h100 cut to two SMs, in timing mode. sim/configs/h100.yaml
 // cites these benchmarks for shared_atomic.interval, atomic_ops_per_cycle,
 // atomic_same_address_cycles, l2_hash,
-// l1_hit_latency_cycles and shared_pass_cycles, and the poll model's fit
-// (micro.AtomicPollModel); a change to the model or to those values moves the
+// l1_hit_latency_cycles, shared_pass_cycles and atomic_line_load_*; a change to the model or to those values moves the
 // cycles below, and this test fails until the figures are re-measured
 // against the H100 (sim/configs/README.md) and the file is rewritten with
 // go test ./experiments/micro -run FittedH100 -update.
@@ -64,29 +63,19 @@ func TestFittedH100FiguresArePinned(t *testing.T) {
 		_, err := micro.BankStride(ctx(t), rec, []int{1, 32}, 1, 256, micro.Params{Reps: 8})
 		return err
 	})
-	// The poll model's fit is an override of the h100 (h100.yaml says why
-	// the shipped file keeps it off): pinned with it, and without.
-	polls, err := sim.Open("h100+sms=2+"+micro.AtomicPollModel, sim.WithMode(sim.ModeTiming))
-	require.NoError(t, err)
-	t.Cleanup(func() { polls.Close() })
-	for _, d := range []struct {
-		name string
-		dev  kernels.Device
-	}{{"atomic_poll", dev}, {"atomic_poll/poll_model", polls}} {
-		rec.Device = d.dev
-		record(d.name, func() error {
-			ctas, err := micro.AtomicPollCTAs(d.dev)
-			if err != nil {
+	// The poll model (memory.atomic_line_load_*), fitted on atomic_poll.
+	record("atomic_poll", func() error {
+		ctas, err := micro.AtomicPollCTAs(dev)
+		if err != nil {
+			return err
+		}
+		for _, pollers := range []int{0, 1, 3} {
+			if _, err := micro.AtomicPoll(ctx(t), rec, ctas, pollers, 1, 0, micro.Params{Reps: 8}); err != nil {
 				return err
 			}
-			for _, pollers := range []int{0, 1, 3} {
-				if _, err := micro.AtomicPoll(ctx(t), rec, ctas, pollers, 1, 0, micro.Params{Reps: 8}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+		}
+		return nil
+	})
 	if *updateFitted {
 		b, err := json.MarshalIndent(got, "", "  ")
 		require.NoError(t, err)

@@ -8,12 +8,6 @@ import (
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
-// AtomicPollModel is the h100 override that turns on the model of strong
-// loads queueing behind the atomics on their line, with the values fitted
-// on this benchmark (sim/configs/README.md, "Polls on an atomic's line";
-// the shipped h100 keeps it off).
-const AtomicPollModel = "memory.atomic_line_load_cycles=2.5+memory.atomic_line_load_extra_cycles=1"
-
 // AtomicPollers are the polling warps per CTA of atomic_poll: none (the
 // workers' chains alone), one, a few, and every other warp of its 8: how
 // the polls' cost grows with their number (an Atos CTA has one leader
