@@ -14,6 +14,7 @@ enum {
 	WG_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
 	WG_CU_JIT_ERROR_LOG_BUFFER = 5,
 	WG_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+	WG_CU_JIT_GENERATE_LINE_INFO = 13,
 };
 
 // For each entry point: the pointer wg_load fills and the wrapper.
@@ -51,17 +52,21 @@ int wg_load(const char **detail) {
 }
 
 CUresult wg_module_load(CUmodule *mod, const void *image,
-		char *info_log, unsigned int info_size, char *error_log, unsigned int error_size) {
-	int options[4] = {
+		char *info_log, unsigned int info_size, char *error_log, unsigned int error_size,
+		int line_info) {
+	int options[5] = {
 		WG_CU_JIT_INFO_LOG_BUFFER, WG_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
 		WG_CU_JIT_ERROR_LOG_BUFFER, WG_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+		WG_CU_JIT_GENERATE_LINE_INFO,
 	};
-	// Sizes travel in the pointer-sized option slots, as cuda.h specifies.
-	void *values[4] = {
+	// Sizes and flags travel in the pointer-sized option slots, as cuda.h
+	// specifies.
+	void *values[5] = {
 		info_log, (void *)(uintptr_t)info_size,
 		error_log, (void *)(uintptr_t)error_size,
+		(void *)(uintptr_t)1,
 	};
-	return p_cuModuleLoadDataEx(mod, image, 4, options, values);
+	return p_cuModuleLoadDataEx(mod, image, line_info ? 5 : 4, options, values);
 }
 
 CUresult wg_launch(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,

@@ -73,9 +73,12 @@ enum { WG_LOADED = 0, WG_NO_LIBRARY = 1, WG_MISSING_SYMBOL = 2 };
 int wg_load(const char **detail);
 
 // wg_module_load JIT-compiles a NUL-terminated PTX image, capturing the
-// compiler's info and error logs in the caller's zeroed buffers.
+// compiler's info and error logs in the caller's zeroed buffers; with
+// line_info it keeps the PTX's .loc lines in the code (-lineinfo), for
+// profilers.
 CUresult wg_module_load(CUmodule *mod, const void *image,
-	char *info_log, unsigned int info_size, char *error_log, unsigned int error_size);
+	char *info_log, unsigned int info_size, char *error_log, unsigned int error_size,
+	int line_info);
 
 // wg_launch launches fn on stream, cooperatively when asked.
 CUresult wg_launch(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,

@@ -153,6 +153,17 @@ func TestHardwareVectorAdd(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("JIT info log: %q", info)
 
+	// With line information (for profilers) the module compiles and runs alike.
+	t.Run("line info", func(t *testing.T) {
+		t.Setenv(JITLineInfoEnv, "1")
+		ld := openDevice(t)
+		ltk := loadTestKernels()
+		require.NoError(t, ld.Load(ltk.vadd))
+		la, err := ld.Attributes(ltk.vadd)
+		require.NoError(t, err)
+		assert.Positive(t, la.RegistersPerThread)
+	})
+
 	attrs, err := d.Attributes(tk.vadd)
 	require.NoError(t, err)
 	t.Logf("vadd attributes: %+v", attrs)

@@ -378,3 +378,10 @@ func BenchmarkCUDAThreadDo(b *testing.B) {
 		_ = th.do(func() { n++ })
 	}
 }
+
+func TestJITLineInfoFollowsTheEnvironment(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
+		t.Setenv(JITLineInfoEnv, v)
+		assert.Equal(t, want, JITLineInfo(), "%s=%q", JITLineInfoEnv, v)
+	}
+}

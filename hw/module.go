@@ -174,7 +174,11 @@ func (d *Device) module(m *kernels.Module) (*loadedModule, error) {
 	defer C.free(unsafe.Pointer(errorLog))
 
 	var handle C.CUmodule
-	r := C.wg_module_load(&handle, image, infoLog, jitLogBytes, errorLog, jitLogBytes)
+	lineInfo := C.int(0)
+	if JITLineInfo() {
+		lineInfo = 1
+	}
+	r := C.wg_module_load(&handle, image, infoLog, jitLogBytes, errorLog, jitLogBytes, lineInfo)
 	if r != cudaSuccess {
 		err := d.sticky(cudaError(fmt.Sprintf("cuModuleLoadDataEx(%s)", m.Name), r))
 		log := strings.TrimSpace(C.GoString(errorLog))
