@@ -904,7 +904,10 @@ func pearson(xs, ys []float64) float64 {
 		sxx += dx * dx
 		syy += dy * dy
 	}
-	if sxx == 0 || syy == 0 {
+	// A series constant up to rounding (its spread under 1e-9 of its
+	// mean) has no correlation either: it would print as a noisy ±0.
+	n := float64(len(xs))
+	if sxx <= 1e-18*n*mx*mx || syy <= 1e-18*n*my*my {
 		return math.NaN()
 	}
 	return sxy / math.Sqrt(sxx*syy)

@@ -138,6 +138,15 @@ func TestSpearmanAveragesTies(t *testing.T) {
 // under two names: the simulator's pick of one agrees with the GPU's pick
 // of the other (on the GPU they differ only by noise). Candidates that
 // merely tie in time but ran different instructions still disagree.
+func TestPearsonOfAConstantSeriesIsUndefined(t *testing.T) {
+	// 18.106 µs computed from cycles by different paths differs in the last
+	// bits: still constant, so no correlation (not a printed -0.000).
+	noisy := []float64{18.106, 18.106 + 1e-14, 18.106 - 1e-14, 18.106}
+	assert.True(t, math.IsNaN(pearson(noisy, []float64{1, 2, 3, 4})))
+	assert.True(t, math.IsNaN(pearson([]float64{0, 0, 0}, []float64{1, 2, 3})))
+	assert.InDelta(t, 1, pearson([]float64{1e-9, 2e-9, 3e-9}, []float64{1, 2, 3}), 1e-12, "small values are not constant")
+}
+
 func TestWinnersCountIdenticalSimulationsAsOne(t *testing.T) {
 	pair := func(c string, s, h float64, insts string) crossPair {
 		return crossPair{candidate: c, s: s, h: h, sim: Row{"thread_instructions": insts, "commit": "abc"}}
