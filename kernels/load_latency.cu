@@ -144,25 +144,31 @@ extern "C" __global__ void partition_latency(uint32_t* words, uint32_t count, ui
 //   lines   the chain's length in lines (words 32 apart); kinds 1 and 2:
 //           at least the warps.
 //   steps   timed operations per warp.
-//   kind    0 to 4, as above.
+//   kind    0 to 5, as above.
 //   out     3 per warp: out[3w] = the timed cycles (lane 0's), out[3w+1] =
 //           kind 0: the word index the walk reached; kind 1: the last value
 //           stored; kind 2: the last atomic's result; kinds 3 and 4: the
 //           sum (mod 2^32) of the word indices the warp's 32 walks reached;
 //           out[3w+2] = the SM's clock when the timed part began, so the
 //           driver can take a CTA's span from its first start to its last
-//           stop.
+//           stop. Kind 5: warp 0 of each CTA as kind 1; the other warps
+//           out[3w] = the hops each lane made, out[3w+1] = the sum (mod
+//           2^32) of the word indices their 32 walks reached.
 // Launch: any grid of whole warps; warp w (CTA-major) starts at line
 // (w × 2654435761 mod 2^32) mod lines (kind 0) or works on line w; kinds
 // 3 and 4 start thread t at line (t × 2654435761 mod 2^32) mod lines.
-// Driver checks: kinds 0, 3 and 4: every walk ends where the host's does; kind 1:
+// Kind 5: chain is the chain followed by one line per warp (warp 0 of
+// CTA b stores to line lines + b × warps per CTA).
+// Driver checks: kinds 0, 3 and 4, and kind 5's other warps: every walk
+// ends where the host's does (kind 5: after the hops it reports); kind 1
+// and kind 5's warp 0:
 // out[3w+1] == steps and the word holds steps; kind 2: out[3w+1] ==
 // steps - 1 and the word holds steps. Kinds 1 and 2 are not idempotent:
 // zero the lines before each launch.
 extern "C" __global__ void loaded_latency(uint32_t* chain, uint32_t lines, uint32_t steps, uint32_t kind,
                                           unsigned long long* out) {
   uint32_t w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (kind >= 3) {
+  if (kind == 3 || kind == 4) {
     uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u) % lines * 32;
     uint32_t i = first;
     // The untimed walk is volatile for both kinds: it brings the path into
@@ -186,6 +192,46 @@ extern "C" __global__ void loaded_latency(uint32_t* chain, uint32_t lines, uint3
       out[3 * w + 1] = sum;
       out[3 * w + 2] = start;
     }
+    return;
+  }
+  if (kind == 5) {
+    __shared__ uint32_t fenced; // warp 0 is done
+    if (threadIdx.x == 0)
+      fenced = 0;
+    __syncthreads();
+    if (threadIdx.x >= 32) {
+      uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u) % lines * 32;
+      uint32_t i = first, hops = 0;
+      unsigned long long start = wg_clock64();
+      // At least one hop; bounded: warp 0 takes steps fences, each far
+      // shorter than 64 hops.
+      do {
+        i = atomicAdd(&chain[i], 0u);
+        ++hops;
+      } while (hops < 64 * steps && __any_sync(WG_FULL_MASK, *(volatile uint32_t *)&fenced == 0));
+      uint32_t sum = i;
+      for (int offset = 16; offset > 0; offset /= 2)
+        sum += __shfl_xor_sync(WG_FULL_MASK, sum, offset);
+      if ((threadIdx.x & 31) == 0) {
+        out[3 * w] = hops;
+        out[3 * w + 1] = sum;
+        out[3 * w + 2] = start;
+      }
+      return;
+    }
+    if (threadIdx.x != 0)
+      return;
+    uint32_t* word = &chain[(lines + w) * 32];
+    unsigned long long start = wg_clock64();
+    for (uint32_t s = 1; s <= steps; ++s) {
+      wg_store_volatile(word, s);
+      __threadfence();
+    }
+    unsigned long long stop = wg_clock64();
+    *(volatile uint32_t *)&fenced = 1;
+    out[3 * w] = stop - start;
+    out[3 * w + 1] = steps;
+    out[3 * w + 2] = start;
     return;
   }
   if ((threadIdx.x & 31) != 0)

@@ -18,11 +18,16 @@ const loadedLatencyLines = 16384
 
 // loadedKinds are loaded_latency's operations, by its kind parameter.
 var loadedKinds = []string{"volatile load (L2 hit)", "volatile store + __threadfence()", "atomicAdd on its own word",
-	"volatile gather, 32 lanes (L2 hits)", "weak gather, 32 lanes (through L1)"}
+	"volatile gather, 32 lanes (L2 hits)", "weak gather, 32 lanes (through L1)",
+	"store + __threadfence() beside atomic gathers"}
+
+// loadedFenceBesideAtomics is the kind whose warp 0 fences while the
+// CTA's other warps chase the chain with atomics.
+const loadedFenceBesideAtomics = 5
 
 // loadedGather reports whether loaded_latency's kind is a gather: every lane
 // walks the chain, not lane 0 alone.
-func loadedGather(kind int) bool { return kind >= 3 }
+func loadedGather(kind int) bool { return kind == 3 || kind == 4 }
 
 // loadedOwnLine reports whether loaded_latency's kind works on a line of
 // the warp's own (the stores with fences and the atomics), which the
@@ -36,7 +41,10 @@ func loadedOwnLine(kind int) bool { return kind == 1 || kind == 2 }
 // first untimed), volatile stores each followed by __threadfence(), or
 // atomicAdd, the last two on a line of the warp's own; or all 32 lanes
 // walking the chain, each from its own start, with volatile or with weak
-// loads (a gather: every warp-load asks for 32 lines). The table gives,
+// loads (a gather: every warp-load asks for 32 lines); or warp 0's fences
+// timed while the CTA's other warps chase the chain with atomics
+// (atomicAdd of 0 at each hop: scattered read-modify-writes, as a graph
+// kernel's relaxations are, beside the fences of its pushes). The table gives,
 // per kind and warps per CTA, the cycles per operation over the warps:
 // minimum, median and maximum. Every walk is validated against the host's
 // and every store and atomic by its word's final value.
@@ -87,7 +95,8 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 		fmt.Sprintf("%d CTAs (one per SM of %d); lane 0 of each of its warps works alone: a chase of a 2 MB chain of volatile loads (one word per line: L2 hits) from its own start, the same path first untimed, then timed; or volatile stores each followed by __threadfence(); or dependent atomicAdd; the last two on a line of the warp's own. Cycles per operation (%%clock64) over every warp of every timed launch.", ctas, dev.Properties().SMs),
 		"With 1 warp per CTA the round trip is the unloaded one (load_latency's and sync_latency's); more warps put more operations in flight on every SM and slice at once.",
 		"The gathers: all 32 lanes of every warp walk the chain, each from its own start, so every warp-load asks for 32 lines, as a neighbour gather does; volatile loads (L2 hits: the timed path was walked untimed first) or weak loads (through L1: the untimed walk was volatile, so L1 holds only what other weak walks brought). Cycles per warp-load, lane 0's clock.",
-		"Operations per SM-cycle: the operations (a gather's lane loads count one each) of a CTA's warps over its span, from the first warp's timed start to the last one's end (median over CTAs and launches): throughput, where a median round trip can hide warps served one after another.")
+		"Operations per SM-cycle: the operations (a gather's lane loads count one each) of a CTA's warps over its span, from the first warp's timed start to the last one's end (median over CTAs and launches): throughput, where a median round trip can hide warps served one after another.",
+		"Fences beside atomic gathers: warp 0 of each CTA times the stores and fences while every lane of the CTA's other warps (warps per CTA - 1 of them; none at 1) chases the chain with atomicAdd(word, 0) until warp 0 is done: cycles per fenced store are warp 0's; operations per SM-cycle are the gathers' lane atomics over warp 0's timed span. Every walk is checked after the hops it reports.")
 	return t, nil
 }
 
@@ -102,6 +111,18 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 	buf, lines := in, loadedLatencyLines
 	if loadedOwnLine(kind) {
 		buf, lines = own, n
+	}
+	var fenceLines kernels.DevPtr // kind 5: the chain, then a line per warp
+	if kind == loadedFenceBesideAtomics {
+		chain := make([]uint32, 32*(loadedLatencyLines+n))
+		for line, to := range next {
+			chain[32*line] = to * loadLatencyLine / 4
+		}
+		var err error
+		if fenceLines, err = kernels.Copy(mem, chain); err != nil {
+			return err
+		}
+		buf = fenceLines
 	}
 	launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
 	zero := make([]uint32, 32*n)
@@ -128,6 +149,17 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 			if err := kernels.Download(dev, words, own); err != nil {
 				return err
 			}
+		}
+		if kind == loadedFenceBesideAtomics {
+			fenced, r, err := loadedFenceRun(dev, got, fenceLines, next, n, wpc, steps)
+			if err != nil {
+				return fmt.Errorf("loaded_latency %s, %d warps per CTA: %w", name, wpc, err)
+			}
+			if run >= max(p.Warmup, 0) {
+				perOp = append(perOp, fenced...)
+				rates = append(rates, r...)
+			}
+			continue
 		}
 		for w := range n {
 			want := uint64(steps) // kind 1: the last value stored
@@ -160,8 +192,11 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 	slices.Sort(perOp)
 	slices.Sort(rates)
 	check := "every walk ends where the host's does"
-	if loadedOwnLine(kind) {
+	switch {
+	case loadedOwnLine(kind):
 		check = "every word and result exact"
+	case kind == loadedFenceBesideAtomics:
+		check = "every word exact, every walk ends where the host's does"
 	}
 	t.add(name, wpc, n, steps, perOp[0], perOp[len(perOp)/2], perOp[len(perOp)-1], rates[len(rates)/2], check)
 	return nil
@@ -187,4 +222,38 @@ func ctaSpan(out []uint64) uint64 {
 		last = max(last, out[w+2]+out[w])
 	}
 	return max(last-first, 1)
+}
+
+// loadedFenceRun checks one launch of kind 5 (warp 0 of each CTA fences,
+// the others chase with atomics) and returns warp 0's cycles per fenced
+// store, and per CTA the chasers' lane atomics per cycle of warp 0's span.
+func loadedFenceRun(dev kernels.Device, got []uint64, lines kernels.DevPtr, next []uint32, n, wpc, steps int) (fenced, rates []float64, err error) {
+	words := make([]uint32, 32*(loadedLatencyLines+n))
+	if err := kernels.Download(dev, words, lines); err != nil {
+		return nil, nil, err
+	}
+	for cta := range n / wpc {
+		w0 := cta * wpc
+		if got[3*w0+1] != uint64(steps) || words[32*(loadedLatencyLines+w0)] != uint32(steps) {
+			return nil, nil, fmt.Errorf("CTA %d's fencing warp stored %d (word %d), want %d", cta, got[3*w0+1], words[32*(loadedLatencyLines+w0)], steps)
+		}
+		var atomics uint64
+		for w := w0 + 1; w < w0+wpc; w++ {
+			hops := int(got[3*w])
+			if hops < 1 || hops > 64*steps {
+				return nil, nil, fmt.Errorf("warp %d made %d hops: between 1 and %d", w, hops, 64*steps)
+			}
+			var sum uint32
+			for lane := range uint32(32) {
+				sum += loadedWalk(next, uint32(w)*32+lane, hops)
+			}
+			if got[3*w+1] != uint64(sum) {
+				return nil, nil, fmt.Errorf("warp %d's walks ended at %d after %d hops, want %d", w, got[3*w+1], hops, sum)
+			}
+			atomics += 32 * uint64(hops)
+		}
+		fenced = append(fenced, float64(got[3*w0])/float64(steps))
+		rates = append(rates, float64(atomics)/float64(max(got[3*w0], 1)))
+	}
+	return fenced, rates, nil
 }

@@ -322,20 +322,20 @@ func TestPartitionLatencyValidatesEveryProbe(t *testing.T) {
 func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	tab, err := micro.LoadedLatency(ctx(t), tinyDevice(t), []int{1, 4}, micro.Params{Reps: 5})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 10)
+	require.Len(t, tab.Rows, 12)
 	_, err = micro.LoadedLatency(ctx(t), tinyDevice(t), []int{33}, micro.Params{Reps: 1})
 	assert.ErrorContains(t, err, "between 1 and 32")
 
 	dev := timingDevice(t, "h100+sms=4")
 	tab, err = micro.LoadedLatency(ctx(t), dev, []int{1, 32}, micro.Params{Reps: 16})
 	require.NoError(t, err)
-	require.Len(t, tab.Rows, 10)
+	require.Len(t, tab.Rows, 12)
 	median := func(row int) float64 { return tableNumber(t, tab, row, 5) }
 	mem := dev.Config().Memory
 	assert.InDelta(t, float64(mem.L2HitLatency), median(0), 30, "one chase per SM: the L2 round trip")
 	near, far := float64(mem.AtomicLatency), float64(mem.AtomicLatency)+mem.L2FarAtomicCycles
 	assert.True(t, median(4) > near-30 && median(4) < far+30, "one atomic chain per SM: %v cycles per atomic", median(4))
-	for kind := range 5 {
+	for kind := range 6 {
 		assert.GreaterOrEqual(t, median(2*kind+1), median(2*kind)-1, "kind %d: 32 warps per SM are not faster", kind)
 	}
 	// A gather asks for 32 lines: it waits longer than one load, and 32
@@ -343,6 +343,11 @@ func TestLoadedLatencyValidatesEveryWalk(t *testing.T) {
 	rate := func(row int) float64 { return tableNumber(t, tab, row, 7) }
 	assert.Greater(t, median(6), median(0)+16, "one warp's gather: %v cycles, one load %v", median(6), median(0))
 	assert.Greater(t, rate(7), 4*rate(6), "32 warps of gathers per SM: %v lines per SM-cycle, one warp %v", rate(7), rate(6))
+	// Fences beside atomic gathers: alone (1 warp per CTA) the fenced store
+	// of kind 1; beside 31 chasing warps their atomics are counted.
+	assert.InDelta(t, median(2), median(10), 0.05*median(2), "a CTA of one warp fences as kind 1 does")
+	assert.Zero(t, rate(10), "no chasers beside one warp")
+	assert.Greater(t, rate(11), 1.0, "31 warps of atomic gathers: %v lane atomics per SM-cycle", rate(11))
 }
 
 // TestSharedAddRunsTheFloatLoop: every slot checks out, as uint32 and as
