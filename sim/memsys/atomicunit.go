@@ -234,6 +234,10 @@ func (u *atomicUnit) bookLoad(lineAddr uint64, cycle float64) (end float64, queu
 	return end, true
 }
 
+// backlogEnd is the cycle the unit's issue calendar frees: the end of the
+// operations booked so far (Config.L2StoresWaitForAtomics).
+func (u *atomicUnit) backlogEnd() float64 { return u.aluFree }
+
 // holdLoad sends a strong load queued at its line to the unit's load
 // port, to arrive when its hold ends.
 func (u *atomicUnit) holdLoad(msg sim.Msg, delay float64) {

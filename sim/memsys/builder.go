@@ -247,6 +247,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		ids:           NewIDSource(name),
 		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
 		combineReads:  cfg.L2CombineReads,
+		storesWait:    cfg.L2StoresWaitForAtomics,
 		combineLine:   ^uint64(0),
 		responseDelay: sectoredL2Pipeline,
 		dramDepth:     cfg.dramQueueDepth(),

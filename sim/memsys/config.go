@@ -225,6 +225,13 @@ type Config struct {
 	// lookup slot is answered with it (sectored L2), so many SMs polling one
 	// line do not queue a slot each. false: every hit takes a slot.
 	L2CombineReads bool `yaml:"l2_combine_reads"`
+	// L2StoresWaitForAtomics makes a slice's write path one queue with its
+	// atomic unit: a store from an SM is acknowledged no earlier than when
+	// the unit has worked through the operations booked before the store
+	// arrived, so a fence after a store waits out a saturated unit's
+	// backlog (results/load-latency, fences beside atomic gathers). false:
+	// stores pass the atomics.
+	L2StoresWaitForAtomics bool `yaml:"l2_stores_wait_for_atomics"`
 }
 
 // overheads are the cycles the components' own pipelines add to each

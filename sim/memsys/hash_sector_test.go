@@ -294,3 +294,36 @@ func hotLineLoads(t *testing.T, cfg Config, warm int) (uint64, *rig) {
 	}
 	return done, r
 }
+
+// TestStoresWaitForTheAtomicUnitsBacklog: with l2_stores_wait_for_atomics
+// a store to a slice whose atomic unit has a chain booked is acknowledged
+// after the chain (a fence after it waits that long); a store to another
+// slice, and every store with the option off, is not held up.
+func TestStoresWaitForTheAtomicUnitsBacklog(t *testing.T) {
+	run := func(wait bool) (same, other uint64) {
+		cfg := testConfig()
+		cfg.AtomicModel = AtomicSector
+		cfg.AtomicSameAddressCycles = 20 // 32 lanes on one word: 620 cycles
+		cfg.L2StoresWaitForAtomics = wait
+		otherSlice := lineA + uint64(cfg.L2InterleaveBytes)
+		require.NotEqual(t, sliceOf(cfg, lineA), sliceOf(cfg, otherSlice))
+		r := newRig(t, cfg, 4)
+		warm := r.sms[0]
+		warm.serial = true
+		warm.read(lineA, 0xf)
+		warm.read(otherSlice, 0xf)
+		r.sms[1].startCycle = 3000
+		r.sms[1].atomic(lineA, AtomicOp{Address: lineA + 8, Lanes: 32})
+		r.sms[2].startCycle = 3200
+		r.sms[2].write(lineA, 0x4) // another sector of the atomics' line
+		r.sms[3].startCycle = 3200
+		r.sms[3].write(otherSlice, 0x1)
+		r.run(t)
+		return r.latencies(2)[0], r.latencies(3)[0]
+	}
+	offSame, offOther := run(false)
+	onSame, onOther := run(true)
+	assert.InDelta(t, offOther, offSame, 2, "off: a store beside the chain costs what one elsewhere does")
+	assert.Greater(t, onSame, offSame+300, "on: the store waits for the 620-cycle chain booked before it")
+	assert.InDelta(t, offOther, onOther, 1, "a store to another slice is not held up")
+}

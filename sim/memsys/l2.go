@@ -76,6 +76,9 @@ type sectoredL2 struct {
 	combineReads bool
 	combineLine  uint64
 	combineSlot  float64
+	// storesWait (Config.L2StoresWaitForAtomics): a store is acknowledged
+	// no earlier than the end of the atomic unit's backlog.
+	storesWait bool
 	// servers, under Config.L2ReadsInPartition, are the slices that serve
 	// this slice's read hits for the SMs of each partition (index: the
 	// reader's fabric partition - 1; itself for its own).
@@ -295,6 +298,9 @@ func (c *sectoredL2) write(req *mem.WriteReq, lineAddr uint64, cycle float64) bo
 		c.stats.WriteHits++
 	}
 	wait := c.reserveLookup(cycle)
+	if c.storesWait && c.atomics != nil {
+		wait = math.Max(wait, c.atomics.backlogEnd()-cycle)
+	}
 	c.touch(line)
 	line.valid |= whole
 	c.markDirty(line, any)

@@ -153,6 +153,11 @@ type SMConfig struct {
 	// LSURequestsPerCycle is the number of line (or atomic sector)
 	// requests the load/store unit sends to the memory system per cycle.
 	LSURequestsPerCycle int `yaml:"lsu_requests_per_cycle"`
+	// AtomicRequestCycles spaces the atomic requests the load/store unit
+	// sends: one at most every this many cycles (results/load-latency: an
+	// H100 SM sends scattered atomics at about 0.5 a cycle, loads at 1).
+	// 0 or at most 1/LSURequestsPerCycle: atomics go at the unit's rate.
+	AtomicRequestCycles float64 `yaml:"atomic_request_cycles"`
 	// MaxOutstandingRequests bounds the memory requests (lines and atomic
 	// sectors) one SM has in flight, like a table of miss-status holding
 	// registers; a memory instruction that would exceed it waits to issue.
@@ -301,6 +306,9 @@ func (c SMConfig) Validate() error {
 
 	if !(c.FenceContentionCycles >= 0) || math.IsInf(c.FenceContentionCycles, 1) {
 		bad("fence_contention_cycles must be finite and not negative, got %g", c.FenceContentionCycles)
+	}
+	if !(c.AtomicRequestCycles >= 0) || math.IsInf(c.AtomicRequestCycles, 0) {
+		bad("atomic_request_cycles must be finite and not negative, got %g", c.AtomicRequestCycles)
 	}
 	if c.CTALaunchCycles < 0 {
 		bad("cta_launch_cycles must not be negative, got %d", c.CTALaunchCycles)

@@ -2,6 +2,7 @@ package timing
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sync/atomic"
 
@@ -77,6 +78,9 @@ type lsu struct {
 	// The fabric calls NotifyPortFree from its deliveries, holding its own
 	// lock and not the GPU's, so the flag is atomic.
 	blocked atomic.Bool
+	// atomicFree is the first cycle the next atomic request may be sent
+	// (SMConfig.AtomicRequestCycles).
+	atomicFree float64
 
 	sectorShift, lineShift uint
 }
@@ -97,6 +101,7 @@ func (l *lsu) reset() {
 	l.queue, l.head = l.queue[:0], 0
 	l.waiters = l.waiters[:0]
 	l.blocked.Store(false)
+	l.atomicFree = 0
 	// Requests of an earlier (stopped) launch that are still in flight
 	// are answered before the engine stops; none is left here.
 	l.pending.clear()
@@ -114,7 +119,31 @@ func (l *lsu) nextSend(cyc uint64) uint64 {
 	if l.head == len(l.queue) || l.blocked.Load() || l.pending.n >= l.sm.cfg.MaxOutstandingRequests {
 		return never
 	}
-	return max(l.queue[l.head].notBefore, cyc+1)
+	r := l.queue[l.head]
+	if r.kind == reqAtomic && float64(cyc+1) < l.atomicFree {
+		// The atomic waits for its turn; a load or store behind it may go
+		// first (send).
+		next := uint64(math.Ceil(l.atomicFree))
+		if j := l.passing(); j >= 0 {
+			next = min(next, l.queue[j].notBefore)
+		}
+		return max(next, cyc+1)
+	}
+	return max(r.notBefore, cyc+1)
+}
+
+// passing is the index of the first load or store queued behind atomics
+// that wait for their turn (SMConfig.AtomicRequestCycles), or -1: it is
+// sent ahead of them, so spacing the atomics does not hold back the SM's
+// other requests (on the H100 a store's fence is not held up by its SM's
+// atomics, results/load-latency).
+func (l *lsu) passing() int {
+	for j := l.head + 1; j < len(l.queue); j++ {
+		if l.queue[j].kind != reqAtomic {
+			return j
+		}
+	}
+	return -1
 }
 
 // send sends queued requests, up to LSURequestsPerCycle.
@@ -122,7 +151,13 @@ func (l *lsu) send(cyc uint64) {
 	s := l.sm
 	mem := s.g.mem
 	for n := 0; n < s.cfg.LSURequestsPerCycle && l.head < len(l.queue); n++ {
-		r := l.queue[l.head]
+		at := l.head
+		if l.queue[at].kind == reqAtomic && float64(cyc) < l.atomicFree {
+			if at = l.passing(); at < 0 {
+				break
+			}
+		}
+		r := l.queue[at]
 		if r.notBefore > cyc || l.pending.n >= s.cfg.MaxOutstandingRequests {
 			break
 		}
@@ -144,8 +179,17 @@ func (l *lsu) send(cyc uint64) {
 			break
 		}
 		l.blocked.Store(false)
-		l.queue[l.head] = nil
-		l.head++
+		if r.kind == reqAtomic && s.cfg.AtomicRequestCycles > 0 {
+			l.atomicFree = math.Max(l.atomicFree, float64(cyc)) + s.cfg.AtomicRequestCycles
+		}
+		if at == l.head {
+			l.queue[l.head] = nil
+			l.head++
+		} else { // a load or store passing waiting atomics
+			copy(l.queue[at:], l.queue[at+1:])
+			l.queue[len(l.queue)-1] = nil
+			l.queue = l.queue[:len(l.queue)-1]
+		}
 		l.pending.put(num, r)
 		if s.NumHooks() > 0 {
 			// A tracer (sim.WithTrace) sees the request as a task of its

@@ -441,3 +441,33 @@ func TestFenceContention(t *testing.T) {
 	sm.FenceContentionCycles = -1
 	assert.ErrorContains(t, sm.Validate(), "fence_contention_cycles")
 }
+
+// TestAtomicRequestsAreSpaced: a warp whose 32 lanes add to 32 lines sends
+// 32 atomic requests; with atomic_request_cycles 4 they leave the unit 4
+// cycles apart instead of one a cycle, so the warp waits ~93 cycles more,
+// while the same warp's loads of those lines are not slowed.
+func TestAtomicRequestsAreSpaced(t *testing.T) {
+	const atomics = `	mul.wide.u32 %rd4, %r2, 128;
+	add.s64 %rd5, %rd1, %rd4;
+	atom.global.add.u32 %r3, [%rd5], 1;
+	st.global.u32 [%rd3+8192], %r3;`
+	const loads = `	mul.wide.u32 %rd4, %r2, 128;
+	add.s64 %rd5, %rd1, %rd4;
+	ld.volatile.global.u32 %r3, [%rd5];
+	st.global.u32 [%rd3+8192], %r3;`
+	cycles := func(body string, spacing float64) uint64 {
+		sm := testSM()
+		sm.AtomicRequestCycles = spacing
+		r := newRig(t, kernel("k", body), sm, testLimits())
+		out := r.alloc(4096)
+		st, err := r.run("k", 1, 32, out, uint32(0))
+		require.NoError(t, err)
+		if body == atomics {
+			assert.Equal(t, uint32(1), r.words(out, 1)[0], "each lane's line got its add")
+		}
+		return st.Cycles
+	}
+	base, spaced := cycles(atomics, 0), cycles(atomics, 4)
+	assert.InDelta(t, float64(base+31*3), float64(spaced), 4, "31 gaps of 4 cycles instead of 1")
+	assert.Equal(t, cycles(loads, 0), cycles(loads, 4), "loads keep the unit's rate")
+}
