@@ -82,11 +82,17 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 	if err != nil {
 		return nil, err
 	}
+	// Kind 5's buffer: the chain, then a line per warp for the fencing
+	// warps' stores.
+	fenced, err := kernels.Copy(mem, append(slices.Clone(chain), make([]uint32, 32*ctas*32)...))
+	if err != nil {
+		return nil, err
+	}
 	t := &Table{Name: "loaded_latency", Device: dev.Properties().Name,
 		Columns: []string{"operation", "warps per CTA", "warps", "steps", "cycles per operation (min)", "median", "max", "operations per SM-cycle", "validated"}}
 	for kind, name := range loadedKinds {
 		for _, wpc := range warps {
-			if err := loadedRow(ctx, dev, k, t, kind, name, wpc, ctas, steps, in, own, next, mem, p); err != nil {
+			if err := loadedRow(ctx, dev, k, t, kind, name, wpc, ctas, steps, loadedBuffers{in, own, fenced}, next, mem, p); err != nil {
 				return nil, err
 			}
 		}
@@ -100,29 +106,24 @@ func LoadedLatency(ctx context.Context, dev kernels.Device, warps []int, p Param
 	return t, nil
 }
 
+// loadedBuffers are loaded_latency's device buffers: the chain, a line per
+// warp (kinds 1 and 2), and the chain followed by a line per warp (kind 5).
+type loadedBuffers struct{ chain, own, fenced kernels.DevPtr }
+
 // loadedRow runs one kind at one load level and adds its row.
 func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Table, kind int, name string, wpc, ctas, steps int,
-	in, own kernels.DevPtr, next []uint32, mem *kernels.Allocations, p Params) error {
+	bufs loadedBuffers, next []uint32, mem *kernels.Allocations, p Params) error {
 	n := ctas * wpc
 	out, err := kernels.Slice[uint64](mem, 3*n)
 	if err != nil {
 		return err
 	}
-	buf, lines := in, loadedLatencyLines
-	if loadedOwnLine(kind) {
-		buf, lines = own, n
-	}
-	var fenceLines kernels.DevPtr // kind 5: the chain, then a line per warp
-	if kind == loadedFenceBesideAtomics {
-		chain := make([]uint32, 32*(loadedLatencyLines+n))
-		for line, to := range next {
-			chain[32*line] = to * loadLatencyLine / 4
-		}
-		var err error
-		if fenceLines, err = kernels.Copy(mem, chain); err != nil {
-			return err
-		}
-		buf = fenceLines
+	buf, lines := bufs.chain, loadedLatencyLines
+	switch {
+	case loadedOwnLine(kind):
+		buf, lines = bufs.own, n
+	case kind == loadedFenceBesideAtomics:
+		buf = bufs.fenced
 	}
 	launch := kernels.LaunchConfig{Grid: kernels.D1(ctas), Block: kernels.D1(32 * wpc)}
 	zero := make([]uint32, 32*n)
@@ -132,8 +133,13 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		lanes = 32
 	}
 	for run := range max(p.Warmup, 0) + max(p.Repeat, 1) {
-		if loadedOwnLine(kind) {
-			if err := kernels.Upload(dev, own, zero); err != nil {
+		switch {
+		case loadedOwnLine(kind):
+			if err := kernels.Upload(dev, bufs.own, zero); err != nil {
+				return err
+			}
+		case kind == loadedFenceBesideAtomics: // the stores' lines, after the chain
+			if err := kernels.Upload(dev, bufs.fenced+kernels.DevPtr(4*32*loadedLatencyLines), zero); err != nil {
 				return err
 			}
 		}
@@ -146,17 +152,17 @@ func loadedRow(ctx context.Context, dev kernels.Device, k *kernels.Kernel, t *Ta
 		}
 		words := make([]uint32, 32*n)
 		if loadedOwnLine(kind) {
-			if err := kernels.Download(dev, words, own); err != nil {
+			if err := kernels.Download(dev, words, bufs.own); err != nil {
 				return err
 			}
 		}
 		if kind == loadedFenceBesideAtomics {
-			fenced, r, err := loadedFenceRun(dev, got, fenceLines, next, n, wpc, steps)
+			fencedOps, r, err := loadedFenceRun(dev, got, bufs.fenced, next, n, wpc, steps)
 			if err != nil {
 				return fmt.Errorf("loaded_latency %s, %d warps per CTA: %w", name, wpc, err)
 			}
 			if run >= max(p.Warmup, 0) {
-				perOp = append(perOp, fenced...)
+				perOp = append(perOp, fencedOps...)
 				rates = append(rates, r...)
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -470,4 +471,9 @@ func TestAtomicRequestsAreSpaced(t *testing.T) {
 	base, spaced := cycles(atomics, 0), cycles(atomics, 4)
 	assert.InDelta(t, float64(base+31*3), float64(spaced), 4, "31 gaps of 4 cycles instead of 1")
 	assert.Equal(t, cycles(loads, 0), cycles(loads, 4), "loads keep the unit's rate")
+	for _, bad := range []float64{-1, math.Inf(1), math.NaN()} {
+		sm := testSM()
+		sm.AtomicRequestCycles = bad
+		assert.ErrorContains(t, sm.Validate(), "atomic_request_cycles", "%v", bad)
+	}
 }
