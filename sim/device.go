@@ -75,7 +75,14 @@ type options struct {
 	deadlockWindow int
 	monitor        *Monitor
 	profiling      *profiling // WithProfile, WithTrace (profile.go)
+	// hitsAsMessages: withHitsAsMessages.
+	hitsAsMessages bool
 }
+
+// withHitsAsMessages sends every L1 hit through the memory system as
+// messages (timing.Builder.WithHitsAsMessages), the reference the tests
+// check the answered hits against.
+func withHitsAsMessages() Option { return func(o *options) { o.hitsAsMessages = true } }
 
 // Option configures a Device.
 type Option func(*options)
@@ -597,6 +604,7 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 		}).
 		WithParallelEngine(d.opts.parallel).
 		WithProfile(d.opts.profiling.profiles()).
+		WithHitsAsMessages(d.opts.hitsAsMessages).
 		Build("GPU")
 	if err != nil {
 		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)

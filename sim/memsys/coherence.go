@@ -65,7 +65,7 @@ type L1Values struct {
 	l1s       []*sectoredL1
 	lineShift uint
 
-	holders map[uint64]*smBits // by line address: SMs whose L1 has the line
+	holders lineTable[smBits] // by line address: SMs whose L1 has the line
 	free    []*smBits
 	// stale is per SM, by line address, the lines with stale bytes (by
 	// line rather than by word: an L1 fill or eviction forgets a sector or
@@ -96,7 +96,7 @@ func newL1Values(s *System) *L1Values {
 		f:         s.fabric,
 		l1s:       s.sectoredL1s,
 		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
-		holders:   make(map[uint64]*smBits),
+		holders:   newLineTable[smBits](),
 		stale:     make([]map[uint64]*staleLine, len(s.sectoredL1s)),
 		seen:      make([]seenLine, len(s.sectoredL1s)),
 	}
@@ -143,6 +143,9 @@ func (v *L1Values) HasStale(sm int) bool {
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 	v.f.lock()
 	defer v.f.unlock()
+	if len(v.stale[sm]) == 0 {
+		return mem
+	}
 	line := v.lineOf(a)
 	seen := &v.seen[sm]
 	if !seen.valid || seen.line != line {
@@ -186,7 +189,7 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 	if old == new {
 		return
 	}
-	hs := v.holders[line]
+	hs := v.holders.get(line)
 	if hs == nil {
 		return
 	}
@@ -227,7 +230,7 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 
 // hold records that SM sm's L1 allocated line.
 func (v *L1Values) hold(sm int, line uint64) {
-	hs := v.holders[line]
+	hs := v.holders.get(line)
 	if hs == nil {
 		if n := len(v.free); n > 0 {
 			hs = v.free[n-1]
@@ -235,17 +238,17 @@ func (v *L1Values) hold(sm int, line uint64) {
 		} else {
 			hs = new(smBits)
 		}
-		v.holders[line] = hs
+		v.holders.put(line, hs)
 	}
 	hs.add(sm)
 }
 
 // evict records that SM sm's L1 dropped line.
 func (v *L1Values) evict(sm int, line uint64, lineBytes uint64) {
-	if hs := v.holders[line]; hs != nil && hs.has(sm) {
+	if hs := v.holders.get(line); hs != nil && hs.has(sm) {
 		hs.remove(sm)
 		if hs.empty() {
-			delete(v.holders, line)
+			v.holders.del(line)
 			v.free = append(v.free, hs)
 		}
 	}
@@ -305,10 +308,10 @@ func (v *L1Values) dropWord(sm int, line uint64, sl *staleLine) {
 func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 	for i := range lines {
 		if lines[i].valid != 0 {
-			if hs := v.holders[lines[i].tag]; hs != nil {
+			if hs := v.holders.get(lines[i].tag); hs != nil {
 				hs.remove(sm)
 				if hs.empty() {
-					delete(v.holders, lines[i].tag)
+					v.holders.del(lines[i].tag)
 					v.free = append(v.free, hs)
 				}
 			}
@@ -329,7 +332,7 @@ func (v *L1Values) check() error {
 				continue
 			}
 			n++
-			if hs := v.holders[ln.tag]; hs == nil || !hs.has(sm) {
+			if hs := v.holders.get(ln.tag); hs == nil || !hs.has(sm) {
 				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
 			}
 		}
@@ -352,11 +355,11 @@ func (v *L1Values) check() error {
 		}
 	}
 	m := 0
-	for _, hs := range v.holders {
+	v.holders.each(func(hs *smBits) {
 		for _, b := range hs {
 			m += bits.OnesCount64(b)
 		}
-	}
+	})
 	if m != n {
 		return fmt.Errorf("memsys: %d lines recorded, %d held", m, n)
 	}

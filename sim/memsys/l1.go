@@ -42,8 +42,8 @@ type sectoredL1 struct {
 	maxMSHRs       int
 	maxWaiting     int
 	waiting        int
-	mshrs          map[uint64]*l1MSHR // by line address
-	fills          fillTable          // by fill request ID's number
+	mshrs          lineTable[l1MSHR] // by line address
+	fills          fillTable         // by fill request ID's number
 	ids            *IDSource
 	l2For          func(addr uint64) sim.Port
 	lookupFree     float64 // next free lookup slot, in cycles
@@ -146,7 +146,7 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 		c.respond(req, wait)
 		return true
 	}
-	if m := c.mshrs[lineAddr]; m != nil {
+	if m := c.mshrs.get(lineAddr); m != nil {
 		if c.waiting >= c.maxWaiting {
 			return c.refuse()
 		}
@@ -163,7 +163,7 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 		c.stats.ReadMSHRHits++
 		return true
 	}
-	if len(c.mshrs) >= c.maxMSHRs || c.waiting >= c.maxWaiting {
+	if c.mshrs.len() >= c.maxMSHRs || c.waiting >= c.maxWaiting {
 		return c.refuse()
 	}
 	wait := c.reserveLookup(cycle)
@@ -172,7 +172,7 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 		need &^= line.valid
 	}
 	m := &l1MSHR{line: lineAddr}
-	c.mshrs[lineAddr] = m
+	c.mshrs.put(lineAddr, m)
 	c.fetch(m, need, wait)
 	m.waiters = append(m.waiters, l1Waiter{req: req, need: need})
 	c.waiting++
@@ -274,7 +274,7 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 	m.waiters = kept
 	m.fetching &^= arrived
 	if m.fetching == 0 && !fill.bypass {
-		delete(c.mshrs, m.line)
+		c.mshrs.del(m.line)
 	}
 	if c.refusedRequest {
 		c.refusedRequest = false

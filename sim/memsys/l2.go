@@ -65,7 +65,7 @@ type sectoredL2 struct {
 	setOf func(lineAddr uint64) uint64
 
 	maxMSHRs      int
-	mshrs         map[uint64]*l2MSHR // by line address
+	mshrs         lineTable[l2MSHR]  // by line address
 	fetches       map[uint64]l2Fetch // by DRAM request ID's number
 	ids           *IDSource
 	lookupFree    float64
@@ -235,9 +235,9 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 		server.respond(msg, atomic, server.lookupForHit(lineAddr, atomic, cycle)+c.responseDelay)
 		return true
 	}
-	m := c.mshrs[lineAddr]
+	m := c.mshrs.get(lineAddr)
 	if m == nil {
-		if len(c.mshrs) >= c.maxMSHRs {
+		if c.mshrs.len() >= c.maxMSHRs {
 			return c.refuse()
 		}
 		fetch := mask
@@ -249,7 +249,7 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 			fetch = c.fullLine
 		}
 		m = &l2MSHR{line: lineAddr}
-		c.mshrs[lineAddr] = m
+		c.mshrs.put(lineAddr, m)
 		wait := c.reserveLookup(cycle)
 		c.received(msg)
 		c.fetch(msg, m, line, fetch&^line.valid, wait)
@@ -430,7 +430,7 @@ func (c *sectoredL2) acceptFill(msg sim.Msg, _ sim.VTimeInSec) bool {
 	clear(m.waiters[len(kept):])
 	m.waiters = kept
 	if line.fetching == 0 {
-		delete(c.mshrs, m.line)
+		c.mshrs.del(m.line)
 		if len(m.waiters) != 0 {
 			panic(fmt.Sprintf("memsys: %s: line %#x filled with %d requests still waiting", c.Name(), m.line, len(m.waiters)))
 		}

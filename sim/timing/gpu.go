@@ -52,6 +52,8 @@ type Builder struct {
 	limits   Limits
 	parallel bool
 	profile  bool
+	// hitsAsMessages: WithHitsAsMessages.
+	hitsAsMessages bool
 }
 
 // MakeBuilder returns a Builder with a 1 GHz clock and the serial engine.
@@ -90,6 +92,13 @@ func (b Builder) WithParallelEngine(on bool) Builder { b.parallel = on; return b
 // under Profiles). Profiling does not change what is simulated; without
 // it each of the SM's profiling points costs a nil check.
 func (b Builder) WithProfile(on bool) Builder { b.profile = on; return b }
+
+// WithHitsAsMessages makes every L1 hit a request message and a response
+// message through the memory system's fabric, as every load was before
+// hits were answered at once (lsu.answerAtIssue, memsys.System.TakeL1Hit).
+// The figures are the same either way; the messages cost more host time.
+// It is the reference the answered hits are tested against.
+func (b Builder) WithHitsAsMessages(on bool) Builder { b.hitsAsMessages = on; return b }
 
 // Build validates the settings and builds the GPU. name follows akita's
 // naming rules ("GPU"); the SMs are name.SM[i], the memory system name.Mem.
@@ -133,6 +142,8 @@ func (b Builder) Build(name string) (*GPU, error) {
 		parallel: b.parallel,
 		profile:  b.profile,
 		infos:    map[*ptx.Function][]instInfo{},
+
+		hitsAsMessages: b.hitsAsMessages,
 	}
 	if b.profile {
 		g.clockReads = map[*ptx.Function][]bool{}
@@ -171,6 +182,8 @@ type GPU struct {
 	combining bool
 
 	infos map[*ptx.Function][]instInfo
+	// hitsAsMessages: no L1 hit is answered at once (WithHitsAsMessages).
+	hitsAsMessages bool
 
 	// profile: the SMs profile launches (WithProfile); clockReads caches
 	// which instructions read a clock; lastProfile is the last launch's.
@@ -245,6 +258,15 @@ type launchRun struct {
 	kernel  string
 	maxRegs int
 
+	// fences: the kernel (its entry or a function it calls) has a fence.
+	// Its loads are then never answered at once (lsu.answersAtOnce): a
+	// fence wider than the CTA empties the L1 when it issues, which would
+	// make a load answered before it, but sent after it, miss; and a fence
+	// ends (as modelled) at the tick the warp's last request in flight is
+	// taken, in the order of that tick's responses, in which an answered
+	// load has no place.
+	fences bool
+
 	startCycle uint64
 	endCycle   uint64
 	// watch is the deadlock detector, the executor's.
@@ -278,6 +300,7 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	for _, fn := range prog.Module.PTX.Funcs {
 		r.maxRegs = max(r.maxRegs, fn.NumRegs)
 	}
+	r.fences = hasFence(prog.Module.PTX, prog.Entry)
 	if l.WarpsPerCTA > g.limits.MaxWarpsPerSM || l.RegistersPerCTA > g.limits.RegistersPerSM ||
 		l.SharedPerCTA > g.limits.SharedMemPerSM || l.ThreadsPerCTA > g.limits.MaxThreadsPerSM {
 		return Stats{}, &kernels.LaunchResourceError{Kernel: r.kernel, Detail: "a CTA does not fit on an SM"}
@@ -401,6 +424,39 @@ func (g *GPU) infosOf(fn *ptx.Function) []instInfo {
 	return x
 }
 
+// LoadsAnsweredAtOnce is the number of load requests the SMs' L1s have
+// answered at once (WithHitsAsMessages) since the GPU was built.
+func (g *GPU) LoadsAnsweredAtOnce() uint64 {
+	n := uint64(0)
+	for _, s := range g.sms {
+		n += s.lsu.answered
+	}
+	return n
+}
+
+// hasFence reports whether entry, or a function it calls (directly or
+// not), has a membar or fence instruction.
+func hasFence(m *ptx.Module, entry *ptx.Function) bool {
+	seen := map[*ptx.Function]bool{entry: true}
+	todo := []*ptx.Function{entry}
+	for len(todo) > 0 {
+		fn := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for i := range fn.Insts {
+			if op := fn.Insts[i].Op; op == ptx.OpMembar || op == ptx.OpFence {
+				return true
+			}
+		}
+		for _, c := range fn.Callees {
+			if callee := m.Funcs[c]; !seen[callee] {
+				seen[callee] = true
+				todo = append(todo, callee)
+			}
+		}
+	}
+	return false
+}
+
 // fail stops the launch with err (the first error wins).
 func (g *GPU) fail(err error) {
 	r := g.run
@@ -514,7 +570,7 @@ func (g *GPU) ctaDone(cyc uint64) {
 func (g *GPU) launchEnd() uint64 {
 	end := g.run.endCycle
 	for _, s := range g.sms {
-		end = max(end, s.lastActivity)
+		end = max(end, s.lastActivity, s.hitActivity)
 	}
 	return end
 }

@@ -78,6 +78,22 @@ type lsu struct {
 	// The fabric calls NotifyPortFree from its deliveries, holding its own
 	// lock and not the GPU's, so the flag is atomic.
 	blocked atomic.Bool
+	// direct: requests reach the L1 at the SM's tick, and hits are
+	// answered at once (memsys.System.DirectL1).
+	direct bool
+	// hits are the loads answered at once (answerAtIssue, send) whose
+	// answers the SM has not yet taken, by send slot (and so by answer):
+	// they count among the unit's requests, queued until their slot and
+	// in flight until their answer, as the requests they stand for would.
+	hits     []answeredHit
+	hitsHead int
+	hitsSent int    // hits[hitsHead:hitsSent] are sent (inFlight)
+	answered uint64 // loads answered at once, ever (the tests read it)
+	// slotCycle is the last cycle in which the unit sent a request or
+	// booked a send for a load answered at issue, and slotUsed how many of
+	// that cycle's LSURequestsPerCycle sends are taken.
+	slotCycle uint64
+	slotUsed  int
 	// atomicFree is the first cycle the next atomic request may be sent
 	// (SMConfig.AtomicRequestCycles).
 	atomicFree float64
@@ -91,6 +107,7 @@ func (l *lsu) init(s *SM, name string) {
 	// The SM keeps no message it sends or retrieves (its tracer does, and
 	// memsys reuses nothing while the SM has hooks).
 	s.g.mem.RecycleLoads(s.id)
+	l.direct = s.g.mem.DirectL1(s.id) && !s.g.hitsAsMessages
 	l.pending.init(s.cfg.MaxOutstandingRequests)
 	l.sectorShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceSectorBytes)))
 	l.lineShift = uint(bits.TrailingZeros(uint(s.cfg.CoalesceLineBytes)))
@@ -102,13 +119,15 @@ func (l *lsu) reset() {
 	l.waiters = l.waiters[:0]
 	l.blocked.Store(false)
 	l.atomicFree = 0
+	l.slotCycle, l.slotUsed = 0, 0
+	l.hits, l.hitsHead, l.hitsSent = l.hits[:0], 0, 0
 	// Requests of an earlier (stopped) launch that are still in flight
 	// are answered before the engine stops; none is left here.
 	l.pending.clear()
 }
 
 // inUse is the number of requests queued or in flight.
-func (l *lsu) inUse() int { return len(l.queue) - l.head + l.pending.n }
+func (l *lsu) inUse() int { return len(l.queue) - l.head + l.pending.n + len(l.hits) - l.hitsHead }
 
 // canAccept says whether a memory instruction may issue.
 func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingRequests }
@@ -116,8 +135,13 @@ func (l *lsu) canAccept() bool { return l.inUse() < l.sm.cfg.MaxOutstandingReque
 // nextSend is the next cycle the unit wants to tick for (never: it waits
 // for a response or for the port).
 func (l *lsu) nextSend(cyc uint64) uint64 {
-	if l.head == len(l.queue) || l.blocked.Load() || l.pending.n >= l.sm.cfg.MaxOutstandingRequests {
+	if l.head == len(l.queue) || l.blocked.Load() {
 		return never
+	}
+	if l.inFlight(cyc+1) >= l.sm.cfg.MaxOutstandingRequests {
+		// A response frees a place (its tick is booked), or an answered
+		// load's answer does (nextHitDone).
+		return l.nextHitDone()
 	}
 	r := l.queue[l.head]
 	if r.kind == reqAtomic && float64(cyc+1) < l.atomicFree {
@@ -150,7 +174,11 @@ func (l *lsu) passing() int {
 func (l *lsu) send(cyc uint64) {
 	s := l.sm
 	mem := s.g.mem
-	for n := 0; n < s.cfg.LSURequestsPerCycle && l.head < len(l.queue); n++ {
+	limit := s.cfg.LSURequestsPerCycle
+	if cyc == l.slotCycle {
+		limit -= l.slotUsed // loads answered at issue took these (coalesce)
+	}
+	for n := 0; n < limit && l.head < len(l.queue); n++ {
 		at := l.head
 		if l.queue[at].kind == reqAtomic && float64(cyc) < l.atomicFree {
 			if at = l.passing(); at < 0 {
@@ -158,8 +186,21 @@ func (l *lsu) send(cyc uint64) {
 			}
 		}
 		r := l.queue[at]
-		if r.notBefore > cyc || l.pending.n >= s.cfg.MaxOutstandingRequests {
+		if r.notBefore > cyc || l.inFlight(cyc) >= s.cfg.MaxOutstandingRequests {
 			break
+		}
+		if r.kind == reqLoad && l.answersAtOnce() {
+			// A hit answered at once: the SM accounts for its answer
+			// itself (memsys.System.TakeL1Hit).
+			if due, ok := mem.TakeL1Hit(s.id, s.port, r.addr, r.mask, cyc); ok {
+				l.blocked.Store(false)
+				l.dequeue(at)
+				l.takeSlot(cyc)
+				l.addHit(cyc, due+1)
+				l.hit(r, due+1, cyc)
+				l.recycle(r)
+				continue
+			}
 		}
 		id := l.ids.Next()
 		num := l.ids.Last()
@@ -182,14 +223,8 @@ func (l *lsu) send(cyc uint64) {
 		if r.kind == reqAtomic && s.cfg.AtomicRequestCycles > 0 {
 			l.atomicFree = math.Max(l.atomicFree, float64(cyc)) + s.cfg.AtomicRequestCycles
 		}
-		if at == l.head {
-			l.queue[l.head] = nil
-			l.head++
-		} else { // a load or store passing waiting atomics
-			copy(l.queue[at:], l.queue[at+1:])
-			l.queue[len(l.queue)-1] = nil
-			l.queue = l.queue[:len(l.queue)-1]
-		}
+		l.dequeue(at)
+		l.takeSlot(cyc)
 		l.pending.put(num, r)
 		if s.NumHooks() > 0 {
 			// A tracer (sim.WithTrace) sees the request as a task of its
@@ -204,6 +239,167 @@ func (l *lsu) send(cyc uint64) {
 		clear(l.queue[n:])
 		l.queue, l.head = l.queue[:n], 0
 	}
+}
+
+// freeSlot is the first cycle from `from` on in which the unit may still
+// send a request: loads answered at issue (coalesce) book the cycles in
+// which the unit would have sent them.
+func (l *lsu) freeSlot(from uint64) uint64 {
+	if from > l.slotCycle {
+		return from
+	}
+	if l.slotUsed < l.sm.cfg.LSURequestsPerCycle {
+		return l.slotCycle
+	}
+	return l.slotCycle + 1
+}
+
+// takeSlot books one of cycle c's sends (c is at or after the last cycle
+// booked).
+func (l *lsu) takeSlot(c uint64) {
+	if c != l.slotCycle {
+		l.slotCycle, l.slotUsed = c, 0
+	}
+	l.slotUsed++
+}
+
+// answerAtIssue serves a load's line request from the L1 when the warp
+// issues it, if the unit's queue is empty (nothing sent before it) and
+// the L1 holds the line's sectors: the request takes the send slot it
+// would have been sent in, books the L1's lookup then, and its answer
+// comes at the cycle returned (lsu.hit's done). With the queue empty the
+// unit would send it, untouched by other requests, in that slot; only its
+// count among the requests in flight (max_outstanding_requests) is not
+// kept while it waits, as an answer in flight is not in the SM's port.
+func (l *lsu) answerAtIssue(addr uint64, mask uint32, notBefore, cyc uint64) (done uint64, ok bool) {
+	s := l.sm
+	if !l.answersAtOnce() || l.head != len(l.queue) || l.blocked.Load() {
+		return 0, false
+	}
+	// Sent at its slot only if fewer than the most requests are in flight
+	// then; until then only answers can leave, so that holds if it holds
+	// now.
+	if l.pending.n+len(l.hits)-l.hitsHead >= s.cfg.MaxOutstandingRequests {
+		return 0, false
+	}
+	send := l.freeSlot(max(notBefore, cyc+1))
+	due, ok := s.g.mem.TakeL1Hit(s.id, s.port, addr, mask, send)
+	if !ok {
+		return 0, false
+	}
+	l.takeSlot(send)
+	l.addHit(send, due+1)
+	return due + 1, true
+}
+
+// answersAtOnce says whether the L1's hits may be answered at once
+// (memsys.System.TakeL1Hit): the memory system allows it, the unit sends
+// one request a cycle (the send slots it books are then the cycles it
+// would send in), the kernel has no fence (launchRun.fences), and no
+// tracer or monitor watches the SM (a tracer expects every request as a
+// message and a task; the figures are the same either way).
+func (l *lsu) answersAtOnce() bool {
+	s := l.sm
+	return l.direct && s.cfg.LSURequestsPerCycle == 1 && !s.g.run.fences && s.NumHooks() == 0
+}
+
+// answeredHit is a load answered at once: sent at cycle slot, its answer
+// taken at cycle done.
+type answeredHit struct{ slot, done uint64 }
+
+// addHit counts a load answered at once until its answer is taken.
+func (l *lsu) addHit(slot, done uint64) {
+	l.hits = append(l.hits, answeredHit{slot, done})
+	l.answered++
+}
+
+// dropHits forgets the answered loads whose answers the SM takes by cycle
+// cyc, as retrieve would take their responses, and reports whether any
+// went.
+func (l *lsu) dropHits(cyc uint64) bool {
+	h := l.hitsHead
+	for h < len(l.hits) && l.hits[h].done <= cyc {
+		h++
+	}
+	dropped := h > l.hitsHead
+	if h == len(l.hits) {
+		l.hits, h = l.hits[:0], 0
+		l.hitsSent = 0
+	}
+	l.hitsHead = h
+	return dropped
+}
+
+// inFlight is the number of requests in flight at cycle cyc: those sent
+// as messages and the answered loads sent by then. Calls come with cycles
+// that never decrease (the SM's ticks), so the answered loads sent by cyc
+// are counted by moving hitsSent on.
+func (l *lsu) inFlight(cyc uint64) int {
+	l.hitsSent = max(l.hitsSent, l.hitsHead)
+	for l.hitsSent < len(l.hits) && l.hits[l.hitsSent].slot <= cyc {
+		l.hitsSent++
+	}
+	return l.pending.n + l.hitsSent - l.hitsHead
+}
+
+// nextHitDone is the cycle at which the SM takes the next answer of a load
+// answered at once (never: none).
+func (l *lsu) nextHitDone() uint64 {
+	if l.hitsHead == len(l.hits) {
+		return never
+	}
+	return l.hits[l.hitsHead].done
+}
+
+// dueAt reports whether an answered load's answer would be delivered to
+// the SM's port at cycle c (and taken the cycle after).
+func (l *lsu) dueAt(c uint64) bool {
+	for i := l.hitsHead; i < len(l.hits) && l.hits[i].done <= c+1; i++ {
+		if l.hits[i].done == c+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// dequeue removes the request at index at of the queue: its head, or a
+// load or store passing waiting atomics.
+func (l *lsu) dequeue(at int) {
+	if at == l.head {
+		l.queue[l.head] = nil
+		l.head++
+		return
+	}
+	copy(l.queue[at:], l.queue[at+1:])
+	l.queue[len(l.queue)-1] = nil
+	l.queue = l.queue[:len(l.queue)-1]
+}
+
+// hit accounts at cycle cyc for a load request its L1 answered at once
+// (TakeL1Hit), whose answer the SM takes at cycle done: what retrieve and
+// complete would do then, done now. Its result registers are ready at
+// done, and the warp's retirement waits for done (warpCtx.hitsDone,
+// SM.later); the unit counts it among its requests until then (lsu.hits).
+// No fence can wait for it: kernels with fences are not answered at once.
+func (l *lsu) hit(r *memReq, done, cyc uint64) {
+	s := l.sm
+	w := r.warp
+	s.hitActivity = max(s.hitActivity, done)
+	if w.gen != r.gen || s.g.run == nil || s.g.run.stopped {
+		return
+	}
+	w.outstanding--
+	w.hitsDone = max(w.hitsDone, done)
+	op := r.load
+	if op == nil {
+		return
+	}
+	op.minReady = max(op.minReady, done)
+	op.remaining--
+	if op.remaining > 0 {
+		return
+	}
+	l.finish(op, cyc)
 }
 
 // NotifyPortFree wakes the SM when the memory system takes requests again.
@@ -244,6 +440,9 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		}
 		l.complete(r, cyc)
 		l.recycle(r)
+	}
+	if l.dropHits(cyc) {
+		freed = true
 	}
 	if freed && len(l.waiters) > 0 {
 		for _, w := range l.waiters {
@@ -375,6 +574,15 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 	if op.remaining > 0 {
 		return
 	}
+	l.finish(op, cyc)
+}
+
+// finish makes the results of a load whose last request is answered ready,
+// at cycle cyc or when its answers are taken (loadOp.minReady), whichever
+// is later.
+func (l *lsu) finish(op *loadOp, cyc uint64) {
+	s := l.sm
+	w := op.warp
 	at := max(cyc, op.minReady)
 	for j := 0; j < int(op.ndst); j++ {
 		w.ready[op.dst[j]] = at
@@ -449,6 +657,10 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 					kind = ReasonAtomic
 				}
 				s.profileResult(w, info, kind, never, never)
+			}
+			if n == 0 {
+				// Every line was answered at issue (answerAtIssue).
+				s.lsu.finish(op, cyc)
 			}
 		}
 		return
@@ -530,6 +742,9 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 				r.ops[j].Lanes++
 			}
 		}
+		if ns > 0 && l.head == len(l.queue) {
+			reqs[0].notBefore = l.freeSlot(reqs[0].notBefore)
+		}
 		for k := range ns {
 			l.queue = append(l.queue, reqs[k])
 		}
@@ -568,17 +783,33 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 				last = k
 			}
 		}
+		queued := 0
 		for k := range nl {
 			addr, kk := lines[k]<<l.lineShift, kind
 			if bypassL1 && kind == reqLoad && addr < localRegion {
 				kk = reqLoadBypass
 			}
+			if kk == reqLoad {
+				if done, ok := l.answerAtIssue(addr, masks[k], notBefore, cyc); ok {
+					s.hitActivity = max(s.hitActivity, done)
+					w.hitsDone = max(w.hitsDone, done)
+					if op != nil {
+						op.minReady = max(op.minReady, done)
+					}
+					continue
+				}
+			}
+			nb := notBefore
+			if l.head == len(l.queue) {
+				nb = l.freeSlot(nb)
+			}
 			r := l.newReq()
 			*r = memReq{kind: kk, addr: addr, mask: masks[k],
-				notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
+				notBefore: nb, warp: w, gen: w.gen, load: op, task: w.cta.task}
 			l.queue = append(l.queue, r)
+			queued++
 		}
-		n = nl
+		n = queued
 		if kind == reqLoad {
 			s.stats.loadReqs += uint64(nl)
 		} else {

@@ -26,6 +26,10 @@ type smPort struct {
 	ring       []sim.Msg
 	head, size int
 	busy       bool // a Recv was refused; Retrieve notifies the connection
+	// answered, when set, says whether the answer of a load its L1
+	// answered at once (lsu.hits) is delivered at the time given: that
+	// answer takes a place in the buffer then, as its message would.
+	answered func(now sim.VTimeInSec) bool
 }
 
 func newSMPort(comp sim.Component, capacity int, name string, locked bool) *smPort {
@@ -60,7 +64,7 @@ func (p *smPort) Recv(msg sim.Msg) *sim.SendError {
 	if p.locked {
 		p.mu.Lock()
 	}
-	if p.size == len(p.ring) {
+	if p.size == len(p.ring) || (p.size == len(p.ring)-1 && p.answered != nil && p.answered(msg.Meta().RecvTime)) {
 		p.busy = true
 		if p.locked {
 			p.mu.Unlock()

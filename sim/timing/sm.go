@@ -88,6 +88,12 @@ type warpCtx struct {
 	pendingLoads int // loads and atomics whose results are outstanding
 	outstanding  int // memory requests queued or in flight
 	fenceWait    bool
+	// hitsDone is the latest cycle at which the SM takes the answer of one
+	// of the warp's loads that its L1 answered at once (lsu.hit): until
+	// then the warp does not retire, as for a load in flight. (Loads are
+	// not answered at once in kernels with fences; see
+	// launchRun.fences.)
+	hitsDone uint64
 	// fenceEnd is the cycle the warp's last fence ended or ends (its wake
 	// after the fence's latency), for FenceContentionCycles.
 	fenceEnd  uint64
@@ -152,9 +158,16 @@ type SM struct {
 	spare        []*wakeEvent
 
 	lastActivity uint64
-	resident     int // resident warps (not yet exited)
-	occLast      uint64
-	stats        smStats
+	// hitActivity is the latest cycle at which the SM takes an answer its
+	// L1 gave at once (lsu.hit), which a response's tick would have made
+	// its last activity.
+	hitActivity uint64
+	// waits are warps whose retirement waits for such answers, each to
+	// be looked at again at its cycle (later).
+	waits    []hitWait
+	resident int // resident warps (not yet exited)
+	occLast  uint64
+	stats    smStats
 
 	// smemCut1 and smemCut2 split the shared memory's busy time until
 	// smemFree: before smemCut1 a conflict-free pass, then extra passes
@@ -175,6 +188,7 @@ func newSM(g *GPU, id int) *SM {
 	port := newSMPort(s, 64, name+".Mem", g.parallel)
 	s.AddPort("Mem", port)
 	s.port = port
+	port.answered = func(now sim.VTimeInSec) bool { return s.lsu.dueAt(g.freq.Cycle(now)) }
 	g.mem.ConnectSM(id, port)
 	s.slots = make([]warpCtx, g.limits.MaxWarpsPerSM)
 	s.scheds = make([]scheduler, g.cfg.WarpSchedulers)
@@ -212,6 +226,8 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	clear(s.locks)
 	s.lsu.reset()
 	s.lastActivity = start
+	s.hitActivity = start
+	s.waits = s.waits[:0]
 	s.resident, s.occLast = 0, start
 	s.stats = smStats{}
 	if s.prof != nil {
@@ -249,7 +265,7 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 		w.readyMax, w.pendingDst = 0, 0
 		w.pendingLoads, w.outstanding = 0, 0
 		w.fenceWait, w.atBarrier, w.lsuWait, w.done, w.retired = false, false, false, false, false
-		w.fenceEnd = 0
+		w.fenceEnd, w.hitsDone = 0, 0
 		ctx.warps = append(ctx.warps, w)
 		sc := &s.scheds[w.sched]
 		sc.warps = append(sc.warps, w)
@@ -437,6 +453,39 @@ func (s *SM) wakeAtCycle(c uint64) {
 	s.g.engine.Schedule(s.newWake(s.timeOf(c), c, false))
 }
 
+// hitWait is a finished warp whose retirement waits until cycle at for
+// the answers of loads its L1 answered at once.
+type hitWait struct {
+	w   *warpCtx
+	gen uint32
+	at  uint64
+}
+
+// later looks at w's retirement again at cycle at, when the SM takes the
+// answers w waits for (warpCtx.hitsDone), and ticks the SM then, as those
+// answers' arrival would have.
+func (s *SM) later(w *warpCtx, at uint64) {
+	s.waits = append(s.waits, hitWait{w: w, gen: w.gen, at: at})
+	s.wakeAtCycle(at)
+}
+
+// resumeWaits retires the warps whose answers the SM takes by cycle cyc
+// (later).
+func (s *SM) resumeWaits(cyc uint64) {
+	kept := s.waits[:0]
+	for _, h := range s.waits {
+		if h.at > cyc {
+			kept = append(kept, h)
+			continue
+		}
+		if h.w.gen == h.gen {
+			s.maybeRetire(h.w, cyc)
+		}
+	}
+	clear(s.waits[len(kept):])
+	s.waits = kept
+}
+
 // tick runs one cycle of the SM: it takes memory responses, sends queued
 // requests, lets every scheduler issue, and then decides when to tick
 // next, scheduling that tick itself.
@@ -452,6 +501,9 @@ func (s *SM) tick(now sim.VTimeInSec) {
 	}
 	g.now = max(g.now, cyc)
 	s.lsu.retrieve(now, cyc)
+	if len(s.waits) > 0 {
+		s.resumeWaits(cyc)
+	}
 	if g.run.stopped {
 		return
 	}
@@ -473,6 +525,14 @@ func (s *SM) tick(now sim.VTimeInSec) {
 		}
 	}
 	next = min(next, s.lsu.nextSend(cyc))
+	if len(s.lsu.waiters) > 0 {
+		// Warps wait for room in the unit: an answered load's answer
+		// makes some (retrieve), as its response's tick would.
+		next = min(next, max(s.lsu.nextHitDone(), cyc+1))
+	}
+	for _, h := range s.waits {
+		next = min(next, max(h.at, cyc+1))
+	}
 	// The SM schedules its own ticks (akita's TickLater would name every
 	// tick event with the process-wide ID generator); it never asks the
 	// TickingComponent for the next cycle.
@@ -804,6 +864,10 @@ func (s *SM) warpDone(w *warpCtx, cyc uint64) {
 // CTA when it was the last.
 func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 	if !w.done || w.retired || w.pendingLoads > 0 {
+		return
+	}
+	if w.hitsDone > cyc {
+		s.later(w, w.hitsDone)
 		return
 	}
 	w.retired = true
