@@ -63,3 +63,28 @@ func TestAnsweredHitsKeepTheFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestProfiledRunsSendHitsAsMessages checks that a profiled run is charged
+// cycle for cycle as one that sends every L1 hit as messages: the profiler
+// charges a warp's cycles at the ticks it looks at the warp, which
+// answered hits would spare (sim/timing's lsu.answersAtOnce).
+func TestProfiledRunsSendHitsAsMessages(t *testing.T) {
+	g, err := graph.Load("rmat:scale=10+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	a, v := schedulerCell(t, "bfs", "bsp")
+	cfg, err := ConfigByName("h100")
+	require.NoError(t, err)
+	run := func(opts ...Option) (*ProfileReport, uint64) {
+		d, err := New(cfg, append(opts, WithMode(ModeTiming), WithProfile())...)
+		require.NoError(t, err)
+		defer d.Close()
+		res, err := scheduler.Enact(context.Background(), d, a, v, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{})
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), res.Validation.String())
+		return d.Profile().Report(), d.gpu.LoadsAnsweredAtOnce()
+	}
+	want, _ := run(withHitsAsMessages())
+	got, answered := run()
+	assert.Zero(t, answered)
+	assert.Equal(t, want, got)
+}
