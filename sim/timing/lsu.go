@@ -78,8 +78,9 @@ type lsu struct {
 	// The fabric calls NotifyPortFree from its deliveries, holding its own
 	// lock and not the GPU's, so the flag is atomic.
 	blocked atomic.Bool
-	// direct: requests reach the L1 at the SM's tick, and hits are
-	// answered at once (memsys.System.DirectL1).
+	// direct: the memory system lets the SM's L1 answer hits at once
+	// (memsys.System.DirectL1), and the GPU does not keep them as
+	// messages (Builder.WithHitsAsMessages); answersAtOnce says when.
 	direct bool
 	// hits are the loads answered at once (answerAtIssue, send) whose
 	// answers the SM has not yet taken, by send slot (and so by answer):
@@ -264,13 +265,12 @@ func (l *lsu) takeSlot(c uint64) {
 }
 
 // answerAtIssue serves a load's line request from the L1 when the warp
-// issues it, if the unit's queue is empty (nothing sent before it) and
-// the L1 holds the line's sectors: the request takes the send slot it
-// would have been sent in, books the L1's lookup then, and its answer
-// comes at the cycle returned (lsu.hit's done). With the queue empty the
-// unit would send it, untouched by other requests, in that slot; only its
-// count among the requests in flight (max_outstanding_requests) is not
-// kept while it waits, as an answer in flight is not in the SM's port.
+// issues it, if the unit's queue is empty (nothing waits to be sent before
+// it) and the L1 holds the line's sectors: the request takes the send slot
+// it would have been sent in, books the L1's lookup then, and the SM takes
+// its answer at the cycle returned (lsu.hit's done). With the queue empty
+// and room among the requests in flight, the unit would send it in that
+// slot; it counts among the unit's requests until its answer (lsu.hits).
 func (l *lsu) answerAtIssue(addr uint64, mask uint32, notBefore, cyc uint64) (done uint64, ok bool) {
 	s := l.sm
 	if !l.answersAtOnce() || l.head != len(l.queue) || l.blocked.Load() {
