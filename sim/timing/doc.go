@@ -327,6 +327,22 @@
 //	BFS rmat16 (bsp)        16.0-18.9 s    12.5-15.5 s    1.2-1.3x (96% of the L1 hits answered at once)
 //	stream 1M (serial)      0.96-1.10 s    0.95-0.99 s    1.0-1.1x (a stream's loads miss)
 //
+// Timing BFS is now 18-20x functional's 0.63-0.86 s. BFS on
+// rmat:scale=20+perm=1 (warpgraph run --algo bfs --target sim --config
+// h100), both builds at once, one per core: 11 min 15 s before, 9 min 51 s
+// after (1.14x; alone, after: 8 min 17 s); 168,605,346 cycles and
+// 244,050,956 warp-instructions in both, validated. Its levels with many
+// frontier vertices miss in L1 more, and a miss still costs four message
+// hops (SM to L1 to L2 and back); the 5 minutes is a further 1.7x
+// away. The rest is spread thin: on BenchmarkBFS the SM's ticks take 55%
+// (the executor's Step a third of that), the fabric's deliveries of
+// misses 29%, the engine's heap some 7%. Sending a missing load to its L1
+// at the SM's tick, rather than at the fabric's delivery in the same
+// cycle, would spare one hop, but moves figures (the L1's fill requests
+// would enter the fabric before the same cycle's memory-side messages:
+// BFS rmat14's second level 823,112 -> 823,493 cycles), so it was not
+// kept.
+//
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
 // grid:w=96,h=96 under simdx fusion=none 40% of the time went to calls).
