@@ -27,6 +27,7 @@ func TestAnsweredHitsKeepTheFigures(t *testing.T) {
 		{"h100", "rmat:scale=9+perm=1", "pr", "vwc:k=8", true},
 		{"tiny", "rmat:scale=9+perm=1", "wcc", "edge", true},
 		{"tiny", "rmat:scale=9+perm=1", "bfs", "hq", true},
+		{"h100", "grid:w=12,h=12", "sssp", "hq", true},
 		{"tiny", "rmat:scale=9+perm=1", "color", "bsp", true},
 		{"h100", "rmat:scale=9+perm=1", "bfs", "atos", false}, // Atos's queue has fences
 	}

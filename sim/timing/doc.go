@@ -314,8 +314,11 @@
 // taken; a hit found when a queued load is sent is answered the same way.
 // Such loads keep their places among the unit's requests (queued until
 // their slot, in flight until their answer), the warp retires no earlier,
-// and kernels with fences, traced or monitored SMs and profiled runs
-// send every load as before (lsu.answersAtOnce says why). No figure moves:
+// the tick at which the load's last answer would have been taken still
+// wakes the warp (lsu.finish: an arriving answer wakes its warp even
+// during a branch's latency, a quirk of the model kept as it is), and
+// kernels with fences, traced or monitored SMs and profiled runs send
+// every load as before (lsu.answersAtOnce says why). No figure moves:
 // Builder.WithHitsAsMessages keeps the messages, and the tests
 // (TestAnsweredHitsKeepTheFigures, here and in sim) compare every figure,
 // the memory and the results of both. The MSHR tables of the L1s and L2

@@ -40,6 +40,9 @@ type loadOp struct {
 	remaining int
 	// minReady is when the shared-memory part (generic accesses) is done.
 	minReady uint64
+	// answered is the cycle at which the SM takes the last answer of the
+	// load's lines that its L1 answered at once (lsu.hit; 0: none).
+	answered uint64
 	ndst     uint8
 	dst      [4]ptx.RegIndex
 }
@@ -397,7 +400,7 @@ func (l *lsu) hit(r *memReq, done, cyc uint64) {
 	if op == nil {
 		return
 	}
-	op.minReady = max(op.minReady, done)
+	op.answered = max(op.answered, done)
 	op.remaining--
 	if op.remaining > 0 {
 		return
@@ -580,13 +583,18 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 	l.finish(op, cyc)
 }
 
-// finish makes the results of a load whose last request is answered ready,
-// at cycle cyc or when its answers are taken (loadOp.minReady), whichever
-// is later.
+// finish accounts at cycle cyc for a load whose last request is answered
+// (or answered at once, its answer taken later: loadOp.answered): its
+// results are ready when the SM takes the last answer or when its
+// shared-memory part is done (loadOp.minReady), whichever is later. The
+// last answer's arrival wakes the warp then, at that tick, even if it
+// waits for something else (a branch's latency): for a load answered at
+// once, SM.later does so at that tick.
 func (l *lsu) finish(op *loadOp, cyc uint64) {
 	s := l.sm
 	w := op.warp
-	at := max(cyc, op.minReady)
+	taken := max(cyc, op.answered)
+	at := max(taken, op.minReady)
 	for j := 0; j < int(op.ndst); j++ {
 		w.ready[op.dst[j]] = at
 	}
@@ -594,7 +602,11 @@ func (l *lsu) finish(op *loadOp, cyc uint64) {
 		w.readyMax = max(w.readyMax, at)
 		w.pendingDst--
 	}
-	w.wakeAt = min(w.wakeAt, at)
+	if taken > cyc {
+		s.later(w, taken, at)
+	} else {
+		w.wakeAt = min(w.wakeAt, at)
+	}
 	w.pendingLoads--
 	*op = loadOp{}
 	l.spareOps = append(l.spareOps, op)
@@ -797,7 +809,7 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 					s.hitActivity = max(s.hitActivity, done)
 					w.hitsDone = max(w.hitsDone, done)
 					if op != nil {
-						op.minReady = max(op.minReady, done)
+						op.answered = max(op.answered, done)
 					}
 					continue
 				}

@@ -162,12 +162,13 @@ type SM struct {
 	// L1 gave at once (lsu.hit), which a response's tick would have made
 	// its last activity.
 	hitActivity uint64
-	// waits are warps whose retirement waits for such answers, each to
-	// be looked at again at its cycle (later).
-	waits    []hitWait
-	resident int // resident warps (not yet exited)
-	occLast  uint64
-	stats    smStats
+	// waits[waitsHead:] are what the arrival of such answers does, each
+	// at its cycle (later), in order of cycle.
+	waits     []hitWait
+	waitsHead int
+	resident  int // resident warps (not yet exited)
+	occLast   uint64
+	stats     smStats
 
 	// smemCut1 and smemCut2 split the shared memory's busy time until
 	// smemFree: before smemCut1 a conflict-free pass, then extra passes
@@ -227,7 +228,8 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	s.lsu.reset()
 	s.lastActivity = start
 	s.hitActivity = start
-	s.waits = s.waits[:0]
+	clear(s.waits)
+	s.waits, s.waitsHead = s.waits[:0], 0
 	s.resident, s.occLast = 0, start
 	s.stats = smStats{}
 	if s.prof != nil {
@@ -453,37 +455,55 @@ func (s *SM) wakeAtCycle(c uint64) {
 	s.g.engine.Schedule(s.newWake(s.timeOf(c), c, false))
 }
 
-// hitWait is a finished warp whose retirement waits until cycle at for
-// the answers of loads its L1 answered at once.
+// hitWait is what the SM does at cycle at, when it takes an answer of a
+// load its L1 answered at once: wake warp w at cycle wake (0: no wake)
+// and retire it if it has finished.
 type hitWait struct {
-	w   *warpCtx
-	gen uint32
-	at  uint64
+	w        *warpCtx
+	gen      uint32
+	at, wake uint64
 }
 
-// later looks at w's retirement again at cycle at, when the SM takes the
-// answers w waits for (warpCtx.hitsDone), and ticks the SM then, as those
-// answers' arrival would have.
-func (s *SM) later(w *warpCtx, at uint64) {
-	s.waits = append(s.waits, hitWait{w: w, gen: w.gen, at: at})
+// later does at cycle at what the arrival of an answer of w's would have
+// done then (lsu.finish, SM.maybeRetire): lower w's wakeAt to wake (0:
+// leave it) and retire w if it is done; and ticks the SM then.
+func (s *SM) later(w *warpCtx, at, wake uint64) {
+	// Kept in order of at; they come mostly in that order (answers are
+	// taken in the order their lines were sent).
+	i := len(s.waits)
+	s.waits = append(s.waits, hitWait{})
+	for i > s.waitsHead && s.waits[i-1].at > at {
+		s.waits[i] = s.waits[i-1]
+		i--
+	}
+	s.waits[i] = hitWait{w: w, gen: w.gen, at: at, wake: wake}
 	s.wakeAtCycle(at)
 }
 
-// resumeWaits retires the warps whose answers the SM takes by cycle cyc
-// (later).
+// resumeWaits does what later booked for cycle cyc or before.
 func (s *SM) resumeWaits(cyc uint64) {
-	kept := s.waits[:0]
-	for _, h := range s.waits {
-		if h.at > cyc {
-			kept = append(kept, h)
-			continue
-		}
+	for s.waitsHead < len(s.waits) && s.waits[s.waitsHead].at <= cyc {
+		h := s.waits[s.waitsHead]
+		s.waits[s.waitsHead] = hitWait{}
+		s.waitsHead++
 		if h.w.gen == h.gen {
+			if h.wake != 0 {
+				h.w.wakeAt = min(h.w.wakeAt, h.wake)
+			}
 			s.maybeRetire(h.w, cyc)
 		}
 	}
-	clear(s.waits[len(kept):])
-	s.waits = kept
+	if s.waitsHead == len(s.waits) {
+		s.waits, s.waitsHead = s.waits[:0], 0
+	}
+}
+
+// nextWait is the cycle of the first thing later booked (never: none).
+func (s *SM) nextWait() uint64 {
+	if s.waitsHead == len(s.waits) {
+		return never
+	}
+	return s.waits[s.waitsHead].at
 }
 
 // tick runs one cycle of the SM: it takes memory responses, sends queued
@@ -501,7 +521,7 @@ func (s *SM) tick(now sim.VTimeInSec) {
 	}
 	g.now = max(g.now, cyc)
 	s.lsu.retrieve(now, cyc)
-	if len(s.waits) > 0 {
+	if s.waitsHead < len(s.waits) {
 		s.resumeWaits(cyc)
 	}
 	if g.run.stopped {
@@ -530,8 +550,8 @@ func (s *SM) tick(now sim.VTimeInSec) {
 		// makes some (retrieve), as its response's tick would.
 		next = min(next, max(s.lsu.nextHitDone(), cyc+1))
 	}
-	for _, h := range s.waits {
-		next = min(next, max(h.at, cyc+1))
+	if w := s.nextWait(); w != never {
+		next = min(next, max(w, cyc+1))
 	}
 	// The SM schedules its own ticks (akita's TickLater would name every
 	// tick event with the process-wide ID generator); it never asks the
@@ -867,7 +887,7 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 		return
 	}
 	if w.hitsDone > cyc {
-		s.later(w, w.hitsDone)
+		s.later(w, w.hitsDone, 0)
 		return
 	}
 	w.retired = true
