@@ -324,27 +324,27 @@
 // the memory and the results of both. The MSHR tables of the L1s and L2
 // slices and L1Values's record of which SMs hold a line are open-addressed
 // tables rather than Go maps (memsys's lineTable). Two alternating runs of
-// each build, back to back (04:50-04:52 UTC, 2026-11-24):
+// each build, back to back (05:58-05:59 UTC, 2026-11-24; ca100e9 against
+// 333b1c3):
 //
 //	                        before         after          speed-up
-//	BFS rmat16 (bsp)        16.0-18.9 s    12.5-15.5 s    1.2-1.3x (96% of the L1 hits answered at once)
-//	stream 1M (serial)      0.96-1.10 s    0.95-0.99 s    1.0-1.1x (a stream's loads miss)
+//	BFS rmat16 (bsp)        16.99-17.02 s  14.29-14.77 s  1.15-1.19x (96% of the L1 hits answered at once)
+//	stream 1M (serial)      1.03 s         0.99-1.13 s    none (a stream's loads miss)
 //
-// Timing BFS is now 18-20x functional's 0.63-0.86 s. BFS on
+// Timing BFS is now 21-22x functional's 0.65-0.71 s. BFS on
 // rmat:scale=20+perm=1 (warpgraph run --algo bfs --target sim --config
-// h100), both builds at once, one per core: 11 min 15 s before, 9 min 51 s
-// after (1.14x; alone, after: 8 min 17 s); 168,605,346 cycles and
-// 244,050,956 warp-instructions in both, validated. Its levels with many
-// frontier vertices miss in L1 more, and a miss still costs four message
-// hops (SM to L1 to L2 and back); the 5 minutes is a further 1.7x
-// away. The rest is spread thin: on BenchmarkBFS the SM's ticks take 55%
-// (the executor's Step a third of that), the fabric's deliveries of
-// misses 29%, the engine's heap some 7%. Sending a missing load to its L1
-// at the SM's tick, rather than at the fabric's delivery in the same
-// cycle, would spare one hop, but moves figures (the L1's fill requests
-// would enter the fabric before the same cycle's memory-side messages:
-// BFS rmat14's second level 823,112 -> 823,493 cycles), so it was not
-// kept.
+// h100), both builds at once, one per core: 10 min 54 s before, 9 min 6 s
+// after (1.20x); 168,605,346 cycles and 244,050,956 warp-instructions in
+// both, validated. Its levels with many frontier vertices miss in L1
+// more, and a miss still costs four message hops (SM to L1 to L2 and
+// back); the 5 minutes is a further 1.8x away. The rest is spread
+// thin: on BenchmarkBFS the SM's ticks take 55% (the executor's Step a
+// third of that), the fabric's deliveries of misses 29%, the engine's
+// heap some 7%. Sending a missing load to its L1 at the SM's tick, rather
+// than at the fabric's delivery in the same cycle, would spare one hop,
+// but moves figures (the L1's fill requests would enter the fabric before
+// the same cycle's memory-side messages: BFS rmat14's second level
+// 823,112 -> 823,493 cycles), so it was not kept.
 //
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
