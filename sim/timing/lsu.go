@@ -323,6 +323,9 @@ func (l *lsu) addHit(slot, done uint64) {
 // cyc, as retrieve would take their responses, and reports whether any
 // went.
 func (l *lsu) dropHits(cyc uint64) bool {
+	if l.hitsHead == len(l.hits) {
+		return false
+	}
 	h := l.hitsHead
 	for h < len(l.hits) && l.hits[h].done <= cyc {
 		h++

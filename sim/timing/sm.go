@@ -189,7 +189,11 @@ func newSM(g *GPU, id int) *SM {
 	port := newSMPort(s, 64, name+".Mem", g.parallel)
 	s.AddPort("Mem", port)
 	s.port = port
-	port.answered = func(now sim.VTimeInSec) bool { return s.lsu.dueAt(g.freq.Cycle(now)) }
+	if !g.parallel {
+		// Under the parallel engine no load is answered at once, and the
+		// fabric delivers concurrently with the SM's ticks.
+		port.answered = func(now sim.VTimeInSec) bool { return s.lsu.dueAt(g.freq.Cycle(now)) }
+	}
 	g.mem.ConnectSM(id, port)
 	s.slots = make([]warpCtx, g.limits.MaxWarpsPerSM)
 	s.scheds = make([]scheduler, g.cfg.WarpSchedulers)
