@@ -125,6 +125,16 @@ func (p *Program) Name() string { return p.Entry.Name }
 // Registers is the number of register slots of the entry's frame.
 func (p *Program) Registers() int { return p.entry.nregs }
 
+// Reachable calls f for the entry and every function it calls, directly or
+// not (the functions the program lowered).
+func (p *Program) Reachable(f func(*ptx.Function)) {
+	for _, xf := range p.funcs {
+		if xf != nil {
+			f(xf.fn)
+		}
+	}
+}
+
 // LocalBytes is the per-thread local memory the program needs.
 func (p *Program) LocalBytes() int { return p.localStack }
 

@@ -56,27 +56,10 @@ func (s *System) TakeL1Hit(sm int, src sim.Port, lineAddr uint64, mask uint32, s
 	if line == nil || line.valid&mask != mask {
 		return 0, false
 	}
-	cycle := max(f.cycles(f.engine.CurrentTime()), float64(send))
-	wait := c.reserveLookup(cycle)
-	c.touch(line)
-	c.stats.ReadHits++
-	at := f.arrival(to, from, cycle+wait+c.responseDelay)
-	return uint64(dueCycle(at)), true
-}
-
-// arrival is when a message sent at cycle `at` from one end reaches
-// another over a route without links (an L1's answers to its SM):
-// enqueue's latencies without its link reservations.
-func (f *fabric) arrival(src, dst *fabricEnd, at float64) float64 {
-	if src.bytesPerCycle > 0 || dst.bytesPerCycle > 0 {
+	if to.bytesPerCycle > 0 || from.bytesPerCycle > 0 {
 		panic("memsys: an L1 answer taken at once crosses a link with a bandwidth")
 	}
-	at += src.egressLatency + f.crossing(src.zone, dst.zone)
-	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
-		at += f.farCrossing
-	}
-	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {
-		at += f.pairOffset(src.sm-1, dst.slice-1)
-	}
-	return at
+	cycle := max(f.cycles(f.engine.CurrentTime()), float64(send))
+	at := cycle + c.takeHit(line, cycle) + c.responseDelay + f.routeLatency(to, from)
+	return uint64(dueCycle(at)), true
 }

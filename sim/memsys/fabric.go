@@ -317,13 +317,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 			src.egressFree = at + b/src.bytesPerCycle
 		}
 	}
-	at += src.egressLatency + f.crossing(src.zone, dst.zone)
-	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
-		at += f.farCrossing
-	}
-	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {
-		at += f.pairOffset(src.sm-1, dst.slice-1)
-	}
+	at += f.routeLatency(src, dst)
 	if dst.bytesPerCycle > 0 {
 		if b := f.payload(msg, dst.dram); b > 0 {
 			at = math.Max(at, dst.ingressFree)
@@ -338,6 +332,20 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 	if f.NumHooks() > 0 {
 		f.InvokeHook(sim.HookCtx{Domain: f, Pos: sim.HookPosConnStartSend, Item: msg})
 	}
+}
+
+// routeLatency is the cycles a message takes from one end to another
+// besides its links: the sender's egress, the SM-L2 crossing, the crossing
+// between L2 partitions and the SM-slice pair's offset.
+func (f *fabric) routeLatency(src, dst *fabricEnd) float64 {
+	at := src.egressLatency + f.crossing(src.zone, dst.zone)
+	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
+		at += f.farCrossing
+	}
+	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {
+		at += f.pairOffset(src.sm-1, dst.slice-1)
+	}
+	return at
 }
 
 // NotifyAvailable is called by a port that refused a message and has since

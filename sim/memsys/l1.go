@@ -140,10 +140,7 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 	line := c.lookup(lineAddr)
 
 	if line != nil && line.valid&mask == mask {
-		wait := c.reserveLookup(cycle)
-		c.touch(line)
-		c.stats.ReadHits++
-		c.respond(req, wait)
+		c.respond(req, c.takeHit(line, cycle))
 		return true
 	}
 	if m := c.mshrs.get(lineAddr); m != nil {
@@ -178,6 +175,15 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 	c.waiting++
 	c.stats.ReadMisses++
 	return true
+}
+
+// takeHit books the lookup of a read that hits line at cycle, and counts
+// it; it returns the cycles from cycle until the lookup.
+func (c *sectoredL1) takeHit(line *l1Line, cycle float64) float64 {
+	wait := c.reserveLookup(cycle)
+	c.touch(line)
+	c.stats.ReadHits++
+	return wait
 }
 
 // readBypass sends a load that must not hit in L1 to L2: it takes a

@@ -300,7 +300,7 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	for _, fn := range prog.Module.PTX.Funcs {
 		r.maxRegs = max(r.maxRegs, fn.NumRegs)
 	}
-	r.fences = hasFence(prog.Module.PTX, prog.Entry)
+	prog.Reachable(func(fn *ptx.Function) { r.fences = r.fences || hasFence(fn) })
 	if l.WarpsPerCTA > g.limits.MaxWarpsPerSM || l.RegistersPerCTA > g.limits.RegistersPerSM ||
 		l.SharedPerCTA > g.limits.SharedMemPerSM || l.ThreadsPerCTA > g.limits.MaxThreadsPerSM {
 		return Stats{}, &kernels.LaunchResourceError{Kernel: r.kernel, Detail: "a CTA does not fit on an SM"}
@@ -434,24 +434,11 @@ func (g *GPU) LoadsAnsweredAtOnce() uint64 {
 	return n
 }
 
-// hasFence reports whether entry, or a function it calls (directly or
-// not), has a membar or fence instruction.
-func hasFence(m *ptx.Module, entry *ptx.Function) bool {
-	seen := map[*ptx.Function]bool{entry: true}
-	todo := []*ptx.Function{entry}
-	for len(todo) > 0 {
-		fn := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		for i := range fn.Insts {
-			if op := fn.Insts[i].Op; op == ptx.OpMembar || op == ptx.OpFence {
-				return true
-			}
-		}
-		for _, c := range fn.Callees {
-			if callee := m.Funcs[c]; !seen[callee] {
-				seen[callee] = true
-				todo = append(todo, callee)
-			}
+// hasFence reports whether fn has a membar or fence instruction.
+func hasFence(fn *ptx.Function) bool {
+	for i := range fn.Insts {
+		if op := fn.Insts[i].Op; op == ptx.OpMembar || op == ptx.OpFence {
+			return true
 		}
 	}
 	return false

@@ -393,22 +393,33 @@ func (l *lsu) dequeue(at int) {
 func (l *lsu) hit(r *memReq, done, cyc uint64) {
 	s := l.sm
 	w := r.warp
-	s.hitActivity = max(s.hitActivity, done)
 	if w.gen != r.gen || s.g.run == nil || s.g.run.stopped {
+		s.hitActivity = max(s.hitActivity, done)
 		return
 	}
 	w.outstanding--
-	w.hitsDone = max(w.hitsDone, done)
+	l.noteAnswer(w, r.load, done)
 	op := r.load
 	if op == nil {
 		return
 	}
-	op.answered = max(op.answered, done)
 	op.remaining--
 	if op.remaining > 0 {
 		return
 	}
 	l.finish(op, cyc)
+}
+
+// noteAnswer records that the SM takes, at cycle done, the answer of one of
+// w's load lines (of op) that its L1 answered at once: the launch lasts
+// until then, w does not retire before it (warpCtx.hitsDone), and op's
+// results are not ready before it (loadOp.answered).
+func (l *lsu) noteAnswer(w *warpCtx, op *loadOp, done uint64) {
+	l.sm.hitActivity = max(l.sm.hitActivity, done)
+	w.hitsDone = max(w.hitsDone, done)
+	if op != nil {
+		op.answered = max(op.answered, done)
+	}
 }
 
 // NotifyPortFree wakes the SM when the memory system takes requests again.
@@ -809,11 +820,7 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 			}
 			if kk == reqLoad {
 				if done, ok := l.answerAtIssue(addr, masks[k], notBefore, cyc); ok {
-					s.hitActivity = max(s.hitActivity, done)
-					w.hitsDone = max(w.hitsDone, done)
-					if op != nil {
-						op.answered = max(op.answered, done)
-					}
+					l.noteAnswer(w, op, done)
 					continue
 				}
 			}
