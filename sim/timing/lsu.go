@@ -399,15 +399,7 @@ func (l *lsu) hit(r *memReq, done, cyc uint64) {
 	}
 	w.outstanding--
 	l.noteAnswer(w, r.load, done)
-	op := r.load
-	if op == nil {
-		return
-	}
-	op.remaining--
-	if op.remaining > 0 {
-		return
-	}
-	l.finish(op, cyc)
+	l.lineDone(r.load, cyc)
 }
 
 // noteAnswer records that the SM takes, at cycle done, the answer of one of
@@ -586,15 +578,20 @@ func (l *lsu) complete(r *memReq, cyc uint64) {
 		w.fenceWait = false
 		w.wakeAt = s.fenceLatencyEnd(w, cyc)
 	}
-	op := r.load
+	l.lineDone(r.load, cyc)
+}
+
+// lineDone counts one answered request of load op (nil: a store's or an
+// atomic's without a result) at cycle cyc, finishing the load with its
+// last.
+func (l *lsu) lineDone(op *loadOp, cyc uint64) {
 	if op == nil {
 		return
 	}
 	op.remaining--
-	if op.remaining > 0 {
-		return
+	if op.remaining == 0 {
+		l.finish(op, cyc)
 	}
-	l.finish(op, cyc)
 }
 
 // finish accounts at cycle cyc for a load whose last request is answered
