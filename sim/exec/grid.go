@@ -36,6 +36,8 @@ type Grid struct {
 	prog *Program
 	mem  *Memory
 	L    Launch
+	// scratch is the warps' scratch rows: a grid steps one warp at a time.
+	scratch warpScratch
 
 	ctas         int // CTAs in the grid
 	next         int // next CTA to dispatch
@@ -239,7 +241,7 @@ func (g *Grid) newCTA() *CTA {
 	c.warps = make([]*Warp, g.warpsPerCTA)
 	for i := range c.wstore {
 		w := &c.wstore[i]
-		w.g, w.cta, w.index = g, c, i
+		w.g, w.cta, w.index, w.sc = g, c, i, &g.scratch
 		regs := c.regs[i*per : (i+1)*per : (i+1)*per]
 		var params []byte
 		if entry.paramFrame > 0 {
@@ -310,11 +312,11 @@ func (w *Warp) barrier(x *xinst, m uint32) {
 	in := x.in
 	c := w.cta
 	f := firstLane(m)
-	id := int(w.src(&x.src[0], &w.t[0])[f] & 15)
+	id := int(w.src(&x.src[0], &w.sc.t[0])[f] & 15)
 	red := in.Bar == ptx.BarRedPopc || in.Bar == ptx.BarRedAnd || in.Bar == ptx.BarRedOr
 	expect := 0
 	if red && x.nsrc == 3 || !red && x.nsrc == 2 {
-		n := int(uint32(w.src(&x.src[1], &w.t[1])[f]))
+		n := int(uint32(w.src(&x.src[1], &w.sc.t[1])[f]))
 		expect = (n + WarpSize - 1) / WarpSize
 	}
 	b := &c.bars[id]
@@ -322,7 +324,7 @@ func (w *Warp) barrier(x *xinst, m uint32) {
 		b.expect, b.redCount, b.redAll, b.redAny = expect, 0, true, false
 	}
 	if red {
-		p := w.src(&x.src[x.nsrc-1], &w.t[2])
+		p := w.src(&x.src[x.nsrc-1], &w.sc.t[2])
 		for mm := m; mm != 0; mm &= mm - 1 {
 			if p[firstLane(mm)]&1 != 0 {
 				b.redCount++

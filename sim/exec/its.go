@@ -338,7 +338,7 @@ func (w *Warp) syncCollective(x *xinst, m, active uint32) (parked bool, err erro
 	if op == nil {
 		return false, nil
 	}
-	member := uint32(w.src(op, &w.t[3])[firstLane(m)])
+	member := uint32(w.src(op, &w.sc.t[3])[firstLane(m)])
 	if out := m &^ member; out != 0 {
 		return false, fmt.Errorf("kernel %s: CTA %s warp %d: lanes %#08x run %s without being in its member mask %#08x", w.g.prog.Name(), dim(w.cta.ID), w.index, out, w.where(x), member)
 	}

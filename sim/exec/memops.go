@@ -239,7 +239,7 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 func (w *Warp) stGlobal(x *xinst, m uint32) error {
 	w.memRecord(x, MemStore, m)
 	base := w.row(x.abase)
-	s := w.src(&x.src[0], &w.t[0])
+	s := w.src(&x.src[0], &w.sc.t[0])
 	data := w.g.mem.data
 	n := uint64(len(data))
 	size := uint64(x.size)
@@ -342,7 +342,7 @@ func (w *Warp) st(x *xinst, m uint32) error {
 	vec := int(x.vec)
 	var srcs [4]*[32]uint64
 	for i := 0; i < vec; i++ {
-		srcs[i] = w.src(&x.src[i], &w.t[i])
+		srcs[i] = w.src(&x.src[i], &w.sc.t[i])
 	}
 	changed := false
 	l1 := w.g.l1
@@ -378,10 +378,10 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 	base := w.addrRow(x)
 	off := x.aoff
 	size := int(x.size)
-	b := w.src(&x.src[0], &w.t[0])
+	b := w.src(&x.src[0], &w.sc.t[0])
 	c := &zeroRow
 	if in.Atom == ptx.AtomCas {
-		c = w.src(&x.src[1], &w.t[1])
+		c = w.src(&x.src[1], &w.sc.t[1])
 	}
 	var d *[32]uint64
 	if in.Op == ptx.OpAtom {

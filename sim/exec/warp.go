@@ -110,14 +110,14 @@ type Warp struct {
 	// reads), newest first: where it spins, for deadlock reports.
 	polls [2]pollSite
 
-	// Scratch rows.
-	t    [4][32]uint64
-	out  [32]uint64
-	out2 [32]uint64
-	sink [32]uint64
+	// sc is the grid's scratch rows (warpScratch).
+	sc *warpScratch
 
 	rec  *StepInfo // non-nil while Step records
 	info StepInfo
+	// laneSpace and laneAddr are info.Mem's per-lane arrays.
+	laneSpace [WarpSize]ptx.Space
+	laneAddr  [WarpSize]uint64
 
 	// Call frames kept for reuse, by depth.
 	spare []frame
@@ -171,11 +171,16 @@ type MemAccess struct {
 	Lanes uint32
 	// Space is each lane's resolved state space (never SpaceGeneric):
 	// global, shared, local or param.
-	Space [WarpSize]ptx.Space
+	Space *[WarpSize]ptx.Space
 	// Addr is each lane's address in its space: a device address for
 	// global memory, the byte offset in the CTA's shared memory, in the
 	// thread's local memory or in the param space.
-	Addr [WarpSize]uint64
+	//
+	// Space and Addr hold values only for the lanes in Lanes. They point
+	// into the warp, so that a step clears a few words rather than 300
+	// bytes of a warp the host has mostly not cached (under the timing
+	// model a step's clearing cost as much as executing it).
+	Addr *[WarpSize]uint64
 }
 
 // StepInfo describes one issued warp-instruction, for a timing model. It
@@ -201,13 +206,25 @@ type StepInfo struct {
 	Done bool
 }
 
+// warpScratch is the rows a step computes in: operands it must build, its
+// results before they are written, the sink of writes to "_". One set
+// serves every warp of a grid, whose warps step one at a time: kept in
+// each warp they were some 2 KB the host had mostly not cached when a
+// timing model stepped the warp.
+type warpScratch struct {
+	t    [4][32]uint64
+	out  [32]uint64
+	out2 [32]uint64
+	sink [32]uint64
+}
+
 // Step executes the warp's next instruction and reports it. The warp must
 // be ready.
 func (w *Warp) Step() (*StepInfo, error) {
 	if w.state != WarpReady {
 		return nil, fmt.Errorf("kernel %s: step of warp %d of CTA %s, which is %s", w.g.prog.Name(), w.index, dim(w.cta.ID), w.state)
 	}
-	w.info = StepInfo{}
+	w.info = StepInfo{Mem: MemAccess{Space: &w.laneSpace, Addr: &w.laneAddr}}
 	w.rec = &w.info
 	err := w.step()
 	w.rec = nil
@@ -231,7 +248,7 @@ func (w *Warp) run(budget int) (int, error) {
 // row is register slot r of the current frame (the sink row for -1).
 func (w *Warp) row(r int32) *[32]uint64 {
 	if r < 0 {
-		return &w.sink
+		return &w.sc.sink
 	}
 	i := int(r) * 32
 	return (*[32]uint64)(w.regs[i : i+32])
@@ -429,7 +446,7 @@ func (w *Warp) step() error {
 	if m != 0 {
 		switch x.op {
 		case xMov:
-			a := w.src(&x.src[0], &w.t[0])
+			a := w.src(&x.src[0], &w.sc.t[0])
 			d := w.row(x.dst[0])
 			if m == fullMask {
 				*d = *a
@@ -440,7 +457,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xAdd32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = uint64(uint32(a[l] + b[l]))
@@ -452,7 +469,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xAdd64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = a[l] + b[l]
@@ -464,7 +481,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xSub32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = uint64(uint32(a[l] - b[l]))
@@ -476,7 +493,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xSub64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = a[l] - b[l]
@@ -488,7 +505,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMulLo32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = uint64(uint32(a[l] * b[l]))
@@ -500,7 +517,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMulLo64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = a[l] * b[l]
@@ -512,7 +529,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMadLo32:
-			a, b, c, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.src(&x.src[2], &w.t[2]), w.row(x.dst[0])
+			a, b, c, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.src(&x.src[2], &w.sc.t[2]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = uint64(uint32(a[l]*b[l] + c[l]))
@@ -524,7 +541,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMadLo64:
-			a, b, c, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.src(&x.src[2], &w.t[2]), w.row(x.dst[0])
+			a, b, c, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.src(&x.src[2], &w.sc.t[2]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = a[l]*b[l] + c[l]
@@ -536,7 +553,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMulWideU32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
@@ -548,13 +565,13 @@ func (w *Warp) step() error {
 				}
 			}
 		case xMulWideS32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 			}
 		case xAnd:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			if m == fullMask {
 				for l := range 32 {
 					d[l] = a[l] & b[l]
@@ -566,55 +583,55 @@ func (w *Warp) step() error {
 				}
 			}
 		case xOr:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = a[l] | b[l]
 			}
 		case xXor:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = a[l] ^ b[l]
 			}
 		case xNotPred:
-			a, d := w.src(&x.src[0], &w.t[0]), w.row(x.dst[0])
+			a, d := w.src(&x.src[0], &w.sc.t[0]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = (a[l] ^ 1) & 1
 			}
 		case xShl32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = uint64(uint32(a[l]) << uint32(b[l]))
 			}
 		case xShl64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = a[l] << uint32(b[l])
 			}
 		case xShrU32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
 			}
 		case xShrS32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
 			}
 		case xShrU64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = a[l] >> uint32(b[l])
 			}
 		case xSetpS32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			tt := uint64(x.cmptt)
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -622,7 +639,7 @@ func (w *Warp) step() error {
 				d[l] = tt >> (b2u(p >= q) + b2u(p > q)) & 1
 			}
 		case xSetpU32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			tt := uint64(x.cmptt)
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -630,7 +647,7 @@ func (w *Warp) step() error {
 				d[l] = tt >> (b2u(p >= q) + b2u(p > q)) & 1
 			}
 		case xSetpS64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			tt := uint64(x.cmptt)
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -638,7 +655,7 @@ func (w *Warp) step() error {
 				d[l] = tt >> (b2u(p >= q) + b2u(p > q)) & 1
 			}
 		case xSetpU64:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			tt := uint64(x.cmptt)
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -648,7 +665,7 @@ func (w *Warp) step() error {
 		case xSetp:
 			w.setp(x, m)
 		case xSelp:
-			a, b, c, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.src(&x.src[2], &w.t[2]), w.row(x.dst[0])
+			a, b, c, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.src(&x.src[2], &w.sc.t[2]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				if c[l]&1 != 0 {
@@ -658,7 +675,7 @@ func (w *Warp) step() error {
 				}
 			}
 		case xCvtInt:
-			a, d := w.src(&x.src[0], &w.t[0]), w.row(x.dst[0])
+			a, d := w.src(&x.src[0], &w.sc.t[0]), w.row(x.dst[0])
 			s, dm := 64-uint(x.shift), x.aoff
 			if x.signed {
 				for mm := m; mm != 0; mm &= mm - 1 {
@@ -672,25 +689,25 @@ func (w *Warp) step() error {
 				}
 			}
 		case xAddF32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = r32(f32(a[l]) + f32(b[l]))
 			}
 		case xSubF32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = r32(f32(a[l]) - f32(b[l]))
 			}
 		case xMulF32:
-			a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = r32(f32(a[l]) * f32(b[l]))
 			}
 		case xFmaF32:
-			a, b, c, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.src(&x.src[2], &w.t[2]), w.row(x.dst[0])
+			a, b, c, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.src(&x.src[2], &w.sc.t[2]), w.row(x.dst[0])
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = r32(FmaF32(f32(a[l]), f32(b[l]), f32(c[l])))
@@ -792,16 +809,16 @@ func (w *Warp) scalar(x *xinst, m uint32) {
 	in := x.in
 	var a, b, c, e *[32]uint64 = &zeroRow, &zeroRow, &zeroRow, &zeroRow
 	if x.nsrc > 0 {
-		a = w.src(&x.src[0], &w.t[0])
+		a = w.src(&x.src[0], &w.sc.t[0])
 	}
 	if x.nsrc > 1 {
-		b = w.src(&x.src[1], &w.t[1])
+		b = w.src(&x.src[1], &w.sc.t[1])
 	}
 	if x.nsrc > 2 {
-		c = w.src(&x.src[2], &w.t[2])
+		c = w.src(&x.src[2], &w.sc.t[2])
 	}
 	if x.nsrc > 3 {
-		e = w.src(&x.src[3], &w.t[3])
+		e = w.src(&x.src[3], &w.sc.t[3])
 	}
 	d := w.row(x.dst[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -814,10 +831,10 @@ func (w *Warp) scalar(x *xinst, m uint32) {
 // optional complement destination.
 func (w *Warp) setp(x *xinst, m uint32) {
 	in := x.in
-	a, b := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1])
+	a, b := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1])
 	c := &zeroRow
 	if x.nsrc > 2 {
-		c = w.src(&x.src[2], &w.t[2])
+		c = w.src(&x.src[2], &w.sc.t[2])
 	}
 	d0, d1 := w.row(x.dst[0]), w.row(x.dst[1])
 	ftz := in.Mods.Has(ptx.ModFtz)
@@ -836,7 +853,7 @@ func (w *Warp) setp(x *xinst, m uint32) {
 // flags.
 func (w *Warp) carryOp(x *xinst, m uint32) {
 	in := x.in
-	a, b, d := w.src(&x.src[0], &w.t[0]), w.src(&x.src[1], &w.t[1]), w.row(x.dst[0])
+	a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 	n := in.Type.Bits()
 	cf := &w.carry
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -878,7 +895,7 @@ func (w *Warp) pack(x *xinst, m uint32) {
 		l := bits.TrailingZeros32(mm)
 		var v uint64
 		for i := ns - 1; i >= 0; i-- {
-			s := w.src(&x.src[i], &w.t[i%4])
+			s := w.src(&x.src[i], &w.sc.t[i%4])
 			v = v<<esz | zx(s[l], int(esz))
 		}
 		d[l] = v
@@ -889,9 +906,9 @@ func (w *Warp) pack(x *xinst, m uint32) {
 func (w *Warp) unpack(x *xinst, m uint32) {
 	nd := int(x.ndst)
 	esz := x.in.Type.Bits() / nd
-	s := w.src(&x.src[0], &w.t[0])
+	s := w.src(&x.src[0], &w.sc.t[0])
 	// Read the source before writing: a destination may alias it.
-	vals := w.out
+	vals := w.sc.out
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		vals[l] = s[l]
@@ -907,7 +924,7 @@ func (w *Warp) unpack(x *xinst, m uint32) {
 
 // cvta converts between a space's addresses and generic addresses.
 func (w *Warp) cvta(x *xinst, m uint32) {
-	a, d := w.src(&x.src[0], &w.t[0]), w.row(x.dst[0])
+	a, d := w.src(&x.src[0], &w.sc.t[0]), w.row(x.dst[0])
 	var add uint64
 	switch x.in.Space {
 	case ptx.SpaceShared:
@@ -1057,7 +1074,7 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 				continue
 			}
 			o := x.callArgs[i]
-			s := w.src(&o, &w.t[0])
+			s := w.src(&o, &w.sc.t[0])
 			dst := f.regs[int(formal.Reg)*32:]
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
@@ -1150,10 +1167,10 @@ func (w *Warp) returnFromCall() {
 // vote is vote.sync (ballot, any, all, uni) over the lanes in m that the
 // member mask names.
 func (w *Warp) vote(x *xinst, m uint32) {
-	p := w.src(&x.src[0], &w.t[0])
+	p := w.src(&x.src[0], &w.sc.t[0])
 	member := fullMask
 	if x.nsrc > 1 {
-		member = uint32(w.src(&x.src[1], &w.t[1])[firstLane(m)])
+		member = uint32(w.src(&x.src[1], &w.sc.t[1])[firstLane(m)])
 	}
 	grp := m & member
 	var ballot uint32
@@ -1181,9 +1198,9 @@ func (w *Warp) vote(x *xinst, m uint32) {
 // shfl is shfl.sync with the PTX ISA's lane arithmetic: c packs the
 // segment mask (bits 8-12) and the clamp (bits 0-4).
 func (w *Warp) shfl(x *xinst, m uint32) {
-	a := w.src(&x.src[0], &w.t[0])
-	b := w.src(&x.src[1], &w.t[1])
-	c := w.src(&x.src[2], &w.t[2])
+	a := w.src(&x.src[0], &w.sc.t[0])
+	b := w.src(&x.src[1], &w.sc.t[1])
+	c := w.src(&x.src[2], &w.sc.t[2])
 	mode := x.in.Shfl
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -1211,29 +1228,29 @@ func (w *Warp) shfl(x *xinst, m uint32) {
 		if !ok {
 			j = l
 		}
-		w.out[l] = uint64(uint32(a[j]))
-		w.out2[l] = b2u(ok)
+		w.sc.out[l] = uint64(uint32(a[j]))
+		w.sc.out2[l] = b2u(ok)
 	}
 	d := w.row(x.dst[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		d[l] = w.out[l]
+		d[l] = w.sc.out[l]
 	}
 	if x.ndst > 1 {
 		p := w.row(x.dst[1])
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			p[l] = w.out2[l]
+			p[l] = w.sc.out2[l]
 		}
 	}
 }
 
 // match is match.any.sync / match.all.sync.
 func (w *Warp) match(x *xinst, m uint32) {
-	a := w.src(&x.src[0], &w.t[0])
+	a := w.src(&x.src[0], &w.sc.t[0])
 	member := fullMask
 	if x.nsrc > 1 {
-		member = uint32(w.src(&x.src[1], &w.t[1])[firstLane(m)])
+		member = uint32(w.src(&x.src[1], &w.sc.t[1])[firstLane(m)])
 	}
 	grp := m & member
 	n := x.in.Type.Bits()
@@ -1260,12 +1277,12 @@ func (w *Warp) match(x *xinst, m uint32) {
 				}
 			}
 		}
-		w.out[l] = uint64(r)
+		w.sc.out[l] = uint64(r)
 	}
 	d := w.row(x.dst[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		d[l] = w.out[l]
+		d[l] = w.sc.out[l]
 	}
 	if x.ndst > 1 {
 		p := w.row(x.dst[1])
@@ -1278,8 +1295,8 @@ func (w *Warp) match(x *xinst, m uint32) {
 // redux is redux.sync: the reduction of a 32-bit value over the lanes in
 // m that the member mask names, given to each of them.
 func (w *Warp) redux(x *xinst, m uint32) {
-	a := w.src(&x.src[0], &w.t[0])
-	member := uint32(w.src(&x.src[1], &w.t[1])[firstLane(m)])
+	a := w.src(&x.src[0], &w.sc.t[0])
+	member := uint32(w.src(&x.src[1], &w.sc.t[1])[firstLane(m)])
 	grp := m & member
 	if grp == 0 {
 		return

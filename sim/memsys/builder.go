@@ -128,6 +128,9 @@ func (b Builder) Build(name string) (*System, error) {
 		}
 		engine.AcceptHook(ser)
 	}
+	// The memory side reuses its own messages (memPools) only where both
+	// ends are warpgraph's event-driven models under a serial engine.
+	s.pools.reusing = !s.parallel && len(s.sectoredL1s) > 0 && len(s.sectoredL2s) > 0
 	return s, nil
 }
 
@@ -245,6 +248,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		mshrs:         newLineTable[l2MSHR](),
 		fetches:       make(map[uint64]l2Fetch),
 		ids:           NewIDSource(name),
+		pools:         &s.pools,
 		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
 		combineReads:  cfg.L2CombineReads,
 		storesWait:    cfg.L2StoresWaitForAtomics,
@@ -280,6 +284,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		slice:         c,
 		latency:       float64(s.timing.dramLatency),
 		ids:           NewIDSource(dramName),
+		pools:         &s.pools,
 	}
 	d.port = newSinkPort(dramName+".TopPort", d.accept)
 	d.port.owner = d
@@ -380,6 +385,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		maxWaiting:    cfg.L1MaxInflight,
 		mshrs:         newLineTable[l1MSHR](),
 		ids:           NewIDSource(name),
+		pools:         &s.pools,
 		l2For:         s.l2PortFor,
 		cyclesPerLook: 1 / float64(cfg.L1RequestsPerCycle),
 		responseDelay: s.timing.l1Response,

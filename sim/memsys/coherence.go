@@ -1,6 +1,7 @@
 package memsys
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 )
@@ -70,7 +71,7 @@ type L1Values struct {
 	// stale is per SM, by line address, the lines with stale bytes (by
 	// line rather than by word: an L1 fill or eviction forgets a sector or
 	// a line at once, with one lookup instead of one per word).
-	stale     []map[uint64]*staleLine
+	stale     []lineTable[staleLine]
 	freeLines []*staleLine
 	// seen is, per SM, the line LoadWeak looked up last and what it found
 	// (a warp's lanes mostly load from one line); any change to the SM's
@@ -97,11 +98,11 @@ func newL1Values(s *System) *L1Values {
 		l1s:       s.sectoredL1s,
 		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
 		holders:   newLineTable[smBits](),
-		stale:     make([]map[uint64]*staleLine, len(s.sectoredL1s)),
+		stale:     make([]lineTable[staleLine], len(s.sectoredL1s)),
 		seen:      make([]seenLine, len(s.sectoredL1s)),
 	}
 	for i, c := range s.sectoredL1s {
-		v.stale[i] = make(map[uint64]*staleLine)
+		v.stale[i] = newLineTable[staleLine]()
 		c.vals, c.sm = v, i
 	}
 	return v
@@ -132,7 +133,7 @@ func wideMask(m uint8) uint64 {
 func (v *L1Values) HasStale(sm int) bool {
 	v.f.lock()
 	defer v.f.unlock()
-	return len(v.stale[sm]) != 0
+	return v.stale[sm].len() != 0
 }
 
 // LoadWeak returns what a weak load of n bytes (1, 2, 4 or 8, aligned) at
@@ -143,13 +144,13 @@ func (v *L1Values) HasStale(sm int) bool {
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 	v.f.lock()
 	defer v.f.unlock()
-	if len(v.stale[sm]) == 0 {
+	if v.stale[sm].len() == 0 {
 		return mem
 	}
 	line := v.lineOf(a)
 	seen := &v.seen[sm]
 	if !seen.valid || seen.line != line {
-		*seen = seenLine{valid: true, line: line, sl: v.stale[sm][line]}
+		*seen = seenLine{valid: true, line: line, sl: v.stale[sm].get(line)}
 	}
 	sl := seen.sl
 	if sl == nil {
@@ -178,8 +179,8 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 	defer v.f.unlock()
 	bm := byteMask(a, n)
 	line, wi := v.lineOf(a), v.wordIndex(a)
-	if st := v.stale[sm]; len(st) != 0 {
-		if sl := st[line]; sl != nil && sl.words[wi].mask != 0 {
+	if st := &v.stale[sm]; st.len() != 0 {
+		if sl := st.get(line); sl != nil && sl.words[wi].mask != 0 {
 			sl.words[wi].mask &^= bm
 			if sl.words[wi].mask == 0 {
 				v.dropWord(sm, line, sl)
@@ -206,11 +207,11 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 			if ln == nil || ln.valid&c.sectorMask(a, uint64(n)) == 0 {
 				continue
 			}
-			st := v.stale[t]
-			sl := st[line]
+			st := &v.stale[t]
+			sl := st.get(line)
 			if sl == nil {
 				sl = v.newLine()
-				st[line] = sl
+				st.put(line, sl)
 				v.seen[t].valid = false
 			}
 			e := &sl.words[wi]
@@ -257,14 +258,14 @@ func (v *L1Values) evict(sm int, line uint64, lineBytes uint64) {
 
 // forget drops SM sm's stale bytes in [addr, addr+bytes).
 func (v *L1Values) forget(sm int, addr, bytes uint64) {
-	st := v.stale[sm]
-	if len(st) == 0 {
+	st := &v.stale[sm]
+	if st.len() == 0 {
 		return
 	}
 	for w := addr &^ 7; w < addr+bytes; {
 		line := v.lineOf(w)
 		end := min(addr+bytes, line+1<<v.lineShift)
-		if sl := st[line]; sl != nil {
+		if sl := st.get(line); sl != nil {
 			for ; w < end; w += 8 {
 				if e := &sl.words[v.wordIndex(w)]; e.mask != 0 {
 					*e = staleWord{}
@@ -296,7 +297,7 @@ func (v *L1Values) newLine() *staleLine {
 func (v *L1Values) dropWord(sm int, line uint64, sl *staleLine) {
 	sl.n--
 	if sl.n == 0 {
-		delete(v.stale[sm], line)
+		v.stale[sm].del(line)
 		v.seen[sm].valid = false
 		clear(sl.words)
 		v.freeLines = append(v.freeLines, sl)
@@ -317,7 +318,7 @@ func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 			}
 		}
 	}
-	clear(v.stale[sm])
+	v.stale[sm].reset()
 	v.seen[sm].valid = false
 }
 
@@ -336,7 +337,8 @@ func (v *L1Values) check() error {
 				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
 			}
 		}
-		for line, sl := range v.stale[sm] {
+		var err error
+		v.stale[sm].each(func(line uint64, sl *staleLine) {
 			k := 0
 			for i, e := range sl.words {
 				if e.mask == 0 {
@@ -346,16 +348,19 @@ func (v *L1Values) check() error {
 				w := line + uint64(8*i)
 				ln := c.lookup(line)
 				if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
-					return fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w)
+					err = cmp.Or(err, fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w))
 				}
 			}
 			if k == 0 || k != sl.n {
-				return fmt.Errorf("memsys: SM %d's line %#x counts %d stale words, has %d", sm, line, sl.n, k)
+				err = cmp.Or(err, fmt.Errorf("memsys: SM %d's line %#x counts %d stale words, has %d", sm, line, sl.n, k))
 			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	m := 0
-	v.holders.each(func(hs *smBits) {
+	v.holders.each(func(_ uint64, hs *smBits) {
 		for _, b := range hs {
 			m += bits.OnesCount64(b)
 		}

@@ -77,11 +77,11 @@ type fabric struct {
 	// every wake cost a pop per delivery), and the cycles for which an
 	// engine event is scheduled. One event serves every port due in its
 	// cycle.
-	wakes       map[int64]*wakeBucket
+	wakes       cycleMap[*wakeBucket]
 	wakeCycles  minHeap[wakeCycle]
 	lastBucket  *wakeBucket // the bucket last added to, most often the next
 	spareBucket []*wakeBucket
-	eventCycles map[int64]struct{}
+	eventCycles cycleMap[bool]
 	// lastEvent is the cycle last asked for, in eventCycles (-1: none),
 	// which most calls of a cycle ask for again.
 	lastEvent int64
@@ -172,8 +172,8 @@ func newFabric(name string, engine sim.Engine, freq sim.Freq,
 		sectorSize:  sectorSize,
 		ends:        make(map[sim.Port]*fabricEnd),
 		akitaEnds:   make(map[*sim.LimitNumMsgPort]*fabricEnd),
-		wakes:       make(map[int64]*wakeBucket),
-		eventCycles: make(map[int64]struct{}),
+		wakes:       newCycleMap[*wakeBucket](),
+		eventCycles: newCycleMap[bool](),
 		lastEvent:   -1,
 	}
 }
@@ -373,13 +373,13 @@ func (f *fabric) Handle(e sim.Event) error {
 	}
 	f.lock()
 	defer f.unlock()
-	delete(f.eventCycles, evt.cycle)
+	f.eventCycles.del(evt.cycle)
 	if f.lastEvent == evt.cycle {
 		f.lastEvent = -1
 	}
 	for f.wakeCycles.len() > 0 && int64(*f.wakeCycles.peek()) <= evt.cycle {
 		cycle := int64(*f.wakeCycles.peek())
-		b := f.wakes[cycle]
+		b, _ := f.wakes.get(cycle)
 		// Deliveries may add wakes to this cycle's bucket: they run in
 		// this loop too, after those before them.
 		for i := 0; i < len(b.ends); i++ {
@@ -392,7 +392,7 @@ func (f *fabric) Handle(e sim.Event) error {
 			f.scheduleNext(end)
 		}
 		f.wakeCycles.pop()
-		delete(f.wakes, cycle)
+		f.wakes.del(cycle)
 		if f.lastBucket == b {
 			f.lastBucket = nil
 		}
@@ -410,7 +410,7 @@ func (f *fabric) Handle(e sim.Event) error {
 func (f *fabric) addWake(cycle int64, end *fabricEnd) {
 	b := f.lastBucket
 	if b == nil || b.cycle != cycle {
-		b = f.wakes[cycle]
+		b, _ = f.wakes.get(cycle)
 		if b == nil {
 			if n := len(f.spareBucket); n > 0 {
 				b = f.spareBucket[n-1]
@@ -419,7 +419,7 @@ func (f *fabric) addWake(cycle int64, end *fabricEnd) {
 				b = &wakeBucket{}
 			}
 			b.cycle = cycle
-			f.wakes[cycle] = b
+			f.wakes.put(cycle, b)
 			f.wakeCycles.push(wakeCycle(cycle))
 		}
 		f.lastBucket = b
@@ -480,11 +480,11 @@ func (f *fabric) scheduleEvent(cycle int64) {
 	if cycle == f.lastEvent {
 		return
 	}
-	if _, ok := f.eventCycles[cycle]; ok {
+	if _, ok := f.eventCycles.get(cycle); ok {
 		f.lastEvent = cycle
 		return
 	}
-	f.eventCycles[cycle] = struct{}{}
+	f.eventCycles.put(cycle, true)
 	f.lastEvent = cycle
 	now := f.engine.CurrentTime()
 	t := sim.VTimeInSec(float64(cycle) / float64(f.freq))
@@ -660,6 +660,61 @@ type delivery struct {
 	at  float64 // cycle at which the message may be delivered
 	seq uint64  // send order, to break ties
 	src *fabricEnd
+}
+
+// cycleMap maps cycles to values. A calendar's pending cycles lie within
+// some thousands of cycles of now, so most sit in a ring indexed by the
+// cycle, found without hashing; one whose slot another cycle holds goes to
+// a map. (Go maps here took some 2% of a full-occupancy BFS level.)
+type cycleMap[V any] struct {
+	ring []cycleSlot[V]
+	far  map[int64]V
+}
+
+type cycleSlot[V any] struct {
+	key int64 // cycle + 1; 0: empty
+	v   V
+}
+
+// cycleRing is the ring's size, a power of two.
+const cycleRing = 4096
+
+func newCycleMap[V any]() cycleMap[V] {
+	return cycleMap[V]{ring: make([]cycleSlot[V], cycleRing), far: map[int64]V{}}
+}
+
+func (m *cycleMap[V]) get(c int64) (V, bool) {
+	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+		return s.v, true
+	}
+	if len(m.far) > 0 {
+		v, ok := m.far[c]
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+func (m *cycleMap[V]) put(c int64, v V) {
+	if len(m.far) > 0 {
+		if _, ok := m.far[c]; ok {
+			m.far[c] = v
+			return
+		}
+	}
+	if s := &m.ring[c&(cycleRing-1)]; s.key == 0 || s.key == c+1 {
+		s.key, s.v = c+1, v
+		return
+	}
+	m.far[c] = v
+}
+
+func (m *cycleMap[V]) del(c int64) {
+	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+		*s = cycleSlot[V]{}
+		return
+	}
+	delete(m.far, c)
 }
 
 // wakeBucket is the ports to wake at one cycle, in the order asked.

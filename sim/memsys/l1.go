@@ -58,12 +58,12 @@ type sectoredL1 struct {
 
 	stats CacheStats
 
-	fillReqs slab[mem.ReadReq]
-	rsps     slab[mem.DataReadyRsp]
-	// smMsgs are its SM's requests; under RecycleLoads the answered loads
-	// go back there, and the SM's Release brings freeRsps.
-	smMsgs   *smSlabs
-	freeRsps []*mem.DataReadyRsp
+	// rsps are its answers to its SM; smMsgs are its SM's requests. Under
+	// RecycleLoads the answered loads go back to smMsgs, and the SM's
+	// Release brings the answers back to rsps.
+	rsps   msgPool[mem.DataReadyRsp]
+	smMsgs *smSlabs
+	pools  *memPools
 }
 
 type l1Line struct {
@@ -84,6 +84,7 @@ type l1Fill struct {
 	// bypass: the fill answers a load that bypasses L1; its MSHR is
 	// private to the load (not in mshrs) and nothing is installed.
 	bypass bool
+	req    *mem.ReadReq // the fill request (memPools)
 }
 
 type l1Waiter struct {
@@ -232,7 +233,7 @@ func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
 
 func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bool) {
 	forEachRun(mask, func(first, n int, run uint32) {
-		fill := c.fillReqs.new()
+		fill := c.pools.fills.new()
 		fill.Address = m.line + uint64(first)<<c.sectorShift
 		fill.AccessByteSize = uint64(n) << c.sectorShift
 		fill.ID = c.ids.Next()
@@ -242,7 +243,7 @@ func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bo
 			fill.Info = StrongRead{}
 		}
 		c.fabric.sendDelayed(fill, delay)
-		c.fills.put(c.ids.Last(), l1Fill{mshr: m, sectors: run, bypass: bypass})
+		c.fills.put(c.ids.Last(), l1Fill{mshr: m, sectors: run, bypass: bypass, req: fill})
 		m.fetching |= run
 	})
 }
@@ -286,6 +287,10 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 		c.refusedRequest = false
 		c.fabric.notifyAvailable(c.top)
 	}
+	if c.pools.reuse(c.fabric, rsp, fill.req) {
+		c.pools.l2Answers.give(rsp)
+		c.pools.fills.give(fill.req)
+	}
 	return true
 }
 
@@ -315,14 +320,7 @@ func (c *sectoredL1) invalidate() {
 }
 
 func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
-	var rsp *mem.DataReadyRsp
-	if n := len(c.freeRsps); n > 0 {
-		rsp = c.freeRsps[n-1]
-		c.freeRsps = c.freeRsps[:n-1]
-		*rsp = mem.DataReadyRsp{}
-	} else {
-		rsp = c.rsps.new()
-	}
+	rsp := c.rsps.new()
 	rsp.RespondTo = req.ID
 	rsp.ID = c.ids.Next()
 	rsp.Src = c.top
@@ -331,7 +329,7 @@ func (c *sectoredL1) respond(req *mem.ReadReq, delay float64) {
 	// The load is done with (its delivery to this L1 is over, and the
 	// answer keeps its ID string, not the request).
 	if c.smMsgs.recycle && noHooks(req.Src) && c.fabric.NumHooks() == 0 {
-		c.smMsgs.freeReads = append(c.smMsgs.freeReads, req)
+		c.smMsgs.reads.give(req)
 	}
 }
 

@@ -102,9 +102,8 @@ type sectoredL2 struct {
 	// ownData: each answer carries data of its own rather than a piece of
 	// zero, because akita's L1 models write into the data they receive.
 	ownData  bool
-	readRsps slab[mem.DataReadyRsp]
+	pools    *memPools
 	doneRsps slab[mem.WriteDoneRsp]
-	dramRead slab[mem.ReadReq]
 }
 
 type l2Line struct {
@@ -130,7 +129,7 @@ type l2Waiter struct {
 type l2Fetch struct {
 	mshr    *l2MSHR
 	sectors uint32
-	req     *mem.ReadReq // for its trace
+	req     *mem.ReadReq // for its trace and memPools
 }
 
 // Handle does nothing: the slice schedules no events (the fabric calls it).
@@ -361,7 +360,7 @@ func (c *sectoredL2) writeBack(line *l2Line) {
 func (c *sectoredL2) fetch(cause sim.Msg, m *l2MSHR, line *l2Line, sectors uint32, delay float64) {
 	line.fetching |= sectors
 	forEachRun(sectors, func(first, n int, run uint32) {
-		req := c.dramRead.new()
+		req := c.pools.dramReads.new()
 		req.Address = m.line + uint64(first)<<c.sectorShift
 		req.AccessByteSize = uint64(n) << c.sectorShift
 		req.ID = c.ids.Next()
@@ -436,6 +435,10 @@ func (c *sectoredL2) acceptFill(msg sim.Msg, _ sim.VTimeInSec) bool {
 		}
 	}
 	c.wakeIfRefused()
+	if c.pools.reuse(c.fabric, rsp, f.req) {
+		c.pools.dramData.give(rsp)
+		c.pools.dramReads.give(f.req)
+	}
 	return true
 }
 
@@ -460,7 +463,7 @@ func (c *sectoredL2) respond(msg sim.Msg, write bool, delay float64) {
 		return
 	}
 	req := msg.(*mem.ReadReq)
-	rsp := c.readRsps.new()
+	rsp := c.pools.l2Answers.new()
 	rsp.RespondTo = meta.ID
 	if c.ownData {
 		rsp.Data = make([]byte, req.AccessByteSize)
@@ -540,14 +543,14 @@ type dramChannel struct {
 	slice   *sectoredL2
 	latency float64
 	ids     *IDSource
-	rsps    slab[mem.DataReadyRsp]
+	pools   *memPools
 }
 
 func (d *dramChannel) accept(msg sim.Msg, _ sim.VTimeInSec) bool {
 	d.slice.dramTook()
 	switch req := msg.(type) {
 	case *mem.ReadReq:
-		rsp := d.rsps.new()
+		rsp := d.pools.dramData.new()
 		rsp.RespondTo = req.ID
 		rsp.ID = d.ids.Next()
 		rsp.Src = d.port

@@ -1,10 +1,11 @@
 package memsys
 
-// lineTable maps line addresses to a cache's MSHRs: open addressing with
-// linear probing, at most half full. A Go map cost a hash and a probe of
-// its control bytes per lookup, and the MSHR lookup of every L1 miss and
-// L2 access was a sixth of a full-occupancy BFS level's memory-side time.
-// Only a consistency check iterates over it (each), so its order does not
+// lineTable maps line addresses to per-line records (a cache's MSHRs, the
+// L1s that hold a line, an L1's stale bytes): open addressing with linear
+// probing, at most half full. A Go map cost a hash and a probe of its
+// control bytes per lookup, and the MSHR lookup of every L1 miss and L2
+// access was a sixth of a full-occupancy BFS level's memory-side time.
+// Only consistency checks iterate over it (each), so its order does not
 // matter.
 type lineTable[T any] struct {
 	keys []uint64 // line address + 1; 0: empty
@@ -90,10 +91,20 @@ func (t *lineTable[T]) grow() {
 }
 
 // each calls f for every entry, in no particular order.
-func (t *lineTable[T]) each(f func(*T)) {
+func (t *lineTable[T]) each(f func(line uint64, v *T)) {
 	for i, k := range t.keys {
 		if k != 0 {
-			f(t.vals[i])
+			f(k-1, t.vals[i])
 		}
 	}
+}
+
+// reset removes every entry, keeping the table's size.
+func (t *lineTable[T]) reset() {
+	if t.n == 0 {
+		return
+	}
+	clear(t.keys)
+	clear(t.vals)
+	t.n = 0
 }

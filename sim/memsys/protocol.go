@@ -3,6 +3,7 @@ package memsys
 import (
 	"strconv"
 
+	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
 )
 
@@ -153,4 +154,51 @@ func (s *slab[T]) new() *T {
 	p := &s.free[0]
 	s.free = s.free[1:]
 	return p
+}
+
+// msgPool hands out zeroed messages of one kind: one given back (give) once
+// nothing refers to it any more, or a new one from its slab. A reused
+// message is in the cache; a new one costs an allocation, the garbage
+// collector's work and a cache miss per line.
+type msgPool[T any] struct {
+	slab slab[T]
+	free []*T
+}
+
+func (p *msgPool[T]) new() *T {
+	if n := len(p.free); n > 0 {
+		x := p.free[n-1]
+		p.free = p.free[:n-1]
+		var zero T
+		*x = zero
+		return x
+	}
+	return p.slab.new()
+}
+
+func (p *msgPool[T]) give(x *T) { p.free = append(p.free, x) }
+
+// memPools are the messages that the memory side sends and receives
+// itself on the way of an L1 miss: the L1's fills to L2, their answers,
+// the slices' reads from DRAM and theirs. The receiver of an answer gives
+// back the answer and the request it answers (reusing) when its system
+// reuses them: the serial engine, warpgraph's sectored L1 and L2 (akita's
+// components may keep what they send), and no hooks on the fabric or on
+// either end (a tracer keeps messages as its tasks' details).
+type memPools struct {
+	reusing   bool
+	fills     msgPool[mem.ReadReq]
+	l2Answers msgPool[mem.DataReadyRsp]
+	dramReads msgPool[mem.ReadReq]
+	dramData  msgPool[mem.DataReadyRsp]
+}
+
+// reuse reports whether the answer rsp to req, delivered through the
+// fabric f, may be given back with req.
+func (p *memPools) reuse(f *fabric, rsp, req sim.Msg) bool {
+	if !p.reusing || f.NumHooks() > 0 {
+		return false
+	}
+	a, q := rsp.Meta(), req.Meta()
+	return noHooks(a.Src) && noHooks(a.Dst) && noHooks(q.Dst)
 }

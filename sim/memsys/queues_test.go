@@ -76,3 +76,44 @@ func TestFillTableTracksFillsInFlight(t *testing.T) {
 	require.False(t, ok, "a number never sent")
 	require.Greater(t, len(ft.slots), 64, "the window outgrew the first ring")
 }
+
+// A cycleMap agrees with a Go map under random puts, gets and deletes of
+// cycles that often share a ring slot (cycleRing apart), so that entries
+// move between the ring and its overflow map.
+func TestCycleMapAgreesWithAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := newCycleMap[int]()
+	want := map[int64]int{}
+	for i := range 20000 {
+		c := int64(r.IntN(4))*cycleRing + int64(r.IntN(3))
+		switch r.IntN(3) {
+		case 0:
+			m.put(c, i)
+			want[c] = i
+		case 1:
+			m.del(c)
+			delete(want, c)
+		}
+		for k := int64(0); k < 4*cycleRing; k += cycleRing {
+			for j := int64(0); j < 3; j++ {
+				v, ok := m.get(k + j)
+				w, wok := want[k+j]
+				require.Equal(t, wok, ok, "cycle %d after step %d", k+j, i)
+				require.Equal(t, w, v, "cycle %d after step %d", k+j, i)
+			}
+		}
+	}
+	require.NotEmpty(t, m.far, "no entry went to the overflow map: the test exercises only the ring")
+}
+
+// A memPools pool hands a message given back out again, zeroed.
+func TestMsgPoolReusesZeroed(t *testing.T) {
+	var p msgPool[delivery]
+	a := p.new()
+	a.seq = 7
+	p.give(a)
+	b := p.new()
+	require.Same(t, a, b)
+	require.Zero(t, *b)
+	require.NotSame(t, b, p.new())
+}

@@ -53,6 +53,8 @@ type System struct {
 	// smMsgs allocates each SM's requests (an SM builds them from its
 	// own ticks only).
 	smMsgs []smSlabs
+	// pools are the memory side's own messages (memPools).
+	pools memPools
 	// parallel: the engine is akita's parallel one, under which nothing
 	// is recycled (RecycleLoads).
 	parallel bool
@@ -167,7 +169,7 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 // response is a *mem.DataReadyRsp with RespondTo == id.
 func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask uint32, id string) *mem.ReadReq {
 	first, span := s.sectorSpan(lineAddr, sectorMask)
-	r := s.smMsgs[sm].newRead()
+	r := s.smMsgs[sm].reads.new()
 	r.Address = lineAddr + uint64(first*s.config.SectorSizeBytes)
 	r.AccessByteSize = uint64(span * s.config.SectorSizeBytes)
 	r.Info = SectorMask(sectorMask)
@@ -210,23 +212,12 @@ func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask 
 	return w
 }
 
-// smSlabs allocate an SM's requests; freeReads are answered loads to
-// reuse (RecycleLoads).
+// smSlabs allocate an SM's requests; under RecycleLoads (recycle) its L1
+// gives its answered loads back to reads.
 type smSlabs struct {
-	reads     slab[mem.ReadReq]
-	writes    slab[mem.WriteReq]
-	recycle   bool
-	freeReads []*mem.ReadReq
-}
-
-func (m *smSlabs) newRead() *mem.ReadReq {
-	if n := len(m.freeReads); n > 0 {
-		r := m.freeReads[n-1]
-		m.freeReads = m.freeReads[:n-1]
-		*r = mem.ReadReq{}
-		return r
-	}
-	return m.reads.new()
+	reads   msgPool[mem.ReadReq]
+	writes  slab[mem.WriteReq]
+	recycle bool
 }
 
 // RecycleLoads lets the System reuse SM sm's loads from NewLineRead once
@@ -258,7 +249,7 @@ func (s *System) Release(sm int, msg sim.Msg) {
 	if rsp.Src != c.top || !noHooks(rsp.Dst) || s.fabric.NumHooks() > 0 {
 		return
 	}
-	c.freeRsps = append(c.freeRsps, rsp)
+	c.rsps.give(rsp)
 }
 
 // noHooks reports whether neither a port nor its component has hooks.

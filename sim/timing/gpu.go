@@ -145,6 +145,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 
 		hitsAsMessages: b.hitsAsMessages,
 	}
+	g.serial, _ = engine.(*serialEngine)
 	if b.profile {
 		g.clockReads = map[*ptx.Function][]bool{}
 	}
@@ -164,6 +165,7 @@ type GPU struct {
 	limits   Limits
 	freq     sim.Freq
 	engine   sim.Engine
+	serial   *serialEngine // engine, when it is warpgraph's serial engine
 	mem      *memsys.System
 	sms      []*SM
 	parallel bool

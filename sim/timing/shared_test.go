@@ -10,7 +10,7 @@ import (
 
 // access builds a shared access of the lanes in mask at addr(l).
 func access(kind exec.MemKind, size int, mask uint32, addr func(l int) uint64) *exec.MemAccess {
-	m := &exec.MemAccess{Kind: kind, Size: size, Lanes: mask}
+	m := &exec.MemAccess{Kind: kind, Size: size, Lanes: mask, Space: new([exec.WarpSize]ptx.Space), Addr: new([exec.WarpSize]uint64)}
 	for l := range exec.WarpSize {
 		m.Space[l] = ptx.SpaceShared
 		m.Addr[l] = addr(l)

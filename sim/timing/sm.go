@@ -71,6 +71,12 @@ type warpCtx struct {
 	// which waits for every register, checks in O(1) (readyAt).
 	readyMax   uint64
 	pendingDst int
+	// readyBy is a cycle by which the scoreboard lets the warp's next
+	// instruction issue (never: not known), found by readyAt since the
+	// warp last issued. Until it issues again readyAt only falls (results
+	// arrive; only an issue makes a register wait), so a warp woken at or
+	// after readyBy needs no second look at its registers.
+	readyBy uint64
 	// heldSince is the cycle since which the warp's next instruction has
 	// passed its own checks (scoreboard, events) but found its pipeline
 	// busy; never when the warp has not been found so since it last
@@ -152,10 +158,8 @@ type SM struct {
 	lastTick uint64
 	wakeAt   uint64 // the earliest pending wake event (never: none)
 	// nextTickTime is the time of the latest tick that NotifyRecv or
-	// NotifyPortFree asked for (see tickLater); spare are handled wake
-	// events for reuse (serial engine only).
+	// NotifyPortFree asked for (see tickLater).
 	nextTickTime sim.VTimeInSec
-	spare        []*wakeEvent
 
 	lastActivity uint64
 	// hitActivity is the latest cycle at which the SM takes an answer its
@@ -202,6 +206,7 @@ func newSM(g *GPU, id int) *SM {
 		s.slots[i].sched = i % len(s.scheds)
 		s.slots[i].wakeAt = never
 		s.slots[i].heldSince = never
+		s.slots[i].readyBy = never
 	}
 	s.lsu.init(s, name)
 	if g.profile {
@@ -216,7 +221,7 @@ func (s *SM) reset(r *launchRun, start uint64) {
 		w := &s.slots[i]
 		w.gen++
 		w.w, w.cta, w.fn, w.infos, w.next = nil, nil, nil, nil, nil
-		w.wakeAt, w.heldSince = never, never
+		w.wakeAt, w.heldSince, w.readyBy = never, never, never
 		if cap(w.ready) < r.maxRegs {
 			w.ready = make([]uint64, r.maxRegs)
 		}
@@ -266,7 +271,7 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 		w.gen++
 		w.w, w.cta = ew, ctx
 		w.fn, w.infos, w.next = nil, nil, nil
-		w.wakeAt, w.heldSince = first, never
+		w.wakeAt, w.heldSince, w.readyBy = first, never, never
 		clear(w.ready)
 		w.readyMax, w.pendingDst = 0, 0
 		w.pendingLoads, w.outstanding = 0, 0
@@ -363,27 +368,43 @@ func (s *SM) Handle(e sim.Event) error {
 	} else {
 		s.g.smEvent(s, w.time, w.cycle, true)
 	}
-	if !s.g.parallel {
-		s.spare = append(s.spare, w)
-	}
 	return nil
 }
 
-// newWake returns a wake event for time t, reusing a handled one under
-// the serial engine, which holds no event once it has handled it.
-func (s *SM) newWake(t sim.VTimeInSec, c uint64, notified bool) *wakeEvent {
+// scheduleWake queues a wake of the SM at time t: at cycle c, or (notified)
+// the tick a delivery asked for (tickLater). The serial engine queues it
+// without an event (serialEngine.scheduleWake); another gets a wakeEvent.
+func (s *SM) scheduleWake(t sim.VTimeInSec, c uint64, notified bool) {
 	rc := c
 	if notified {
 		rc = s.g.freq.Cycle(t)
 	}
 	rank := s.tieRank(rc)
-	if n := len(s.spare); n > 0 {
-		w := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		*w = wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank}
-		return w
+	if e := s.g.serial; e != nil {
+		e.scheduleWake(s, t, c, notified, rank)
+		return
 	}
-	return &wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank}
+	s.g.engine.Schedule(&wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank})
+}
+
+// wake handles a wake the serial engine queued without an event
+// (cycle notifiedWake: a tick a delivery asked for).
+func (s *SM) wake(t sim.VTimeInSec, cycle uint64) {
+	if cycle == notifiedWake {
+		s.g.smEvent(s, t, 0, false)
+	} else {
+		s.g.smEvent(s, t, cycle, true)
+	}
+}
+
+// wakeEventOf is the event a queued wake stands for, which the engine's
+// hooks see.
+func (s *SM) wakeEventOf(ent heapEntry) *wakeEvent {
+	w := &wakeEvent{time: ent.t, cycle: ent.cycle, handler: s, rank: ent.key >> rankShift}
+	if ent.cycle == notifiedWake {
+		w.cycle, w.notified = 0, true
+	}
+	return w
 }
 
 // tieRank is the SM's place among the SMs' events at cycle c: SM c mod n
@@ -416,7 +437,7 @@ func (s *SM) tickLater(now sim.VTimeInSec, p sim.Port, portFree bool) {
 		return
 	}
 	s.nextTickTime = t
-	s.g.engine.Schedule(s.newWake(t, 0, true))
+	s.scheduleWake(t, 0, true)
 }
 
 // Tick runs one cycle of the SM (see tick). It always reports false: the
@@ -456,7 +477,7 @@ func (s *SM) wakeAtCycle(c uint64) {
 		return
 	}
 	s.wakeAt = c
-	s.g.engine.Schedule(s.newWake(s.timeOf(c), c, false))
+	s.scheduleWake(s.timeOf(c), c, false)
 }
 
 // hitWait is what the SM does at cycle at, when it takes an answer of a
@@ -721,8 +742,14 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 	if info == nil {
 		return false, never, false
 	}
-	if t := info.readyAt(w); t > cyc {
-		return false, t, false
+	if w.readyBy > cyc {
+		t := info.readyAt(w)
+		if t != never {
+			w.readyBy = t
+		}
+		if t > cyc {
+			return false, t, false
+		}
 	}
 	if f := sc.nextFree[info.cls]; f > cyc {
 		return false, f, true
@@ -760,7 +787,7 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		s.prof.issued(w, fn, pc, cyc)
 	}
 	st, err := w.w.Step()
-	w.next = nil
+	w.next, w.readyBy = nil, never
 	if err != nil {
 		s.g.fail(err)
 		return
@@ -835,7 +862,11 @@ func (s *SM) sleepOnScoreboard(w *warpCtx) {
 		return
 	}
 	if info := s.nextInfo(w); info != nil {
-		if t := info.readyAt(w); t > w.wakeAt {
+		t := info.readyAt(w)
+		if t != never {
+			w.readyBy = t
+		}
+		if t > w.wakeAt {
 			w.wakeAt = t
 		}
 	}
