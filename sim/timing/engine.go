@@ -85,8 +85,10 @@ func (a *heapEntry) before(b *heapEntry) bool {
 	return a.t < b.t || (a.t == b.t && a.key < b.key)
 }
 
-// eventHeap is a min-heap by (time, key), operated as container/heap
-// operates akita's eventHeap.
+// eventHeap is a min-heap by (time, key), with four children per node:
+// half the levels of a binary heap for a pop, whose sift-down is most of
+// the engine's cost. (time, key) is a total order, so any heap pops the
+// same sequence.
 type eventHeap []heapEntry
 
 func (h *eventHeap) push(ent heapEntry) {
@@ -105,37 +107,42 @@ func (h *eventHeap) pop() heapEntry {
 	return ent
 }
 
-// up is container/heap's up.
+// up moves entry j towards the root to its place.
 func (h eventHeap) up(j int) {
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !h[j].before(&h[i]) {
+	x := h[j]
+	for j > 0 {
+		i := (j - 1) / 4 // parent
+		if !x.before(&h[i]) {
 			break
 		}
-		h[i], h[j] = h[j], h[i]
+		h[j] = h[i]
 		j = i
 	}
+	h[j] = x
 }
 
-// down is container/heap's down.
-func (h eventHeap) down(i0, n int) bool {
+// down moves entry i0 of the first n towards the leaves to its place.
+func (h eventHeap) down(i0, n int) {
+	x := h[i0]
 	i := i0
 	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h[j2].before(&h[j1]) {
-			j = j2 // = 2*i + 2  // right child
+		m := c // the least child
+		for k := c + 1; k < min(c+4, n); k++ {
+			if h[k].before(&h[m]) {
+				m = k
+			}
 		}
-		if !h[j].before(&h[i]) {
+		if !h[m].before(&x) {
 			break
 		}
-		h[i], h[j] = h[j], h[i]
-		i = j
+		h[i] = h[m]
+		i = m
 	}
-	return i > i0
+	h[i] = x
 }
 
 func (e *serialEngine) time() sim.VTimeInSec {

@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/sarchlab/akita/v3/sim"
@@ -103,4 +104,37 @@ func TestSMSleepsUntilItsWarpCanIssue(t *testing.T) {
 	t.Logf("%d warp-instructions, %d SM wake events, %d cycles", st.WarpInstructions, h.wakes, st.Cycles)
 	assert.GreaterOrEqual(t, st.Cycles, uint64(n*testSM().Integer.Latency), "the chain pays its latency")
 	assert.LessOrEqual(t, h.wakes, int(st.WarpInstructions)+16, "the SM ticks about once per instruction")
+}
+
+// The event heap pops in (time, key) order whatever the order of the
+// pushes, with pops interleaved: every pop is the least entry pushed and
+// not yet popped.
+func TestEventHeapPopsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var h eventHeap
+	var pending []heapEntry
+	key := uint64(0)
+	for range 2000 {
+		for range r.IntN(9) {
+			key++
+			e := heapEntry{t: sim.VTimeInSec(r.IntN(30)), key: uint64(r.IntN(4))<<rankShift | key}
+			h.push(e)
+			pending = append(pending, e)
+		}
+		for range r.IntN(9) {
+			if len(pending) == 0 {
+				break
+			}
+			least := 0
+			for i := range pending {
+				if pending[i].before(&pending[least]) {
+					least = i
+				}
+			}
+			got := h.pop()
+			require.Equal(t, pending[least], got)
+			pending = append(pending[:least], pending[least+1:]...)
+		}
+		require.Len(t, h, len(pending))
+	}
 }
