@@ -346,6 +346,51 @@
 // the same cycle's memory-side messages: BFS rmat14's second level
 // 823,112 -> 823,493 cycles), so it was not kept.
 //
+// A sixth pass went after what an event costs rather than how many there
+// are. At full occupancy the cost is mostly the host's cache misses:
+// between two ticks of an SM, the other SMs' ticks and the memory side's
+// deliveries evict its warps' scoreboards, register rows and step
+// records, its L1's tags and the messages in flight (BFS on
+// rmat:scale=20's second level, 254 CTAs: some 1.5 us per
+// warp-instruction, against 0.4 us in its first, where one warp runs with
+// everything cached). Each change touches less memory per event and moves
+// no figure: the engine queues an SM's wake as a heap entry (no event
+// object to allocate, recycle and call through), in a heap of four
+// children per node; a warp woken when its scoreboard said it would be
+// ready skips a second look at its registers (warpCtx.readyBy); a step
+// clears a few words of its record rather than 300 bytes (exec.MemAccess's
+// per-lane arrays point into the warp) and computes in its grid's scratch
+// rows rather than 2 KB of its own; the memory side reuses its fills, its
+// answers and its DRAM reads (memsys's memPools), as the SMs' loads were;
+// the fabric's calendar is indexed by cycle (memsys's cycleMap) and an
+// L1's stale lines are a lineTable, not Go maps; and the command-line
+// binary is built with profile-guided optimisation
+// (cmd/warpgraph/default.pgo; `make pgo` regenerates it, `make bench`
+// uses it). BenchmarkBFS keeps 20,146,709 cycles, the 1M stream 7,171,
+// and 71 algorithm x scheduler pairs on rmat:scale=8+perm=1 and
+// grid:w=12,h=12 every cycle and counter (warpgraph run --json against
+// ca100e9; SIMD-X's slow pairs other than bfs, sssp and pr not run). Two
+// alternating runs of each build, back to back (07:54-07:55 UTC,
+// 2026-11-24, 66cad48 against the PGO build of this pass; the machine
+// ran main's BFS 12-17% slower than the day before):
+//
+//	                        before         after          speed-up
+//	BFS rmat16 (bsp)        16.47-17.28 s  15.05-15.80 s  1.04-1.15x (timing 20-21x functional's 0.75-0.77 s)
+//	stream 1M (serial)      1.02-1.06 s    1.05-1.10 s    none
+//
+// BFS on rmat:scale=20+perm=1 (warpgraph run --algo bfs --target sim
+// --config h100): both builds at once, one per core, 11 min 18 s before
+// and 10 min 38 s after (1.06x); after, alone, 10 min 0 s (an earlier,
+// slower commit, 262b834, took 8 min 17 s alone the day before: the
+// host's speed varies by a fifth from day to day). 168,605,346 cycles,
+// validated. The issue's 5 minutes is not reached: what is left is the
+// host's memory latency over state spread across 132 SMs, with no
+// component above a tenth of the time. Halving it needs the SMs' state
+// kept hot across several of their cycles, which changes the order of
+// their memory effects (a window of cycles per SM) and with it the
+// atomics' semantics, or a much smaller working set per warp (the
+// executor's 64-bit register rows).
+//
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
 // grid:w=96,h=96 under simdx fusion=none 40% of the time went to calls).
