@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -116,4 +118,46 @@ func TestMsgPoolReusesZeroed(t *testing.T) {
 	require.Same(t, a, b)
 	require.Zero(t, *b)
 	require.NotSame(t, b, p.new())
+}
+
+// countHook counts the fabric's hook calls; attached, it also stops the
+// memory side from reusing messages (a tracer may keep them).
+type countHook struct{ n int }
+
+func (h *countHook) Func(sim.HookCtx) { h.n++ }
+
+// The memory side reuses the messages of a miss (the L1's fill, the
+// slice's answer, the slice's DRAM read and DRAM's answer) once their
+// receivers are done with them, and none while the fabric has a hook;
+// either way every load takes the same time.
+func TestMissMessagesAreReusedOnlyWithoutHooks(t *testing.T) {
+	if parallelSuite {
+		t.Skip("nothing is reused under the parallel engine")
+	}
+	run := func(hooked bool) ([]uint64, *memPools) {
+		r := newRig(t, testConfig(), 1)
+		h := &countHook{}
+		if hooked {
+			r.sys.fabric.AcceptHook(h)
+		}
+		sm := r.sms[0]
+		sm.serial = true
+		for i := range 6 {
+			sm.read(lineA+uint64(i)*4096, 0xf) // six lines, each from DRAM
+		}
+		r.run(t)
+		require.Equal(t, hooked, h.n > 0)
+		return r.latencies(0), &r.sys.pools
+	}
+	plain, pools := run(false)
+	require.NotEmpty(t, pools.fills.free, "no fill request reused")
+	require.NotEmpty(t, pools.l2Answers.free, "no L2 answer reused")
+	require.NotEmpty(t, pools.dramReads.free, "no DRAM read reused")
+	require.NotEmpty(t, pools.dramData.free, "no DRAM answer reused")
+	hooked, pools := run(true)
+	require.Empty(t, pools.fills.free)
+	require.Empty(t, pools.l2Answers.free)
+	require.Empty(t, pools.dramReads.free)
+	require.Empty(t, pools.dramData.free)
+	require.Equal(t, plain, hooked)
 }
