@@ -363,11 +363,11 @@ func (s *SM) Handle(e sim.Event) error {
 	if !ok {
 		return s.TickingComponent.Handle(e)
 	}
+	c := w.cycle
 	if w.notified {
-		s.g.smEvent(s, w.time, 0, false)
-	} else {
-		s.g.smEvent(s, w.time, w.cycle, true)
+		c = notifiedWake
 	}
+	s.wake(w.time, c)
 	return nil
 }
 
@@ -387,8 +387,8 @@ func (s *SM) scheduleWake(t sim.VTimeInSec, c uint64, notified bool) {
 	s.g.engine.Schedule(&wakeEvent{time: t, cycle: c, handler: s, notified: notified, rank: rank})
 }
 
-// wake handles a wake the serial engine queued without an event
-// (cycle notifiedWake: a tick a delivery asked for).
+// wake handles a wake at time t of the given cycle (notifiedWake: a tick a
+// delivery asked for), queued by the serial engine or as a wakeEvent.
 func (s *SM) wake(t sim.VTimeInSec, cycle uint64) {
 	if cycle == notifiedWake {
 		s.g.smEvent(s, t, 0, false)
