@@ -77,6 +77,7 @@ bench:
 # large changes to the simulator.
 pgo:
 	$(GO) test -run '^$$' -bench 'BFS/mode=timing|StreamTiming1M/engine=serial' -benchtime 1x -cpuprofile cmd/warpgraph/default.pgo ./sim
+	@rm -f sim.test # go test keeps the binary it profiled
 
 # Simulator speed against MGPUSim v4.2.0, in one run: its vectoradd sample
 # and our stream kernel at the same sizes in timing mode, side by side in
