@@ -392,10 +392,11 @@
 // largest part of that is the executor's register file: a row of 32
 // 64-bit lanes for every PTX register the kernel declares (102 in
 // bfs_bsp_base_push: 25.5 KB per warp, 52 MB for the 2,032 warps of
-// rmat:scale=20's second level), where slots shared by registers whose
-// live ranges do not meet (sim/ptx's liveness; a lane's masked writes keep
-// other lanes' values, so per-thread liveness holds) would need a fifth of
-// that. The scoreboard would keep PTX registers, so no cycle would move.
+// rmat:scale=20's second level), while at most 25 32-bit units and 4
+// predicates are live at once (sim/ptx's liveness): slots shared by
+// registers whose live ranges do not meet (a lane's masked writes keep the
+// other lanes' values, so per-thread liveness holds) would need some 30
+// rows. The scoreboard would keep PTX registers, so no cycle would move.
 //
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
