@@ -397,10 +397,10 @@
 // registers whose live ranges do not meet (a lane's masked writes keep the
 // other lanes' values, so per-thread liveness holds) would need some 30
 // rows. The scoreboard would keep PTX registers; what would change is the
-// executor's test for a spinning loop (exec's Warp.hash, which splits
-// spinning thread groups under independent thread scheduling), which
-// hashes every register, dead ones included: lock kernels' cycles could
-// move.
+// executor's tests for a spinning loop (exec's Warp.pathHash, which
+// splits spinning thread groups under independent thread scheduling, and
+// the watchdog's Warp.hash), which hash every register, dead ones
+// included: lock kernels' cycles could move.
 //
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
