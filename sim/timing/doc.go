@@ -367,9 +367,9 @@
 // binary is built with profile-guided optimisation
 // (cmd/warpgraph/default.pgo; `make pgo` regenerates it, `make bench`
 // uses it). BenchmarkBFS keeps 20,146,709 cycles, the 1M stream 7,171,
-// and 71 algorithm x scheduler pairs on rmat:scale=8+perm=1 and
-// grid:w=12,h=12 every cycle and counter (warpgraph run --json against
-// ca100e9; SIMD-X's slow pairs other than bfs, sssp and pr not run). Two
+// and every supported algorithm x scheduler pair (80) on
+// rmat:scale=8+perm=1 and grid:w=12,h=12 every cycle and counter
+// (warpgraph run --json against ca100e9). Two
 // alternating runs of each build, back to back (07:54-07:55 UTC,
 // 2026-11-24, 66cad48 against the PGO build of this pass; the machine
 // ran main's BFS 12-17% slower than the day before):
