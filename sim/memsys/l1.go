@@ -233,7 +233,7 @@ func (c *sectoredL1) fetch(m *l1MSHR, mask uint32, delay float64) {
 
 func (c *sectoredL1) fetchFills(m *l1MSHR, mask uint32, delay float64, bypass bool) {
 	forEachRun(mask, func(first, n int, run uint32) {
-		fill := c.pools.fills.new()
+		fill := c.pools.reads.new()
 		fill.Address = m.line + uint64(first)<<c.sectorShift
 		fill.AccessByteSize = uint64(n) << c.sectorShift
 		fill.ID = c.ids.Next()
@@ -288,8 +288,8 @@ func (c *sectoredL1) acceptFill(msg sim.Msg, now sim.VTimeInSec) bool {
 		c.fabric.notifyAvailable(c.top)
 	}
 	if c.pools.reuse(c.fabric, rsp, fill.req) {
-		c.pools.l2Answers.give(rsp)
-		c.pools.fills.give(fill.req)
+		c.pools.answers.give(rsp)
+		c.pools.reads.give(fill.req)
 	}
 	return true
 }

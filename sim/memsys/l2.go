@@ -360,7 +360,7 @@ func (c *sectoredL2) writeBack(line *l2Line) {
 func (c *sectoredL2) fetch(cause sim.Msg, m *l2MSHR, line *l2Line, sectors uint32, delay float64) {
 	line.fetching |= sectors
 	forEachRun(sectors, func(first, n int, run uint32) {
-		req := c.pools.dramReads.new()
+		req := c.pools.reads.new()
 		req.Address = m.line + uint64(first)<<c.sectorShift
 		req.AccessByteSize = uint64(n) << c.sectorShift
 		req.ID = c.ids.Next()
@@ -436,8 +436,8 @@ func (c *sectoredL2) acceptFill(msg sim.Msg, _ sim.VTimeInSec) bool {
 	}
 	c.wakeIfRefused()
 	if c.pools.reuse(c.fabric, rsp, f.req) {
-		c.pools.dramData.give(rsp)
-		c.pools.dramReads.give(f.req)
+		c.pools.answers.give(rsp)
+		c.pools.reads.give(f.req)
 	}
 	return true
 }
@@ -463,7 +463,7 @@ func (c *sectoredL2) respond(msg sim.Msg, write bool, delay float64) {
 		return
 	}
 	req := msg.(*mem.ReadReq)
-	rsp := c.pools.l2Answers.new()
+	rsp := c.pools.answers.new()
 	rsp.RespondTo = meta.ID
 	if c.ownData {
 		rsp.Data = make([]byte, req.AccessByteSize)
@@ -550,7 +550,7 @@ func (d *dramChannel) accept(msg sim.Msg, _ sim.VTimeInSec) bool {
 	d.slice.dramTook()
 	switch req := msg.(type) {
 	case *mem.ReadReq:
-		rsp := d.pools.dramData.new()
+		rsp := d.pools.answers.new()
 		rsp.RespondTo = req.ID
 		rsp.ID = d.ids.Next()
 		rsp.Src = d.port

@@ -179,18 +179,16 @@ func (p *msgPool[T]) new() *T {
 func (p *msgPool[T]) give(x *T) { p.free = append(p.free, x) }
 
 // memPools are the messages that the memory side sends and receives
-// itself on the way of an L1 miss: the L1's fills to L2, their answers,
-// the slices' reads from DRAM and theirs. The receiver of an answer gives
-// back the answer and the request it answers (reusing) when its system
-// reuses them: the serial engine, warpgraph's sectored L1 and L2 (akita's
-// components may keep what they send), and no hooks on the fabric or on
-// either end (a tracer keeps messages as its tasks' details).
+// itself on the way of an L1 miss: reads (the L1's fills to L2, the
+// slices' reads from DRAM) and their answers. The receiver of an answer
+// gives back the answer and the read it answers when its system reuses
+// them (reusing): the serial engine, warpgraph's sectored L1 and L2
+// (akita's components may keep what they send), and no hooks on the
+// fabric or on either end (a tracer keeps messages as its tasks' details).
 type memPools struct {
-	reusing   bool
-	fills     msgPool[mem.ReadReq]
-	l2Answers msgPool[mem.DataReadyRsp]
-	dramReads msgPool[mem.ReadReq]
-	dramData  msgPool[mem.DataReadyRsp]
+	reusing bool
+	reads   msgPool[mem.ReadReq]
+	answers msgPool[mem.DataReadyRsp]
 }
 
 // reuse reports whether the answer rsp to req, delivered through the

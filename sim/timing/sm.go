@@ -743,11 +743,7 @@ func (s *SM) canIssue(w *warpCtx, sc *scheduler, cyc uint64) (ok bool, until uin
 		return false, never, false
 	}
 	if w.readyBy > cyc {
-		t := info.readyAt(w)
-		if t != never {
-			w.readyBy = t
-		}
-		if t > cyc {
+		if t := w.scoreboard(info); t > cyc {
 			return false, t, false
 		}
 	}
@@ -862,14 +858,20 @@ func (s *SM) sleepOnScoreboard(w *warpCtx) {
 		return
 	}
 	if info := s.nextInfo(w); info != nil {
-		t := info.readyAt(w)
-		if t != never {
-			w.readyBy = t
-		}
-		if t > w.wakeAt {
+		if t := w.scoreboard(info); t > w.wakeAt {
 			w.wakeAt = t
 		}
 	}
+}
+
+// scoreboard is the cycle at which w's scoreboard lets info, its next
+// instruction, issue (readyAt), kept in w.readyBy when it is known.
+func (w *warpCtx) scoreboard(info *instInfo) uint64 {
+	t := info.readyAt(w)
+	if t != never {
+		w.readyBy = t
+	}
+	return t
 }
 
 // nextInfo returns the information of the instruction w issues next,
