@@ -3,8 +3,10 @@
 // image.
 //
 // It models grids of CTAs and CTAs of 32-lane warps; per-thread registers
-// (one uint64 slot per PTX register, laid out warp-major so each
-// instruction decodes once and loops over its active lanes); a SIMT
+// (a row of 32 uint64 lanes per slot, laid out warp-major so each
+// instruction decodes once and loops over its active lanes; registers
+// whose live ranges never meet share a slot, ptx.Function.Slots, so a
+// warp's file is a fifth of its declared registers' in the BFS kernels); a SIMT
 // reconvergence stack driven by the front end's immediate post-dominators,
 // and, for compute capability 7.0 and later (Launch.IndependentThreads),
 // Volta's independent thread scheduling on top of it (its.go: diverged

@@ -224,7 +224,7 @@ func (c *CTA) clearLiveIn() {
 	per := entry.nregs * WarpSize
 	for w := range c.warps {
 		regs := c.regs[w*per : (w+1)*per]
-		for _, r := range entry.fn.Liveness.LiveIn {
+		for _, r := range entry.liveIn {
 			clear(regs[int(r)*WarpSize : int(r+1)*WarpSize])
 		}
 	}

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -429,4 +430,39 @@ func (m *machine) warpInit(g *Grid) uint32 {
 	require.NoError(m.t, err)
 	c := g2.Dispatch(0)
 	return c.Warps()[len(c.Warps())-1].ActiveMask()
+}
+
+// TestSlotSharingShrinksTheRegisterFile: the entries of testdata/exec.ptx
+// need fewer rows than they declare registers when registers share slots,
+// and as many without; the kernels' results are the same either way
+// (sim's TestRegisterSlotSharingMovesNothing compares cycles too).
+func TestSlotSharingShrinksTheRegisterFile(t *testing.T) {
+	rows := map[bool]int{}
+	declared := 0
+	for _, share := range []bool{false, true} {
+		was := SetSlotSharing(share)
+		m := newMachine(t, execPTX(t), true)
+		for _, fn := range m.mod.PTX.Funcs {
+			if fn.Kind != ptx.KindEntry || fn.Extern {
+				continue
+			}
+			p, err := m.mod.Program(fn.Name)
+			require.NoError(t, err)
+			rows[share] += p.Registers()
+			if !share {
+				declared += fn.NumRegs
+			}
+		}
+		t.Run(fmt.Sprintf("share=%v", share), func(t *testing.T) {
+			TestDivergence(t)
+			TestCalls(t)
+			TestCollectives(t)
+			TestBarriers(t)
+			TestCrossCTASpin(t)
+		})
+		SetSlotSharing(was)
+	}
+	assert.Equal(t, declared, rows[false])
+	assert.Less(t, rows[true]*2, rows[false], "shared slots: %d rows for %d registers", rows[true], declared)
+	t.Logf("%d registers in %d rows", declared, rows[true])
 }

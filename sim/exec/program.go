@@ -122,7 +122,8 @@ type ctaShape struct{ warps, shared, localStride int }
 // Name is the kernel's name.
 func (p *Program) Name() string { return p.Entry.Name }
 
-// Registers is the number of register slots of the entry's frame.
+// Registers is the number of register rows (slots) of the entry's frame:
+// its declared registers, or fewer where they share slots.
 func (p *Program) Registers() int { return p.entry.nregs }
 
 // Reachable calls f for the entry and every function it calls, directly or
@@ -143,14 +144,21 @@ type xfunc struct {
 	fn     *ptx.Function
 	code   []xinst
 	consts [][32]uint64
+	// nregs is the rows of the function's register file: its registers'
+	// slots (ptx.Function.Slots), fewer than its registers when live
+	// ranges do not meet. slot maps a PTX register to its row; liveIn are
+	// the rows a frame zeroes at its start.
 	nregs  int
+	slot   []int32
+	liveIn []int32
 	// paramFrame is the per-thread param frame in bytes, 0 when the
 	// function needs none (an entry without calls).
 	paramFrame int
 	entry      bool
-	// clockRegs marks the registers whose values may derive from %clock
-	// and friends (nil when the function reads no clock): the livelock
-	// check leaves them out of the warp's state (see clockTaint).
+	// clockRegs marks the rows whose values may derive from %clock and
+	// friends (nil when the function reads no clock): the livelock check
+	// leaves them out of the warp's state (see clockTaint). Such registers
+	// get rows of their own.
 	clockRegs []bool
 }
 
@@ -276,7 +284,8 @@ func (m *Module) prepare(entry *ptx.Function) (*Program, error) {
 		if fn.Extern {
 			return fmt.Errorf("kernel %s calls %s, which is declared without a body", entry.Name, fn.Name)
 		}
-		xf := &xfunc{fn: fn, nregs: fn.NumRegs, entry: fn == entry}
+		xf := &xfunc{fn: fn, entry: fn == entry}
+		xf.assignSlots()
 		p.funcs[f] = xf
 		errs = append(errs, m.lowerFunc(p, entry, xf)...)
 		for _, c := range fn.Callees {
@@ -428,8 +437,53 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) LoadError
 			errs = append(errs, err)
 		}
 	}
-	xf.clockRegs = clockTaint(fn)
 	return errs
+}
+
+// shareSlots is whether registers share rows (ptx.Function.Slots).
+var shareSlots = true
+
+// SetSlotSharing sets whether programs prepared from now on give registers
+// whose live ranges never meet one row (on by default) and returns the
+// previous setting. Sharing changes no result and no step; tests turn it
+// off to show that.
+func SetSlotSharing(on bool) (was bool) {
+	was, shareSlots = shareSlots, on
+	return was
+}
+
+// assignSlots lays out the function's register file.
+func (xf *xfunc) assignSlots() {
+	fn := xf.fn
+	clock := clockTaint(fn)
+	if !shareSlots {
+		xf.nregs, xf.slot, xf.clockRegs = fn.NumRegs, make([]int32, fn.NumRegs), clock
+		for r := range xf.slot {
+			xf.slot[r] = int32(r)
+		}
+		for _, r := range fn.Liveness.LiveIn {
+			xf.liveIn = append(xf.liveIn, int32(r))
+		}
+		return
+	}
+	s := fn.Slots(clock)
+	xf.nregs, xf.slot, xf.liveIn = s.N, s.Of, s.LiveIn
+	if clock != nil {
+		xf.clockRegs = make([]bool, s.N)
+		for r, c := range clock {
+			if c {
+				xf.clockRegs[s.Of[r]] = true
+			}
+		}
+	}
+}
+
+// row is the register-file row of PTX register r, -1 for none.
+func (xf *xfunc) row(r ptx.RegIndex) int32 {
+	if r == ptx.NoReg {
+		return -1
+	}
+	return xf.slot[r]
 }
 
 // lowerInst lowers instruction pc of xf.
@@ -440,7 +494,7 @@ func (m *Module) lowerInst(p *Program, entry *ptx.Function, xf *xfunc, pc int, c
 		x := &xf.code[pc]
 		x.in = in
 		x.pc = int32(pc)
-		x.guard = int32(in.Guard)
+		x.guard = xf.row(in.Guard)
 		x.gnot = in.GuardNot
 		x.target, x.reconv = in.Target, in.Reconverge
 		x.nsrc, x.ndst = in.NSrc, in.NDst
@@ -463,7 +517,7 @@ func (m *Module) lowerInst(p *Program, entry *ptx.Function, xf *xfunc, pc int, c
 			switch d.Kind {
 			case ptx.OperandNone:
 			case ptx.OperandReg:
-				x.dst[i] = int32(d.Reg)
+				x.dst[i] = xf.row(d.Reg)
 			default:
 				return bad("a non-register destination")
 			}
@@ -471,7 +525,7 @@ func (m *Module) lowerInst(p *Program, entry *ptx.Function, xf *xfunc, pc int, c
 		operand := func(o ptx.Operand) (xopnd, error) {
 			switch o.Kind {
 			case ptx.OperandReg:
-				return xopnd{kind: okReg, idx: int32(o.Reg), not: o.Not}, nil
+				return xopnd{kind: okReg, idx: xf.row(o.Reg), not: o.Not}, nil
 			case ptx.OperandImm:
 				return constRow(o.Imm), nil
 			case ptx.OperandSpecial:
@@ -499,7 +553,7 @@ func (m *Module) lowerInst(p *Program, entry *ptx.Function, xf *xfunc, pc int, c
 		}
 		if in.Addr.Kind == ptx.OperandAddr {
 			if in.Addr.Reg != ptx.NoReg {
-				x.abase = int32(in.Addr.Reg)
+				x.abase = xf.row(in.Addr.Reg)
 			}
 			off := uint64(in.Addr.Imm)
 			if in.Addr.Sym >= 0 {

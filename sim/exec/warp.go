@@ -1052,7 +1052,7 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 	// Only the registers some path reads before writing need a defined
 	// value (zero); the rest are written first. Clearing all of them cost
 	// clang's helpers (hundreds of registers) 128 KB per warp per call.
-	for _, r := range callee.fn.Liveness.LiveIn {
+	for _, r := range callee.liveIn {
 		clear(f.regs[int(r)*WarpSize : int(r+1)*WarpSize])
 	}
 	if cap(f.params) < callee.paramFrame*WarpSize {
@@ -1075,7 +1075,7 @@ func (w *Warp) call(x *xinst, pc int32, active, m uint32) error {
 			}
 			o := x.callArgs[i]
 			s := w.src(&o, &w.sc.t[0])
-			dst := f.regs[int(formal.Reg)*32:]
+			dst := f.regs[int(callee.slot[formal.Reg])*32:]
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				dst[l] = s[l]
@@ -1145,8 +1145,8 @@ func (w *Warp) returnFromCall() {
 			if formal.Reg == ptx.NoReg || r.Kind != ptx.OperandReg {
 				continue
 			}
-			dst := caller.regs[int(r.Reg)*32:]
-			src := f.regs[int(formal.Reg)*32:]
+			dst := caller.regs[int(caller.fn.slot[r.Reg])*32:]
+			src := f.regs[int(f.fn.slot[formal.Reg])*32:]
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				dst[l] = src[l]

@@ -260,6 +260,16 @@ func (s regSet) remove(r RegIndex)   { s[r/64] &^= 1 << (uint(r) % 64) }
 func (s regSet) has(r RegIndex) bool { return s[r/64]&(1<<(uint(r)%64)) != 0 }
 func (s regSet) copyFrom(o regSet)   { copy(s, o) }
 
+// each calls f for every register in the set, ascending.
+func (s regSet) each(f func(RegIndex)) {
+	for w, word := range s {
+		for word != 0 {
+			f(RegIndex(w*64 + bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+}
+
 // forEachUse calls f for every register the instruction reads.
 func forEachUse(in *Inst, f func(RegIndex)) {
 	if in.Guard != NoReg {
@@ -311,27 +321,22 @@ func regWeight(t Type) int {
 	}
 }
 
-// liveness runs backward dataflow over the blocks and records the maximum
-// register pressure. Pressure at an instruction is the set live after it
-// plus what it defines (a destination needs a register even if dead). A
-// guarded definition does not kill the old value: lanes whose guard is
+// blockLiveness runs backward dataflow over the blocks: the registers live
+// at each block's start and end, given what each instruction reads (uses).
+// A guarded definition does not kill the old value: lanes whose guard is
 // false keep it.
-func liveness(fn *Function) {
+func blockLiveness(fn *Function, uses func(*Inst, func(RegIndex))) (in, out []regSet) {
 	nb := len(fn.Blocks)
 	nr := len(fn.Regs)
-	if nb == 0 {
-		fn.Liveness = Liveness{}
-		return
-	}
 	use := make([]regSet, nb)
 	def := make([]regSet, nb)
-	in := make([]regSet, nb)
-	out := make([]regSet, nb)
+	in = make([]regSet, nb)
+	out = make([]regSet, nb)
 	for b := range fn.Blocks {
 		use[b], def[b], in[b], out[b] = newRegSet(nr), newRegSet(nr), newRegSet(nr), newRegSet(nr)
 		for i := fn.Blocks[b].Start; i < fn.Blocks[b].End; i++ {
 			ins := &fn.Insts[i]
-			forEachUse(ins, func(r RegIndex) {
+			uses(ins, func(r RegIndex) {
 				if !def[b].has(r) {
 					use[b].add(r)
 				}
@@ -358,6 +363,19 @@ func liveness(fn *Function) {
 			}
 		}
 	}
+	return in, out
+}
+
+// liveness runs the dataflow (blockLiveness) and records the maximum
+// register pressure. Pressure at an instruction is the set live after it
+// plus what it defines (a destination needs a register even if dead).
+func liveness(fn *Function) {
+	nr := len(fn.Regs)
+	if len(fn.Blocks) == 0 {
+		fn.Liveness = Liveness{}
+		return
+	}
+	in, out := blockLiveness(fn, forEachUse)
 	weights := make([]int, nr)
 	for r, ri := range fn.Regs {
 		weights[r] = regWeight(ri.Type)
