@@ -3,6 +3,7 @@ package timing
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -40,7 +41,8 @@ type serialEngine struct {
 
 	now atomic.Uint64 // math.Float64bits of the current time
 
-	queue, secondary eventHeap
+	queue     calendar
+	secondary eventHeap
 	// seq numbers the scheduled events (the tie-break's second key).
 	seq uint64
 
@@ -55,7 +57,14 @@ type serialEngine struct {
 	running      atomic.Bool
 }
 
-func newSerialEngine() *serialEngine { return &serialEngine{} }
+// newSerialEngine is an engine whose queue is bucketed by perBucket
+// seconds (an SM cycle: see calendar); any positive width gives the same
+// order.
+func newSerialEngine(perBucket sim.VTimeInSec) *serialEngine {
+	e := &serialEngine{}
+	e.queue.init(perBucket)
+	return e
+}
 
 // heapEntry is a queued event with its time and its tie-break key: its
 // rank in the high bits (rankShift), its scheduling number in the low.
@@ -145,6 +154,114 @@ func (h eventHeap) down(i0, n int) {
 	h[i] = x
 }
 
+// calendar is the engine's queue of primary events: a min-queue by (time,
+// key) like eventHeap, kept as a ring of buckets of time (calendarBuckets
+// of perBucket seconds from the current time's), each sorted, with a heap
+// for events beyond the ring. Nearly every event is an SM's wake a few
+// cycles ahead, so a push is a short sorted insert and a pop takes the
+// last entry of the first bucket not empty, where a heap of a hundred
+// entries cost a sift-down through scattered entries (a tenth of a BFS
+// level's time). Buckets follow time monotonically, so the first bucket
+// not empty holds the earliest events and the order is eventHeap's.
+type calendar struct {
+	perSec   float64                      // buckets per second
+	cur      uint64                       // the bucket of the latest time popped
+	n        int                          // entries in the ring
+	ring     [calendarBuckets][]heapEntry // bucket b at b % calendarBuckets, sorted latest first
+	nonEmpty [calendarBuckets / 64]uint64
+	far      eventHeap // entries of buckets cur+calendarBuckets and later
+}
+
+// calendarBuckets is the ring's length: a power of two, more cycles ahead
+// than most wakes and memory latencies.
+const calendarBuckets = 1024
+
+func (c *calendar) init(perBucket sim.VTimeInSec) {
+	if !(perBucket > 0) {
+		panic("timing: the engine's calendar needs a positive bucket width")
+	}
+	c.perSec = 1 / float64(perBucket)
+}
+
+func (c *calendar) len() int { return c.n + len(c.far) }
+
+func (c *calendar) bucket(t sim.VTimeInSec) uint64 { return uint64(float64(t) * c.perSec) }
+
+func (c *calendar) push(ent heapEntry) {
+	b := c.bucket(ent.t)
+	if b < c.cur {
+		b = c.cur // cannot happen for t >= the current time; kept in order anyway
+	}
+	if b-c.cur >= calendarBuckets {
+		c.far.push(ent)
+		return
+	}
+	i := b % calendarBuckets
+	q := c.ring[i]
+	// The first entry that goes before ent: ent goes in front of it.
+	j := len(q)
+	for j > 0 && q[j-1].before(&ent) {
+		j--
+	}
+	q = append(q, heapEntry{})
+	copy(q[j+1:], q[j:])
+	q[j] = ent
+	c.ring[i] = q
+	c.nonEmpty[i/64] |= 1 << (i % 64)
+	c.n++
+}
+
+// first is the ring's bucket index holding the earliest entry of the
+// ring, -1 when it is empty.
+func (c *calendar) first() int {
+	if c.n == 0 {
+		return -1
+	}
+	start := int(c.cur % calendarBuckets)
+	w := start / 64
+	if m := c.nonEmpty[w] >> (start % 64); m != 0 {
+		return start + bits.TrailingZeros64(m)
+	}
+	for k := 1; k <= len(c.nonEmpty); k++ {
+		wi := (w + k) % len(c.nonEmpty)
+		if m := c.nonEmpty[wi]; m != 0 {
+			return wi*64 + bits.TrailingZeros64(m)
+		}
+	}
+	panic("timing: the engine's calendar lost its entries")
+}
+
+// peek is the earliest entry; the calendar must not be empty.
+func (c *calendar) peek() *heapEntry {
+	if i := c.first(); i >= 0 {
+		q := c.ring[i]
+		ent := &q[len(q)-1]
+		if len(c.far) == 0 || ent.before(&c.far[0]) {
+			return ent
+		}
+	}
+	return &c.far[0]
+}
+
+func (c *calendar) pop() heapEntry {
+	var ent heapEntry
+	i := c.first()
+	if i >= 0 && (len(c.far) == 0 || c.ring[i][len(c.ring[i])-1].before(&c.far[0])) {
+		q := c.ring[i]
+		ent = q[len(q)-1]
+		q[len(q)-1] = heapEntry{}
+		c.ring[i] = q[:len(q)-1]
+		if len(q) == 1 {
+			c.nonEmpty[i/64] &^= 1 << (i % 64)
+		}
+		c.n--
+	} else {
+		ent = c.far.pop()
+	}
+	c.cur = max(c.cur, c.bucket(ent.t))
+	return ent
+}
+
 func (e *serialEngine) time() sim.VTimeInSec {
 	return sim.VTimeInSec(math.Float64frombits(e.now.Load()))
 }
@@ -197,16 +314,16 @@ func (e *serialEngine) Run() error {
 	defer e.running.Store(false)
 	e.pauseLock.Lock()
 	defer e.pauseLock.Unlock()
-	for len(e.queue) > 0 || len(e.secondary) > 0 {
+	for e.queue.len() > 0 || len(e.secondary) > 0 {
 		if e.pauseAsked.Load() {
 			e.pauseLock.Unlock()
 			e.pauseLock.Lock()
 		}
 		var ent heapEntry
 		switch {
-		case len(e.queue) == 0:
+		case e.queue.len() == 0:
 			ent = e.secondary.pop()
-		case len(e.secondary) == 0 || e.queue[0].t <= e.secondary[0].t: // primary first at one time
+		case len(e.secondary) == 0 || e.queue.peek().t <= e.secondary[0].t: // primary first at one time
 			ent = e.queue.pop()
 		default:
 			ent = e.secondary.pop()

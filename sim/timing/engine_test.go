@@ -38,7 +38,7 @@ func (e *namedEvent) IsSecondary() bool    { return false }
 // scheduled first, whatever order they were scheduled in. Under akita's
 // order (its binary heap's shape) the same events come out otherwise.
 func TestSameTimeEventsRunInADefinedOrder(t *testing.T) {
-	e := newSerialEngine()
+	e := newSerialEngine(0.5)
 	r := &orderRecorder{}
 	wake := func(tm sim.VTimeInSec, rank uint64) *wakeEvent {
 		return &wakeEvent{time: tm, handler: r, rank: rank}
@@ -109,6 +109,54 @@ func TestSMSleepsUntilItsWarpCanIssue(t *testing.T) {
 // The event heap pops in (time, key) order whatever the order of the
 // pushes, with pops interleaved: every pop is the least entry pushed and
 // not yet popped.
+// TestCalendarPopsInOrder: the engine's calendar gives the earliest entry
+// by (time, key), as the heap does, for entries pushed at or after the
+// time last popped: in its bucket of the ring, in a later one across the
+// ring's end, or beyond the ring in its far heap.
+func TestCalendarPopsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var c calendar
+	c.init(0.25)
+	var pending []heapEntry
+	key, now, fromFar := uint64(0), 0.0, 0
+	for range 5000 {
+		for range r.IntN(9) {
+			key++
+			ahead := r.Float64() * 8 // mostly the ring's first buckets
+			switch r.IntN(8) {
+			case 0:
+				ahead = 0 // the current time
+			case 1:
+				ahead = float64(r.IntN(400)) // beyond the ring now and then (1024 buckets of 0.25)
+			}
+			e := heapEntry{t: sim.VTimeInSec(now + ahead), key: uint64(r.IntN(4))<<rankShift | key}
+			c.push(e)
+			pending = append(pending, e)
+		}
+		for range r.IntN(9) {
+			if len(pending) == 0 {
+				break
+			}
+			least := 0
+			for i := range pending {
+				if pending[i].before(&pending[least]) {
+					least = i
+				}
+			}
+			if len(c.far) > 0 && &c.far[0] == c.peek() {
+				fromFar++
+			}
+			require.Equal(t, pending[least], *c.peek())
+			got := c.pop()
+			require.Equal(t, pending[least], got)
+			now = float64(got.t)
+			pending = append(pending[:least], pending[least+1:]...)
+		}
+		require.Equal(t, len(pending), c.len())
+	}
+	assert.Positive(t, fromFar, "no entry came from the far heap")
+}
+
 func TestEventHeapPopsInOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var h eventHeap

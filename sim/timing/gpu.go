@@ -121,7 +121,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 	if b.parallel {
 		engine = sim.NewParallelEngine()
 	} else {
-		engine = newSerialEngine()
+		engine = newSerialEngine(b.freq.Period())
 	}
 	mem, err := memsys.MakeBuilder().
 		WithEngine(engine).
