@@ -260,6 +260,10 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		dirtyMask:     s.dirtyMask,
 	}
 	c.lines = make([]l2Line, c.numSets*uint64(c.ways))
+	c.tags = make([]uint64, len(c.lines))
+	for i := range c.tags {
+		c.tags[i] = noTag
+	}
 	numSets := c.numSets
 	if cfg.L2Hash == L2HashXOR {
 		// The hash spreads a slice's lines itself: index by the line.

@@ -1,9 +1,11 @@
 package memsys
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -38,7 +40,7 @@ type sectoredL1 struct {
 	numSets        uint64
 	ways           int
 	lines          []l1Line // set-major: set s holds lines[s*ways : (s+1)*ways]
-	useClock       uint64
+	useClock       uint32   // see touch
 	maxMSHRs       int
 	maxWaiting     int
 	waiting        int
@@ -66,10 +68,12 @@ type sectoredL1 struct {
 	pools  *memPools
 }
 
+// l1Line is one way: 16 bytes, so that a set of four ways is one host
+// cache line.
 type l1Line struct {
 	tag     uint64 // line address
 	valid   uint32 // sector mask; 0 means the way is empty
-	lastUse uint64
+	lastUse uint32 // the use clock at the line's last touch
 }
 
 type l1MSHR struct {
@@ -354,9 +358,33 @@ func (c *sectoredL1) lookup(lineAddr uint64) *l1Line {
 	return nil
 }
 
+// touch makes the line its set's most recently used. Before the 32-bit
+// use clock would wrap, each set's lines are renumbered in their order
+// (renumberUses), which keeps every choice of victim.
 func (c *sectoredL1) touch(line *l1Line) {
+	if c.useClock == math.MaxUint32 {
+		c.renumberUses()
+	}
 	c.useClock++
 	line.lastUse = c.useClock
+}
+
+// renumberUses gives each set's ways the use numbers 1..ways in their
+// order of use and restarts the clock after them; the ways compared for a
+// victim, the valid ones of a set, keep their order.
+func (c *sectoredL1) renumberUses() {
+	order := make([]int, c.ways)
+	for s := 0; s < len(c.lines); s += c.ways {
+		set := c.lines[s : s+c.ways]
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(set[a].lastUse, set[b].lastUse) })
+		for rank, i := range order {
+			set[i].lastUse = uint32(rank + 1)
+		}
+	}
+	c.useClock = uint32(c.ways)
 }
 
 // install marks sectors valid, allocating the line (over an empty way or the

@@ -59,7 +59,11 @@ type sectoredL2 struct {
 	numSets                uint64
 	ways                   int
 	lines                  []l2Line // set-major
-	useClock               uint64
+	// tags are the lines' tags apart (noTag: the way is empty), so that a
+	// lookup reads a set's 16 tags from two host cache lines rather than
+	// its 16 lines from eight.
+	tags     []uint64
+	useClock uint64
 	// setOf maps a line address to its set (linear interleaving strips the
 	// slice's bits first, as akita's directory does).
 	setOf func(lineAddr uint64) uint64
@@ -107,8 +111,7 @@ type sectoredL2 struct {
 }
 
 type l2Line struct {
-	tag      uint64 // line address
-	present  bool
+	tag      uint64 // line address (also in sectoredL2.tags)
 	valid    uint32 // sectors held
 	dirty    uint32 // sectors written since the line came in
 	fetching uint32 // sectors on their way from DRAM: the line is pinned
@@ -312,27 +315,33 @@ func (c *sectoredL2) write(req *mem.WriteReq, lineAddr uint64, cycle float64) bo
 // used one not being filled, whose dirty sectors go back to DRAM. It
 // returns nil when every way of the set waits for DRAM.
 func (c *sectoredL2) allocate(lineAddr uint64, cycle float64) *l2Line {
-	set := c.set(lineAddr)
-	var victim *l2Line
+	base := c.setOf(lineAddr) * uint64(c.ways)
+	set, tags := c.lines[base:base+uint64(c.ways)], c.tags[base:base+uint64(c.ways)]
+	v := -1
 	for i := range set {
-		w := &set[i]
-		if !w.present {
-			victim = w
+		if tags[i] == noTag {
+			v = i
 			break
 		}
-		if w.fetching == 0 && (victim == nil || w.lastUse < victim.lastUse) {
-			victim = w
+		if set[i].fetching == 0 && (v < 0 || set[i].lastUse < set[v].lastUse) {
+			v = i
 		}
 	}
-	if victim == nil {
+	if v < 0 {
 		return nil
 	}
-	if victim.present && victim.dirty != 0 {
+	victim := &set[v]
+	if tags[v] != noTag && victim.dirty != 0 {
 		c.writeBack(victim)
 	}
-	*victim = l2Line{tag: lineAddr, present: true}
+	*victim = l2Line{tag: lineAddr}
+	tags[v] = lineAddr
 	return victim
 }
+
+// noTag marks an empty way in sectoredL2.tags: no line address (they are
+// line-aligned) is all ones.
+const noTag = ^uint64(0)
 
 // writeBack sends a line's dirty sectors to DRAM; they are no longer dirty
 // in L2 (the channel counts them as written when they arrive).
@@ -496,16 +505,11 @@ func (c *sectoredL2) sectorsOfMsg(msg sim.Msg) uint32 {
 	return c.sectorsOf(w.Address, uint64(len(w.Data)))
 }
 
-func (c *sectoredL2) set(lineAddr uint64) []l2Line {
-	s := c.setOf(lineAddr)
-	return c.lines[s*uint64(c.ways) : (s+1)*uint64(c.ways)]
-}
-
 func (c *sectoredL2) lookup(lineAddr uint64) *l2Line {
-	set := c.set(lineAddr)
-	for i := range set {
-		if set[i].present && set[i].tag == lineAddr {
-			return &set[i]
+	base := c.setOf(lineAddr) * uint64(c.ways)
+	for i, t := range c.tags[base : base+uint64(c.ways)] {
+		if t == lineAddr {
+			return &c.lines[base+uint64(i)]
 		}
 	}
 	return nil
