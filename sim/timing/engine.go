@@ -156,25 +156,33 @@ func (h eventHeap) down(i0, n int) {
 
 // calendar is the engine's queue of primary events: a min-queue by (time,
 // key) like eventHeap, kept as a ring of buckets of time (calendarBuckets
-// of perBucket seconds from the current time's), each sorted, with a heap
-// for events beyond the ring. Nearly every event is an SM's wake a few
-// cycles ahead, so a push is a short sorted insert and a pop takes the
-// last entry of the first bucket not empty, where a heap of a hundred
-// entries cost a sift-down through scattered entries (a tenth of a BFS
-// level's time). Buckets follow time monotonically, so the first bucket
-// not empty holds the earliest events and the order is eventHeap's.
+// of perBucket seconds, an SM cycle, from the current time's), each sorted
+// earliest first, with a heap for events beyond the ring. Nearly every
+// event is an SM's wake a few cycles ahead, and the SMs that tick in a
+// cycle ask for their next in nearly the order they will take it (their
+// ranks rotate by one a cycle), so a push mostly appends and a pop takes
+// the front of the first bucket not empty; a heap of a hundred entries
+// cost a sift-down per event. Buckets follow time monotonically, so the
+// first bucket not empty holds the earliest events and the order is
+// eventHeap's.
 type calendar struct {
-	perSec   float64                      // buckets per second
-	cur      uint64                       // the bucket of the latest time popped
-	n        int                          // entries in the ring
-	ring     [calendarBuckets][]heapEntry // bucket b at b % calendarBuckets, sorted latest first
-	nonEmpty [calendarBuckets / 64]uint64
+	perSec   float64                 // buckets per second
+	cur      uint64                  // the bucket of the latest time popped
+	n        int                     // entries in the ring
+	ring     [calendarBuckets]bucket // bucket b at b % calendarBuckets
+	nonEmpty [(calendarBuckets + 63) / 64]uint64
 	far      eventHeap // entries of buckets cur+calendarBuckets and later
 }
 
-// calendarBuckets is the ring's length: a power of two, more cycles ahead
-// than most wakes and memory latencies.
-const calendarBuckets = 1024
+// bucket is one bucket of the ring: q[head:], earliest first.
+type bucket struct {
+	q    []heapEntry
+	head int
+}
+
+// calendarBuckets is the ring's length: more cycles than most wakes are
+// ahead, few enough that the ring stays in the host's caches.
+const calendarBuckets = 64
 
 func (c *calendar) init(perBucket sim.VTimeInSec) {
 	if !(perBucket > 0) {
@@ -185,34 +193,29 @@ func (c *calendar) init(perBucket sim.VTimeInSec) {
 
 func (c *calendar) len() int { return c.n + len(c.far) }
 
-func (c *calendar) bucket(t sim.VTimeInSec) uint64 { return uint64(float64(t) * c.perSec) }
+func (c *calendar) bucketOf(t sim.VTimeInSec) uint64 { return uint64(float64(t) * c.perSec) }
 
 func (c *calendar) push(ent heapEntry) {
-	b := c.bucket(ent.t)
-	if b < c.cur {
-		b = c.cur // cannot happen for t >= the current time; kept in order anyway
-	}
+	b := max(c.bucketOf(ent.t), c.cur) // t is never before the current time
 	if b-c.cur >= calendarBuckets {
 		c.far.push(ent)
 		return
 	}
 	i := b % calendarBuckets
-	q := c.ring[i]
-	// The first entry that goes before ent: ent goes in front of it.
-	j := len(q)
-	for j > 0 && q[j-1].before(&ent) {
+	bk := &c.ring[i]
+	j := len(bk.q)
+	for j > bk.head && ent.before(&bk.q[j-1]) {
 		j--
 	}
-	q = append(q, heapEntry{})
-	copy(q[j+1:], q[j:])
-	q[j] = ent
-	c.ring[i] = q
+	bk.q = append(bk.q, heapEntry{})
+	copy(bk.q[j+1:], bk.q[j:])
+	bk.q[j] = ent
 	c.nonEmpty[i/64] |= 1 << (i % 64)
 	c.n++
 }
 
-// first is the ring's bucket index holding the earliest entry of the
-// ring, -1 when it is empty.
+// first is the ring's index of the bucket holding its earliest entry, -1
+// when the ring is empty.
 func (c *calendar) first() int {
 	if c.n == 0 {
 		return -1
@@ -234,8 +237,8 @@ func (c *calendar) first() int {
 // peek is the earliest entry; the calendar must not be empty.
 func (c *calendar) peek() *heapEntry {
 	if i := c.first(); i >= 0 {
-		q := c.ring[i]
-		ent := &q[len(q)-1]
+		bk := &c.ring[i]
+		ent := &bk.q[bk.head]
 		if len(c.far) == 0 || ent.before(&c.far[0]) {
 			return ent
 		}
@@ -246,19 +249,20 @@ func (c *calendar) peek() *heapEntry {
 func (c *calendar) pop() heapEntry {
 	var ent heapEntry
 	i := c.first()
-	if i >= 0 && (len(c.far) == 0 || c.ring[i][len(c.ring[i])-1].before(&c.far[0])) {
-		q := c.ring[i]
-		ent = q[len(q)-1]
-		q[len(q)-1] = heapEntry{}
-		c.ring[i] = q[:len(q)-1]
-		if len(q) == 1 {
+	if i >= 0 && (len(c.far) == 0 || c.ring[i].q[c.ring[i].head].before(&c.far[0])) {
+		bk := &c.ring[i]
+		ent = bk.q[bk.head]
+		bk.q[bk.head] = heapEntry{}
+		bk.head++
+		if bk.head == len(bk.q) {
+			bk.q, bk.head = bk.q[:0], 0
 			c.nonEmpty[i/64] &^= 1 << (i % 64)
 		}
 		c.n--
 	} else {
 		ent = c.far.pop()
 	}
-	c.cur = max(c.cur, c.bucket(ent.t))
+	c.cur = max(c.cur, c.bucketOf(ent.t))
 	return ent
 }
 
