@@ -385,22 +385,49 @@
 // host's speed varies by a fifth from day to day). 168,605,346 cycles,
 // validated. The 5 minutes is not reached: what is left is the
 // host's memory latency over state spread across 132 SMs, with no
-// component above a tenth of the time. Halving it needs the SMs' state
-// kept hot across several of their cycles, which changes the order of
-// their memory effects (a window of cycles per SM) and with it the
-// atomics' semantics, or a much smaller working set per warp. The
-// largest part of that is the executor's register file: a row of 32
-// 64-bit lanes for every PTX register the kernel declares (102 in
-// bfs_bsp_base_push: 25.5 KB per warp, 52 MB for the 2,032 warps of
-// rmat:scale=20's second level), while at most 25 32-bit units and 4
-// predicates are live at once (sim/ptx's liveness): slots shared by
-// registers whose live ranges do not meet (a lane's masked writes keep the
-// other lanes' values, so per-thread liveness holds) would need some 30
-// rows. The scoreboard would keep PTX registers; what would change is the
-// executor's tests for a spinning loop (exec's Warp.pathHash, which
-// splits spinning thread groups under independent thread scheduling, and
-// the watchdog's Warp.hash), which hash every register, dead ones
-// included: lock kernels' cycles could move.
+// component above a tenth of the time.
+//
+// A seventh pass shrank that state, again moving no figure:
+//
+//   - The executor's register file has a row per slot, not per declared
+//     register: registers whose live ranges never meet share one
+//     (ptx.Function.Slots, per-thread liveness; exec.SetSlotSharing turns
+//     it off). bfs_bsp_base_push declares 102 registers and needs 20 rows
+//     (25.5 KB -> 5 KB per warp); the kernels' corpus 65,594 registers in
+//     8,797 rows. The watchdog's state hash and independent thread
+//     scheduling's path hash now cover rows rather than registers, dead
+//     ones included as before; sim's TestRegisterSlotSharingMovesNothing
+//     shows that BFS, the six spins the watchdog diagnoses and the lock in
+//     a call keep every cycle, counter and diagnosis.
+//   - The engine's primary queue is a calendar of 64 SM-cycle buckets,
+//     each earliest first, with a heap beyond (TestCalendarPopsInOrder):
+//     SM wakes a few cycles ahead were 95% of some 62 M pops from a heap
+//     of about 100 entries at rmat:scale=18's second level.
+//   - An L2 lookup reads its set's 16 tags from an array of their own (two
+//     host cache lines rather than eight), and an L1 way is 16 bytes (a
+//     32-bit use clock renumbered before it wraps), a set one cache line.
+//
+// The gain is small against this host's noise (the same binary varies by
+// 10-20% from run to run), so it was measured with the builds side by
+// side. On the device machine's 16-core host, idle otherwise, three copies
+// of each build at once, twice (warpgraph run --algo bfs --graph
+// rmat:scale=18+perm=1 --target sim --config h100; 62,314,259 cycles in
+// all twelve; 10:34-10:38 UTC, 2026-11-24): 93.0-98.8 s of wall time per
+// process (the graph's generation included) against 101.6-106.7 s for
+// 9f9143d, the slowest run of this pass faster than the fastest before it
+// (1.07x in the medians). BFS on rmat:scale=20+perm=1 alone on
+// the development machine, one build after the other (10:13-10:32 UTC):
+// 8 min 0.6 s against 8 min 52.3 s (1.11x; 2.00 GB against 2.28 GB of
+// memory), 168,605,346 cycles and 244,050,956 warp-instructions in both,
+// validated; the 5 minutes is 1.6x away.
+//
+// What remains is flat: the SM's ticks half the time (the executor's Step
+// a sixth), the fabric's deliveries a third, L1 tag and value lookups
+// whose time is the host's cache misses on state last touched a cycle's
+// worth of other SMs ago. Halving it needs the SMs' state kept hot across
+// several of their cycles (a window of cycles per SM, which reorders
+// their memory effects and with them the atomics' results) or another
+// core (item 12: akita's parallel engine did not scale).
 //
 // Device-function calls were the cost of the call-heavy scheduler cells
 // (SIMD-X's and Atos's clang helpers hold hundreds of registers; on
