@@ -127,7 +127,7 @@ func TestCalendarPopsInOrder(t *testing.T) {
 			case 0:
 				ahead = 0 // the current time
 			case 1:
-				ahead = float64(r.IntN(400)) // beyond the ring now and then (1024 buckets of 0.25)
+				ahead = float64(r.IntN(400)) // beyond the ring now and then (64 buckets of 0.25)
 			}
 			e := heapEntry{t: sim.VTimeInSec(now + ahead), key: uint64(r.IntN(4))<<rankShift | key}
 			c.push(e)
@@ -137,24 +137,31 @@ func TestCalendarPopsInOrder(t *testing.T) {
 			if len(pending) == 0 {
 				break
 			}
-			least := 0
-			for i := range pending {
-				if pending[i].before(&pending[least]) {
-					least = i
-				}
-			}
+			var want heapEntry
+			want, pending = takeLeast(pending)
 			if len(c.far) > 0 && &c.far[0] == c.peek() {
 				fromFar++
 			}
-			require.Equal(t, pending[least], *c.peek())
+			require.Equal(t, want, *c.peek())
 			got := c.pop()
-			require.Equal(t, pending[least], got)
+			require.Equal(t, want, got)
 			now = float64(got.t)
-			pending = append(pending[:least], pending[least+1:]...)
 		}
 		require.Equal(t, len(pending), c.len())
 	}
 	assert.Positive(t, fromFar, "no entry came from the far heap")
+}
+
+// takeLeast removes the least entry by (time, key) from pending.
+func takeLeast(pending []heapEntry) (heapEntry, []heapEntry) {
+	least := 0
+	for i := range pending {
+		if pending[i].before(&pending[least]) {
+			least = i
+		}
+	}
+	ent := pending[least]
+	return ent, append(pending[:least], pending[least+1:]...)
 }
 
 func TestEventHeapPopsInOrder(t *testing.T) {
@@ -173,15 +180,9 @@ func TestEventHeapPopsInOrder(t *testing.T) {
 			if len(pending) == 0 {
 				break
 			}
-			least := 0
-			for i := range pending {
-				if pending[i].before(&pending[least]) {
-					least = i
-				}
-			}
-			got := h.pop()
-			require.Equal(t, pending[least], got)
-			pending = append(pending[:least], pending[least+1:]...)
+			var want heapEntry
+			want, pending = takeLeast(pending)
+			require.Equal(t, want, h.pop())
 		}
 		require.Len(t, h, len(pending))
 	}
