@@ -122,3 +122,74 @@ func TestMissingVolatileSpinLivelocks(t *testing.T) {
 		assert.Equal(t, []uint32{1}, out)
 	})
 }
+
+// The bounded variants (every wait through wg_spin_give_up), which
+// sim/testdata/h100checks runs on the GPU: the same outcomes, and the
+// missing-volatile wait ends by its spin budget instead of livelocking.
+
+// boundedSpinBudget bounds the bounded kernels' waits in these tests.
+const boundedSpinBudget = 2000
+
+// TestBoundedFenceVariantsReadAsTheUnbounded: the reader's second read is
+// stale under coherence l1 unless __threadfence() precedes it; both CTAs
+// get through their waits and nothing raises the abort flag.
+func TestBoundedFenceVariantsReadAsTheUnbounded(t *testing.T) {
+	for kernel, stale := range map[string]bool{
+		"read_after_threadfence_bounded":       false,
+		"read_after_threadfence_block_bounded": true,
+		"read_without_fence_bounded":           true,
+	} {
+		t.Run(kernel, func(t *testing.T) {
+			d := timingDevice(t, nil)
+			data, flag, ready := zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 1)
+			out, abort := zeros[uint32](t, d, 6), zeros[int32](t, d, 1)
+			launch(t, d, coherenceKernel(t, kernel), 2, 32, data, flag, ready, out, int32(0), uint32(boundedSpinBudget), abort)
+			got := download[uint32](t, d, out, 6)
+			assert.Equal(t, uint32(0), got[0], "the first read precedes the write")
+			want := uint32(42)
+			if stale {
+				want = 0
+			}
+			assert.Equal(t, want, got[1], "the second read")
+			assert.Equal(t, []uint32{1, 1}, got[4:6], "both waits ended")
+			assert.Equal(t, []int32{0}, download[int32](t, d, abort, 1), "no wait gave up")
+		})
+	}
+}
+
+// TestBoundedSpinEndsByItsBudget: the plain-load wait keeps hitting the
+// stale L1 line under coherence l1 and gives up after exactly its budget
+// of polls, raising the abort flag, as it does on the H100
+// (results/coherence-h100); the volatile wait, and the plain one under
+// coherence ideal or in functional mode, see the flag and end.
+func TestBoundedSpinEndsByItsBudget(t *testing.T) {
+	run := func(t *testing.T, d *Device, kernel string) (out []uint32, aborted int32) {
+		flag, ready, o, abort := zeros[uint32](t, d, 1), zeros[uint32](t, d, 1), zeros[uint32](t, d, 3), zeros[int32](t, d, 1)
+		launch(t, d, coherenceKernel(t, kernel), 2, 32, flag, ready, o, uint32(boundedSpinBudget), abort)
+		return download[uint32](t, d, o, 3), download[int32](t, d, abort, 1)[0]
+	}
+	t.Run("plain/coherence=l1", func(t *testing.T) {
+		out, aborted := run(t, timingDevice(t, nil), "spin_on_plain_load_bounded")
+		assert.Equal(t, []uint32{0, boundedSpinBudget, 1}, out, "the reader never saw the flag the writer set")
+		assert.Equal(t, int32(1), aborted)
+	})
+	for name, d := range map[string]func(t *testing.T) *Device{
+		"plain/coherence=ideal": func(t *testing.T) *Device {
+			return timingDevice(t, func(c *Config) { c.Memory.Coherence = memsys.CoherenceIdeal })
+		},
+		"plain/functional": func(t *testing.T) *Device { return tinyDevice(t, WithMode(ModeFunctional)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, aborted := run(t, d(t), "spin_on_plain_load_bounded")
+			assert.Equal(t, []uint32{1, 1}, []uint32{out[0], out[2]})
+			assert.Less(t, out[1], uint32(boundedSpinBudget))
+			assert.Equal(t, int32(0), aborted)
+		})
+	}
+	t.Run("volatile/coherence=l1", func(t *testing.T) {
+		out, aborted := run(t, timingDevice(t, nil), "spin_on_volatile_load_bounded")
+		assert.Equal(t, []uint32{1, 1}, []uint32{out[0], out[2]})
+		assert.Less(t, out[1], uint32(boundedSpinBudget))
+		assert.Equal(t, int32(0), aborted)
+	})
+}

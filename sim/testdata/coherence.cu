@@ -106,3 +106,108 @@ extern "C" __global__ void spin_on_plain_load(unsigned* flag, unsigned* ready, u
   }
   out[0] = 1u;
 }
+
+// ---- bounded variants, for the GPU -------------------------------------
+//
+// The same two experiments with every wait polling through
+// wg_spin_give_up, so that a wait that never ends on the GPU ends by its
+// spin budget (and raises *abort_flag) instead of hanging it. The
+// simulator runs them too (sim/coherence_test.go), and
+// sim/testdata/h100checks runs them on both.
+//
+// publish_and_read_bounded: as publish_and_read; out[4] = 1 when the
+// reader got through its wait, out[5] = 1 when the writer got through.
+template <int Fence>
+__device__ void publish_and_read_bounded(unsigned* data, unsigned* flag, unsigned* ready,
+                                         unsigned* out, int again, uint32_t spin_budget,
+                                         int* abort_flag) {
+  if (threadIdx.x != 0)
+    return;
+  out[2 + blockIdx.x] = __nvvm_read_ptx_sreg_smid();
+  uint32_t polls = 0;
+  if (blockIdx.x == 0) {
+    while (wg_load_volatile(ready) == 0)
+      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
+        return;
+    data[0] = 42u;
+    __threadfence();
+    wg_store_volatile(flag, 1u);
+    out[5] = 1u;
+    return;
+  }
+  unsigned first = data[0];
+  out[0] = first;
+  wg_store_volatile(ready, first + 1u);
+  while (wg_load_volatile(flag) == 0)
+    if (wg_spin_give_up(&polls, spin_budget, abort_flag))
+      return;
+  if (Fence == 2)
+    __threadfence();
+  else if (Fence == 1)
+    __threadfence_block();
+  out[1] = data[again];
+  out[4] = 1u;
+}
+
+extern "C" __global__ void read_after_threadfence_bounded(unsigned* data, unsigned* flag,
+                                                          unsigned* ready, unsigned* out,
+                                                          int again, uint32_t spin_budget,
+                                                          int* abort_flag) {
+  publish_and_read_bounded<2>(data, flag, ready, out, again, spin_budget, abort_flag);
+}
+
+extern "C" __global__ void read_after_threadfence_block_bounded(unsigned* data, unsigned* flag,
+                                                                unsigned* ready, unsigned* out,
+                                                                int again, uint32_t spin_budget,
+                                                                int* abort_flag) {
+  publish_and_read_bounded<1>(data, flag, ready, out, again, spin_budget, abort_flag);
+}
+
+extern "C" __global__ void read_without_fence_bounded(unsigned* data, unsigned* flag,
+                                                      unsigned* ready, unsigned* out, int again,
+                                                      uint32_t spin_budget, int* abort_flag) {
+  publish_and_read_bounded<0>(data, flag, ready, out, again, spin_budget, abort_flag);
+}
+
+// spin_on_load_bounded: the missing-volatile wait of spin_on_plain_load
+// (Volatile == 0) and the correct one (Volatile == 1), bounded. out[0] = 1
+// when the reader saw the flag, out[1] = the reader's polls after its
+// first read (the budget when it gave up), out[2] = 1 when the writer set
+// the flag.
+template <int Volatile>
+__device__ void spin_on_load_bounded(unsigned* flag, unsigned* ready, unsigned* out,
+                                     uint32_t spin_budget, int* abort_flag) {
+  if (threadIdx.x != 0)
+    return;
+  uint32_t polls = 0;
+  if (blockIdx.x == 0) {
+    while (wg_load_volatile(ready) == 0)
+      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
+        return;
+    __threadfence();
+    wg_store_volatile(flag, 1u);
+    out[2] = 1u;
+    return;
+  }
+  unsigned v = load_weak(flag);
+  wg_store_volatile(ready, v + 1u);
+  while ((Volatile ? wg_load_volatile(flag) : load_weak(flag)) == 0)
+    if (wg_spin_give_up(&polls, spin_budget, abort_flag)) {
+      out[1] = polls;
+      return;
+    }
+  out[0] = 1u;
+  out[1] = polls;
+}
+
+extern "C" __global__ void spin_on_plain_load_bounded(unsigned* flag, unsigned* ready,
+                                                      unsigned* out, uint32_t spin_budget,
+                                                      int* abort_flag) {
+  spin_on_load_bounded<0>(flag, ready, out, spin_budget, abort_flag);
+}
+
+extern "C" __global__ void spin_on_volatile_load_bounded(unsigned* flag, unsigned* ready,
+                                                         unsigned* out, uint32_t spin_budget,
+                                                         int* abort_flag) {
+  spin_on_load_bounded<1>(flag, ready, out, spin_budget, abort_flag);
+}
