@@ -453,7 +453,17 @@ func writeCrossCSV(w io.Writer, order []string, byName map[string]*crossExperime
 }
 
 func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[string]*crossExperiment, files []string) error {
-	fmt.Fprintf(w, "# Simulator vs H100: the cross-check\n\n")
+	// The title names the GPUs the inputs were measured on (the device
+	// column of their hardware rows), not a fixed model.
+	var hwRows []Row
+	for _, name := range order {
+		hwRows = append(hwRows, byName[name].hwRows...)
+	}
+	gpus := strings.Join(distinctValues(hwRows, "device"), ", ")
+	if gpus == "" {
+		gpus = "the GPU"
+	}
+	fmt.Fprintf(w, "# Simulator vs %s: the cross-check\n\n", gpus)
 	fmt.Fprintf(w, "How well the simulated `%s` predicts the GPU, cell by cell: every cell that ran and validated on both targets. "+
 		"Written by `warpgraph sweep crosscheck` from the sweeps' data.csv files; do not edit by hand: rerun the command.\n\n", o.Config)
 	if o.Command != "" {

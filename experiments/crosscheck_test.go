@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,6 +79,9 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), "**2 of 3 (67%)** agree on the fastest")
+	title, _, _ := strings.Cut(string(readme), "\n")
+	require.Empty(t, distinctValues(readRowsForTest(t, hwDir), "device")[0], "the fake GPU has no name")
+	assert.Equal(t, "# Simulator vs the GPU: the cross-check", title, "the title names no GPU the points were not measured on")
 	assert.Contains(t, string(readme), "a=3: simulator picks x")
 	assert.FileExists(t, filepath.Join(out, "scatter-fakecross-t.png"))
 	// The what-if halves every simulated time: a=1,2 become exact, a=3
@@ -256,4 +260,13 @@ func TestFitLaunchesSeparatesWorkFromLaunchCost(t *testing.T) {
 	assert.False(t, ok, "four cells are too few")
 	_, ok = fitLaunches(ps, "no_such_column")
 	assert.False(t, ok)
+}
+
+// readRowsForTest reads dir's data.csv.
+func readRowsForTest(t *testing.T, dir string) []Row {
+	t.Helper()
+	_, rows, err := ReadCSV(filepath.Join(dir, DataFile))
+	require.NoError(t, err)
+	require.NotEmpty(t, rows)
+	return rows
 }
