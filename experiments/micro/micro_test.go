@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,7 +194,18 @@ func TestLaunchOverheadValidatesEveryPattern(t *testing.T) {
 	}
 	assert.Equal(t, []string{"launch", "launch + read-back", "upload + launch + read-back"}, patterns)
 	assert.Contains(t, tab.Columns[4], "thread-inst", "the functional simulator counts thread-instructions")
-	assert.Contains(t, strings.Join(tab.Notes, "\n"), "no host clock", "the simulator says its host time models nothing")
+	assert.Contains(t, strings.Join(tab.Notes, "\n"), "simulated host clock", "the simulator times the patterns by its host clock")
+	// tiny's host (sim/configs/tiny.yaml): sync 0.5 µs, copy latency 0.2 µs.
+	// A read-back adds a wait and a copy, an upload a copy, whatever the
+	// speed of the machine running the simulator.
+	host := make([]float64, len(tab.Rows))
+	for i, r := range tab.Rows {
+		v, err := strconv.ParseFloat(r[2], 64)
+		require.NoError(t, err)
+		host[i] = v
+	}
+	assert.InDelta(t, 0.7, host[1]-host[0], 0.0015, "a read-back adds sync_ns and copy_latency_ns")
+	assert.InDelta(t, 0.2, host[2]-host[1], 0.0015, "an upload adds copy_latency_ns")
 
 	_, err = micro.LaunchOverhead(ctx(t), tinyDevice(t), 0, micro.Params{})
 	assert.ErrorContains(t, err, "need at least 1")
