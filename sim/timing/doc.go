@@ -421,6 +421,19 @@
 // memory), 168,605,346 cycles and 244,050,956 warp-instructions in both,
 // validated; the 5 minutes is 1.6x away.
 //
+// The next day's development machine (2026-11-25, the same kind of 2-core
+// VM on a faster host) ran that command, alone, at this pass's code
+// (11dc2ff) in 4 min 21.9 s of wall time (1.98 GB), within the 5
+// minutes (4 min 24.7 s at 661fd03, the same simulator); in three runs
+// BenchmarkBFS took 6.1-6.8 s in timing mode against 0.25-0.27 s
+// functional (23-27x) and the 1M stream 0.50-0.54 s against 19-20 ms
+// (26-28x), so
+// the host, not the code, made the difference from the day before, and a
+// slower host would miss the target again. Of the run's 168.6 M cycles,
+// 153.0 M are its first level (one warp walking the source's edges) and
+// 14.7 M the second (541,997 vertices discovered by 254 CTAs); the second
+// takes most of the wall time.
+//
 // What remains is flat: the SM's ticks half the time (the executor's Step
 // a sixth), the fabric's deliveries a third, L1 tag and value lookups
 // whose time is the host's cache misses on state last touched a cycle's
