@@ -119,7 +119,8 @@ func LaunchOverhead(ctx context.Context, dev kernels.Device, n int, p Params) (*
 	// figures plus each launch's simulated time) is timed by that clock,
 	// so that its table compares with the GPU's; the simulator's own wall
 	// time says nothing about the modelled machine.
-	now := func() time.Duration { return time.Duration(time.Now().UnixNano()) }
+	origin := time.Now()
+	now := func() time.Duration { return time.Since(origin) } // monotonic
 	simulatedHost := false
 	if c, ok := dev.(interface{ HostClock() time.Duration }); ok {
 		now, simulatedHost = c.HostClock, true

@@ -13,7 +13,7 @@
 //
 // It lives in testdata so that `go build ./...` and `go test ./...` skip
 // it; build it here and run it on the GPU machine from the repository
-// root (results/coherence-h100 has the output):
+// root (results/hopper-checks has the output):
 //
 //	CGO_ENABLED=1 go build -ldflags='-s -w' -o .device/h100checks ./sim/testdata/h100checks
 //	./.device/h100checks
