@@ -159,8 +159,8 @@ func TestBoundedFenceVariantsReadAsTheUnbounded(t *testing.T) {
 
 // TestBoundedSpinEndsByItsBudget: the plain-load wait keeps hitting the
 // stale L1 line under coherence l1 and gives up after exactly its budget
-// of polls, raising the abort flag, as it does on the H100
-// (results/coherence-h100); the volatile wait, and the plain one under
+// of polls, raising the abort flag, as it does on an H200
+// (results/hopper-checks); the volatile wait, and the plain one under
 // coherence ideal or in functional mode, see the flag and end.
 func TestBoundedSpinEndsByItsBudget(t *testing.T) {
 	run := func(t *testing.T, d *Device, kernel string) (out []uint32, aborted int32) {

@@ -35,45 +35,80 @@
 // coherent; nothing evicted the line), while __threadfence() invalidates
 // the L1, so the load reads L2 and returns 42. __threadfence_block() orders
 // only within the CTA and leaves the L1 alone.
-template <int Fence>
+
+// How a thread waits for a word to become non-zero: unbounded_wait polls
+// until it does (the simulator's deadlock detector ends a wait that never
+// does); budgeted_wait polls through wg_spin_give_up and returns false when
+// its budget ran out or another thread aborted, so that the GPU never hangs
+// (the bounded kernels below, which sim/testdata/h100checks runs on it).
+// polls is the last wait's count of polls that found 0.
+struct unbounded_wait {
+  uint32_t polls = 0;
+  template <class Load> __device__ bool operator()(Load load) {
+    while (load() == 0) {
+    }
+    return true;
+  }
+};
+
+struct budgeted_wait {
+  uint32_t spin_budget;
+  int* abort_flag;
+  uint32_t polls = 0;
+  template <class Load> __device__ bool operator()(Load load) {
+    polls = 0;
+    while (load() == 0)
+      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
+        return false;
+    return true;
+  }
+};
+
+// done (null for the unbounded kernels): done[0] = 1 when the reader got
+// through its wait, done[1] = 1 when the writer did.
+template <int Fence, class Wait>
 __device__ void publish_and_read(unsigned* data, unsigned* flag, unsigned* ready, unsigned* out,
-                                 int again) {
+                                 int again, Wait wait, unsigned* done) {
   if (threadIdx.x != 0)
     return;
   out[2 + blockIdx.x] = __nvvm_read_ptx_sreg_smid();
   if (blockIdx.x == 0) {
-    while (wg_load_volatile(ready) == 0) {
-    }
+    if (!wait([&] { return wg_load_volatile(ready); }))
+      return;
     data[0] = 42u;
     __threadfence();
     wg_store_volatile(flag, 1u);
+    if (done)
+      done[1] = 1u;
     return;
   }
   unsigned first = data[0];
   out[0] = first;
   wg_store_volatile(ready, first + 1u);
-  while (wg_load_volatile(flag) == 0) {
-  }
+  if (!wait([&] { return wg_load_volatile(flag); }))
+    return;
   if (Fence == 2)
     __threadfence();
   else if (Fence == 1)
     __threadfence_block();
   out[1] = data[again];
+  if (done)
+    done[0] = 1u;
 }
 
 extern "C" __global__ void read_after_threadfence(unsigned* data, unsigned* flag, unsigned* ready,
                                                   unsigned* out, int again) {
-  publish_and_read<2>(data, flag, ready, out, again);
+  publish_and_read<2>(data, flag, ready, out, again, unbounded_wait{}, nullptr);
 }
 
 extern "C" __global__ void read_after_threadfence_block(unsigned* data, unsigned* flag,
                                                         unsigned* ready, unsigned* out, int again) {
-  publish_and_read<1>(data, flag, ready, out, again);
+  publish_and_read<1>(data, flag, ready, out, again, unbounded_wait{}, nullptr);
 }
 
 extern "C" __global__ void read_without_fence(unsigned* data, unsigned* flag, unsigned* ready,
                                               unsigned* out, int again) {
-  publish_and_read<0>(data, flag, ready, out, again);
+  publish_and_read<0>(data, flag, ready, out, again, unbounded_wait{}, nullptr);
 }
 
 // spin_on_plain_load: a wait that forgot volatile. CTA 1 reads *flag with
@@ -90,124 +125,80 @@ __device__ unsigned load_weak(const unsigned* p) {
   return v;
 }
 
-extern "C" __global__ void spin_on_plain_load(unsigned* flag, unsigned* ready, unsigned* out) {
+// Volatile == 1 is the correct wait. extra (null for the unbounded
+// kernel): extra[0] = the reader's polls that found 0 (the budget when it
+// gave up), extra[1] = 1 when the writer set the flag.
+template <int Volatile, class Wait>
+__device__ void spin_on_load(unsigned* flag, unsigned* ready, unsigned* out, Wait wait,
+                             unsigned* extra) {
   if (threadIdx.x != 0)
     return;
   if (blockIdx.x == 0) {
-    while (wg_load_volatile(ready) == 0) {
-    }
+    if (!wait([&] { return wg_load_volatile(ready); }))
+      return;
     __threadfence();
     wg_store_volatile(flag, 1u);
+    if (extra)
+      extra[1] = 1u;
     return;
   }
   unsigned v = load_weak(flag);
   wg_store_volatile(ready, v + 1u);
-  while (load_weak(flag) == 0) {
-  }
-  out[0] = 1u;
+  bool saw = wait([&] { return Volatile ? wg_load_volatile(flag) : load_weak(flag); });
+  if (extra)
+    extra[0] = wait.polls;
+  if (saw)
+    out[0] = 1u;
+}
+
+extern "C" __global__ void spin_on_plain_load(unsigned* flag, unsigned* ready, unsigned* out) {
+  spin_on_load<0>(flag, ready, out, unbounded_wait{}, nullptr);
 }
 
 // ---- bounded variants, for the GPU -------------------------------------
 //
-// The same two experiments with every wait polling through
-// wg_spin_give_up, so that a wait that never ends on the GPU ends by its
-// spin budget (and raises *abort_flag) instead of hanging it. The
-// simulator runs them too (sim/coherence_test.go), and
-// sim/testdata/h100checks runs them on both.
+// The same kernels with every wait bounded (budgeted_wait), so that a wait
+// that never ends on the GPU ends by its spin budget (and raises
+// *abort_flag) instead of hanging it. The simulator runs them too
+// (sim/coherence_test.go).
 //
-// publish_and_read_bounded: as publish_and_read; out[4] = 1 when the
-// reader got through its wait, out[5] = 1 when the writer got through.
-template <int Fence>
-__device__ void publish_and_read_bounded(unsigned* data, unsigned* flag, unsigned* ready,
-                                         unsigned* out, int again, uint32_t spin_budget,
-                                         int* abort_flag) {
-  if (threadIdx.x != 0)
-    return;
-  out[2 + blockIdx.x] = __nvvm_read_ptx_sreg_smid();
-  uint32_t polls = 0;
-  if (blockIdx.x == 0) {
-    while (wg_load_volatile(ready) == 0)
-      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
-        return;
-    data[0] = 42u;
-    __threadfence();
-    wg_store_volatile(flag, 1u);
-    out[5] = 1u;
-    return;
-  }
-  unsigned first = data[0];
-  out[0] = first;
-  wg_store_volatile(ready, first + 1u);
-  while (wg_load_volatile(flag) == 0)
-    if (wg_spin_give_up(&polls, spin_budget, abort_flag))
-      return;
-  if (Fence == 2)
-    __threadfence();
-  else if (Fence == 1)
-    __threadfence_block();
-  out[1] = data[again];
-  out[4] = 1u;
-}
-
+// publish_and_read's bounded kernels: out[4] = 1 when the reader got
+// through its wait, out[5] = 1 when the writer did.
 extern "C" __global__ void read_after_threadfence_bounded(unsigned* data, unsigned* flag,
                                                           unsigned* ready, unsigned* out,
                                                           int again, uint32_t spin_budget,
                                                           int* abort_flag) {
-  publish_and_read_bounded<2>(data, flag, ready, out, again, spin_budget, abort_flag);
+  publish_and_read<2>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
+                      out + 4);
 }
 
 extern "C" __global__ void read_after_threadfence_block_bounded(unsigned* data, unsigned* flag,
                                                                 unsigned* ready, unsigned* out,
                                                                 int again, uint32_t spin_budget,
                                                                 int* abort_flag) {
-  publish_and_read_bounded<1>(data, flag, ready, out, again, spin_budget, abort_flag);
+  publish_and_read<1>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
+                      out + 4);
 }
 
 extern "C" __global__ void read_without_fence_bounded(unsigned* data, unsigned* flag,
                                                       unsigned* ready, unsigned* out, int again,
                                                       uint32_t spin_budget, int* abort_flag) {
-  publish_and_read_bounded<0>(data, flag, ready, out, again, spin_budget, abort_flag);
+  publish_and_read<0>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
+                      out + 4);
 }
 
-// spin_on_load_bounded: the missing-volatile wait of spin_on_plain_load
-// (Volatile == 0) and the correct one (Volatile == 1), bounded. out[0] = 1
-// when the reader saw the flag, out[1] = the reader's polls after its
-// first read (the budget when it gave up), out[2] = 1 when the writer set
-// the flag.
-template <int Volatile>
-__device__ void spin_on_load_bounded(unsigned* flag, unsigned* ready, unsigned* out,
-                                     uint32_t spin_budget, int* abort_flag) {
-  if (threadIdx.x != 0)
-    return;
-  uint32_t polls = 0;
-  if (blockIdx.x == 0) {
-    while (wg_load_volatile(ready) == 0)
-      if (wg_spin_give_up(&polls, spin_budget, abort_flag))
-        return;
-    __threadfence();
-    wg_store_volatile(flag, 1u);
-    out[2] = 1u;
-    return;
-  }
-  unsigned v = load_weak(flag);
-  wg_store_volatile(ready, v + 1u);
-  while ((Volatile ? wg_load_volatile(flag) : load_weak(flag)) == 0)
-    if (wg_spin_give_up(&polls, spin_budget, abort_flag)) {
-      out[1] = polls;
-      return;
-    }
-  out[0] = 1u;
-  out[1] = polls;
-}
-
+// spin_on_load's bounded kernels, the missing-volatile wait and the
+// correct one: out[0] = 1 when the reader saw the flag, out[1] = its polls
+// that found 0 (the budget when it gave up), out[2] = 1 when the writer
+// set the flag.
 extern "C" __global__ void spin_on_plain_load_bounded(unsigned* flag, unsigned* ready,
                                                       unsigned* out, uint32_t spin_budget,
                                                       int* abort_flag) {
-  spin_on_load_bounded<0>(flag, ready, out, spin_budget, abort_flag);
+  spin_on_load<0>(flag, ready, out, budgeted_wait{spin_budget, abort_flag}, out + 1);
 }
 
 extern "C" __global__ void spin_on_volatile_load_bounded(unsigned* flag, unsigned* ready,
                                                          unsigned* out, uint32_t spin_budget,
                                                          int* abort_flag) {
-  spin_on_load_bounded<1>(flag, ready, out, spin_budget, abort_flag);
+  spin_on_load<1>(flag, ready, out, budgeted_wait{spin_budget, abort_flag}, out + 1);
 }
