@@ -164,28 +164,15 @@ extern "C" __global__ void spin_on_plain_load(unsigned* flag, unsigned* ready, u
 //
 // publish_and_read's bounded kernels: out[4] = 1 when the reader got
 // through its wait, out[5] = 1 when the writer did.
-extern "C" __global__ void read_after_threadfence_bounded(unsigned* data, unsigned* flag,
-                                                          unsigned* ready, unsigned* out,
-                                                          int again, uint32_t spin_budget,
-                                                          int* abort_flag) {
-  publish_and_read<2>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
-                      out + 4);
-}
-
-extern "C" __global__ void read_after_threadfence_block_bounded(unsigned* data, unsigned* flag,
-                                                                unsigned* ready, unsigned* out,
-                                                                int again, uint32_t spin_budget,
-                                                                int* abort_flag) {
-  publish_and_read<1>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
-                      out + 4);
-}
-
-extern "C" __global__ void read_without_fence_bounded(unsigned* data, unsigned* flag,
-                                                      unsigned* ready, unsigned* out, int again,
-                                                      uint32_t spin_budget, int* abort_flag) {
-  publish_and_read<0>(data, flag, ready, out, again, budgeted_wait{spin_budget, abort_flag},
-                      out + 4);
-}
+#define PUBLISH_AND_READ_BOUNDED(name, fence)                                                    \
+  extern "C" __global__ void name(unsigned* data, unsigned* flag, unsigned* ready, unsigned* out,  \
+                                  int again, uint32_t spin_budget, int* abort_flag) {             \
+    publish_and_read<fence>(data, flag, ready, out, again,                                        \
+                            budgeted_wait{spin_budget, abort_flag}, out + 4);                     \
+  }
+PUBLISH_AND_READ_BOUNDED(read_after_threadfence_bounded, 2)
+PUBLISH_AND_READ_BOUNDED(read_after_threadfence_block_bounded, 1)
+PUBLISH_AND_READ_BOUNDED(read_without_fence_bounded, 0)
 
 // spin_on_load's bounded kernels, the missing-volatile wait and the
 // correct one: out[0] = 1 when the reader saw the flag, out[1] = its polls
