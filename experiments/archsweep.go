@@ -140,7 +140,7 @@ func runArchSweep(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	ro.Grid = perSM * dev.Properties().SMs
-	r, err := scheduler.Enact(ctx, dev, a, variant, g, scheduler.Options{Source: source}, ro)
+	r, err := scheduler.Enact(ctx, dev, a, variant, g, a.Select(scheduler.Params{scheduler.SourceParam: source}), ro)
 	if err != nil {
 		return Outcome{}, err
 	}

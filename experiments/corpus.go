@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warpgraph/warpgraph/graph/ref"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -123,10 +122,10 @@ func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, erro
 // one, and reads the cell statistics from the result.
 func enactCell(ctx context.Context, env *Env, c cellRun, source uint32) (Outcome, error) {
 	a, variant, ro, g, v := c.alg, c.variant, c.ro, c.g, c.values
-	o := scheduler.Options{K: ref.DefaultK, Seed: 1}
-	if a.UsesSource {
-		o.Source = source
-		v["source"] = strconv.FormatUint(uint64(o.Source), 10)
+	o := scheduler.Params{}
+	if a.UsesSource() {
+		o[scheduler.SourceParam] = source
+		v["source"] = strconv.FormatUint(uint64(source), 10)
 	}
 	dev, err := env.Device()
 	if err != nil {

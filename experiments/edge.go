@@ -91,12 +91,14 @@ func runEdgeCache(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	var o scheduler.Options
-	if a.UsesSource {
-		if o.Source, err = edgeCacheSource(p.Get("start"), g); err != nil {
+	o := scheduler.Params{}
+	if a.UsesSource() {
+		source, err := edgeCacheSource(p.Get("start"), g)
+		if err != nil {
 			return Outcome{}, err
 		}
-		v["source"] = strconv.FormatUint(uint64(o.Source), 10)
+		o[scheduler.SourceParam] = source
+		v["source"] = strconv.FormatUint(uint64(source), 10)
 	}
 	dev, err := env.Device()
 	if err != nil {

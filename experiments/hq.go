@@ -118,7 +118,7 @@ func hqExperiment() *Experiment {
 		Plot:     plotHQ,
 		Findings: hqFindings,
 		Notes: []string{
-			"W is the run-time setting scheduler.Tuning.WQueues (`warpgraph run --scheduler hq:... --w-queues W`); every w-queue holds 2048/W entries, the b-queue 2048.",
+			"W is the run-time key queues (`warpgraph run --scheduler hq:...,queues=W`); every w-queue holds 2048/W entries, the b-queue 2048.",
 			"Every point is one whole BFS validated against graph/ref; times on the simulator are simulated time, not wall time.",
 			"local=off runs every level as one multi-CTA launch, so g, bg and wbg differ only in the queues; local=cta adds the lecture's single-CTA kernel (one CTA until a level overflows the b-queue), local=round the same kernel handing over once a level outputs more than one vertex per thread.",
 			"The simulator half uses the issue's rmat:scale=16+perm=1 and grid:w=256,h=256 for W in {1, 4, 8, 32} only (a timing-mode rmat16 BFS takes about two minutes of wall time on this 2-core machine), and rmat:scale=12+perm=1 and grid:w=64,h=64 for every W from 1 to 32.",
@@ -165,11 +165,14 @@ func runHQ(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if w > 0 {
+		name = fmt.Sprintf("%s,queues=%d", name, w)
+	}
 	variant, err := scheduler.ParseVariant(name)
 	if err != nil {
 		return Outcome{}, err
 	}
-	ro := scheduler.RunOptions{Tuning: scheduler.Tuning{WQueues: w}}
+	ro := scheduler.RunOptions{}
 	if err := wholeRunOptions(p, &ro); err != nil {
 		return Outcome{}, err
 	}
@@ -177,15 +180,13 @@ func runHQ(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	var o scheduler.Options
-	if hg.source == "max" {
-		o.Source = g.MaxDegreeVertex()
-	} else {
+	o := scheduler.Params{scheduler.SourceParam: g.MaxDegreeVertex()}
+	if hg.source != "max" {
 		s, err := strconv.ParseUint(hg.source, 10, 32)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("hq: graph %s: source %q: %w", hg.name, hg.source, err)
 		}
-		o.Source = uint32(s)
+		o[scheduler.SourceParam] = uint32(s)
 	}
 	bfs, err := scheduler.LookupAlgorithm("bfs")
 	if err != nil {
@@ -200,7 +201,7 @@ func runHQ(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		return Outcome{}, err
 	}
 	for key, x := range map[string]string{
-		"source":        strconv.FormatUint(uint64(o.Source), 10),
+		"source":        strconv.FormatUint(uint64(o.Uint32(scheduler.SourceParam)), 10),
 		"end_to_end_us": micros(r.EndToEnd), "kernel_us": micros(r.Kernel),
 		"iterations": strconv.Itoa(len(r.Iterations)), "launches": strconv.Itoa(r.Launches),
 	} {

@@ -121,7 +121,7 @@ func startSpecCell(experiment, sourceName string, p Point) (cellRun, uint32, err
 	if err != nil {
 		return c, 0, err
 	}
-	if !c.alg.UsesSource {
+	if !c.alg.UsesSource() {
 		return c, 0, nil
 	}
 	source, err := sourceParam(experiment, sourceName, p, c.g)

@@ -77,7 +77,7 @@ func runWsegPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	r, err := scheduler.Enact(ctx, dev, a, variant, g, scheduler.Options{Source: source}, ro)
+	r, err := scheduler.Enact(ctx, dev, a, variant, g, a.Select(scheduler.Params{scheduler.SourceParam: source}), ro)
 	if err != nil {
 		return Outcome{}, err
 	}

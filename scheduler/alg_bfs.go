@@ -9,18 +9,27 @@ import (
 // from the source.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bfs", About: "breadth-first search depths", Kernel: "bfs",
-		UsesSource: true, Combine: Voting, Pullable: true, Setup: setupBFS})
+		Params: []Param{sourceVertex}, Combine: Voting, Gathers: true, Pullable: true,
+		Setups: map[Form]Setup{ACC: setupBFS}, CPU: cpuBFS})
 }
 
-func setupBFS(g *graph.Graph, o Options) (*Problem, error) {
+func cpuBFS(g *graph.Graph, p Params) CPUResult {
+	source := p.Uint32(SourceParam)
+	d := ref.BFS(g, source)
+	return CPUResult{Validation: ref.CertifyBFS(g, source, d), Method: "certificate", Checked: true,
+		Summary: reachSummary(d, ref.Unreached, "max depth"), Values: uint32Values("depth", "4294967295: unreached", d)}
+}
+
+func setupBFS(g *graph.Graph, params Params) (*Problem, error) {
+	source := params.Uint32(SourceParam)
 	depth := filled(g.NumVertices(), ref.Unreached)
-	depth[o.Source] = 0
+	depth[source] = 0
 	meta := Uint32s("depth", depth)
-	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1,
+	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{source}, MaxIterations: g.NumVertices() + 1,
 		Values: func() Values { return uint32Values("depth", "4294967295: unreached", meta.Uint32s()) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()
-			return ref.ValidateBFS(g, o.Source, d), reachSummary(d, ref.Unreached, "max depth")
+			return ref.ValidateBFS(g, source, d), reachSummary(d, ref.Unreached, "max depth")
 		}}, nil
 }

@@ -15,13 +15,30 @@ import (
 // over edges, graph/ref's schedule, in float32 log-odds.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d rounds", ref.BPIterations),
-		Kernel: "bp", Combine: Aggregation, Schedulers: []string{"bsp"}, Setup: setupBP})
+		Kernel: "bp", Combine: Aggregation, Params: []Param{{Name: "seed", Kind: Uint64Param, Default: 1, About: "seed of the node priors"}},
+		Setups: map[Form]Setup{Own: setupBP}, CPU: cpuBP})
 }
 
-func setupBP(g *graph.Graph, o Options) (*Problem, error) {
+func cpuBP(g *graph.Graph, p Params) CPUResult {
+	seed := p.Uint64("seed")
+	beliefs := ref.BeliefPropagation(g, seed)
+	mean := 0.0
+	for _, b := range beliefs {
+		mean += b
+	}
+	if len(beliefs) > 0 {
+		mean /= float64(len(beliefs))
+	}
+	return CPUResult{Validation: ref.CheckBeliefPropagation(g, seed, beliefs), Method: "probability-domain recomputation", Checked: true,
+		Summary:    []Field{figure("mean_belief", "mean belief (state 1)", mean, fmt.Sprintf("%.6f", mean)), {Name: "priors", Value: fmt.Sprintf("from seed %d", seed)}},
+		Iterations: ref.BPIterations, Values: floatValues("belief", "P(state 1)", beliefs)}
+}
+
+func setupBP(g *graph.Graph, params Params) (*Problem, error) {
+	seed := params.Uint64("seed")
 	n, m := g.NumVertices(), g.NumEdges()
 	logPrior := make([]uint32, n)
-	for v, p := range ref.BPPriors(n, o.Seed) {
+	for v, p := range ref.BPPriors(n, seed) {
 		logPrior[v] = math.Float32bits(float32(math.Log(p) - math.Log1p(-p)))
 	}
 	// The reverse CSR, each in-edge named by its forward index; self-loops
@@ -87,7 +104,7 @@ func setupBP(g *graph.Graph, o Options) (*Problem, error) {
 	}
 	return &Problem{Graph: g, Meta: []*Array{belief}, Custom: run, MaxIterations: ref.BPIterations + 1,
 		Values: func() Values { return floatValues("belief", "P(state 1)", belief.Float32s()) },
-		Notes:  []string{fmt.Sprintf("float32 log-odds with approximate exp/log; priors from seed %d", o.Seed)},
+		Notes:  []string{fmt.Sprintf("float32 log-odds with approximate exp/log; priors from seed %d", seed)},
 		Check: func(int) (ref.Report, []Field) {
 			got := belief.Float32s()
 			mean := 0.0
@@ -97,7 +114,7 @@ func setupBP(g *graph.Graph, o Options) (*Problem, error) {
 			if len(got) > 0 {
 				mean /= float64(len(got))
 			}
-			return ref.ValidateBeliefs(g, o.Seed, got), []Field{figure("mean_belief", "mean belief (state 1)", mean, fmt.Sprintf("%.6f", mean))}
+			return ref.ValidateBeliefs(g, seed, got), []Field{figure("mean_belief", "mean belief (state 1)", mean, fmt.Sprintf("%.6f", mean))}
 		}}, nil
 }
 

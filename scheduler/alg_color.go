@@ -16,10 +16,31 @@ import (
 // Table 4).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "color", About: "speculative greedy graph colouring", Kernel: "color",
-		Combine: Voting, Schedulers: []string{"bsp", "atos"}, Setup: setupColor})
+		Combine: Voting, Setups: map[Form]Setup{Own: setupColorRounds, Tasks: setupColor}, CPU: cpuColor})
 }
 
-func setupColor(g *graph.Graph, o Options) (*Problem, error) {
+func cpuColor(g *graph.Graph, _ Params) CPUResult {
+	colors := ref.GreedyColoring(g)
+	used := uint32(0)
+	for _, c := range colors {
+		used = max(used, c+1)
+	}
+	return CPUResult{Validation: ref.ValidateColoring(g, colors), Method: "validity", Checked: true,
+		Summary: []Field{figure("colours", "colours", float64(used), fmt.Sprint(used))}, Values: uint32Values("colour", "", colors)}
+}
+
+// setupColorRounds is colouring in rounds of assign and detect (its Own
+// form).
+func setupColorRounds(g *graph.Graph, params Params) (*Problem, error) {
+	p, err := setupColor(g, params)
+	if err == nil {
+		p.Custom = colorBSP
+	}
+	return p, err
+}
+
+// setupColor is colouring's task form: tasks that assign or check.
+func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 	sym, notes, err := undirected(g)
 	if err != nil {
 		return nil, err
@@ -30,7 +51,7 @@ func setupColor(g *graph.Graph, o Options) (*Problem, error) {
 	for v := range all {
 		all[v] = uint32(v)
 	}
-	p := &Problem{Graph: sym, Meta: []*Array{meta, Uint32s("queued", filled(n, 1))}, Start: all, MaxIterations: n + 1, Notes: notes, WorkCounted: true,
+	return &Problem{Graph: sym, Meta: []*Array{meta, Uint32s("queued", filled(n, 1))}, Start: all, MaxIterations: n + 1, Notes: notes,
 		Values: func() Values { return uint32Values("colour", "", meta.Uint32s()) },
 		Check: func(int) (ref.Report, []Field) {
 			c := meta.Uint32s()
@@ -44,16 +65,9 @@ func setupColor(g *graph.Graph, o Options) (*Problem, error) {
 		},
 		Work: func() (float64, string) { return float64(n), "vertices" },
 		// A colouring task is short (one pass over the neighbours' colours),
-		// so pops are large: on the H100 (results/atos-color-fetch-h100)
-		// persistent CTA workers with local queues popping 512 beat pops
-		// of 32 (grid1000 3.31 -> 0.97 ms, rmat20 150 -> 115 ms); without
-		// local queues rmat20 loses (235 -> 482 ms, conflicts at the hubs).
-		TaskFetch: 512,
-	}
-	if o.Scheduler == "bsp" {
-		p.Custom = colorBSP
-	}
-	return p, nil
+		// so CTA workers pop many at once (results/atos-color-fetch-h100).
+		Tasks: TaskSettings{Fetch: 512, WorkCounted: true},
+	}, nil
 }
 
 // colorBSP runs rounds of assign and detect over a frontier that starts as

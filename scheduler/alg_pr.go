@@ -16,16 +16,27 @@ const PageRankTolerance = 1e-5
 // as graph/ref defines it, in float32, with in-place (Gauss-Seidel) sweeps.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "pr", About: "PageRank, damping 0.85", Kernel: "pr",
-		Combine: Aggregation, Setup: setupPageRank})
+		Combine: Aggregation, Gathers: true, CPU: cpuPageRank,
+		Setups: map[Form]Setup{ACC: setupPageRank, PullThenPush: setupPageRankPullPush, Tasks: setupPageRankResidual}})
 }
 
-func setupPageRank(g *graph.Graph, o Options) (*Problem, error) {
-	switch o.Scheduler {
-	case "atos":
-		return setupPageRankResidual(g)
-	case "simdx":
-		return setupPageRankPullPush(g)
+func cpuPageRank(g *graph.Graph, _ Params) CPUResult {
+	ranks, sweeps := ref.PageRank(g)
+	best := 0
+	for v, x := range ranks {
+		if x > ranks[best] {
+			best = v
+		}
 	}
+	var sum []Field
+	if len(ranks) > 0 {
+		sum = []Field{figure("top_vertex", "top vertex", float64(best), fmt.Sprintf("%d (rank %.6g)", best, ranks[best])), figure("top_rank", "top rank", ranks[best], fmt.Sprintf("%.6g", ranks[best]))}
+	}
+	return CPUResult{Validation: ref.PageRankResidual(g, ranks), Method: "residual", Checked: true, Summary: sum, Iterations: sweeps, Values: floatValues("rank", "", ranks)}
+}
+
+// setupPageRank is PageRank's ACC form: pull sweeps.
+func setupPageRank(g *graph.Graph, _ Params) (*Problem, error) {
 	n := g.NumVertices()
 	ranks, share, dangling := make([]float32, n), make([]float32, n), make([]float64, 3)
 	for v := range n {

@@ -20,7 +20,7 @@ const PageRankPullPushFraction = 3e-4
 
 // setupPageRankPullPush is SIMD-X's pull-then-push PageRank
 // (kernels/pr.cu, pr_pullpush_acc): residual form from the uniform guess.
-func setupPageRankPullPush(g *graph.Graph) (*Problem, error) {
+func setupPageRankPullPush(g *graph.Graph, _ Params) (*Problem, error) {
 	n := g.NumVertices()
 	const d = 0.85
 	ranks, residual, words := make([]float32, n), make([]float32, n), make([]float32, 4*n)
@@ -33,10 +33,10 @@ func setupPageRankPullPush(g *graph.Graph) (*Problem, error) {
 	}
 	eps := float32(PageRankPullPushFraction * (1 - d) / float64(n))
 	meta := Float32s("rank", ranks)
-	return &Problem{Graph: g, PullThenPush: true, MaxIterations: ref.PageRankMaxIterations, ParamF32: eps,
-		Meta:     []*Array{meta, Float32s("residual", residual), Float32s("shares, carries and admissions", words), Float64s("rank sum", []float64{0})},
-		Finalize: []string{"pr_atos_base_normsum", "pr_atos_base_normscale"},
-		Values:   func() Values { return floatValues("rank", "", meta.Float32s()) },
+	return &Problem{Graph: g, MaxIterations: ref.PageRankMaxIterations, ParamF32: eps,
+		Meta:   []*Array{meta, Float32s("residual", residual), Float32s("shares, carries and admissions", words), Float64s("rank sum", []float64{0})},
+		Finish: launchOverVertices("pr_atos_base_normsum", "pr_atos_base_normscale"),
+		Values: func() Values { return floatValues("rank", "", meta.Float32s()) },
 		Notes: []string{fmt.Sprintf("float32 residual form from x = 1/n, pulling then pushing; a vertex is active while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
 			PageRankPullPushFraction, eps)},
 		Check: func(iterations int) (ref.Report, []Field) {

@@ -18,18 +18,17 @@ import (
 // start's signed residuals from x = 1/n); the queue then starts with the
 // vertices the last pull left active, and the workers push residuals
 // asynchronously until none reaches eps.
-func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
-	p, err := setupPageRankPullPush(g)
+func setupPageRankResidual(g *graph.Graph, params Params) (*Problem, error) {
+	p, err := setupPageRankPullPush(g, params)
 	if err != nil {
 		return nil, err
 	}
 	eps := float64(p.ParamF32)
-	p.PullThenPush = false
 	p.Start = []uint32{} // the prelude queues the first tasks
 	words := p.Meta[2]
 	words.init = append(words.init, make([]byte, 4*g.NumVertices())...) // the ranks' low parts, 0
-	p.Finalize = append([]string{"pr_atos_base_fold"}, p.Finalize...)
-	p.Prelude = pageRankPulls()
+	p.Finish = launchOverVertices("pr_atos_base_fold", "pr_atos_base_normsum", "pr_atos_base_normscale")
+	p.Tasks.Prelude = pageRankPulls()
 	p.Notes = []string{fmt.Sprintf("residual form from x = 1/n: bulk pulls while the active vertices' out-edges exceed the pull fraction, then asynchronous residual push from the vertices left active; a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
 		PageRankPullPushFraction, eps)}
 	p.Work = func() (float64, string) {
@@ -39,10 +38,10 @@ func setupPageRankResidual(g *graph.Graph) (*Problem, error) {
 }
 
 // pageRankPulls is the residual form's prelude: the pull-then-push form's
-// pulls (pr_simdx_none_pull in counting mode, which stamps and counts the
+// pulls (its pull entry, pullThenPushEntry, in counting mode, which stamps and counts the
 // vertices left active and their out-edges) over in-edges classified by
 // in-degree once, untimed. It pulls while the active out-edges exceed
-// Tuning.PullFraction of the edges, one read-back per pull, and hands the
+// the variant's pull fraction of the edges, one read-back per pull, and hands the
 // last pull's stamps to the scheduler, which queues the stamped vertices.
 func pageRankPulls() *Prelude {
 	var lists, lens, stamps, counts kernels.DevPtr
@@ -55,13 +54,13 @@ func pageRankPulls() *Prelude {
 			if in.Directed {
 				in = in.Reverse()
 			}
-			l, c := classify(in, e.Options.Tuning)
+			l, c := classify(in, listTuningOf(e.Variant))
 			lists, lens = e.Buffers.Copy(l, "prelude pull lists"), e.Buffers.Copy(c[:], "prelude pull list lengths")
 			stamps, counts = e.Buffers.Uint32s(in.NumVertices(), "prelude pull stamps"), e.Buffers.Uint32s(lenWords, "prelude pull counts")
 			return e.Buffers.Err()
 		},
 		Run: func(e *Enactment) (PreludeFrontier, error) {
-			k, err := kernels.Lookup("pr_simdx_none_pull")
+			k, err := pullThenPushEntry(e.Algorithm, "pull")
 			if err != nil {
 				return PreludeFrontier{}, err
 			}
@@ -73,7 +72,7 @@ func pageRankPulls() *Prelude {
 			if err != nil {
 				return PreludeFrontier{}, err
 			}
-			g, t := e.Problem.Graph, e.Options.Tuning
+			g, t := e.Problem.Graph, listTuningOf(e.Variant)
 			n := g.NumVertices()
 			e.Buffers.Zero(stamps, 4*n, "prelude pull stamps") // stamps of an earlier run must not seed this one
 			active := n

@@ -11,18 +11,26 @@ import (
 // the source (MaxUint32 at the source, 0 where unreachable).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "sswp", About: "single-source widest paths", Kernel: "sswp",
-		UsesSource: true, Combine: Voting, Setup: setupSSWP})
+		Params: []Param{sourceVertex}, Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupSSWP}, CPU: cpuSSWP})
 }
 
-func setupSSWP(g *graph.Graph, o Options) (*Problem, error) {
+func cpuSSWP(g *graph.Graph, p Params) CPUResult {
+	source := p.Uint32(SourceParam)
+	w := ref.SSWP(g, source)
+	return CPUResult{Validation: ref.CertifySSWP(g, source, w), Method: "certificate", Checked: true,
+		Summary: reachSummary(w, 0, "widest width"), Values: uint32Values("width", "0: unreached; 4294967295: the source", w)}
+}
+
+func setupSSWP(g *graph.Graph, params Params) (*Problem, error) {
+	source := params.Uint32(SourceParam)
 	width := make([]uint32, g.NumVertices())
-	width[o.Source] = math.MaxUint32
+	width[source] = math.MaxUint32
 	meta := Uint32s("width", width)
-	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{o.Source}, MaxIterations: g.NumVertices() + 1,
+	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{source}, MaxIterations: g.NumVertices() + 1,
 		Values: func() Values { return uint32Values("width", "0: unreached; 4294967295: the source", meta.Uint32s()) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
 		Check: func(int) (ref.Report, []Field) {
 			w := meta.Uint32s()
-			return ref.ValidateSSWP(g, o.Source, w), reachSummary(w, 0, "widest width")
+			return ref.ValidateSSWP(g, source, w), reachSummary(w, 0, "widest width")
 		}}, nil
 }

@@ -11,10 +11,22 @@ import (
 // connected component, by minimum-label propagation.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "wcc", About: "weakly connected components (minimum label)", Kernel: "wcc",
-		Combine: Voting, Setup: setupWCC})
+		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupWCC}, CPU: cpuWCC})
 }
 
-func setupWCC(g *graph.Graph, _ Options) (*Problem, error) {
+func cpuWCC(g *graph.Graph, _ Params) CPUResult {
+	labels := ref.WCC(g)
+	sizes, largest := map[uint32]int{}, 0
+	for _, l := range labels {
+		sizes[l]++
+		largest = max(largest, sizes[l])
+	}
+	return CPUResult{Validation: ref.CertifyWCC(g, labels), Method: "union-find partition", Checked: true,
+		Summary: []Field{figure("components", "components", float64(len(sizes)), fmt.Sprint(len(sizes))), figure("largest_component", "largest component", float64(largest), fmt.Sprintf("%d vertices", largest))},
+		Values:  uint32Values("label", "a component's label", labels)}
+}
+
+func setupWCC(g *graph.Graph, _ Params) (*Problem, error) {
 	sym, notes, err := undirected(g)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ import (
 //	worker=cta|warp  a CTA with load-balancing search over its tasks' edges,
 //	                 or a warp with one task per lane.
 //	fetch=auto|N     tasks per pop; auto is 32 (measured best on the H100),
-//	                 or the problem's TaskFetch for CTA workers (colouring).
+//	                 or the problem's Tasks.Fetch for CTA workers (colouring).
 //
 // An algorithm runs under Atos when its module has the entries
 // (WG_ATOS_ENTRIES, or its own for a custom problem such as colouring).
@@ -39,7 +39,11 @@ func init() {
 				Values: []string{"off", "on"}, Default: "off"},
 			{Name: "dedup", About: "on: a vertex improved again while its task waits is not queued twice (a flag per vertex: a load and an exchange per push, an exchange per pop); off: every improvement queues a task, and with local=on a task kept local skips the push's fence (fewer round trips per level on meshes). Colouring deduplicates its own way and ignores it",
 				Values: []string{"on", "off"}, Default: "on", Quiet: true},
+			{Name: "capacity", About: "the task queue's capacity in tasks, an overflow then failing the run; 0: sized from the graph, doubled and the run restarted on overflow",
+				Default: "0", Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxCapacity, Whole: true}},
+			pullFractionKey,
 		},
+		Forms:    []Form{Tasks, ACC},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,
 		Reset:    atosReset,
@@ -87,6 +91,9 @@ func (e *QueueOverflowError) Error() string {
 const atosLocalRounds = 64
 
 func atosSupports(a *Algorithm, v Variant) error {
+	if v.Get("pull") != pullFractionKey.Default && a.Combine != Aggregation {
+		return fmt.Errorf("pull=%s: atos pulls only in an aggregation's prelude (%s votes)", v.Get("pull"), a.Name)
+	}
 	if v.Get("local") == "on" && (v.Get("mode") != "persistent" || v.Get("worker") != "cta") {
 		return fmt.Errorf("local=on is for persistent CTA workers (mode=persistent,worker=cta)")
 	}
@@ -103,7 +110,7 @@ type atosState struct {
 	// improved again meanwhile is not queued twice); colouring ignores it.
 	queued   kernels.DevPtr
 	capacity int
-	// fixed: the capacity was asked for (RunOptions.Tuning.QueueCapacity),
+	// fixed: the capacity was asked for (the capacity key),
 	// so an overflow is an error instead of a retry with a larger queue.
 	fixed bool
 	spin  *Spin
@@ -132,8 +139,8 @@ const atosAutoFetch = 32
 func atosFetch(e *Enactment) int {
 	f := e.Variant.Get("fetch")
 	if f == "auto" {
-		if e.Problem.TaskFetch > 0 && e.Variant.Get("worker") == "cta" {
-			return e.Problem.TaskFetch
+		if e.Problem.Tasks.Fetch > 0 && e.Variant.Get("worker") == "cta" {
+			return e.Problem.Tasks.Fetch
 		}
 		return atosAutoFetch
 	}
@@ -144,7 +151,7 @@ func atosFetch(e *Enactment) int {
 func atosPrepare(e *Enactment) error {
 	n := e.Problem.Graph.NumVertices()
 	st := &atosState{fetch: atosFetch(e)}
-	if c := e.Options.Tuning.QueueCapacity; c > 0 {
+	if c := e.Variant.Int("capacity"); c > 0 {
 		if c < len(e.Problem.Start) {
 			return fmt.Errorf("queue capacity %d is smaller than the %d first tasks", c, len(e.Problem.Start))
 		}
@@ -170,7 +177,7 @@ func atosPrepare(e *Enactment) error {
 		e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
 	}
 	e.State = st
-	if p := e.Problem.Prelude; p != nil {
+	if p := e.Problem.Tasks.Prelude; p != nil {
 		if _, err := kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed"); err != nil {
 			return fmt.Errorf("%s's prelude needs a seeding entry: %w", e.Algorithm.Name, err)
 		}
@@ -208,7 +215,7 @@ func atosRun(e *Enactment) error {
 		return nil
 	}
 	for attempt := 0; ; attempt++ {
-		if p.Prelude != nil {
+		if p.Tasks.Prelude != nil {
 			if err := atosPrelude(e); err != nil {
 				return err
 			}
@@ -237,7 +244,7 @@ func atosRun(e *Enactment) error {
 // stamped (<kernel>_atos_base_seed: one atomic per warp on the tail).
 func atosPrelude(e *Enactment) error {
 	st := e.State.(*atosState)
-	f, err := e.Problem.Prelude.Run(e)
+	f, err := e.Problem.Tasks.Prelude.Run(e)
 	if err != nil {
 		return err
 	}
@@ -278,7 +285,7 @@ func atosGrow(e *Enactment, overflow *QueueOverflowError) error {
 	st := e.State.(*atosState)
 	if st.fixed || st.capacity >= atosMaxCapacity/2 {
 		if st.fixed {
-			overflow.Detail = "the capacity was fixed (--queue-capacity); give a larger one or 0 to let the queue grow"
+			overflow.Detail = "the capacity was fixed (atos:capacity=N); give a larger one or 0 to let the queue grow"
 		} else {
 			overflow.Detail = "the queue cannot grow further"
 		}
@@ -437,33 +444,42 @@ func atosRecord(e *Enactment, it *IterationStats, control []uint32) {
 	}
 	counted := float64(control[atosCounted])
 	did := edges
-	if e.Problem.WorkCounted {
+	if e.Problem.Tasks.WorkCounted {
 		did = counted
 		e.Statistic("assignments", "colour assignments", counted, fmt.Sprintf("%.0f", counted))
 	}
 	e.overwork(did)
 }
 
-// finishRun runs the problem's finishing entries (Problem.Finalize).
+// finishRun calls the problem's finalize hook (Problem.Finish).
 func finishRun(e *Enactment) error {
-	if len(e.Problem.Finalize) == 0 {
+	if e.Problem.Finish == nil {
 		return nil
 	}
-	n := e.Problem.Graph.NumVertices()
-	it := IterationStats{Iteration: len(e.iterations), Phases: "finish", Direction: "-", FrontierIn: n}
-	for _, name := range e.Problem.Finalize {
-		k, err := kernels.Lookup(name)
-		if err != nil {
-			return err
+	return e.Problem.Finish(e)
+}
+
+// launchOverVertices is a finalize hook that launches the named entries
+// (full kernel names) once each over every vertex, with a grid-stride loop
+// and the ACC parameters, as one iteration.
+func launchOverVertices(names ...string) func(e *Enactment) error {
+	return func(e *Enactment) error {
+		n := e.Problem.Graph.NumVertices()
+		it := IterationStats{Iteration: len(e.iterations), Phases: "finish", Direction: "-", FrontierIn: n}
+		for _, name := range names {
+			k, err := kernels.Lookup(name)
+			if err != nil {
+				return err
+			}
+			grid, err := e.gridStrideGrid(k, n)
+			if err != nil {
+				return err
+			}
+			if err := e.launch(&it, k, grid, e.accArgs(e.out, 0)...); err != nil {
+				return err
+			}
 		}
-		grid, err := e.gridStrideGrid(k, n)
-		if err != nil {
-			return err
-		}
-		if err := e.launch(&it, k, grid, e.accArgs(e.out, 0)...); err != nil {
-			return err
-		}
+		e.record(it)
+		return nil
 	}
-	e.record(it)
-	return nil
 }

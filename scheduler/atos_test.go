@@ -3,6 +3,8 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +33,15 @@ func atosEnact(t *testing.T, dev kernels.Device, algo, variant, spec string, ro 
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return Enact(ctx, dev, a, v, g, Options{Source: 0}, ro)
+	return Enact(ctx, dev, a, v, g, a.Select(Params{SourceParam: 0}), ro)
+}
+
+// withKey adds key=value to a variant's spelling.
+func withKey(variant, kv string) string {
+	if strings.Contains(variant, ":") {
+		return variant + "," + kv
+	}
+	return variant + ":" + kv
 }
 
 func summaryValue(t *testing.T, res *Result, key string) float64 {
@@ -51,22 +61,22 @@ func summaryValue(t *testing.T, res *Result, key string) float64 {
 func TestAtosQueueOverflow(t *testing.T) {
 	dev := atosTestDevice(t, sim.ModeFunctional)
 	for _, variant := range []string{"atos", "atos:mode=discrete,worker=warp"} {
-		_, err := atosEnact(t, dev, "bfs", variant, "rmat:scale=8+perm=1", RunOptions{Block: 64, Tuning: Tuning{QueueCapacity: 16}})
+		_, err := atosEnact(t, dev, "bfs", withKey(variant, "capacity=16"), "rmat:scale=8+perm=1", RunOptions{Block: 64})
 		var overflow *QueueOverflowError
 		require.ErrorAs(t, err, &overflow, variant)
 		assert.Equal(t, 16, overflow.Capacity)
 		assert.Greater(t, overflow.Pushed, uint64(16))
-		assert.ErrorContains(t, err, "--queue-capacity")
+		assert.ErrorContains(t, err, "atos:capacity=N")
 
 		// One prelude pull (a pull fraction of 1), then residual push from
 		// nearly every vertex.
-		res, err := atosEnact(t, dev, "pr", variant, "rmat:scale=8+perm=1", RunOptions{Block: 64, Tuning: Tuning{PullFraction: 1}})
+		res, err := atosEnact(t, dev, "pr", withKey(variant, "pull=1"), "rmat:scale=8+perm=1", RunOptions{Block: 64})
 		require.NoError(t, err, variant)
 		assert.True(t, res.Validation.OK(), res.Validation.String())
 		assert.Contains(t, res.Notes[len(res.Notes)-1], "overflowed", "PageRank's residual push outgrows the first queue of 4|V|")
 		assert.Greater(t, summaryValue(t, res, "queue_pushes"), float64(4*256))
 	}
-	_, err := atosEnact(t, dev, "bfs", "atos", "rmat:scale=8+perm=1", RunOptions{Block: 64, Tuning: Tuning{QueueCapacity: 0}, Repeat: 1})
+	_, err := atosEnact(t, dev, "bfs", "atos:capacity=0", "rmat:scale=8+perm=1", RunOptions{Block: 64, Repeat: 1})
 	require.NoError(t, err)
 }
 
@@ -111,13 +121,13 @@ func TestAtosTerminationThatNeverComes(t *testing.T) {
 	for _, mode := range []sim.Mode{sim.ModeFunctional, sim.ModeTiming} {
 		dev := atosTestDevice(t, mode)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		_, err := Enact(ctx, dev, a, v, g, Options{}, RunOptions{Block: 64, Grid: 2})
+		_, err := Enact(ctx, dev, a, v, g, nil, RunOptions{Block: 64, Grid: 2})
 		cancel()
 		var deadlock *kernels.DeadlockError
 		require.ErrorAs(t, err, &deadlock, "mode %v", mode)
 		assert.Contains(t, deadlock.Error(), "bfs_atos_cta_persist")
 
-		_, err = Enact(context.Background(), dev, a, v, g, Options{}, RunOptions{Block: 64, Grid: 2, SpinBudget: 5000})
+		_, err = Enact(context.Background(), dev, a, v, g, nil, RunOptions{Block: 64, Grid: 2, SpinBudget: 5000})
 		var budget *kernels.SpinBudgetError
 		require.True(t, errors.As(err, &budget), "mode %v: %v", mode, err)
 	}
@@ -160,7 +170,7 @@ func TestAtosPageRankPullsThenPushes(t *testing.T) {
 	g, err := graph.Load("rmat:scale=10+perm=1", graph.LoadOptions{})
 	require.NoError(t, err)
 	pulls := func(variant string, fraction float64) int {
-		res, err := atosEnact(t, dev, "pr", variant, "rmat:scale=10+perm=1", RunOptions{Warmup: 1, Repeat: 2, Tuning: Tuning{PullFraction: fraction}})
+		res, err := atosEnact(t, dev, "pr", withKey(variant, fmt.Sprintf("pull=%g", fraction)), "rmat:scale=10+perm=1", RunOptions{Warmup: 1, Repeat: 2})
 		require.NoError(t, err)
 		require.True(t, res.Validation.OK(), "%s: %s", variant, res.Validation.String())
 		var phases []string

@@ -16,6 +16,8 @@ func init() {
 		Reset:    bspReset,
 		Run:      bspRun,
 		Variants: []string{"bsp"},
+		Forms:    []Form{Own, ACC},
+		Offers:   map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
 	})
 }
 
@@ -93,7 +95,7 @@ func bspRun(e *Enactment) error {
 		f.Swap(count)
 		return count, nil
 	}
-	bound := p.Delta
+	bound := p.bucketStart()
 	for iteration := 0; ; iteration++ {
 		if err := e.iterationLimit(iteration); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,15 +74,20 @@ func openSim(t *testing.T, mode sim.Mode) *sim.Device {
 	return dev
 }
 
+// withKey adds key=value to a variant's spelling.
+func withKey(variant, kv string) string {
+	if strings.Contains(variant, ":") {
+		return variant + "," + kv
+	}
+	return variant + ":" + kv
+}
+
 // runCell enacts one (algorithm, variant, graph) cell and checks it.
 func runCell(t *testing.T, dev kernels.Device, e scheduler.Entry, g *graph.Graph, ro scheduler.RunOptions) *scheduler.Result {
 	t.Helper()
-	o := scheduler.Options{K: 3}
-	if e.Algorithm.UsesSource {
-		if g.NumVertices() == 0 {
-			t.Skip("no source in an empty graph (the command line refuses it)")
-		}
-		o.Source = g.MaxDegreeVertex()
+	o := e.Algorithm.Select(scheduler.Params{"k": 3})
+	if e.Algorithm.UsesSource() && g.NumVertices() == 0 {
+		t.Skip("no source in an empty graph (the command line refuses it)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -153,12 +159,11 @@ func TestRegisteredVariantsCoverEveryValue(t *testing.T) {
 }
 
 // Every ACC algorithm has its entries for every scheduler and phase in the
-// kernel catalog (algorithms with their own entries, such as belief
-// propagation and colouring, name their schedulers, and their runs look
-// their entries up).
+// kernel catalog (algorithms with forms of their own only, such as belief
+// propagation and colouring, look their entries up when they run).
 func TestEveryAlgorithmHasItsKernels(t *testing.T) {
 	for _, a := range scheduler.Algorithms() {
-		if a.Setup == nil || a.Schedulers != nil {
+		if a.Setups[scheduler.ACC] == nil {
 			continue
 		}
 		for _, phase := range []string{"filter", "push", "pull"} {
@@ -186,9 +191,9 @@ func TestRepeatRunsFromTheInitialState(t *testing.T) {
 		require.NoError(t, err)
 		v, err := scheduler.ParseVariant("bsp")
 		require.NoError(t, err)
-		once, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 3, K: 4}, scheduler.RunOptions{})
+		once, err := scheduler.Enact(context.Background(), dev, a, v, g, a.Select(scheduler.Params{"source": 3, "k": 4}), scheduler.RunOptions{})
 		require.NoError(t, err)
-		thrice, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 3, K: 4}, scheduler.RunOptions{Warmup: 1, Repeat: 2})
+		thrice, err := scheduler.Enact(context.Background(), dev, a, v, g, a.Select(scheduler.Params{"source": 3, "k": 4}), scheduler.RunOptions{Warmup: 1, Repeat: 2})
 		require.NoError(t, err)
 		assert.True(t, thrice.Validation.OK(), thrice.Validation.String())
 		assert.Len(t, thrice.Runs, 2)
@@ -202,9 +207,9 @@ func TestEnactRejectsBadInput(t *testing.T) {
 	bfs, err := scheduler.LookupAlgorithm("bfs")
 	require.NoError(t, err)
 	v, _ := scheduler.ParseVariant("bsp")
-	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{Source: 16}, scheduler.RunOptions{})
-	assert.ErrorContains(t, err, "source 16 is not a vertex")
-	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{}, scheduler.RunOptions{Block: 48})
+	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Params{"source": 16}, scheduler.RunOptions{})
+	assert.ErrorContains(t, err, "--source 16 is not a vertex")
+	_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, nil, scheduler.RunOptions{Block: 48})
 	assert.ErrorContains(t, err, "not a positive multiple of the warp size")
 	_, err = scheduler.LookupAlgorithm("nosuch")
 	assert.ErrorContains(t, err, "unknown algorithm")
@@ -228,10 +233,10 @@ func TestSIMDXJITSwitchesFiltersOnOverflow(t *testing.T) {
 	g := build(t, 202, false, edges)
 	bfs, err := scheduler.LookupAlgorithm("bfs")
 	require.NoError(t, err)
-	v, err := scheduler.ParseVariant("simdx:filter=jit,direction=push")
+	v, err := scheduler.ParseVariant("simdx:filter=jit,direction=push,bin=4")
 	require.NoError(t, err)
-	res, err := scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{Source: 0},
-		scheduler.RunOptions{Block: 32, Grid: 1, Tuning: scheduler.Tuning{BinSize: 4}})
+	res, err := scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Params{"source": 0},
+		scheduler.RunOptions{Block: 32, Grid: 1})
 	require.NoError(t, err)
 	require.True(t, res.Validation.OK(), res.Validation.String())
 	require.GreaterOrEqual(t, len(res.Iterations), 3)
@@ -265,7 +270,7 @@ func TestPageRankManyDanglingVertices(t *testing.T) {
 	for _, name := range []string{"bsp", "simdx"} {
 		v, err := scheduler.ParseVariant(name)
 		require.NoError(t, err)
-		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{}, scheduler.RunOptions{})
+		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, nil, scheduler.RunOptions{})
 		require.NoError(t, err)
 		assert.True(t, res.Validation.OK(), res.Validation.String())
 	}
@@ -293,7 +298,7 @@ func TestFusedGridOverTheCoResidentLimit(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		res, err := scheduler.Enact(ctx, dev, bfs, v, g, scheduler.Options{Source: 0}, scheduler.RunOptions{Block: 64, Grid: grid, SpinBudget: budget})
+		res, err := scheduler.Enact(ctx, dev, bfs, v, g, scheduler.Params{"source": 0}, scheduler.RunOptions{Block: 64, Grid: grid, SpinBudget: budget})
 		if err == nil {
 			assert.True(t, res.Validation.OK(), res.Validation.String())
 		}
@@ -335,10 +340,10 @@ func TestSIMDXPageRankPullsThenPushes(t *testing.T) {
 	pr, err := scheduler.LookupAlgorithm("pr")
 	require.NoError(t, err)
 	directions := func(variant string, fraction float64) []string {
-		v, err := scheduler.ParseVariant(variant)
+		v, err := scheduler.ParseVariant(withKey(variant, fmt.Sprintf("pull=%g", fraction)))
 		require.NoError(t, err)
-		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{},
-			scheduler.RunOptions{Warmup: 1, Repeat: 2, Tuning: scheduler.Tuning{PullFraction: fraction}})
+		res, err := scheduler.Enact(context.Background(), dev, pr, v, g, nil,
+			scheduler.RunOptions{Warmup: 1, Repeat: 2})
 		require.NoError(t, err)
 		require.True(t, res.Validation.OK(), res.Validation.String())
 		var dirs []string
@@ -366,7 +371,7 @@ func TestSIMDXPageRankPullsThenPushes(t *testing.T) {
 		v, err := scheduler.ParseVariant(variant)
 		require.NoError(t, err)
 		for _, spec := range []string{"rmat:scale=10+perm=1", "grid:w=48,h=48"} {
-			res, err := scheduler.Enact(context.Background(), dev, pr, v, load(t, spec), scheduler.Options{}, scheduler.RunOptions{})
+			res, err := scheduler.Enact(context.Background(), dev, pr, v, load(t, spec), nil, scheduler.RunOptions{})
 			require.NoError(t, err)
 			require.True(t, res.Validation.OK(), res.Validation.String())
 			local, unlaunched := 0, 0
@@ -404,7 +409,7 @@ func TestSSSPDeltaStepping(t *testing.T) {
 			for _, delta := range []uint32{1, 8, 1 << 20} {
 				t.Run(fmt.Sprintf("%s/%s/delta=%d", name, cg.name, delta), func(t *testing.T) {
 					res, err := scheduler.Enact(context.Background(), dev, sssp, v, cg.g,
-						scheduler.Options{Source: cg.g.MaxDegreeVertex(), Delta: delta}, scheduler.RunOptions{Block: 64, Warmup: 1, Repeat: 2})
+						scheduler.Params{"delta": delta}, scheduler.RunOptions{Block: 64, Warmup: 1, Repeat: 2})
 					require.NoError(t, err)
 					require.True(t, res.Validation.OK(), res.Validation.String())
 					admits := 0
@@ -427,7 +432,7 @@ func TestSSSPDeltaStepping(t *testing.T) {
 	for _, name := range []string{"atos", "simdx:fusion=all", "edge"} {
 		v, err := scheduler.ParseVariant(name)
 		require.NoError(t, err)
-		_, err = scheduler.Enact(context.Background(), dev, sssp, v, g, scheduler.Options{Delta: 4}, scheduler.RunOptions{Block: 64})
+		_, err = scheduler.Enact(context.Background(), dev, sssp, v, g, scheduler.Params{"delta": 4}, scheduler.RunOptions{Block: 64})
 		assert.ErrorContains(t, err, "delta-stepping", name)
 	}
 }

@@ -17,7 +17,9 @@ func TestEveryCPUReferenceIsCheckedIndependently(t *testing.T) {
 		require.NoError(t, err)
 		for _, a := range scheduler.Algorithms() {
 			require.NotNil(t, a.CPU, a.Name)
-			r := a.CPU(g, scheduler.Options{Source: 0, K: 3, Seed: 1})
+			params, err := a.ResolveParams(g, a.Select(scheduler.Params{"source": 0, "k": 3, "seed": 1}))
+			require.NoError(t, err)
+			r := a.CPU(g, params)
 			assert.True(t, r.Checked, "%s on %s: %s", a.Name, spec, r.Method)
 			assert.True(t, r.Validation.OK(), "%s on %s: %v", a.Name, spec, r.Validation.Err())
 			assert.Positive(t, r.Validation.Checked, "%s on %s compared vertices", a.Name, spec)

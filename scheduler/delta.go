@@ -15,17 +15,18 @@ import (
 // startBuckets sets the first bucket's bound (untimed: called from Reset);
 // a problem without Delta keeps the bound at 0xFFFFFFFF (no buckets).
 func (e *Enactment) startBuckets() error {
-	if e.Problem.Delta == 0 {
+	b := e.Problem.Buckets
+	if b == nil {
 		return nil
 	}
-	e.Buffers.Upload(e.Problem.Bucket.Ptr(), rawBytes([]uint32{e.Problem.Delta, ^uint32(0)}), "bucket bound")
+	e.Buffers.Upload(b.Bound.Ptr(), rawBytes([]uint32{b.Delta, ^uint32(0)}), "bucket bound")
 	return e.Buffers.Err()
 }
 
 // bucketNote says how the run uses buckets (Prepare adds it to the notes).
 func (e *Enactment) bucketNote() {
-	if e.Problem.Delta > 0 {
-		e.Notes = append(e.Notes, fmt.Sprintf("delta-stepping: buckets of %d, a vertex improved beyond its bucket waits for the bucket that covers it", e.Problem.Delta))
+	if b := e.Problem.Buckets; b != nil {
+		e.Notes = append(e.Notes, fmt.Sprintf("delta-stepping: buckets of %d, a vertex improved beyond its bucket waits for the bucket that covers it", b.Delta))
 	}
 }
 
@@ -36,15 +37,15 @@ func (e *Enactment) bucketNote() {
 // returns 0 when no vertex waits (the run is over), and the admission
 // passes' launches go on the iteration it records.
 func (e *Enactment) nextBucket(iteration int, bound *uint32, admit func(it *IterationStats) (int, error)) (int, error) {
-	p := e.Problem
-	if p.Delta == 0 {
+	p := e.Problem.Buckets
+	if p == nil {
 		return 0, nil
 	}
 	it := IterationStats{Iteration: iteration, Phases: "admit", Direction: "-", Filter: "bucket"}
 	next := saturatingAdd(*bound, p.Delta)
 	for {
 		*bound = next
-		e.Buffers.Upload(p.Bucket.Ptr(), rawBytes([]uint32{next, ^uint32(0)}), "bucket bound")
+		e.Buffers.Upload(p.Bound.Ptr(), rawBytes([]uint32{next, ^uint32(0)}), "bucket bound")
 		if err := e.Buffers.Err(); err != nil {
 			return 0, err
 		}
@@ -59,7 +60,7 @@ func (e *Enactment) nextBucket(iteration int, bound *uint32, admit func(it *Iter
 			return size, nil
 		}
 		var words [2]uint32
-		if err := kernels.Download(e.Dev, words[:], p.Bucket.Ptr()); err != nil {
+		if err := kernels.Download(e.Dev, words[:], p.Bound.Ptr()); err != nil {
 			return 0, err
 		}
 		if words[1] == ^uint32(0) { // nothing waits
@@ -80,15 +81,11 @@ func saturatingAdd(a, b uint32) uint32 {
 	return a + b
 }
 
-// SupportsDelta says why a variant cannot run delta-stepping (nil: it
-// can): only the host-driven bsp and simdx loops have buckets.
-func SupportsDelta(v Variant) error {
-	name := v.Scheduler.Name
-	switch {
-	case name == "bsp", name == "simdx" && v.Get("fusion") == "none":
-		return nil
-	case name == "simdx":
-		return fmt.Errorf("delta-stepping runs in SIMD-X's host-driven loop (fusion=none), not in fused kernels")
+// bucketStart is the first bucket's bound (0: the problem has no
+// buckets).
+func (p *Problem) bucketStart() uint32 {
+	if p.Buckets == nil {
+		return 0
 	}
-	return fmt.Errorf("delta-stepping runs under bsp and simdx (fusion=none), not %s", name)
+	return p.Buckets.Delta
 }

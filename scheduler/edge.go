@@ -57,21 +57,7 @@ const (
 	edgeOwned     = math.MaxUint32
 )
 
-// edgeAlgorithms are those whose ACC structs have the pull members the
-// sweep combines with.
-var edgeAlgorithms = map[string]bool{"bfs": true, "sssp": true, "sswp": true, "wcc": true, "pr": true}
-
-func edgeSupports(a *Algorithm, _ Variant) error {
-	switch {
-	case edgeAlgorithms[a.Name]:
-		return nil
-	case a.Name == "kcore":
-		return fmt.Errorf("k-core peels by decrementing counters and has no pull form (identity, reduce, combine_pull), which the edge-centric sweep combines with")
-	case a.Name == "bp":
-		return fmt.Errorf("belief propagation has its own entries (its state lives on edges): run it under bsp")
-	}
-	return fmt.Errorf("the edge-centric sweep combines with the ACC pull members (identity, reduce, combine_pull); %s is not known to have them", a.Name)
-}
+func edgeSupports(a *Algorithm, v Variant) error { return needsGather(a, v, "sweep") }
 
 // edgeLayout is the edge list cut into edge blocks. The edges are the
 // in-edge CSR's, in its order (by destination): edge e's source is the
@@ -177,9 +163,6 @@ type edgeState struct {
 
 func edgePrepare(e *Enactment) error {
 	p := e.Problem
-	if p.Custom != nil {
-		return fmt.Errorf("%s runs its own entries: the edge-centric scheduler runs ACC algorithms only", e.Algorithm.Name)
-	}
 	if e.Options.Block > edgeMaxSlots {
 		return fmt.Errorf("edge blocks of %d edges: a CTA of at most %d threads (one per edge)", e.Options.Block, edgeMaxSlots)
 	}

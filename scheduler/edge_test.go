@@ -162,7 +162,7 @@ func sinkRunner(t *testing.T, algorithm string) func(variant string) *Result {
 	return func(variant string) *Result {
 		v, err := ParseVariant(variant)
 		require.NoError(t, err)
-		res, err := Enact(context.Background(), dev, a, v, g, Options{Source: 0}, RunOptions{Block: 128})
+		res, err := Enact(context.Background(), dev, a, v, g, a.Select(Params{"source": 0}), RunOptions{Block: 128})
 		require.NoError(t, err)
 		require.True(t, res.Validation.OK(), res.Validation.String())
 		return res
@@ -177,15 +177,14 @@ func TestEdgeSupports(t *testing.T) {
 		require.NoError(t, err)
 		assert.NoError(t, edgeSupports(a, v), name)
 	}
-	for name, why := range map[string]string{"kcore": "no pull form", "bp": "run it under bsp"} {
-		a, err := LookupAlgorithm(name)
-		require.NoError(t, err)
-		assert.ErrorContains(t, edgeSupports(a, v), why, name)
-	}
 	kcore, err := LookupAlgorithm("kcore")
 	require.NoError(t, err)
-	_, err = Enact(context.Background(), nil, kcore, v, nil, Options{}, RunOptions{})
-	assert.ErrorContains(t, err, "kcore under edge:cache=shared,census=off: k-core peels")
+	assert.ErrorContains(t, edgeSupports(kcore, v), "pull members (identity, reduce, combine_pull), which kcore does not have")
+	bp, err := LookupAlgorithm("bp")
+	require.NoError(t, err)
+	assert.ErrorContains(t, Supports(bp, v), "bp runs in the own form(s); edge runs acc")
+	_, err = Enact(context.Background(), nil, kcore, v, nil, nil, RunOptions{})
+	assert.ErrorContains(t, err, "kcore under edge:cache=shared,census=off: edge combines updates")
 }
 
 // PageRank's float sums go through the native atomicAdd (pr_acc's

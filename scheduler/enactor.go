@@ -23,67 +23,12 @@ type RunOptions struct {
 	// Grid forces the grid of grid-stride and persistent phases; 0 sizes
 	// it from the device's occupancy.
 	Grid int
-	// Tuning holds the schedulers' numeric settings; zero values take
-	// the defaults.
-	Tuning Tuning
 	// SpinBudget bounds every wait of a kernel that spins (fused kernels'
 	// grid barriers): a wait that polls this often gives up, and the run
 	// ends in a *kernels.SpinBudgetError. 0 means unbounded, which only the
 	// simulator may run (its deadlock detector ends a hung launch): on
 	// hardware a grid that cannot be co-resident would hang the GPU.
 	SpinBudget uint32
-}
-
-// Tuning are numeric scheduler settings (SIMD-X's).
-type Tuning struct {
-	// BinSize is the online filter's thread bin (entries per thread);
-	// SIMD-X uses 64.
-	BinSize int `json:"bin_size"`
-	// MediumFrom and LargeFrom are the out-degrees from which a vertex is
-	// processed by a warp and by a CTA (defaults 32 and 256).
-	MediumFrom int `json:"medium_from"`
-	LargeFrom  int `json:"large_from"`
-	// PullFraction switches to pull when the frontier's out-edges exceed
-	// this fraction of all edges (Ligra's rule; default 0.3).
-	PullFraction float64 `json:"pull_fraction"`
-	// WQueues is the hq scheduler's number of warp-level queues W, 1..32
-	// (default 8, the lecture's example): thread t inserts into queue t % W.
-	WQueues int `json:"w_queues"`
-	// QueueCapacity fixes the atos task queue's capacity in tasks, so that
-	// an overflow is an error; 0 sizes it from the graph and doubles it
-	// (restarting the run) when it overflows.
-	QueueCapacity int `json:"queue_capacity,omitempty"`
-}
-
-func (t Tuning) withDefaults() Tuning {
-	if t.BinSize == 0 {
-		t.BinSize = 64
-	}
-	if t.MediumFrom == 0 {
-		t.MediumFrom = 32
-	}
-	if t.LargeFrom == 0 {
-		t.LargeFrom = 256
-	}
-	if t.PullFraction == 0 {
-		t.PullFraction = 0.3
-	}
-	if t.WQueues == 0 {
-		t.WQueues = 8
-	}
-	return t
-}
-
-func (t Tuning) check() error {
-	switch {
-	case t.BinSize < 0 || t.MediumFrom < 0 || t.LargeFrom < 0 || t.PullFraction < 0 || t.WQueues < 0 || t.QueueCapacity < 0:
-		return fmt.Errorf("tuning %+v: values must not be negative", t)
-	case t.WQueues > 32:
-		return fmt.Errorf("%d w-queues: at most 32, one per lane of a warp", t.WQueues)
-	case t.MediumFrom > t.LargeFrom && t.LargeFrom != 0:
-		return fmt.Errorf("medium lists from degree %d but large from %d: medium must not start above large", t.MediumFrom, t.LargeFrom)
-	}
-	return nil
 }
 
 // IterationStats describes one iteration of a run.
@@ -135,8 +80,10 @@ type Result struct {
 	// Median over Runs of each time.
 	EndToEnd, Kernel time.Duration
 	Validation       ref.Report
-	Summary          []Field
-	Notes            []string
+	// Params are the algorithm's parameters as the run resolved them.
+	Params  Params
+	Summary []Field
+	Notes   []string
 	// Values is the per-vertex result (nil when the problem has none).
 	Values *Values
 }
@@ -148,9 +95,11 @@ type Enactment struct {
 	Dev       kernels.Device
 	Algorithm *Algorithm
 	Variant   Variant
-	Problem   *Problem
-	Options   RunOptions
-	Buffers   *Buffers
+	// Form is the algorithm's form the variant runs.
+	Form    Form
+	Problem *Problem
+	Options RunOptions
+	Buffers *Buffers
 	// State is the scheduler's own (frontiers, queues), set by Prepare.
 	State any
 	// Notes say how the run departs from what was asked (e.g. a smaller
@@ -174,16 +123,62 @@ type deviceGraph struct {
 	n                         int
 }
 
-// Enact runs algorithm a under variant v on g: it sets up the problem,
-// runs it Warmup+Repeat times from the initial state, validates the final
-// result and returns the statistics.
-func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *graph.Graph, o Options, ro RunOptions) (*Result, error) {
-	if a.Setup == nil {
+// Plan is an algorithm under a scheduler variant with its parameters,
+// checked once: the form the variant runs it in, the parameters' kinds and
+// ranges, and the capabilities they need.
+type Plan struct {
+	Algorithm *Algorithm
+	Variant   Variant
+	Form      Form
+	// Params are the given values; Enact resolves the rest on the graph.
+	Params Params
+}
+
+// NewPlan checks that variant v can run algorithm a with the given
+// parameters (before any graph is loaded).
+func NewPlan(a *Algorithm, v Variant, given Params) (*Plan, error) {
+	if a.Setups == nil {
 		return nil, fmt.Errorf("algorithm %s has no GPU kernels yet: it runs only on the CPU reference", a.Name)
 	}
-	if err := Supports(a, v); err != nil {
+	if err := a.CheckParams(given); err != nil {
+		return nil, err
+	}
+	form, err := v.FormOf(a)
+	if err != nil {
+		return nil, err
+	}
+	if v.Scheduler.Supports != nil {
+		if err := v.Scheduler.Supports(a, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range a.Params {
+		x, ok := given[d.Name]
+		if !ok || d.Requires == "" || x == d.normalise(d.Default) {
+			continue
+		}
+		if err := v.Offers(d.Requires); err != nil {
+			return nil, fmt.Errorf("--%s %v: %w", d.Name, x, err)
+		}
+	}
+	return &Plan{Algorithm: a, Variant: v, Form: form, Params: given}, nil
+}
+
+// Enact runs algorithm a under variant v on g with the given parameters
+// (NewPlan, then Plan.Enact).
+func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *graph.Graph, given Params, ro RunOptions) (*Result, error) {
+	plan, err := NewPlan(a, v, given)
+	if err != nil {
 		return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
 	}
+	return plan.Enact(ctx, dev, g, ro)
+}
+
+// Enact sets up the plan's problem on g, runs it Warmup+Repeat times from
+// the initial state, validates the final result and returns the
+// statistics.
+func (plan *Plan) Enact(ctx context.Context, dev kernels.Device, g *graph.Graph, ro RunOptions) (*Result, error) {
+	a, v := plan.Algorithm, plan.Variant
 	if ro.Block == 0 {
 		ro.Block = 256
 	}
@@ -193,31 +188,19 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 	if ro.Warmup < 0 || ro.Repeat < 0 || ro.Grid < 0 {
 		return nil, fmt.Errorf("warm-up %d, repeat %d and grid %d must not be negative", ro.Warmup, ro.Repeat, ro.Grid)
 	}
-	if err := ro.Tuning.check(); err != nil {
-		return nil, err
-	}
-	ro.Tuning = ro.Tuning.withDefaults()
 	ro.Repeat = max(ro.Repeat, 1)
-	if a.UsesSource && int64(o.Source) >= int64(g.NumVertices()) {
-		return nil, fmt.Errorf("%s: source %d is not a vertex (the graph has %d vertices)", a.Name, o.Source, g.NumVertices())
-	}
-	o.Scheduler = v.Scheduler.Name
-	p, err := a.Setup(g, o)
+	params, err := a.ResolveParams(g, plan.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	if o.Delta > 0 {
-		if p.Bucket == nil {
-			return nil, fmt.Errorf("%s has no buckets: delta-stepping is SSSP's", a.Name)
-		}
-		if err := SupportsDelta(v); err != nil {
-			return nil, fmt.Errorf("%s: %w", a.Name, err)
-		}
+	p, err := a.Setups[plan.Form](g, params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	if len(p.Meta) > 4 {
 		return nil, fmt.Errorf("%s: %d metadata buffers, the ACC entries take at most 4", a.Name, len(p.Meta))
 	}
-	e := &Enactment{Ctx: ctx, Dev: dev, Algorithm: a, Variant: v, Problem: p, Options: ro, Buffers: NewBuffers(dev)}
+	e := &Enactment{Ctx: ctx, Dev: dev, Algorithm: a, Variant: v, Form: plan.Form, Problem: p, Options: ro, Buffers: NewBuffers(dev)}
 	defer func() {
 		for _, f := range e.cleanups {
 			f()
@@ -237,7 +220,7 @@ func Enact(ctx context.Context, dev kernels.Device, a *Algorithm, v Variant, g *
 			return nil, err
 		}
 	}
-	res := &Result{Algorithm: a.Name, Variant: v.String()}
+	res := &Result{Algorithm: a.Name, Variant: v.String(), Params: params}
 	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
 		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
 		for _, m := range p.Meta {

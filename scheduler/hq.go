@@ -28,8 +28,8 @@ import (
 // compare the queues alone). No kernel waits for another CTA, so nothing
 // spins.
 //
-// W is a run-time setting, Tuning.WQueues (run --w-queues, 1..32), not a
-// key: a sweep over W = 1…32 reuses one set of entries.
+// W is the numeric key queues (1..32), a run-time setting: a sweep over
+// W = 1…32 reuses one set of entries.
 //
 // Per-iteration statistics: single_cta (1 when the level ran in the
 // single-CTA kernel, 0 in a multi-CTA launch), w_overflows and
@@ -46,6 +46,8 @@ func init() {
 				Values: []string{"interleaved", "naive"}, Default: "interleaved"},
 			{Name: "local", About: "cta: one CTA runs levels alone, __syncthreads between them, from a frontier of at most one vertex per thread until a level's output overflows the b-queue (the lecture's rule); round: the same, but the CTA hands over as soon as the output exceeds one vertex per thread; off: one multi-CTA launch per level (queue=g never has a single CTA)",
 				Values: []string{"cta", "round", "off"}, Default: "cta"},
+			{Name: "queues", About: "warp-level queues W (1..32): thread t inserts into queue t % W",
+				Default: "8", Quiet: true, Range: &KeyRange{Min: 1, Max: 32, Whole: true}},
 		},
 		Label: hqLabel,
 		Supports: func(a *Algorithm, v Variant) error {
@@ -152,7 +154,7 @@ func hqRun(e *Enactment) error {
 			return err
 		}
 	}
-	w := uint32(e.Options.Tuning.WQueues)
+	w := uint32(e.Variant.Int("queues"))
 	var totals hqTotals
 	defer func() {
 		e.Statistic("w_queues", "w-queues (W)", float64(w), fmt.Sprint(w))

@@ -19,10 +19,9 @@ func enactHQ(t *testing.T, dev kernels.Device, algo, variant string, g *graph.Gr
 	t.Helper()
 	a, err := scheduler.LookupAlgorithm(algo)
 	require.NoError(t, err)
-	v, err := scheduler.ParseVariant(variant)
+	v, err := scheduler.ParseVariant(withKey(variant, fmt.Sprintf("queues=%d", w)))
 	require.NoError(t, err)
-	ro.Tuning.WQueues = w
-	res, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 0}, ro)
+	res, err := scheduler.Enact(context.Background(), dev, a, v, g, a.Select(scheduler.Params{"source": 0}), ro)
 	require.NoError(t, err)
 	require.True(t, res.Validation.OK(), res.Validation.String())
 	return res
@@ -168,13 +167,11 @@ func TestHQRejectsWhatItCannotRun(t *testing.T) {
 	require.NoError(t, err)
 	pr, err := scheduler.LookupAlgorithm("pr")
 	require.NoError(t, err)
-	_, err = scheduler.Enact(context.Background(), dev, pr, v, g, scheduler.Options{}, scheduler.RunOptions{})
+	_, err = scheduler.Enact(context.Background(), dev, pr, v, g, nil, scheduler.RunOptions{})
 	assert.ErrorContains(t, err, "pr aggregates")
-	bfs, err := scheduler.LookupAlgorithm("bfs")
-	require.NoError(t, err)
-	for _, w := range []int{-1, 33} {
-		_, err = scheduler.Enact(context.Background(), dev, bfs, v, g, scheduler.Options{}, scheduler.RunOptions{Tuning: scheduler.Tuning{WQueues: w}})
-		assert.Error(t, err, "W=%d", w)
+	for _, w := range []string{"-1", "0", "33", "2.5", "NaN"} {
+		_, err = scheduler.ParseVariant("hq:queues=" + w)
+		assert.ErrorContains(t, err, "use a whole number in [1, 32]", "W=%s", w)
 	}
 	_, err = scheduler.ParseVariant("hq:layout=diagonal")
 	assert.ErrorContains(t, err, "use one of interleaved, naive")

@@ -3,8 +3,10 @@ package scheduler
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/warpgraph/warpgraph/graph"
@@ -30,46 +32,81 @@ func (k CombineKind) String() string {
 	return "voting"
 }
 
-// Options are the algorithm parameters a run may set.
-type Options struct {
-	// Source is the start vertex of algorithms that have one.
-	Source uint32
-	// K is k-core's k.
-	K uint32
-	// Delta is SSSP's bucket width for delta-stepping under the host-driven
-	// bsp and simdx loops (0: frontier Bellman-Ford, no buckets).
-	Delta uint32
-	// Seed seeds belief propagation's priors.
-	Seed uint64
-	// Scheduler is the scheduler the problem is set up for (Enact sets
-	// it): PageRank pulls in sweeps under the bulk-synchronous schedulers
-	// and pushes residuals under the task-parallel one.
-	Scheduler string
+// Form is a way an algorithm can be run, each with its own setup: the
+// ACC struct's entries, or a form one family of schedulers runs. A
+// scheduler lists the forms it accepts in order of preference; it runs an
+// algorithm in the first of them the algorithm provides.
+type Form int
+
+const (
+	// ACC is the ACC struct's entries (WG_ACC_ENTRIES and the scheduler
+	// families' own entry lines), run by every ACC scheduler.
+	ACC Form = iota
+	// PullThenPush is an aggregation whose state also moves by pushing
+	// (PageRank's residual): SIMD-X pulls in its first iteration and while
+	// the frontier's out-edges exceed the pull fraction, then pushes until
+	// the frontier empties, each push preceded by the take entry
+	// (<kernel>_simdx_none_take), and finishes with the problem's
+	// Finalize entries.
+	PullThenPush
+	// Tasks is a task-parallel form with entries of its own (PageRank's
+	// residual push, colouring's assign-or-check tasks).
+	Tasks
+	// Own is an algorithm that runs its own phases (Problem.Custom): its
+	// state does not fit the ACC contract (belief propagation's lives on
+	// edges) or it has rounds of its own (colouring's assign and detect).
+	Own
+)
+
+func (f Form) String() string {
+	return [...]string{"acc", "pull-then-push", "tasks", "own"}[f]
 }
 
+// Setup builds an algorithm's problem on g (already loaded and checked)
+// with resolved parameters.
+type Setup func(g *graph.Graph, p Params) (*Problem, error)
+
+// Capability is something a scheduler variant may offer beyond running
+// an algorithm's form; an algorithm parameter may require one.
+type Capability string
+
+// Buckets is delta-stepping: a host-driven loop that raises a bucket bound
+// when a frontier empties (scheduler/delta.go).
+const Buckets Capability = "delta-stepping buckets"
+
 // Algorithm is one registered algorithm: its kernels (module Kernel in
-// kernels/, entries Kernel_<scheduler>_<variant>_<phase>) and how to set up
-// its problem on a graph.
+// kernels/, entries Kernel_<scheduler>_<variant>_<phase>), its parameters,
+// its forms and their setups, and its CPU reference.
 type Algorithm struct {
 	Name, About string
 	Kernel      string
-	UsesSource  bool
 	Combine     CombineKind
+	// Params are the algorithm's parameters (source vertex, k, seed, ...).
+	Params []Param
+	// Gathers says the ACC struct has the pull members (identity, reduce,
+	// combine_pull) that pull sweeps combine with.
+	Gathers bool
 	// Pullable says direction-switching schedulers should pull when the
-	// frontier is large: the ACC struct has a pull form whose gather stops
-	// early (BFS). SSSP, SSWP and WCC have pull forms too, but each of their
-	// pulls is a full sweep over every in-edge: on the H100 (rmat20) pulling
-	// made SSSP 8x, SSWP 4.6x and WCC 5.6x slower than pushing only.
+	// frontier is large: the ACC struct's gather stops early (BFS). Other
+	// gathers sweep every in-edge of every vertex, which costs more than
+	// pushing from the frontier.
 	Pullable bool
-	// Schedulers, when set, are the only schedulers that can run the
-	// algorithm: it is not an ACC algorithm and brings its own entries
-	// (belief propagation, colouring).
-	Schedulers []string
-	// Setup builds the problem on g (already loaded and checked); nil
-	// while the algorithm has no GPU kernels (Kernel is then empty).
-	Setup func(g *graph.Graph, o Options) (*Problem, error)
+	// Setups are the algorithm's forms; nil while the algorithm has no GPU
+	// kernels (Kernel is then empty).
+	Setups map[Form]Setup
 	// CPU runs the CPU reference and checks it independently.
-	CPU func(g *graph.Graph, o Options) CPUResult
+	CPU func(g *graph.Graph, p Params) CPUResult
+}
+
+// Forms lists the forms the algorithm provides, in Form order.
+func (a *Algorithm) Forms() []Form {
+	var out []Form
+	for f := ACC; f <= Own; f++ {
+		if a.Setups[f] != nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Field is one named figure of a run's summary.
@@ -105,18 +142,8 @@ type Problem struct {
 	// Pull makes every iteration a sweep over all vertices gathering over
 	// in-edges (aggregation); otherwise iterations push from the frontier.
 	Pull bool
-	// Delta and Bucket are delta-stepping's bucket width and the bound
-	// words (kernels/sssp.cu, meta2) of a problem that has buckets; the
-	// host-driven loops that support them start the bound at Delta
-	// (startBuckets) and raise it when a frontier empties (nextBucket).
-	Delta  uint32
-	Bucket *Array
-	// PullThenPush is an aggregation whose state also moves by pushing
-	// (PageRank's residual): SIMD-X pulls in its first iteration and while
-	// the frontier's out-edges exceed the pull fraction, then pushes until
-	// the frontier empties, each push preceded by the take entry
-	// (<kernel>_simdx_none_take), and finishes with Finalize.
-	PullThenPush bool
+	// Buckets, when set, are delta-stepping's (Buckets capability).
+	Buckets *DeltaBuckets
 	// MaxIterations bounds the iterations; a run that reaches it fails.
 	MaxIterations int
 	// Check validates the downloaded metadata after a run of the given
@@ -127,32 +154,21 @@ type Problem struct {
 	Notes []string
 	// Values returns the per-vertex result after a run (for --out).
 	Values func() Values
-	// Finalize names entries (full kernel names) a task-parallel scheduler
-	// (or SIMD-X's pull-then-push) launches once after the queue drains, each over every vertex with a
-	// grid-stride loop and the ACC parameters (PageRank's residual form
-	// normalises its ranks).
-	Finalize []string
+	// Finish, when set, is the enactor's finalize hook: the schedulers
+	// whose loops end by draining a queue or a frontier without a last
+	// sweep (Atos, SIMD-X's pull-then-push) call it once at the end of
+	// every run, timed (PageRank's residual form normalises its ranks).
+	Finish func(e *Enactment) error
 	// Work is the work a work-efficient run does on this input, from the
 	// result after the run, for the overwork ratio of speculative
 	// schedulers: the edges walked (BFS, SSSP: the out-degrees of the
 	// reached vertices), or the vertex count for colouring, whose work is
 	// colour assignments. nil: the scheduler reports no overwork.
 	Work func() (work float64, what string)
-	// WorkCounted says the scheduler's measure of work done is the count
-	// its kernels keep (colour assignments), not the edges they walk.
-	WorkCounted bool
-	// TaskFetch, when set, is fetch=auto's pop for Atos's CTA workers on
-	// this problem (atosAutoFetch otherwise).
-	TaskFetch int
-	// Prelude, when set, is the problem's own first phase, which a
-	// task-parallel scheduler runs before its workers start in every run
-	// (timed), with state its Prepare set up once (untimed); its frontier
-	// is the first tasks: PageRank's residual form pulls in bulk first.
-	Prelude *Prelude
-	// Custom runs a problem that does not fit the ACC contract (its state
-	// lives on edges, or it has its own phases) with its own entries; only
-	// schedulers that accept custom problems (bsp) run it, in place of
-	// their own loop.
+	// Tasks are the task-parallel form's settings (Atos's business).
+	Tasks TaskSettings
+	// Custom runs a problem of the Own form with its own entries, in place
+	// of the scheduler's loop.
 	Custom func(e *Enactment) error
 }
 
@@ -192,13 +208,62 @@ type Key struct {
 	// kernels as they are: variants that differ only in them time the
 	// same work (Variant.Timed).
 	Measurement bool
+	// Range, when set, makes the key numeric: any number in the range
+	// (Values is then empty). A numeric key is a run-time setting: it
+	// selects no entry, so the default Label leaves it out.
+	Range *KeyRange
+}
+
+// KeyRange bounds a numeric key's values.
+type KeyRange struct {
+	Min, Max float64
+	// OpenMin excludes Min itself.
+	OpenMin bool
+	// Whole keys take whole numbers only.
+	Whole bool
+}
+
+// allows says whether value is one of the key's values, returning its
+// canonical spelling (a number as strconv writes it).
+func (k Key) allows(value string) (string, bool) {
+	if k.Range == nil {
+		return value, slices.Contains(k.Values, value)
+	}
+	x, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(x) || x < k.Range.Min || k.Range.OpenMin && x == k.Range.Min || x > k.Range.Max || k.Range.Whole && x != math.Trunc(x) {
+		return "", false
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64), true
+}
+
+// allowed describes the key's values for an error message.
+func (k Key) allowed() string {
+	if k.Range == nil {
+		return "use one of " + strings.Join(k.Values, ", ")
+	}
+	what := "a number"
+	if k.Range.Whole {
+		what = "a whole number"
+	}
+	open := "["
+	if k.Range.OpenMin {
+		open = "("
+	}
+	return fmt.Sprintf("use %s in %s%s, %s]", what, open, strconv.FormatFloat(k.Range.Min, 'f', -1, 64), strconv.FormatFloat(k.Range.Max, 'f', -1, 64))
 }
 
 // Scheduler is one registered runtime.
 type Scheduler struct {
 	Name, About string
 	Keys        []Key
-	// Supports says why a variant cannot run an algorithm (nil: it can).
+	// Forms are the algorithm forms the scheduler runs, in order of
+	// preference (nil: ACC alone).
+	Forms []Form
+	// Offers says why a variant lacks a capability (nil: it has it); a
+	// capability missing from the map is one the scheduler never offers.
+	Offers map[Capability]func(v Variant) error
+	// Supports says why a variant cannot run an algorithm in the form it
+	// would run it in (nil: it can).
 	Supports func(a *Algorithm, v Variant) error
 	// Prepare allocates the scheduler's own buffers once per enactment
 	// (in e.Buffers), Reset restores their initial state before every run
@@ -227,7 +292,12 @@ func RegisterAlgorithm(a *Algorithm) {
 		panic("scheduler: algorithm " + a.Name + " registered twice")
 	}
 	if a.CPU == nil {
-		a.CPU = cpuReferences[a.Name]
+		panic("scheduler: algorithm " + a.Name + " has no CPU reference")
+	}
+	for _, p := range a.Params {
+		if (p.Kind == Uint32Param || p.Kind == FloatParam) && !(p.Min <= p.Default && p.Default <= p.Max) {
+			panic(fmt.Sprintf("scheduler: %s's parameter %s: default %g outside [%g, %g]", a.Name, p.Name, p.Default, p.Min, p.Max))
+		}
 	}
 	algorithms[a.Name] = a
 }
@@ -302,6 +372,52 @@ type Variant struct {
 // Get returns the value of key k.
 func (v Variant) Get(k string) string { return v.values[k] }
 
+// Number returns the value of numeric key k.
+func (v Variant) Number(k string) float64 {
+	x, err := strconv.ParseFloat(v.values[k], 64)
+	if err != nil {
+		panic(fmt.Sprintf("scheduler: key %s of %s is not numeric", k, v.Scheduler.Name)) // ParseVariant checked it
+	}
+	return x
+}
+
+// Int returns the value of whole-number key k.
+func (v Variant) Int(k string) int { return int(v.Number(k)) }
+
+// Offers says why the variant lacks capability c (nil: it has it).
+func (v Variant) Offers(c Capability) error {
+	if check, ok := v.Scheduler.Offers[c]; ok {
+		return check(v)
+	}
+	return fmt.Errorf("%s has no %s", v.Scheduler.Name, c)
+}
+
+// FormOf is the form the variant runs a in: the first of its scheduler's
+// forms that a provides.
+func (v Variant) FormOf(a *Algorithm) (Form, error) {
+	accepted := v.Scheduler.Forms
+	if accepted == nil {
+		accepted = []Form{ACC}
+	}
+	for _, f := range accepted {
+		if a.Setups[f] != nil {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%s runs in the %s form(s); %s runs %s", a.Name, formList(a.Forms()), v.Scheduler.Name, formList(accepted))
+}
+
+func formList(forms []Form) string {
+	var names []string
+	for _, f := range forms {
+		names = append(names, f.String())
+	}
+	if len(names) == 0 {
+		return "no"
+	}
+	return strings.Join(names, ", ")
+}
+
 // String is the canonical spelling: the scheduler's name, then every key
 // in declaration order, e.g. "simdx:filter=jit,fusion=none" (a Quiet key
 // only when it is not at its default).
@@ -337,12 +453,14 @@ func (v Variant) Label() string {
 	if v.Scheduler.Label != nil {
 		return v.Scheduler.Label(v)
 	}
-	if len(v.Scheduler.Keys) == 0 {
-		return "base"
+	var parts []string
+	for _, k := range v.Scheduler.Keys {
+		if k.Range == nil {
+			parts = append(parts, v.values[k.Name])
+		}
 	}
-	parts := make([]string, len(v.Scheduler.Keys))
-	for i, k := range v.Scheduler.Keys {
-		parts[i] = v.values[k.Name]
+	if len(parts) == 0 {
+		return "base"
 	}
 	return strings.Join(parts, "_")
 }
@@ -380,10 +498,11 @@ func ParseVariant(s string) (Variant, error) {
 			return Variant{}, fmt.Errorf("scheduler %q sets %s twice", s, key)
 		}
 		seen[key] = true
-		if !slices.Contains(sch.Keys[i].Values, value) {
-			return Variant{}, fmt.Errorf("scheduler %s: %s=%q is not allowed: use one of %s", name, key, value, strings.Join(sch.Keys[i].Values, ", "))
+		canonical, ok := sch.Keys[i].allows(value)
+		if !ok {
+			return Variant{}, fmt.Errorf("scheduler %s: %s=%q is not allowed: %s", name, key, value, sch.Keys[i].allowed())
 		}
-		v.values[key] = value
+		v.values[key] = canonical
 	}
 	return v, nil
 }
@@ -410,7 +529,7 @@ type Entry struct {
 func Entries() []Entry {
 	var out []Entry
 	for _, a := range Algorithms() {
-		if a.Setup == nil {
+		if a.Setups == nil {
 			continue
 		}
 		for _, s := range Schedulers() {
@@ -428,10 +547,12 @@ func Entries() []Entry {
 	return out
 }
 
-// Supports says why variant v cannot run algorithm a (nil: it can).
+// Supports says why variant v cannot run algorithm a (nil: it can): a
+// provides none of the forms the scheduler runs, or the scheduler's own
+// check refuses it.
 func Supports(a *Algorithm, v Variant) error {
-	if a.Schedulers != nil && !slices.Contains(a.Schedulers, v.Scheduler.Name) {
-		return fmt.Errorf("%s has its own entries and runs only under %s", a.Name, strings.Join(a.Schedulers, " or "))
+	if _, err := v.FormOf(a); err != nil {
+		return err
 	}
 	if v.Scheduler.Supports != nil {
 		return v.Scheduler.Supports(a, v)
@@ -439,7 +560,51 @@ func Supports(a *Algorithm, v Variant) error {
 	return nil
 }
 
-// Prelude is a problem's own first phase (Problem.Prelude): Prepare sets
+// DeltaBuckets are a problem's delta-stepping buckets: their width and
+// the bound words (kernels/sssp.cu, meta2); the host-driven loops that
+// offer the Buckets capability start the bound at Delta (startBuckets) and
+// raise it when a frontier empties (nextBucket).
+type DeltaBuckets struct {
+	Delta uint32
+	Bound *Array
+}
+
+// TaskSettings are what a problem tells the task-parallel scheduler.
+type TaskSettings struct {
+	// Fetch, when set, is fetch=auto's pop for CTA workers on this
+	// problem (atosAutoFetch otherwise).
+	Fetch int
+	// WorkCounted says the measure of work done is the count the kernels
+	// keep (colour assignments), not the edges they walk.
+	WorkCounted bool
+	// Prelude, when set, is the problem's own first phase, run before the
+	// workers start in every run (timed), with state its Prepare set up
+	// once (untimed); its frontier is the first tasks: PageRank's residual
+	// form pulls in bulk first.
+	Prelude *Prelude
+}
+
+// needsGather refuses an algorithm whose ACC struct has no pull members
+// (Gathers), which pull sweeps combine with, or whose module lacks the
+// variant's entry for phase.
+func needsGather(a *Algorithm, v Variant, phase string) error {
+	if !a.Gathers {
+		return fmt.Errorf("%s combines updates with the ACC pull members (identity, reduce, combine_pull), which %s does not have", v.Scheduler.Name, a.Name)
+	}
+	return entryExists(a, v, phase)
+}
+
+// entryExists says which entry of a's module the variant's phase needs
+// when the kernel catalog lacks it.
+func entryExists(a *Algorithm, v Variant, phase string) error {
+	name := fmt.Sprintf("%s_%s_%s_%s", a.Kernel, v.Scheduler.Name, v.Label(), phase)
+	if _, err := kernels.Lookup(name); err != nil {
+		return fmt.Errorf("%s has no entry %s for %s", a.Name, name, v)
+	}
+	return nil
+}
+
+// Prelude is a problem's own first phase (TaskSettings.Prelude): Prepare sets
 // up its state once (untimed); Run runs it in every run (timed) and names
 // the vertices the scheduler's first tasks are.
 type Prelude struct {

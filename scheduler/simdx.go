@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/kernels"
@@ -28,13 +29,24 @@ func init() {
 				Values: []string{"none", "pushpull", "all"}, Default: "none"},
 			{Name: "barrier", About: "the grid barrier of fused kernels: monitor (SIMD-X), counter (sense reversal), tree, coop (cooperative launch)",
 				Values: BarrierKinds, Default: "counter"},
-			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; on the H100 it made grid1000 BFS slower, 42 ms against 25 ms, so it is off by default)",
+			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; off by default: results/simdx-h100)",
 				Values: []string{"off", "cta"}, Default: "off"},
+			{Name: "bin", About: "entries of the online filter's thread bins", Default: "64", Quiet: true, Range: &KeyRange{Min: 1, Max: 1 << 16, Whole: true}},
+			{Name: "medium", About: "out-degree from which a warp processes a vertex", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
+			{Name: "large", About: "out-degree from which a CTA processes a vertex (at least medium)", Default: "256", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
+			pullFractionKey,
 		},
 		Label: func(v Variant) string { return v.Get("fusion") },
+		Forms: []Form{PullThenPush, ACC},
+		Offers: map[Capability]func(Variant) error{Buckets: func(v Variant) error {
+			if v.Get("fusion") != "none" {
+				return fmt.Errorf("delta-stepping runs in SIMD-X's host-driven loop (fusion=none), not in fused kernels")
+			}
+			return nil
+		}},
 		Supports: func(a *Algorithm, v Variant) error {
-			if a.Name == "bp" {
-				return fmt.Errorf("belief propagation has its own entries (its state lives on edges): run it under bsp")
+			if t := listTuningOf(v); t.MediumFrom > t.LargeFrom {
+				return fmt.Errorf("medium=%d and large=%d: a vertex must not be medium from a degree above where it is large", t.MediumFrom, t.LargeFrom)
 			}
 			if a.Combine == Aggregation && v.Get("fusion") != "none" {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
@@ -113,7 +125,7 @@ func simdxPrepare(e *Enactment) error {
 			return err
 		}
 	}
-	b, t := e.Buffers, e.Options.Tuning
+	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
 	st := &simdxState{grid: grid, queued: b.Uint32s(n, "queued stamps"),
 		bins: b.Uint32s(threads*t.BinSize, "thread bins"), binCount: b.Uint32s(threads, "bin counts"),
@@ -128,12 +140,12 @@ func simdxPrepare(e *Enactment) error {
 			return err
 		}
 	}
-	if e.Problem.PullThenPush && e.Variant.Get("local") == "cta" { // CTA 0's push rounds log here
+	if (e.Form == PullThenPush) && e.Variant.Get("local") == "cta" { // CTA 0's push rounds log here
 		st.maxLog = e.Problem.MaxIterations + 1
 		st.control = b.Uint32s(ctlWords, "local loop control")
 		st.log = b.Uint32s(logWords*st.maxLog, "local iteration log")
 	}
-	if e.Problem.Pull || e.Problem.PullThenPush || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
+	if e.Problem.Pull || (e.Form == PullThenPush) || e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		if _, err := e.inEdges(); err != nil {
 			return err
 		}
@@ -150,7 +162,7 @@ func simdxPrepare(e *Enactment) error {
 
 // classify lists every vertex of g by out-degree class (the lists of
 // simdx.cuh, each with room for |V|) with the lists' lengths.
-func classify(g *graph.Graph, t Tuning) ([]uint32, [3]uint32) {
+func classify(g *graph.Graph, t listTuning) ([]uint32, [3]uint32) {
 	n := g.NumVertices()
 	lists, lens := make([]uint32, 3*n), [3]uint32{}
 	for v := range n {
@@ -170,7 +182,7 @@ func simdxReset(e *Enactment) error {
 			return err
 		}
 	}
-	g, t := e.Problem.Graph, e.Options.Tuning
+	g, t := e.Problem.Graph, listTuningOf(e.Variant)
 	n := g.NumVertices()
 	st.cur, st.start = 0, [lenWords]uint32{}
 	e.Buffers.Zero(st.queued, 4*n, "queued stamps")
@@ -191,7 +203,7 @@ func simdxReset(e *Enactment) error {
 	return e.Buffers.Err()
 }
 
-func classOf(degree int, t Tuning) int {
+func classOf(degree int, t listTuning) int {
 	switch {
 	case degree < t.MediumFrom:
 		return 0
@@ -209,7 +221,7 @@ const (
 var scanModes = map[string]uint32{"ballot": 0, "batch": 1, "strided": 2}
 
 func simdxRun(e *Enactment) error {
-	p, st, t := e.Problem, e.State.(*simdxState), e.Options.Tuning
+	p, st, t := e.Problem, e.State.(*simdxState), listTuningOf(e.Variant)
 	g := p.Graph
 	n := g.NumVertices()
 	if n == 0 {
@@ -217,11 +229,11 @@ func simdxRun(e *Enactment) error {
 	}
 	ks := map[string]*kernels.Kernel{}
 	phases := []string{"push", "pull", "activate"}
-	if p.PullThenPush {
+	if e.Form == PullThenPush {
 		phases = append(phases, "take", "local")
 	}
 	for _, phase := range phases {
-		k, err := kernels.Lookup(fmt.Sprintf("%s_simdx_none_%s", e.Algorithm.Kernel, phase))
+		k, err := pullThenPushEntry(e.Algorithm, phase)
 		if err != nil {
 			return err
 		}
@@ -255,7 +267,7 @@ func simdxRun(e *Enactment) error {
 		next = "online"
 	}
 	first := 0 // the first push iteration
-	if p.PullThenPush {
+	if e.Form == PullThenPush {
 		pulls, err := simdxPullPhase(e, st, ks["pull"])
 		if err != nil || pulls < 0 {
 			return err
@@ -281,7 +293,7 @@ func simdxRun(e *Enactment) error {
 		return err
 	}
 	direction := "push"
-	bound := p.Delta
+	bound := p.bucketStart()
 	for iteration := first; ; iteration++ {
 		size := int(length[0] + length[1] + length[2])
 		if size == 0 && iteration > 0 { // a bucket's frontier emptied: admit the next bucket's
@@ -315,7 +327,7 @@ func simdxRun(e *Enactment) error {
 				direction = "pull"
 			}
 		}
-		if p.PullThenPush && e.Variant.Get("local") == "cta" && size <= localMax && length[lenEdges] <= 4*localMax {
+		if (e.Form == PullThenPush) && e.Variant.Get("local") == "cta" && size <= localMax && length[lenEdges] <= 4*localMax {
 			next, err := simdxLocalRounds(e, st, ks["local"], iteration)
 			if err != nil {
 				return err
@@ -345,7 +357,7 @@ func simdxRun(e *Enactment) error {
 		}
 		emitArgs := []any{st.lists[nxt], st.lens[nxt], st.bins, st.binCount, st.queued, stamp, uint32(t.BinSize), emit, medium, large}
 		if direction == "push" {
-			if p.PullThenPush {
+			if e.Form == PullThenPush {
 				if err := e.launch(&it, ks["take"], st.grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
 					return err
 				}
@@ -416,7 +428,7 @@ func simdxRun(e *Enactment) error {
 // vertices for the pushes and it returns the iterations it ran; -1 when no
 // vertex is left active (the run is finished).
 func simdxPullPhase(e *Enactment, st *simdxState, pull *kernels.Kernel) (int, error) {
-	g, t := e.Problem.Graph, e.Options.Tuning
+	g, t := e.Problem.Graph, listTuningOf(e.Variant)
 	n := g.NumVertices()
 	in, err := e.inEdges()
 	if err != nil {
@@ -479,14 +491,14 @@ func pullCounts(e *Enactment, lens kernels.DevPtr) ([lenWords]uint32, error) {
 // pullsDone is the rule that ends a run of pulls: the vertices left active
 // hold at most the pull fraction of the edges.
 func pullsDone(e *Enactment, length [lenWords]uint32) bool {
-	return float64(length[lenEdges]) <= e.Options.Tuning.PullFraction*float64(e.Problem.Graph.NumEdges())
+	return float64(length[lenEdges]) <= listTuningOf(e.Variant).PullFraction*float64(e.Problem.Graph.NumEdges())
 }
 
 // simdxScan rebuilds list i from the stamps with a scan filter; it
 // rewrites the lengths and edge count and keeps the compute phase's
 // overflow records (words 4 and 5).
 func simdxScan(e *Enactment, st *simdxState, it *IterationStats, i int, stamp uint32, mode string) error {
-	n, t := e.Problem.Graph.NumVertices(), e.Options.Tuning
+	n, t := e.Problem.Graph.NumVertices(), listTuningOf(e.Variant)
 	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
 	ks := [2]*kernels.Kernel{}
 	for j, name := range []string{"simdx_scan_count", "simdx_scan_write"} {
@@ -512,7 +524,7 @@ func simdxScan(e *Enactment, st *simdxState, it *IterationStats, i int, stamp ui
 // round. It returns the iteration to continue from with the frontier back in
 // the current lists, or -1 when the frontier emptied.
 func simdxLocalRounds(e *Enactment, st *simdxState, local *kernels.Kernel, iteration int) (int, error) {
-	t := e.Options.Tuning
+	t := listTuningOf(e.Variant)
 	it := IterationStats{Iteration: iteration, Phases: "local", Direction: "push", Filter: "cta"}
 	args := append(e.accArgs(e.out, iteration), st.lists[st.cur], st.lens[st.cur], st.queued, st.control, st.log,
 		uint32(st.maxLog), uint32(localMax), uint32(e.Problem.MaxIterations), uint32(t.MediumFrom), uint32(t.LargeFrom))
@@ -612,7 +624,7 @@ func simdxPrepareFused(e *Enactment, st *simdxState) error {
 // one per run of iterations in the same direction for pushpull (the kernel
 // leaves when the direction changes and the host launches the other).
 func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) error {
-	p, t := e.Problem, e.Options.Tuning
+	p, t := e.Problem, listTuningOf(e.Variant)
 	in := e.out
 	if e.Algorithm.Pullable && e.Variant.Get("direction") == "auto" {
 		var err error
@@ -745,3 +757,39 @@ func (e *Enactment) recordFusedLog(st *simdxState, iterations int) error {
 	}
 	return nil
 }
+
+// pullThenPushEntry is the host-driven SIMD-X entry of a's phase, which
+// the pull-then-push form's pulls and pushes are (a task form may start
+// with the same pulls).
+func pullThenPushEntry(a *Algorithm, phase string) (*kernels.Kernel, error) {
+	return kernels.Lookup(fmt.Sprintf("%s_simdx_none_%s", a.Kernel, phase))
+}
+
+// listTuning are the numeric settings of degree-classified lists and of
+// direction switching: the simdx keys bin, medium, large and pull (atos
+// has pull alone, for PageRank's prelude; the rest take their defaults).
+type listTuning struct {
+	// BinSize is the online filter's thread bin (entries per thread).
+	BinSize int
+	// MediumFrom and LargeFrom are the out-degrees from which a vertex is
+	// processed by a warp and by a CTA.
+	MediumFrom, LargeFrom int
+	// PullFraction switches to pull when the frontier's out-edges exceed
+	// this fraction of all edges (Ligra's rule).
+	PullFraction float64
+}
+
+func listTuningOf(v Variant) listTuning {
+	number := func(key string, def float64) float64 {
+		if v.Get(key) == "" {
+			return def
+		}
+		return v.Number(key)
+	}
+	return listTuning{BinSize: int(number("bin", 64)), MediumFrom: int(number("medium", 32)),
+		LargeFrom: int(number("large", 256)), PullFraction: number("pull", 0.3)}
+}
+
+// pullFractionKey is the pull fraction's key of simdx and atos.
+var pullFractionKey = Key{Name: "pull", About: "pull while the frontier's out-edges exceed this fraction of all edges (Ligra's rule)",
+	Default: "0.3", Quiet: true, Range: &KeyRange{Min: 0, Max: 1, OpenMin: true}}

@@ -2,9 +2,7 @@ package scheduler
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/warpgraph/warpgraph/kernels"
 )
@@ -48,23 +46,7 @@ func init() {
 	})
 }
 
-// pullMappingAlgorithms are the algorithms whose ACC structs gather over
-// in-edges to a fixed point under repeated pull sweeps.
-var pullMappingAlgorithms = []string{"bfs", "pr", "sssp", "sswp", "wcc"}
-
-func pullMappingSupports(a *Algorithm, v Variant) error {
-	if slices.Contains(pullMappingAlgorithms, a.Name) {
-		return nil
-	}
-	why := "it has no pull form"
-	switch a.Name {
-	case "kcore":
-		why = "k-core only pushes (peeling decrements the degrees of a leaving vertex's neighbours)"
-	case "bp":
-		why = "belief propagation has its own entries (its state lives on edges): run it under bsp"
-	}
-	return fmt.Errorf("%s maps pull sweeps and runs %s; %s", v.Scheduler.Name, strings.Join(pullMappingAlgorithms, ", "), why)
-}
+func pullMappingSupports(a *Algorithm, v Variant) error { return needsGather(a, v, "pull") }
 
 // pullMappingState holds the sweep's active-vertex counter.
 type pullMappingState struct {

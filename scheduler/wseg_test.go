@@ -67,7 +67,7 @@ func TestPullMappingsHandleSegmentsAcrossRoundsAndEmptyVertices(t *testing.T) {
 					require.NoError(t, err)
 					v, err := scheduler.ParseVariant(vname)
 					require.NoError(t, err)
-					res, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: 0}, ro)
+					res, err := scheduler.Enact(context.Background(), dev, a, v, g, a.Select(scheduler.Params{"source": 0}), ro)
 					require.NoError(t, err)
 					assert.True(t, res.Validation.OK(), res.Validation.String())
 					for _, it := range res.Iterations {
@@ -92,7 +92,7 @@ func TestWarpSegmentationIsMoreSIMDEfficientThanVirtualWarps(t *testing.T) {
 	for _, name := range []string{"wseg", "vwc:k=2", "vwc:k=32"} {
 		v, err := scheduler.ParseVariant(name)
 		require.NoError(t, err)
-		res, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{})
+		res, err := scheduler.Enact(context.Background(), dev, a, v, g, nil, scheduler.RunOptions{})
 		require.NoError(t, err)
 		require.True(t, res.Validation.OK(), res.Validation.String())
 		eff, ok := scheduler.WarpExecutionEfficiency(res.Total)
@@ -116,10 +116,10 @@ func TestPullMappingsRefuseAlgorithmsWithoutAPullForm(t *testing.T) {
 	for _, vname := range []string{"wseg", "vwc:k=4"} {
 		v, err := scheduler.ParseVariant(vname)
 		require.NoError(t, err)
-		for name, why := range map[string]string{"kcore": "k-core only pushes", "bp": "its own entries"} {
+		for name, why := range map[string]string{"kcore": "which kcore does not have", "bp": "bp runs in the own form(s)"} {
 			a, err := scheduler.LookupAlgorithm(name)
 			require.NoError(t, err)
-			err = v.Scheduler.Supports(a, v)
+			err = scheduler.Supports(a, v)
 			assert.ErrorContains(t, err, why, "%s under %s", name, vname)
 		}
 	}

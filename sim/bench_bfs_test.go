@@ -48,7 +48,7 @@ func BenchmarkBFS(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				res, err := scheduler.Enact(context.Background(), d, a, v, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{})
+				res, err := scheduler.Enact(context.Background(), d, a, v, g, nil, scheduler.RunOptions{})
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)

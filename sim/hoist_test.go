@@ -31,7 +31,7 @@ func TestHoistedLoadsComputeTheSameResults(t *testing.T) {
 			for k, hoist := range []bool{false, true} {
 				d := timingDevice(t, func(cfg *Config) { cfg.SM.HoistLoads = hoist })
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				res, err := scheduler.Enact(ctx, d, a, v, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{})
+				res, err := scheduler.Enact(ctx, d, a, v, g, nil, scheduler.RunOptions{})
 				cancel()
 				require.NoError(t, err, "hoist_loads=%v", hoist)
 				require.True(t, res.Validation.OK(), "hoist_loads=%v: %s", hoist, res.Validation.String())

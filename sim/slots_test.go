@@ -35,7 +35,7 @@ func TestRegisterSlotSharingMovesNothing(t *testing.T) {
 			d := timingDevice(t, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := scheduler.Enact(ctx, d, bfs, bsp, g, scheduler.Options{Source: g.MaxDegreeVertex()}, scheduler.RunOptions{Block: 128})
+			res, err := scheduler.Enact(ctx, d, bfs, bsp, g, nil, scheduler.RunOptions{Block: 128})
 			require.NoError(t, err)
 			require.True(t, res.Validation.OK(), res.Validation.String())
 			return outcome{Cycles: res.Total.Cycles, Counters: res.Total.Counters}

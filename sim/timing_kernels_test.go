@@ -236,7 +236,7 @@ func TestTimingBFSDriver(t *testing.T) {
 			src := g.MaxDegreeVertex()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := scheduler.Enact(ctx, d, bfs, bsp, g, scheduler.Options{Source: src}, scheduler.RunOptions{Block: 128})
+			res, err := scheduler.Enact(ctx, d, bfs, bsp, g, scheduler.Params{scheduler.SourceParam: src}, scheduler.RunOptions{Block: 128})
 			require.NoError(t, err)
 			require.True(t, res.Validation.OK(), res.Validation.String())
 			assert.Positive(t, res.Total.Cycles)

@@ -66,7 +66,7 @@ func runDemo(cmd *cobra.Command, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			res, err := runLoaded(cmd.Context(), a, scheduler.Variant{}, nil, runOptions{algo: algo, target: "cpu", source: -1}, dg.g, dg.parsed, dg.took)
+			res, err := runLoaded(cmd.Context(), a, nil, nil, runOptions{algo: algo, target: "cpu"}, nil, dg.g, dg.parsed, dg.took)
 			if err != nil {
 				return err
 			}
@@ -103,13 +103,16 @@ func runDemo(cmd *cobra.Command, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		o := runOptions{algo: "bfs", target: "sim", simMode: "timing", config: demoConfig, source: -1, block: 256, grid: run.grid, repeat: 1, timeout: 5 * time.Minute,
-			tuning: scheduler.Tuning{BinSize: 64, MediumFrom: 32, LargeFrom: 256, PullFraction: 0.3}}
+		o := runOptions{algo: "bfs", target: "sim", simMode: "timing", config: demoConfig, block: 256, grid: run.grid, repeat: 1, timeout: 5 * time.Minute}
+		plan, err := scheduler.NewPlan(bfs, v, nil)
+		if err != nil {
+			return err
+		}
 		env, err := openDevice(o)
 		if err != nil {
 			return err
 		}
-		res, err := runLoaded(cmd.Context(), bfs, v, env, o, run.dg.g, run.dg.parsed, run.dg.took)
+		res, err := runLoaded(cmd.Context(), bfs, plan, env, o, nil, run.dg.g, run.dg.parsed, run.dg.took)
 		env.close()
 		if err != nil {
 			return err

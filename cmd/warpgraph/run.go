@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -14,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/graph"
-	"github.com/warpgraph/warpgraph/graph/ref"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -24,20 +24,18 @@ var targets = []string{"cpu", "sim", "hw"}
 type runOptions struct {
 	algo, spec, target, scheduler string
 	simMode, config               string
-	source                        int64
-	sources                       int
-	k                             uint32
-	delta                         uint32
-	seed                          uint64
-	block, grid                   int
-	warmup, repeat                int
-	tuning                        scheduler.Tuning
-	spinBudget                    int64
-	perIteration                  bool
-	outFile, outFormat            string
-	timeout                       time.Duration
-	heartbeat                     time.Duration
-	asJSON                        bool
+	// params are the algorithm-parameter flags the registry declares
+	// (--source, --k, ...), as given, by name.
+	params             map[string]string
+	sources            int
+	block, grid        int
+	warmup, repeat     int
+	spinBudget         int64
+	perIteration       bool
+	outFile, outFormat string
+	timeout            time.Duration
+	heartbeat          time.Duration
+	asJSON             bool
 	// monitor is --monitor and --monitor-hold (nil: the command has
 	// none).
 	monitor *monitorFlags
@@ -81,25 +79,21 @@ type runResult struct {
 	Vertices  int     `json:"vertices"`
 	Edges     int     `json:"edges"`
 	Source    *uint32 `json:"source,omitempty"`
-	K         *uint32 `json:"k,omitempty"`
-	// Delta is SSSP's delta-stepping bucket width (absent: no buckets).
-	Delta *uint32 `json:"delta,omitempty"`
-	// Seed is bp's prior seed.
-	Seed    *uint64 `json:"seed,omitempty"`
-	Target  string  `json:"target"`
-	SimMode string  `json:"sim_mode,omitempty"`
-	Config  string  `json:"config,omitempty"`
-	Device  string  `json:"device,omitempty"`
-	Block   int     `json:"block,omitempty"`
-	Grid    int     `json:"grid,omitempty"`
-	Warmup  int     `json:"warmup,omitempty"`
-	Repeat  int     `json:"repeat,omitempty"`
+	// Params are the algorithm's other parameters as the run resolved
+	// them (k-core's k, SSSP's delta, ...).
+	Params  map[string]any `json:"params,omitempty"`
+	Target  string         `json:"target"`
+	SimMode string         `json:"sim_mode,omitempty"`
+	Config  string         `json:"config,omitempty"`
+	Device  string         `json:"device,omitempty"`
+	Block   int            `json:"block,omitempty"`
+	Grid    int            `json:"grid,omitempty"`
+	Warmup  int            `json:"warmup,omitempty"`
+	Repeat  int            `json:"repeat,omitempty"`
 	// SpinBudget is the polls a spinning wait may make (0: unbounded);
 	// device runs only.
-	SpinBudget *uint32 `json:"spin_budget,omitempty"`
-	// Tuning is the scheduler's numeric settings (SIMD-X's).
-	Tuning      *scheduler.Tuning `json:"tuning,omitempty"`
-	LoadSeconds float64           `json:"load_seconds"`
+	SpinBudget  *uint32 `json:"spin_budget,omitempty"`
+	LoadSeconds float64 `json:"load_seconds"`
 	// HostSeconds is the wall time of the whole command's run: set-up,
 	// every repetition, copies and validation.
 	HostSeconds float64 `json:"host_seconds"`
@@ -132,7 +126,7 @@ type runResult struct {
 }
 
 func newRunCommand() *cobra.Command {
-	var o runOptions
+	o := runOptions{params: map[string]string{}}
 	cmd := &cobra.Command{
 		Use:   "run --algo A --graph SPEC [--target cpu|sim|hw] [--scheduler S]",
 		Short: "Run a graph algorithm on the CPU reference, the simulator or a GPU, and validate the result",
@@ -160,21 +154,12 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.scheduler, "scheduler", "bsp", "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
-	f.Int64Var(&o.source, "source", -1, "source vertex for bfs, sssp and sswp (default: the vertex of maximum out-degree)")
-	f.IntVar(&o.sources, "sources", 0, "run bfs, sssp or sswp from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
-	f.Uint32Var(&o.delta, "delta", 0, "sssp under bsp or simdx (fusion=none): delta-stepping with buckets of this width (0: frontier Bellman-Ford, no buckets)")
-	f.Uint32Var(&o.k, "k", ref.DefaultK, "k for kcore: report the k-core's members (on a directed graph, of the graph as stored: reciprocal edges count twice; add +sym to the spec for the undirected k-core)")
-	f.Uint64Var(&o.seed, "seed", 1, "seed for bp's node priors and for --sources' draw")
+	registerParamFlags(f, o.params)
+	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
 	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs (a multiple of 32)")
 	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
 	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")
 	f.IntVar(&o.repeat, "repeat", 1, "timed whole runs, state reset between them; times are their median (device targets)")
-	f.IntVar(&o.tuning.BinSize, "bin-size", 64, "simdx: entries of the online filter's thread bins")
-	f.IntVar(&o.tuning.MediumFrom, "medium-from", 32, "simdx: out-degree from which a warp processes a vertex")
-	f.IntVar(&o.tuning.LargeFrom, "large-from", 256, "simdx: out-degree from which a CTA processes a vertex")
-	f.Float64Var(&o.tuning.PullFraction, "pull-fraction", 0.3, "simdx, and atos's PageRank prelude: pull while the frontier's out-edges exceed this fraction of all edges")
-	f.IntVar(&o.tuning.WQueues, "w-queues", 8, "hq: warp-level queues W (1..32); thread t inserts into queue t % W")
-	f.IntVar(&o.tuning.QueueCapacity, "queue-capacity", 0, "atos: task-queue capacity in tasks, an overflow then fails the run; 0: sized from the graph, doubled and the run restarted on overflow")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE, with a header naming the algorithm, graph, source, target and scheduler (--out-format)")
 	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
@@ -208,86 +193,139 @@ func runAndPrint(cmd *cobra.Command, o runOptions) error {
 	return nil
 }
 
-// check rejects flag values that are out of range or do not apply.
-func (o runOptions) check(a *scheduler.Algorithm) error {
+// check rejects flag values that are out of range or do not apply, and
+// returns the algorithm's parameters as given.
+func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
+	given, err := o.algorithmParams(a)
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case o.source < -1:
-		return badInput("--source %d is not a vertex: vertex ids are not negative", o.source)
-	case o.set["source"] && !a.UsesSource:
-		return badInput("--source does not apply to %s: it has no source vertex", a.Name)
-	case o.set["k"] && a.Name != "kcore":
-		return badInput("--k applies only to kcore")
-	case o.set["delta"] && a.Name != "sssp":
-		return badInput("--delta applies only to sssp")
 	case o.sources < 0:
-		return badInput("--sources %d is negative (give the number of random sources)", o.sources)
-	case o.set["sources"] && !a.UsesSource:
-		return badInput("--sources does not apply to %s: it has no source vertex", a.Name)
-	case o.set["sources"] && o.set["source"]:
-		return badInput("--sources draws the sources: give it or --source, not both")
+		return nil, badInput("--sources %d is negative (give the number of random sources)", o.sources)
+	case o.set["sources"] && !a.UsesSource():
+		return nil, badInput("--sources does not apply to %s: it has no source vertex", a.Name)
+	case o.set["sources"] && o.set[scheduler.SourceParam]:
+		return nil, badInput("--sources draws the sources: give it or --source, not both")
 	case o.sources > 0 && o.outFile != "":
-		return badInput("--out writes one run's result: use --source N, not --sources")
-	case o.set["seed"] && a.Name != "bp" && o.sources == 0:
-		return badInput("--seed applies only to bp and to --sources")
+		return nil, badInput("--out writes one run's result: use --source N, not --sources")
 	case o.block <= 0 || o.block%32 != 0:
-		return badInput("--block %d is not a positive multiple of the warp size (32)", o.block)
+		return nil, badInput("--block %d is not a positive multiple of the warp size (32)", o.block)
 	case o.grid < 0:
-		return badInput("--grid %d is negative (0 sizes the grid from occupancy)", o.grid)
+		return nil, badInput("--grid %d is negative (0 sizes the grid from occupancy)", o.grid)
 	case o.warmup < 0:
-		return badInput("--warmup %d is negative", o.warmup)
+		return nil, badInput("--warmup %d is negative", o.warmup)
 	case o.repeat < 1:
-		return badInput("--repeat %d: at least one timed run", o.repeat)
+		return nil, badInput("--repeat %d: at least one timed run", o.repeat)
 	case o.outFormat != "text" && o.outFormat != "binary":
-		return badInput("--out-format %q: use text or binary", o.outFormat)
+		return nil, badInput("--out-format %q: use text or binary", o.outFormat)
 	case o.set["out-format"] && o.outFile == "":
-		return badInput("--out-format applies only with --out FILE")
+		return nil, badInput("--out-format applies only with --out FILE")
 	case o.heartbeat < 0:
-		return badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
+		return nil, badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout <= 0:
-		return badInput("--timeout %s must be positive", o.timeout)
+		return nil, badInput("--timeout %s must be positive", o.timeout)
 	case checkSpinBudget(o.spinBudget, o.target) != nil:
-		return checkSpinBudget(o.spinBudget, o.target)
-	case o.tuning.BinSize <= 0:
-		return badInput("--bin-size %d must be positive", o.tuning.BinSize)
-	case o.tuning.MediumFrom <= 0 || o.tuning.LargeFrom < o.tuning.MediumFrom:
-		return badInput("--medium-from %d and --large-from %d: need 0 < medium-from <= large-from", o.tuning.MediumFrom, o.tuning.LargeFrom)
-	case o.tuning.PullFraction <= 0 || o.tuning.PullFraction > 1:
-		return badInput("--pull-fraction %g must lie in (0, 1]", o.tuning.PullFraction)
-	case o.tuning.WQueues < 1 || o.tuning.WQueues > 32:
-		return badInput("--w-queues %d must lie in 1..32 (one queue per lane of a warp at most)", o.tuning.WQueues)
-	case o.set["w-queues"] && !strings.HasPrefix(o.scheduler, "hq"):
-		return badInput("--w-queues applies only to the hq scheduler")
-	case o.tuning.QueueCapacity < 0:
-		return badInput("--queue-capacity %d must not be negative (0: sized from the graph, grown on overflow)", o.tuning.QueueCapacity)
-	case o.set["queue-capacity"] && !strings.HasPrefix(o.scheduler, "atos"):
-		return badInput("--queue-capacity applies only to the atos scheduler")
+		return nil, checkSpinBudget(o.spinBudget, o.target)
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
-		return err
+		return nil, err
 	}
 	if err := o.profile.check(o.target, o.simMode); err != nil {
-		return err
-	}
-	if !strings.HasPrefix(o.scheduler, "simdx") {
-		for _, name := range []string{"bin-size", "medium-from", "large-from"} {
-			if o.set[name] {
-				return badInput("--%s applies only to the simdx scheduler", name)
-			}
-		}
-		// Atos's PageRank pulls in bulk first, by SIMD-X's rule.
-		if o.set["pull-fraction"] && !(strings.HasPrefix(o.scheduler, "atos") && o.algo == "pr") {
-			return badInput("--pull-fraction applies only to the simdx scheduler and to atos's PageRank")
-		}
+		return nil, err
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "bin-size", "medium-from", "large-from", "pull-fraction", "w-queues", "queue-capacity", "spin-budget", "heartbeat", "delta"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat"} {
 			if o.set[name] {
-				return badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
+				return nil, badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
 		}
 	}
-	return nil
+	return given, nil
 }
+
+// algorithmParams reads the algorithm-parameter flags the user gave: each
+// must be one the algorithm declares (the draw's --seed applies to
+// --sources too), of its kind and in its range.
+func (o runOptions) algorithmParams(a *scheduler.Algorithm) (scheduler.Params, error) {
+	given := scheduler.Params{}
+	for _, d := range scheduler.DeclaredParams() {
+		text, ok := o.params[d.Name]
+		if !ok {
+			continue
+		}
+		p := a.Param(d.Name)
+		if p == nil {
+			if d.Name == sourcesSeedParam && o.sources > 0 {
+				continue
+			}
+			return nil, badInput("--%s applies only to %s", d.Name, strings.Join(d.Algorithms, ", "))
+		}
+		if p.Requires != "" && o.target == "cpu" {
+			return nil, badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference: it needs a scheduler's %s", d.Name, p.Requires)
+		}
+		x, err := p.ParseValue(text)
+		if err != nil {
+			return nil, &inputError{err}
+		}
+		given[d.Name] = x
+	}
+	return given, nil
+}
+
+// sourcesSeedParam is the parameter whose flag also seeds --sources' draw.
+const sourcesSeedParam = "seed"
+
+// sourcesSeed seeds --sources' draw: --seed, or 1.
+func (o runOptions) sourcesSeed() (uint64, error) {
+	text, ok := o.params[sourcesSeedParam]
+	if !ok {
+		return 1, nil
+	}
+	seed, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64)
+	if err != nil {
+		return 0, badInput("--seed %q is not a whole number in 0..%d", text, uint64(math.MaxUint64))
+	}
+	return seed, nil
+}
+
+// registerParamFlags adds a flag for every algorithm parameter the
+// registry declares, its help naming the algorithms that take it; the
+// values land in params, by name, as given. --seed is always there: it
+// also seeds --sources' draw.
+func registerParamFlags(f *pflag.FlagSet, params map[string]string) {
+	declared := scheduler.DeclaredParams()
+	for _, d := range declared {
+		help := strings.Join(d.Algorithms, ", ") + ": " + d.About
+		switch {
+		case d.Name == sourcesSeedParam:
+			help += "; also seeds --sources' draw (default 1)"
+		case d.Kind == scheduler.VertexParam:
+		default:
+			help += fmt.Sprintf(" (default %g)", d.Default)
+		}
+		f.Var(&paramFlag{name: d.Name, kind: d.Kind.String(), into: params}, d.Name, help)
+	}
+	if !slices.ContainsFunc(declared, func(d scheduler.DeclaredParam) bool { return d.Name == sourcesSeedParam }) {
+		f.Var(&paramFlag{name: sourcesSeedParam, kind: "uint64", into: params}, sourcesSeedParam, "seeds --sources' draw (default 1)")
+	}
+}
+
+// paramFlag is one algorithm-parameter flag: it keeps the text, which the
+// algorithm's declaration parses once the algorithm is known.
+type paramFlag struct {
+	name, kind string
+	into       map[string]string
+}
+
+func (p *paramFlag) String() string {
+	if p == nil || p.into == nil {
+		return ""
+	}
+	return p.into[p.name]
+}
+func (p *paramFlag) Set(s string) error { p.into[p.name] = s; return nil }
+func (p *paramFlag) Type() string       { return p.kind }
 
 // budget is the spin budget for the target: -1 picks 2^20 polls on
 // hardware and unbounded on the simulator.
@@ -312,26 +350,23 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	if !slices.Contains(targets, o.target) {
 		return nil, badInput("unknown target %q: use one of %s", o.target, strings.Join(targets, ", "))
 	}
-	if err := o.check(a); err != nil {
+	given, err := o.check(a)
+	if err != nil {
 		return nil, err
 	}
 	var env *deviceEnv
 	var watch *launchWatch
-	var variant scheduler.Variant
+	var plan *scheduler.Plan
 	if o.target != "cpu" {
-		if a.Setup == nil {
+		if a.Setups == nil {
 			return nil, badInput("algorithm %s has no GPU kernel yet, so it runs only with --target cpu", a.Name)
 		}
-		if variant, err = scheduler.ParseVariant(o.scheduler); err != nil {
+		variant, err := scheduler.ParseVariant(o.scheduler)
+		if err != nil {
 			return nil, &inputError{err}
 		}
-		if err := scheduler.Supports(a, variant); err != nil {
+		if plan, err = scheduler.NewPlan(a, variant, given); err != nil {
 			return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
-		}
-		if o.delta > 0 {
-			if err := scheduler.SupportsDelta(variant); err != nil {
-				return nil, badInput("--delta %d: %v", o.delta, err)
-			}
 		}
 		// Open the device before loading a large graph, so a missing
 		// driver or a bad configuration is reported at once.
@@ -350,59 +385,37 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	watch.begin()
 	defer watch.end()
 	if o.sources > 0 {
-		return runSources(ctx, a, variant, env, o, g, parsed, took)
+		return runSources(ctx, a, plan, env, o, given, g, parsed, took)
 	}
-	return runLoaded(ctx, a, variant, env, o, g, parsed, took)
+	return runLoaded(ctx, a, plan, env, o, given, g, parsed, took)
 }
 
-func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Variant, env *deviceEnv, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
+// runLoaded runs a on the loaded graph: on the CPU reference (plan nil) or
+// under plan on the device.
+func runLoaded(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Plan, env *deviceEnv, o runOptions, given scheduler.Params, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
 	res := &runResult{Algorithm: a.Name, Graph: parsed.String(), Vertices: g.NumVertices(), Edges: g.NumEdges(),
 		Target: o.target, LoadSeconds: took.Seconds()}
-	opts := scheduler.Options{K: o.k, Seed: o.seed, Delta: o.delta}
-	if a.UsesSource {
-		if g.NumVertices() == 0 {
-			return nil, badInput("graph %s has no vertices, so %s has no source", parsed.String(), a.Name)
-		}
-		opts.Source = g.MaxDegreeVertex()
-		if o.source >= 0 {
-			if o.source >= int64(g.NumVertices()) {
-				return nil, badInput("--source %d is not a vertex: the graph has vertices 0..%d", o.source, g.NumVertices()-1)
-			}
-			opts.Source = uint32(o.source)
-		}
-		res.Source = &opts.Source
+	params, err := a.ResolveParams(g, given)
+	if err != nil {
+		return nil, &inputError{err}
 	}
-	if a.Name == "bp" {
-		res.Seed = &opts.Seed
-	}
-	if a.Name == "sssp" && opts.Delta > 0 {
-		res.Delta = &opts.Delta
-	}
-	if a.Name == "kcore" {
-		res.K = &opts.K
-		if g.Directed {
-			res.Notes = append(res.Notes, directedKCoreNote)
-		}
-	}
+	res.describeParams(a, params)
 	start := time.Now()
-	if o.target == "cpu" {
-		c := a.CPU(g, opts)
-		res.Iterations, res.Summary = c.Iterations, c.Summary
+	if plan == nil {
+		c := a.CPU(g, params)
+		res.Iterations, res.Summary, res.Notes = c.Iterations, c.Summary, c.Notes
 		res.Validation = validation{OK: c.Validation.OK(), Checked: c.Checked, Method: c.Method, Tolerance: c.Validation.Tolerance, Detail: c.Validation.String()}
 		res.values = &c.Values
 		res.HostSeconds = time.Since(start).Seconds()
 		return res, nil
 	}
 	env.describe(res)
-	res.Scheduler, res.Block, res.Grid, res.Warmup, res.Repeat = variant.String(), o.block, o.grid, o.warmup, o.repeat
+	res.Scheduler, res.Block, res.Grid, res.Warmup, res.Repeat = plan.Variant.String(), o.block, o.grid, o.warmup, o.repeat
 	budget := o.budget()
 	res.SpinBudget = &budget
-	if variant.Scheduler.Name == "simdx" {
-		res.Tuning = &o.tuning
-	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := scheduler.Enact(ctx, env.dev, a, variant, g, opts, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, Tuning: o.tuning, SpinBudget: o.budget()})
+	r, err := plan.Enact(ctx, env.dev, g, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, SpinBudget: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -423,13 +436,25 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 	return res, nil
 }
 
+// describeParams records the resolved parameters: the source vertex on its
+// own, the rest by name.
+func (r *runResult) describeParams(a *scheduler.Algorithm, params scheduler.Params) {
+	for _, d := range a.Params {
+		if d.Name == scheduler.SourceParam && a.UsesSource() {
+			source := params.Uint32(d.Name)
+			r.Source = &source
+			continue
+		}
+		if r.Params == nil {
+			r.Params = map[string]any{}
+		}
+		r.Params[d.Name] = params[d.Name]
+	}
+}
+
 // newWatch makes a run's launch watch; tests replace it to set the
 // timings.
 var newWatch = func(o runOptions) *launchWatch { return newLaunchWatch(o.progress, o.heartbeat) }
-
-// directedKCoreNote says what k-core means on a directed graph, where it
-// is easily misread.
-const directedKCoreNote = "directed graph: a vertex's degree is its in- plus out-edges, so a reciprocal pair u->v, v->u counts twice; add +sym to the graph spec for the k-core of the undirected simple graph"
 
 func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if asJSON {
@@ -449,11 +474,8 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if r.Source != nil {
 		t.add("source", *r.Source)
 	}
-	if r.K != nil {
-		t.add("k", *r.K)
-	}
-	if r.Delta != nil {
-		t.add("delta", *r.Delta)
+	for _, name := range slices.Sorted(maps.Keys(r.Params)) {
+		t.add(name, r.Params[name])
 	}
 	target := r.Target
 	if r.SimMode != "" {

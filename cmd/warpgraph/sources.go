@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -56,8 +57,12 @@ func pickSources(g *graph.Graph, k int, seed uint64) ([]uint32, error) {
 // runSources runs the algorithm from each of o.sources random sources on
 // the loaded graph and device, and gathers every source's figures and
 // their mean, median, min and max. The run passes when every source does.
-func runSources(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Variant, env *deviceEnv, o runOptions, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
-	sources, err := pickSources(g, o.sources, o.seed)
+func runSources(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Plan, env *deviceEnv, o runOptions, given scheduler.Params, g *graph.Graph, parsed graph.Spec, took time.Duration) (*runResult, error) {
+	seed, err := o.sourcesSeed()
+	if err != nil {
+		return nil, err
+	}
+	sources, err := pickSources(g, o.sources, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +71,9 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, variant scheduler.V
 	failed := 0
 	var firstFailure string
 	for _, s := range sources {
-		one := o
-		one.source = int64(s)
-		r, err := runLoaded(ctx, a, variant, env, one, g, parsed, took)
+		one := maps.Clone(given)
+		one[scheduler.SourceParam] = s
+		r, err := runLoaded(ctx, a, plan, env, o, one, g, parsed, took)
 		if err != nil {
 			return nil, fmt.Errorf("source %d: %w", s, err)
 		}
@@ -102,7 +107,7 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, variant scheduler.V
 		}
 	}
 	agg.Sources = sources
-	agg.SourcesSeed = &o.seed
+	agg.SourcesSeed = &seed
 	agg.HostSeconds = time.Since(start).Seconds()
 	agg.SourceStats = map[string]spread{}
 	for _, key := range figureKeys(agg.PerSource) {

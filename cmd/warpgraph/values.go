@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 )
 
 // binaryValuesMagic opens a binary --out file; the version that follows
@@ -25,9 +27,10 @@ type valuesHeader struct {
 	Vertices  int     `json:"vertices"`
 	Edges     int     `json:"edges"`
 	Source    *uint32 `json:"source,omitempty"`
-	K         *uint32 `json:"k,omitempty"`
-	Target    string  `json:"target"`
-	Scheduler string  `json:"scheduler,omitempty"`
+	// Params are the algorithm's other parameters (k-core's k, ...).
+	Params    map[string]any `json:"params,omitempty"`
+	Target    string         `json:"target"`
+	Scheduler string         `json:"scheduler,omitempty"`
 	// Value names the per-vertex quantity (depth, rank, ...), Note what
 	// special values mean, Type the binary element type.
 	Value string `json:"value"`
@@ -43,7 +46,7 @@ func writeValues(path, format string, r *runResult) error {
 	if v == nil || v.Uint32 == nil && v.Float == nil && r.Vertices > 0 {
 		return fmt.Errorf("--out: %s on %s produced no per-vertex result", r.Algorithm, r.Target)
 	}
-	h := valuesHeader{Algorithm: r.Algorithm, Graph: r.Graph, Vertices: r.Vertices, Edges: r.Edges, Source: r.Source, K: r.K,
+	h := valuesHeader{Algorithm: r.Algorithm, Graph: r.Graph, Vertices: r.Vertices, Edges: r.Edges, Source: r.Source, Params: r.Params,
 		Target: r.Target, Scheduler: r.Scheduler, Value: v.Name, Note: v.Note, Type: "uint32", Count: len(v.Uint32)}
 	if v.Float != nil {
 		h.Type, h.Count = "float64", len(v.Float)
@@ -77,8 +80,8 @@ func writeTextValues(w io.Writer, h valuesHeader, ints []uint32, floats []float6
 	if h.Source != nil {
 		fmt.Fprintf(w, "# source %d\n", *h.Source)
 	}
-	if h.K != nil {
-		fmt.Fprintf(w, "# k %d\n", *h.K)
+	for _, name := range slices.Sorted(maps.Keys(h.Params)) {
+		fmt.Fprintf(w, "# %s %v\n", name, h.Params[name])
 	}
 	target := h.Target
 	if h.Scheduler != "" {

@@ -129,7 +129,7 @@ func TestRunJSONNamesTheOptions(t *testing.T) {
 	require.NoError(t, err, out)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &m))
-	assert.EqualValues(t, 9, m["seed"])
+	assert.EqualValues(t, 9, m["params"].(map[string]any)["seed"])
 	assert.EqualValues(t, 64, m["block"])
 	assert.EqualValues(t, 0, m["spin_budget"], "unbounded in simulation")
 	assert.Equal(t, "bsp", m["scheduler"])
