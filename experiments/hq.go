@@ -118,11 +118,11 @@ func hqExperiment() *Experiment {
 		Plot:     plotHQ,
 		Findings: hqFindings,
 		Notes: []string{
-			"W is the run-time setting scheduler.Tuning.WQueues (`warpgraph run --scheduler hq:... --w-queues W`); every w-queue holds 2048/W entries, the b-queue 2048.",
+			"W is the hq scheduler's number of w-queues, a run-time setting of its variant; every w-queue holds 2048/W entries, the b-queue 2048.",
 			"Every point is one whole BFS validated against graph/ref; times on the simulator are simulated time, not wall time.",
 			"local=off runs every level as one multi-CTA launch, so g, bg and wbg differ only in the queues; local=cta adds the lecture's single-CTA kernel (one CTA until a level overflows the b-queue), local=round the same kernel handing over once a level outputs more than one vertex per thread.",
-			"The simulator half uses the issue's rmat:scale=16+perm=1 and grid:w=256,h=256 for W in {1, 4, 8, 32} only (a timing-mode rmat16 BFS takes about two minutes of wall time on this 2-core machine), and rmat:scale=12+perm=1 and grid:w=64,h=64 for every W from 1 to 32.",
-			"Two kinds of shared access depend on the layout: the inserts, and reading the w-queues out at each flush. Interleaved, the lanes that share a queue take consecutive slots W words apart, so inserts hardly conflict. A multi-CTA flush reads the w-queue words in memory order and stores each entry straight to its g-queue slot (the lecture's 'why not copy w-queue directly to g-queue? try it?'); an earlier version (commit 3d8aaba, results at 5b9e224) moved them into the b-queue first, which spread the interleaved layout's shared-memory writes over W runs, and on rmat16 at W=4 and 8 it then counted more conflicts than the naive layout in all. The single-CTA kernel still consolidates into the b-queue (its next frontier).",
+			"The simulator half uses the issue's rmat:scale=16+perm=1 and grid:w=256,h=256 for W in {1, 4, 8, 32} only (timing-mode BFS at that size takes minutes of wall time per point), and rmat:scale=12+perm=1 and grid:w=64,h=64 for every W from 1 to 32.",
+			"Two kinds of shared access depend on the layout: the inserts, and reading the w-queues out at each flush. Interleaved, the lanes that share a queue take consecutive slots W words apart, so inserts hardly conflict. A multi-CTA flush reads the w-queue words in memory order and stores each entry straight to its g-queue slot (the lecture's 'why not copy w-queue directly to g-queue? try it?'); results/hq-sim/HISTORY.md records how an earlier flush through the b-queue compared. The single-CTA kernel still consolidates into the b-queue (its next frontier).",
 			"R-MAT sources on the simulator are the vertex of maximum out-degree (vertex 0 of rmat:scale=16+perm=1 reaches no other vertex); grids and the hardware graphs start at vertex 0, as the issue asks.",
 		},
 	}
