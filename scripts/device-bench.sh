@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # device-bench.sh — the hardware half of the framework's measurements, run on
 # the GPU machine from the repository root with the binaries of
-# `make device-build` (carry .device):
+# `make device-build` (copied to the GPU host as .device/):
 #
 #   bash scripts/device-bench.sh [ALGOS] [VARIANTS]
 #
