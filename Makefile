@@ -8,7 +8,7 @@ KERNEL_SIGS := $(patsubst kernels/%.cu,kernels/ptx/%.sig,$(KERNEL_SRCS))
 # Every kernel rebuilds when the portability header or any library header
 # (kernels/lib: the ACC contract and the schedulers' parts) changes.
 KERNEL_HEADERS := kernels/warpgraph.h $(wildcard kernels/lib/*.cuh)
-# The exact flags of DESIGN.md plus line directives for diagnostics and a
+# The flags of docs/architecture.md ("The toolchain") plus line directives for diagnostics and a
 # path map so the PTX does not depend on where the repository lives.
 CLANG_CUDA_FLAGS := -x cuda --cuda-device-only -nocudainc -nocudalib \
 	--cuda-gpu-arch=$(CUDA_ARCH) -Xclang -target-feature -Xclang +ptx64 -O3 -S \
@@ -114,7 +114,7 @@ print-clang-flags:
 print-clang-pp-flags:
 	@echo $(CLANG) $(CLANG_PP_FLAGS)
 
-# Binaries for the GPU machine (it has no Go): carry .device in the device call.
+# Binaries for a GPU host that has no Go (copy .device/ there; README.md, "Running on an NVIDIA GPU").
 device-build:
 	@mkdir -p .device
 	CGO_ENABLED=1 $(GO) test -c -ldflags='-s -w' -o .device/hw.test ./hw

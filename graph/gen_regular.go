@@ -10,7 +10,7 @@ import (
 // other N-1 vertices. So there are no self-loops and no duplicate edges
 // (D <= N-1 is required); in-degrees are random (binomial-like). This is
 // our reading of the ECE 508 lecture's "10^6 nodes of degree 8" BFS
-// benchmarks (seeds/004): a graph whose frontier work per vertex is fixed.
+// benchmarks (docs/sources.md): a graph whose frontier work per vertex is fixed.
 type Regular struct {
 	// N is the vertex count and D every vertex's out-degree.
 	N, D int

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # device-bench.sh — the hardware half of the framework's measurements, run on
 # the GPU machine from the repository root with the binaries of
-# `make device-build` (carry .device):
+# `make device-build` (copied to the GPU host as .device/):
 #
 #   bash scripts/device-bench.sh [ALGOS] [VARIANTS]
 #
@@ -21,7 +21,7 @@ ALGOS=${1:-"bfs sssp sswp wcc kcore pr"}
 VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push simdx:fusion=pushpull simdx:fusion=all simdx:fusion=all,filter=atomic simdx:fusion=all,barrier=monitor simdx:fusion=all,barrier=tree simdx:fusion=all,barrier=coop simdx:fusion=all@132 simdx:fusion=all,filter=atomic@132 simdx:fusion=all,filter=atomic,direction=push@132"}
 REPEAT=${REPEAT:-10}
 # TIMEOUT bounds each cell's whole command (a slow cell cannot eat the
-# session's device time); GRAPHS_ONLY limits the graphs (e.g. "grid1000").
+# time booked on the GPU); GRAPHS_ONLY limits the graphs (e.g. "grid1000").
 TIMEOUT=${TIMEOUT:-120s}
 WARMUP=${WARMUP:-2}
 declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000")

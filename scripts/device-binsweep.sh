@@ -2,7 +2,7 @@
 # device-binsweep.sh — SIMD-X's online-filter threshold (thread bin size)
 # swept on the H100, BFS and SSSP on rmat20 from vertex 0, the host-driven
 # variant with the JIT controller. Run on the GPU machine from the
-# repository root with the binaries of `make device-build` (carry .device).
+# repository root with the binaries of `make device-build` (in .device/).
 # Writes $OUT/binsweep.jsonl (one run per line, per-iteration rows kept)
 # and prints, per run, the time and the filter each iteration ran.
 set -u

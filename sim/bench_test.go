@@ -11,7 +11,7 @@ import (
 
 // BenchmarkStreamFunctional1M runs the stream kernel with 1M threads
 // (blocks of 256) on the simulated h100 in functional mode — the speed
-// anchor of DESIGN.md — and reports the simulator's speed and memory:
+// anchor of results/sim-speed — and reports the simulator's speed and memory:
 //
 //	thread-inst/s  thread-instructions per wall second
 //	bytes/thread   peak Go heap during a launch minus the simulated global

@@ -25,7 +25,7 @@ type Stats struct {
 	MaxResidentCTAs int `json:"max_resident_ctas"`
 
 	// WarpInstructions counts issued warp-instructions; ThreadInstructions
-	// sums their active lanes (DESIGN.md's thread-instructions).
+	// sums their active lanes (docs/architecture.md's thread-instructions).
 	WarpInstructions   uint64 `json:"warp_instructions"`
 	ThreadInstructions uint64 `json:"thread_instructions"`
 	// IPC is warp-instructions per cycle per SM, averaged over every SM of
