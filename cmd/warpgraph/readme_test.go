@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateReadme = flag.Bool("update", false, "rewrite README.md's generated command-line reference")
+var updateReadme = flag.Bool("update", false, "rewrite the generated files: README.md's command-line reference (TestReadmeCommandLine), testdata/cells.golden.json (TestRegisteredCellsKeepTheirFigures)")
 
 const (
 	readmePath       = "../../README.md"
