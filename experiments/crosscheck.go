@@ -452,9 +452,48 @@ func writeCrossCSV(w io.Writer, order []string, byName map[string]*crossExperime
 	return writeCSV(w, header, rows)
 }
 
+// writeCrossReadme writes the report's README: the inputs, (a) the error
+// per cell, the figures, per experiment the breakdowns and (b) and (c),
+// the what-ifs, (d) the largest errors and trends, and the columns of
+// data.csv.
 func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[string]*crossExperiment, files []string) error {
-	// The title names the GPUs the inputs were measured on (the device
-	// column of their hardware rows), not a fixed model.
+	writeCrossHeader(w, o, order, byName)
+	writeCrossErrors(w, order, byName)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".png") {
+			fmt.Fprintf(w, "![%s](%s)\n\n", strings.TrimSuffix(f, ".png"), f)
+		}
+	}
+	for _, name := range order {
+		x := byName[name]
+		writeCrossBreakdowns(w, name, x)
+		if groups := x.groups(); len(groups) > 0 {
+			ws := winners(groups)
+			writeCrossWinners(w, name, x.e.CrossCheck, ws)
+			writeCrossRanks(w, name, x.e.CrossCheck, groups, ws)
+		}
+	}
+	for _, name := range order {
+		x := byName[name]
+		for _, wi := range x.e.CrossCheck.WhatIf {
+			writeWhatIf(w, x, wi)
+		}
+	}
+	fmt.Fprintln(w, "\n## (d) The largest errors, and trends in the error")
+	for _, name := range order {
+		writeLargestErrors(w, name, byName[name])
+	}
+	fmt.Fprintln(w, "\n## Columns of data.csv")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "One row per cell and statistic: `sim_us` and `hw_us` the simulated and measured values, `sim_over_hw` their ratio, `abs_pct_error` |sim − hw| ÷ hw in percent; `group` is the workload and `candidate` the competing value (variant); `sim_*`/`hw_*` are context statistics of each side, and the commits and the GPU name where the data came from.")
+	return nil
+}
+
+// writeCrossHeader writes the title, which names the GPUs the inputs were
+// measured on (the device column of their hardware rows, not a fixed
+// model), the command and commit, and where each experiment's rows came
+// from.
+func writeCrossHeader(w io.Writer, o CrossOptions, order []string, byName map[string]*crossExperiment) {
 	var hwRows []Row
 	for _, name := range order {
 		hwRows = append(hwRows, byName[name].hwRows...)
@@ -479,6 +518,12 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 			distinct(x.simRows, "machine"), distinct(x.simRows, "commit"), dateRange(x.simRows),
 			distinct(x.hwRows, "device"), distinct(x.hwRows, "commit"), distinct(x.hwRows, "machine"), dateRange(x.hwRows))
 	}
+}
+
+// writeCrossErrors writes (a): the error and correlation of each
+// experiment's statistics over the cells, then how many cells each target
+// ran, and in how many the iterations differ.
+func writeCrossErrors(w io.Writer, order []string, byName map[string]*crossExperiment) {
 	fmt.Fprintln(w, "\n## (a) Simulated vs measured time per cell")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MAPE is the mean of |sim − hw| ÷ hw; r is Pearson's correlation of the times and r(log) of their logarithms (the cells span orders of magnitude, so r on raw times is dominated by the slowest few); the ratio is the geometric mean of sim ÷ hw (below 1: the simulator is fast), with the share of cells within 2× of the GPU.")
@@ -511,143 +556,146 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 				differ, of, x.e.CrossCheck.Iterations)
 		}
 	}
-	for _, f := range files {
-		if strings.HasSuffix(f, ".png") {
-			fmt.Fprintf(w, "![%s](%s)\n\n", strings.TrimSuffix(f, ".png"), f)
+}
+
+// candidateScheduler is the scheduler of a pair's candidate variant (the
+// variant without its keys).
+func candidateScheduler(p crossPair) string {
+	s, _, _ := strings.Cut(p.candidate, ":")
+	return s
+}
+
+// writeCrossBreakdowns writes the headline statistic's error per
+// scheduler, the fit of work and launches per scheduler, and the error
+// per group axis, for an experiment compared cell by cell.
+func writeCrossBreakdowns(w io.Writer, name string, x *crossExperiment) {
+	cc := x.e.CrossCheck
+	if cc.RankingsOnly != "" {
+		return
+	}
+	stat := cc.Times[0]
+	if cc.Candidate != "" {
+		writeBreakdown(w, name, stat, "scheduler", x.pairs[stat], candidateScheduler)
+		if cc.Launches != "" {
+			writeLaunchFit(w, name, stat, cc.Launches, x.pairs[stat], candidateScheduler)
 		}
 	}
-	for _, name := range order {
-		x := byName[name]
-		cc := x.e.CrossCheck
-		stat := cc.Times[0]
-		if cc.Candidate != "" && cc.RankingsOnly == "" {
-			writeBreakdown(w, name, stat, "scheduler", x.pairs[stat], func(p crossPair) string {
-				s, _, _ := strings.Cut(p.candidate, ":")
-				return s
-			})
-		}
-		if cc.Candidate != "" && cc.RankingsOnly == "" && cc.Launches != "" {
-			writeLaunchFit(w, name, stat, cc.Launches, x.pairs[stat], func(p crossPair) string {
-				s, _, _ := strings.Cut(p.candidate, ":")
-				return s
-			})
-		}
-		for _, a := range cc.Group {
-			if cc.RankingsOnly != "" {
-				break
-			}
-			writeBreakdown(w, name, stat, a, x.pairs[stat], func(p crossPair) string { return p.sim[a] })
-		}
-		groups := x.groups()
-		if len(groups) == 0 {
-			continue
-		}
-		ws := winners(groups)
-		fmt.Fprintf(w, "\n## (b) Does the simulator pick the GPU's fastest %s? (`%s`, %s)\n\n", cc.Candidate, name, stat)
-		fmt.Fprintf(w, "Per workload (%s), among the %ss that ran on both targets: **%d of %d (%.0f%%)** agree on the fastest (target ≥ 90%%; candidates whose simulations are identical, or that differ only in an untimed measurement key such as edge's census, count as one); %d of %d (%.0f%%) pick one within %.0f%% of the GPU's fastest on the GPU.\n\n",
-			strings.Join(cc.Group, ", "), cc.Candidate, ws.agree, ws.groups, pct(ws.agree, ws.groups), ws.near, ws.groups, pct(ws.near, ws.groups), (nearFactor-1)*100)
-		for _, d := range ws.disagree {
-			fmt.Fprintf(w, "- %s\n", d)
-		}
-		fmt.Fprintf(w, "\n## (c) Rank correlation of the %ss (`%s`, %s)\n\n", cc.Candidate, name, stat)
-		if len(ws.spearman) > 0 {
-			sorted := slices.Clone(ws.spearman)
-			sort.Float64s(sorted)
-			at := 0
-			for _, v := range ws.spearman {
-				if v >= 0.9 {
-					at++
-				}
-			}
-			fmt.Fprintf(w, "Spearman's ρ between simulated and measured times (equivalently, of the speed-ups between %ss) per workload with 3 or more: mean **%.3f**, median %.3f, min %.3f, max %.3f over %d workloads; %d of them reach 0.9 (target: ≥ 0.9).\n\n",
-				cc.Candidate, ws.spearmanMean, median(sorted), sorted[0], sorted[len(sorted)-1], len(sorted), at)
-		}
-		fmt.Fprintf(w, "| workload | %ss | ρ | fastest (sim) | fastest (GPU) |\n|---|---|---|---|---|\n", cc.Candidate)
-		for _, g := range sortedKeys(groups) {
-			ps := groups[g]
-			if len(ps) < 2 {
-				continue
-			}
-			bs, bh := ps[0], ps[0]
-			xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
-			for i, p := range ps {
-				xs[i], ys[i] = p.s, p.h
-				if p.s < bs.s {
-					bs = p
-				}
-				if p.h < bh.h {
-					bh = p
-				}
-			}
-			rho := "–"
-			if len(ps) >= 3 {
-				rho = fmt.Sprintf("%.2f", spearman(xs, ys))
-			}
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", g, len(ps), rho, bs.candidate, bh.candidate)
-		}
+	for _, a := range cc.Group {
+		writeBreakdown(w, name, stat, a, x.pairs[stat], func(p crossPair) string { return p.sim[a] })
 	}
-	for _, name := range order {
-		x := byName[name]
-		for _, wi := range x.e.CrossCheck.WhatIf {
-			writeWhatIf(w, x, wi)
-		}
+}
+
+// writeCrossWinners writes (b): in how many workloads the simulator picks
+// the GPU's fastest candidate, and the workloads where it does not.
+func writeCrossWinners(w io.Writer, name string, cc *CrossCheck, ws winnerStats) {
+	fmt.Fprintf(w, "\n## (b) Does the simulator pick the GPU's fastest %s? (`%s`, %s)\n\n", cc.Candidate, name, cc.Times[0])
+	fmt.Fprintf(w, "Per workload (%s), among the %ss that ran on both targets: **%d of %d (%.0f%%)** agree on the fastest (target ≥ 90%%; candidates whose simulations are identical, or that differ only in an untimed measurement key such as edge's census, count as one); %d of %d (%.0f%%) pick one within %.0f%% of the GPU's fastest on the GPU.\n\n",
+		strings.Join(cc.Group, ", "), cc.Candidate, ws.agree, ws.groups, pct(ws.agree, ws.groups), ws.near, ws.groups, pct(ws.near, ws.groups), (nearFactor-1)*100)
+	for _, d := range ws.disagree {
+		fmt.Fprintf(w, "- %s\n", d)
 	}
-	fmt.Fprintln(w, "\n## (d) The largest errors, and trends in the error")
-	for _, name := range order {
-		x := byName[name]
-		cc := x.e.CrossCheck
-		stat := cc.Times[0]
-		ps := slices.Clone(x.pairs[stat])
-		if cc.RankingsOnly != "" {
-			fmt.Fprintf(w, "\n`%s`: not compared (%s).\n", name, cc.RankingsOnly)
+}
+
+// writeCrossRanks writes (c): the summary of the rank correlations over
+// the workloads, then per workload its ρ and each target's fastest
+// candidate.
+func writeCrossRanks(w io.Writer, name string, cc *CrossCheck, groups map[string][]crossPair, ws winnerStats) {
+	fmt.Fprintf(w, "\n## (c) Rank correlation of the %ss (`%s`, %s)\n\n", cc.Candidate, name, cc.Times[0])
+	if len(ws.spearman) > 0 {
+		sorted := slices.Clone(ws.spearman)
+		sort.Float64s(sorted)
+		at := 0
+		for _, v := range ws.spearman {
+			if v >= 0.9 {
+				at++
+			}
+		}
+		fmt.Fprintf(w, "Spearman's ρ between simulated and measured times (equivalently, of the speed-ups between %ss) per workload with 3 or more: mean **%.3f**, median %.3f, min %.3f, max %.3f over %d workloads; %d of them reach 0.9 (target: ≥ 0.9).\n\n",
+			cc.Candidate, ws.spearmanMean, median(sorted), sorted[0], sorted[len(sorted)-1], len(sorted), at)
+	}
+	fmt.Fprintf(w, "| workload | %ss | ρ | fastest (sim) | fastest (GPU) |\n|---|---|---|---|---|\n", cc.Candidate)
+	for _, g := range sortedKeys(groups) {
+		ps := groups[g]
+		if len(ps) < 2 {
 			continue
 		}
-		if len(ps) == 0 {
-			continue
+		bs, bh := ps[0], ps[0]
+		xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+		for i, p := range ps {
+			xs[i], ys[i] = p.s, p.h
+			if p.s < bs.s {
+				bs = p
+			}
+			if p.h < bh.h {
+				bh = p
+			}
 		}
-		sort.SliceStable(ps, func(i, j int) bool { return math.Abs(ps[i].logRatio()) > math.Abs(ps[j].logRatio()) })
-		fmt.Fprintf(w, "\n`%s`, %s: the cells whose simulated time is furthest from the GPU's (by |log(sim ÷ hw)|).\n\n", name, stat)
-		head := "| cell | sim µs | GPU µs | sim ÷ hw |"
-		sep := "|---|---|---|---|"
+		rho := "–"
+		if len(ps) >= 3 {
+			rho = fmt.Sprintf("%.2f", spearman(xs, ys))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", g, len(ps), rho, bs.candidate, bh.candidate)
+	}
+}
+
+// writeLargestErrors writes an experiment's part of (d): the twelve cells
+// of the headline statistic furthest from the GPU, with their context
+// statistics, and the trends of the error with those statistics.
+func writeLargestErrors(w io.Writer, name string, x *crossExperiment) {
+	cc := x.e.CrossCheck
+	stat := cc.Times[0]
+	ps := slices.Clone(x.pairs[stat])
+	if cc.RankingsOnly != "" {
+		fmt.Fprintf(w, "\n`%s`: not compared (%s).\n", name, cc.RankingsOnly)
+		return
+	}
+	if len(ps) == 0 {
+		return
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return math.Abs(ps[i].logRatio()) > math.Abs(ps[j].logRatio()) })
+	fmt.Fprintf(w, "\n`%s`, %s: the cells whose simulated time is furthest from the GPU's (by |log(sim ÷ hw)|).\n\n", name, stat)
+	head := "| cell | sim µs | GPU µs | sim ÷ hw |"
+	sep := "|---|---|---|---|"
+	for _, c := range cc.Context {
+		head += " " + c + " |"
+		sep += "---|"
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, sep)
+	for _, p := range ps[:min(12, len(ps))] {
+		line := fmt.Sprintf("| %s | %s | %s | %.2f |", p.cell, fmtMicros(p.s), fmtMicros(p.h), p.ratio())
 		for _, c := range cc.Context {
-			head += " " + c + " |"
-			sep += "---|"
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintln(w, sep)
-		for _, p := range ps[:min(12, len(ps))] {
-			line := fmt.Sprintf("| %s | %s | %s | %.2f |", p.cell, fmtMicros(p.s), fmtMicros(p.h), p.ratio())
-			for _, c := range cc.Context {
-				v := p.sim[c]
-				if f, ok := p.sim.Float(c); ok && f != math.Trunc(f) {
-					v = strconv.FormatFloat(f, 'g', 3, 64)
-				}
-				line += " " + v + " |"
+			v := p.sim[c]
+			if f, ok := p.sim.Float(c); ok && f != math.Trunc(f) {
+				v = strconv.FormatFloat(f, 'g', 3, 64)
 			}
-			fmt.Fprintln(w, line)
+			line += " " + v + " |"
 		}
-		if len(cc.Context) > 0 {
-			fmt.Fprintf(w, "\nTrends: Spearman's ρ between log(sim ÷ hw) and each statistic (simulated side) over all %d cells. A negative ρ with launches says the simulator grows too slowly with the number of launches (launch and host overhead under-charged); with global atomics, that atomic contention is under-charged.\n\n", len(ps))
-			fmt.Fprintln(w, "| statistic | ρ with log(sim ÷ hw) | cells |")
-			fmt.Fprintln(w, "|---|---|---|")
-			for _, c := range cc.Context {
-				var xs, ys []float64
-				for _, p := range ps {
-					if v, ok := p.sim.Float(c); ok {
-						xs = append(xs, v)
-						ys = append(ys, p.logRatio())
-					}
-				}
-				if len(xs) >= 3 {
-					fmt.Fprintf(w, "| %s | %.2f | %d |\n", c, spearman(xs, ys), len(xs))
-				}
+		fmt.Fprintln(w, line)
+	}
+	if len(cc.Context) > 0 {
+		writeErrorTrends(w, cc.Context, ps)
+	}
+}
+
+// writeErrorTrends writes the rank correlation between the log error and
+// each context statistic (simulated side) over the cells.
+func writeErrorTrends(w io.Writer, context []string, ps []crossPair) {
+	fmt.Fprintf(w, "\nTrends: Spearman's ρ between log(sim ÷ hw) and each statistic (simulated side) over all %d cells. A negative ρ with launches says the simulator grows too slowly with the number of launches (launch and host overhead under-charged); with global atomics, that atomic contention is under-charged.\n\n", len(ps))
+	fmt.Fprintln(w, "| statistic | ρ with log(sim ÷ hw) | cells |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, c := range context {
+		var xs, ys []float64
+		for _, p := range ps {
+			if v, ok := p.sim.Float(c); ok {
+				xs = append(xs, v)
+				ys = append(ys, p.logRatio())
 			}
+		}
+		if len(xs) >= 3 {
+			fmt.Fprintf(w, "| %s | %.2f | %d |\n", c, spearman(xs, ys), len(xs))
 		}
 	}
-	fmt.Fprintln(w, "\n## Columns of data.csv")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "One row per cell and statistic: `sim_us` and `hw_us` the simulated and measured values, `sim_over_hw` their ratio, `abs_pct_error` |sim − hw| ÷ hw in percent; `group` is the workload and `candidate` the competing value (variant); `sim_*`/`hw_*` are context statistics of each side, and the commits and the GPU name where the data came from.")
-	return nil
 }
 
 // writeWhatIf evaluates a candidate fix: the error, the winners and the
@@ -819,8 +867,7 @@ func crossScatter(x *crossExperiment, stat, config, dir string) ([]string, error
 		if x.e.CrossCheck.Candidate == "" {
 			return x.e.Name
 		}
-		s, _, _ := strings.Cut(q.candidate, ":")
-		return s
+		return candidateScheduler(q)
 	}
 	var keys []string
 	byKey := map[string]plotter.XYs{}

@@ -270,3 +270,26 @@ func readRowsForTest(t *testing.T, dir string) []Row {
 	require.NotEmpty(t, rows)
 	return rows
 }
+
+// TestCrossCheckReadmeRegeneratesCommittedReport rebuilds a committed
+// cross-check from its committed inputs: the README must come out byte for
+// byte as committed (the report's writer is refactored against it; a
+// change that is meant to alter the prose regenerates the file with the
+// command it names).
+func TestCrossCheckReadmeRegeneratesCommittedReport(t *testing.T) {
+	const dir = "../results/banks-geometry"
+	want, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	out := t.TempDir()
+	_, err = CrossCheckReport(Default, CrossOptions{
+		Inputs:  []string{filepath.Join(dir, "sim"), filepath.Join(dir, "hw-h200")},
+		Config:  "h100",
+		Out:     out,
+		Command: "warpgraph sweep crosscheck results/banks-geometry/sim results/banks-geometry/hw-h200 --out results/banks-geometry",
+		Commit:  "2344f66",
+	})
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+}

@@ -53,13 +53,6 @@ struct pr_acc : wg_acc_defaults<float> {
   }
 };
 
-// SIMD-X runs PageRank as pull-then-push (pr_pullpush_acc below); every
-// other scheduler sweeps pr_acc.
-WG_BSP_ENTRIES(pr, pr_acc)
-WG_EDGE_ENTRIES(pr, pr_acc)
-WG_HQ_ENTRIES(pr, pr_acc)
-WG_WSEG_ENTRIES(pr, pr_acc)
-
 // PageRank, pull-then-push (SIMD-X): the residual form of the task-parallel
 // PageRank below (the leaky system x = (1-d)/n + d P^T x, normalised to sum
 // 1 at the end), with signed residuals so that it can start from the
@@ -128,8 +121,9 @@ struct pr_pullpush_acc : wg_acc_defaults<float> {
   }
 };
 
-WG_SIMDX_ENTRIES(pr, pr_pullpush_acc)
-WG_SIMDX_AGGREGATION_ENTRIES(pr, pr_pullpush_acc)
+// SIMD-X runs PageRank as pull-then-push (pr_pullpush_acc); every other
+// scheduler sweeps pr_acc.
+WG_ACC_PULL_THEN_PUSH_ENTRIES(pr, pr_acc, pr_pullpush_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
 // residual's magnitude reached eps. It solves the "leaky" system

@@ -8,6 +8,9 @@ import "github.com/warpgraph/warpgraph/kernels"
 // builds the first one when the problem has no start list); aggregation
 // algorithms sweep every vertex, pulling over in-edges, until no vertex is
 // active.
+// DefaultVariant is the variant a run takes when none is named.
+const DefaultVariant = "bsp"
+
 func init() {
 	RegisterScheduler(&Scheduler{
 		Name:     "bsp",

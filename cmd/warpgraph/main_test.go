@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/experiments"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -79,6 +80,9 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"micro negative ctas", []string{"micro", "atomic_contention", "--target", "sim", "--ctas", "-2"}, "--ctas -2 is negative"},
 		{"micro loaded ctas past the SMs", []string{"micro", "loaded_latency", "--target", "sim", "--config", "tiny", "--ctas", "500"}, "at most one CTA per SM"},
 		{"micro shared_add reps past exact floats", []string{"micro", "shared_add", "--target", "sim", "--config", "tiny", "--reps", "100000"}, "exact as a float"},
+		{"micro unknown benchmark", []string{"micro", "nosuch", "--target", "sim"}, "unknown microbenchmark \"nosuch\""},
+		{"micro unknown barrier", []string{"micro", "barriers", "--target", "sim", "--config", "tiny", "--barrier", "nosuch"}, "unknown barrier \"nosuch\""},
+		{"micro negative grid", []string{"micro", "barriers", "--target", "sim", "--config", "tiny", "--grids", "-1"}, "--grids -1"},
 		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},
@@ -171,10 +175,13 @@ func TestDemoValidatesBothGraphs(t *testing.T) {
 	}
 	out, _, err := execute(t, "demo")
 	require.NoError(t, err)
-	// BFS and SSSP on the CPU per graph, and one validated simulator row
-	// holding both graphs.
-	assert.Equal(t, 2*len(demoGraphs)+4, strings.Count(out, "PASS"), "CPU bfs and sssp per graph, four simulator columns")
-	assert.Contains(t, out, "atos:local=on")
+	// The CPU algorithms per graph, and one validated simulator row
+	// holding a column per run.
+	plan := experiments.DemoPlan()
+	assert.Equal(t, len(plan.CPU)*len(plan.Graphs)+len(plan.Runs), strings.Count(out, "PASS"), "CPU runs per graph, a simulator column per run")
+	for _, run := range plan.Runs {
+		assert.Contains(t, out, run.Graph+" "+run.Variant)
+	}
 	assert.NotContains(t, out, "FAIL")
 	for _, label := range []string{"cycles", "warp execution efficiency", "bank conflicts", "worst global same-address serialisation"} {
 		assert.Contains(t, out, label)

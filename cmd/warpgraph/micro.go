@@ -2,21 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/warpgraph/warpgraph/experiments/micro"
-	"github.com/warpgraph/warpgraph/scheduler"
 )
 
 func init() { extraCommands = append(extraCommands, newMicroCommand) }
 
-var microNames = []string{"stream", "atomic_contention", "bank_stride", "global_barrier", "barriers", "divmod", "launch_overhead", "load_latency", "atomic_spread", "partition_latency", "loaded_latency", "shared_add"}
+// microRegistry holds the benchmarks `micro` runs.
+var microRegistry = micro.Default
 
 type microOptions struct {
 	target, simMode, config string
@@ -44,14 +43,14 @@ func newMicroCommand() *cobra.Command {
 	var o microOptions
 	cmd := &cobra.Command{
 		Use:   "micro NAME|all [--target hw|sim]",
-		Short: "Run a microbenchmark (" + strings.Join(microNames, ", ") + ") and print its validated table",
+		Short: "Run a microbenchmark (" + strings.Join(microRegistry.Names(), ", ") + ") and print its validated table",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names := []string{args[0]}
 			if args[0] == "all" {
-				names = microNames
-			} else if !slices.Contains(microNames, args[0]) {
-				return badInput("unknown microbenchmark %q: use one of %s or all", args[0], strings.Join(microNames, ", "))
+				names = microRegistry.Names()
+			} else if _, err := microRegistry.Lookup(args[0]); err != nil {
+				return &inputError{err}
 			}
 			if o.target != "hw" && o.target != "sim" {
 				return badInput("unknown target %q: microbenchmarks run on hw or sim", o.target)
@@ -81,16 +80,27 @@ func newMicroCommand() *cobra.Command {
 	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default) or functional")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
-	f.IntVar(&o.reps, "reps", 0, "work per thread inside the kernel (load_latency: timed walks round each chain; 0: a default per benchmark and target)")
+	// Each setting's help says what it means to the benchmarks that read
+	// it, as they register it.
+	help := func(s micro.Setting) (string, string) { return string(s), microRegistry.Help(s) }
+	name, about := help(micro.Reps)
+	f.IntVar(&o.reps, name, 0, "work per thread inside the kernel ("+about+"; 0: a default per benchmark and target)")
 	f.IntVar(&o.warmup, "warmup", 3, "untimed launches before timing (hardware)")
 	f.IntVar(&o.repeat, "repeat", 10, "timed launches; the median is reported (hardware)")
-	f.IntVar(&o.elements, "elements", 0, "stream: elements (0: 16M on hw, 1M in simulation)")
-	f.IntVar(&o.ctas, "ctas", 1, "atomic_contention, shared_add: CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full); atomic_spread: its CTAs (0 or 1: every SM full); loaded_latency: its CTAs, one per SM (0 or 1: every SM)")
-	f.IntVar(&o.iterations, "iterations", 0, "launch_overhead: timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)")
-	f.StringSliceVar(&o.barriers, "barrier", nil, "barriers: the grid barriers to measure, comma-separated ("+strings.Join(scheduler.BarrierKinds, ", ")+"; default all)")
-	f.IntSliceVar(&o.grids, "grids", []int{132, 1056, 0}, "barriers: grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped")
-	f.BoolVar(&o.noBoundary, "no-boundary", false, "barriers: time the --grids only, without the deadlock boundary (the limit and one CTA past it): a quick sweep, or a long simulation split into parts")
-	f.Int64Var(&o.spinBudget, "spin-budget", -1, "global_barrier, barriers: polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)")
+	name, about = help(micro.Elements)
+	f.IntVar(&o.elements, name, 0, about)
+	name, about = help(micro.CTAs)
+	f.IntVar(&o.ctas, name, 1, about)
+	name, about = help(micro.Iterations)
+	f.IntVar(&o.iterations, name, 0, about)
+	name, about = help(micro.BarrierSet)
+	f.StringSliceVar(&o.barriers, name, nil, about)
+	name, about = help(micro.Grids)
+	f.IntSliceVar(&o.grids, name, []int{132, 1056, 0}, about)
+	name, about = help(micro.NoBoundary)
+	f.BoolVar(&o.noBoundary, name, false, about)
+	name, about = help(micro.SpinBudget)
+	f.Int64Var(&o.spinBudget, name, -1, about)
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
 	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
 	f.BoolVar(&o.asJSON, "json", false, "print JSON instead of tables")
@@ -124,33 +134,6 @@ func runMicros(ctx context.Context, out io.Writer, names []string, o microOption
 	return nil
 }
 
-// orDefault picks the per-target default when the flag was left at 0:
-// hardware needs long kernels to time, a simulation needs short ones.
-func orDefault(v int, hw, sim int, target string) int {
-	if v > 0 {
-		return v
-	}
-	if target == "hw" {
-		return hw
-	}
-	return sim
-}
-
-// spinBudget is --spin-budget, or its per-target default.
-func spinBudget(o microOptions) (uint32, error) {
-	budget := o.spinBudget
-	if budget < 0 {
-		budget = int64(orDefault(0, 1_000_000, 5_000, o.target))
-	}
-	if budget > math.MaxUint32 {
-		return 0, badInput("--spin-budget %d does not fit 32 bits", budget)
-	}
-	if budget == 0 && o.target == "hw" {
-		return 0, badInput("--spin-budget 0 (unbounded) would hang a GPU when the grid is too large: it is for the simulator only")
-	}
-	return uint32(budget), nil
-}
-
 // runMicroOnFreshDevice opens a device for one benchmark and closes it
 // after, so that no state (caches, the simulator's clock and memory, a
 // GPU context's allocations) carries from one benchmark of `micro all` to
@@ -178,99 +161,23 @@ type microJSON struct {
 	Launches []launchRecord `json:"launches"`
 }
 
-// The stream's default sizes: hardware needs a long kernel to time; a
-// simulation of 16M elements would take minutes.
-const (
-	streamElementsHW  = 1 << 24
-	streamElementsSim = 1 << 20
-)
-
+// runMicro runs the named benchmark on env's device with the flags'
+// settings; a setting it cannot run with is the caller's input error.
 func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) (*micro.Table, error) {
-	p := micro.Params{Warmup: o.warmup, Repeat: o.repeat}
-	if o.target == "sim" {
-		p.Warmup, p.Repeat = 0, 1 // the simulator is deterministic
+	b, err := microRegistry.Lookup(name)
+	if err != nil {
+		return nil, &inputError{err}
 	}
-	switch name {
-	case "stream":
-		t, _, err := micro.Stream(ctx, env.dev, orDefault(o.elements, streamElementsHW, streamElementsSim, o.target), 256, p)
-		if err == nil && o.elements == 0 {
-			// The defaults differ (a simulation of 16M elements takes
-			// minutes), so the tables say how to compare them.
-			t.Notes = append(t.Notes, fmt.Sprintf("Default size: %d elements on hw, %d in simulation; the simulated L2 holds the smaller run, so compare a simulated table with a hardware one at the same --elements.", streamElementsHW, streamElementsSim))
-		}
-		return t, err
-	case "atomic_contention", "shared_add":
-		p.Reps = orDefault(o.reps, 256, 8, o.target)
-		if name == "shared_add" && p.Reps > micro.SharedAddMaxReps {
-			return nil, badInput("--reps %d: shared_add adds at most %d times per thread, so that every slot's sum is exact as a float", p.Reps, micro.SharedAddMaxReps)
-		}
-		p.CTAs = o.ctas
-		if o.ctas == 0 {
-			p.CTAs = micro.AtomicCTAsFullGPU(env.dev)
-		}
-		if name == "shared_add" {
-			return micro.SharedAdd(ctx, env.dev, micro.AtomicDegrees, p)
-		}
-		return micro.AtomicContention(ctx, env.dev, micro.AtomicDegrees, p)
-	case "bank_stride":
-		p.Reps = orDefault(o.reps, 4096, 32, o.target)
-		grid := orDefault(0, 4*env.dev.Properties().SMs, 2, o.target)
-		return micro.BankStride(ctx, env.dev, micro.BankStrides, grid, 256, p)
-	case "global_barrier":
-		budget, err := spinBudget(o)
-		if err != nil {
-			return nil, err
-		}
-		return micro.BarrierStudy(ctx, env.dev, 128, orDefault(o.reps, 20, 1, o.target), budget, o.target == "sim")
-	case "barriers":
-		budget, err := spinBudget(o)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range o.barriers {
-			if !slices.Contains(scheduler.BarrierKinds, b) {
-				return nil, badInput("unknown barrier %q: use %s", b, strings.Join(scheduler.BarrierKinds, ", "))
-			}
-		}
-		for _, g := range o.grids {
-			if g < 0 {
-				return nil, badInput("--grids %d: a grid is a positive number of CTAs, or 0 for the co-resident limit", g)
-			}
-		}
-		return micro.Barriers(ctx, env.dev, micro.BarrierSweep{Kinds: o.barriers, Grids: o.grids, Block: 128,
-			Rounds: orDefault(o.reps, 100, 2, o.target), SpinBudget: budget, Unbounded: o.target == "sim",
-			SkipBoundary: o.noBoundary, Warmup: p.Warmup, Repeat: p.Repeat})
-	case "divmod":
-		_, t, err := micro.DivModProbe(ctx, env.dev)
-		return t, err
-	case "atomic_spread":
-		p.Reps = orDefault(o.reps, 8, 2, o.target)
-		ctas := o.ctas
-		if ctas <= 1 { // one CTA has no spread: the default fills the GPU
-			ctas = micro.AtomicCTAsFullGPU(env.dev)
-		}
-		return micro.AtomicSpread(ctx, env.dev, micro.AtomicSpreadStrides, ctas, p)
-	case "load_latency":
-		p.Reps = o.reps
-		return micro.LoadLatency(ctx, env.dev, micro.LoadLatencyFootprints, p)
-	case "loaded_latency":
-		p.Reps = o.reps
-		p.CTAs = o.ctas
-		if sms := env.dev.Properties().SMs; o.ctas > sms {
-			return nil, badInput("--ctas %d: loaded_latency runs at most one CTA per SM (%d)", o.ctas, sms)
-		}
-		return micro.LoadedLatency(ctx, env.dev, micro.LoadedLatencyWarps, p)
-	case "partition_latency":
-		p.Reps = o.reps
-		t, _, err := micro.PartitionLatency(ctx, env.dev, micro.PartitionSMs(env.dev), p)
-		return t, err
-	case "launch_overhead":
-		if o.target == "hw" {
-			p.Warmup = max(p.Warmup, 100) // first launches load the module and warm the driver's paths
-		}
-		return micro.LaunchOverhead(ctx, env.dev, orDefault(o.iterations, 2000, 10, o.target), p)
+	t, err := b.Run(ctx, env.dev, micro.Settings{
+		Simulated: o.target == "sim", Warmup: o.warmup, Repeat: o.repeat,
+		Reps: o.reps, Elements: o.elements, Iterations: o.iterations, CTAs: o.ctas,
+		SpinBudget: o.spinBudget, Barriers: o.barriers, Grids: o.grids, NoBoundary: o.noBoundary,
+	})
+	var bad *micro.SettingError
+	if errors.As(err, &bad) {
+		return nil, &inputError{err}
 	}
-	return nil, badInput("unknown microbenchmark %q", name)
+	return t, err
 }
 
 // check rejects values that the flags' help does not give a meaning.

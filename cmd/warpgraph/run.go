@@ -151,7 +151,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.algo, "algo", "", "algorithm: "+strings.Join(scheduler.AlgorithmNames(), ", "))
 	f.StringVar(&o.spec, "graph", "", "graph spec: a file or a generator (rmat:scale=16)")
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
-	f.StringVar(&o.scheduler, "scheduler", "bsp", "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
+	f.StringVar(&o.scheduler, "scheduler", scheduler.DefaultVariant, "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)

@@ -247,3 +247,61 @@ func SharedAdd(ctx context.Context, dev kernels.Device, degrees []int, p Params)
 	t.Notes = append(t.Notes, fmt.Sprintf("%s, %d shared-memory atomicAdd of 1 per thread, as uint32 and as float; degree = threads per address.", geometry, p.Reps))
 	return t, nil
 }
+
+// atomicCTAsHelp is what --ctas means to the atomic sweeps of one CTA
+// by default.
+const atomicCTAsHelp = "CTAs of 1024 threads, each on its own slots (1: WolfGraph's one CTA; 0: two per SM, every SM full)"
+
+// atomicGrid is the CTAs of a sweep whose 0 fills the GPU.
+func atomicGrid(dev kernels.Device, ctas int) int {
+	if ctas == 0 {
+		return AtomicCTAsFullGPU(dev)
+	}
+	return ctas
+}
+
+func atomicContentionBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "atomic_contention",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 256, Sim: 8}},
+		Help:     map[Setting]string{CTAs: atomicCTAsHelp},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			p := s.timing()
+			p.Reps, p.CTAs = s.Reps, atomicGrid(dev, s.CTAs)
+			return AtomicContention(ctx, dev, AtomicDegrees, p)
+		},
+	}
+}
+
+func sharedAddBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "shared_add",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 256, Sim: 8}},
+		Help:     map[Setting]string{CTAs: atomicCTAsHelp},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			if s.Reps > SharedAddMaxReps {
+				return nil, settingError("--reps %d: shared_add adds at most %d times per thread, so that every slot's sum is exact as a float", s.Reps, SharedAddMaxReps)
+			}
+			p := s.timing()
+			p.Reps, p.CTAs = s.Reps, atomicGrid(dev, s.CTAs)
+			return SharedAdd(ctx, dev, AtomicDegrees, p)
+		},
+	}
+}
+
+func atomicSpreadBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "atomic_spread",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 8, Sim: 2}},
+		Help:     map[Setting]string{CTAs: "its CTAs (0 or 1: every SM full)"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			ctas := s.CTAs
+			if ctas <= 1 { // one CTA has no spread: the default fills the GPU
+				ctas = AtomicCTAsFullGPU(dev)
+			}
+			p := s.timing()
+			p.Reps = s.Reps
+			return AtomicSpread(ctx, dev, AtomicSpreadStrides, ctas, p)
+		},
+	}
+}

@@ -94,3 +94,19 @@ func worstConflictDegree(s kernels.LaunchStats) (int, bool) {
 	}
 	return worst, found
 }
+
+func bankStrideBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "bank_stride",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 4096, Sim: 32}},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			grid := 2
+			if !s.Simulated {
+				grid = 4 * dev.Properties().SMs
+			}
+			p := s.timing()
+			p.Reps = s.Reps
+			return BankStride(ctx, dev, BankStrides, grid, 256, p)
+		},
+	}
+}

@@ -432,3 +432,55 @@ func Barriers(ctx context.Context, dev kernels.Device, s BarrierSweep) (*Table, 
 		"monitor: SIMD-X/b40c (CTA 0 polls one flag per CTA with all its threads, releases a generation word); counter: one atomic counter with sense reversal; tree: combining tree of fan-in 8; coop: the cooperative-groups algorithm (one arrival word, bit 31 the sense), launched cooperatively.")
 	return t, nil
 }
+
+// barrierSpinBudget is the barriers' default spin budget per target.
+var barrierSpinBudget = PerTarget{HW: 1_000_000, Sim: 5_000}
+
+const spinBudgetHelp = "polls per wait before the kernel aborts (0 = unbounded, simulator only; default 1000000 on hw, 5000 in simulation: enough for the h100 barrier at its limit, where a worker polls about 2,400 times)"
+
+func globalBarrierBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "global_barrier",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 20, Sim: 1}, SpinBudget: barrierSpinBudget},
+		Help:     map[Setting]string{SpinBudget: spinBudgetHelp},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			budget, err := s.spinBudget()
+			if err != nil {
+				return nil, err
+			}
+			return BarrierStudy(ctx, dev, 128, s.Reps, budget, s.Simulated)
+		},
+	}
+}
+
+func barriersBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "barriers",
+		Defaults: map[Setting]PerTarget{Reps: {HW: 100, Sim: 2}, SpinBudget: barrierSpinBudget},
+		Help: map[Setting]string{
+			SpinBudget: spinBudgetHelp,
+			BarrierSet: "the grid barriers to measure, comma-separated (" + strings.Join(scheduler.BarrierKinds, ", ") + "; default all)",
+			Grids:      "grids (CTAs of 128 threads) to time each barrier at; 0 = its co-resident limit; grids past the limit are skipped",
+			NoBoundary: "time the --grids only, without the deadlock boundary (the limit and one CTA past it): a quick sweep, or a long simulation split into parts",
+		},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			budget, err := s.spinBudget()
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range s.Barriers {
+				if !slices.Contains(scheduler.BarrierKinds, b) {
+					return nil, settingError("unknown barrier %q: use %s", b, strings.Join(scheduler.BarrierKinds, ", "))
+				}
+			}
+			for _, g := range s.Grids {
+				if g < 0 {
+					return nil, settingError("--grids %d: a grid is a positive number of CTAs, or 0 for the co-resident limit", g)
+				}
+			}
+			return Barriers(ctx, dev, BarrierSweep{Kinds: s.Barriers, Grids: s.Grids, Block: 128,
+				Rounds: s.Reps, SpinBudget: budget, Unbounded: s.Simulated,
+				SkipBoundary: s.NoBoundary, Warmup: s.Warmup, Repeat: s.Repeat})
+		},
+	}
+}

@@ -160,3 +160,13 @@ var H100DivMod = DivModResult{
 	Q64S: []uint64{0xe, 0xfffffffffffffff2, 0xffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0x8000000000000000, 0xffffff0000000000},
 	R64S: []uint64{0x2, 0xfffffffffffffffe, 0x7, 0x0, 0xffffffffffffffff, 0x10000000000, 0x8000000000000000, 0xfffffffffffffff9, 0x0, 0x0},
 }
+
+func divModBenchmark() *Benchmark {
+	return &Benchmark{
+		Name: "divmod",
+		run: func(ctx context.Context, dev kernels.Device, _ Settings) (*Table, error) {
+			_, t, err := DivModProbe(ctx, dev)
+			return t, err
+		},
+	}
+}

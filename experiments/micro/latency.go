@@ -176,3 +176,15 @@ func medianCycles(p Params, run func() (uint64, error)) (uint64, error) {
 	slices.Sort(samples)
 	return samples[len(samples)/2], nil
 }
+
+func loadLatencyBenchmark() *Benchmark {
+	return &Benchmark{
+		Name: "load_latency",
+		Help: map[Setting]string{Reps: "timed walks round each chain"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			p := s.timing()
+			p.Reps = s.Reps
+			return LoadLatency(ctx, dev, LoadLatencyFootprints, p)
+		},
+	}
+}

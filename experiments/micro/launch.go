@@ -250,3 +250,19 @@ func LaunchGrid(ctx context.Context, dev kernels.Device, grid, block int, p Para
 	}
 	return s, nil
 }
+
+func launchOverheadBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:      "launch_overhead",
+		Defaults:  map[Setting]PerTarget{Iterations: {HW: 2000, Sim: 10}},
+		Help:      map[Setting]string{Iterations: "timed iterations per pattern (0: 2000 on hw, 10 in simulation); --warmup untimed ones go first (at least 100 on hw)"},
+		WallClock: true,
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			p := s.timing()
+			if !s.Simulated {
+				p.Warmup = max(p.Warmup, 100) // first launches load the module and warm the driver's paths
+			}
+			return LaunchOverhead(ctx, dev, s.Iterations, p)
+		},
+	}
+}

@@ -263,3 +263,18 @@ func loadedFenceRun(dev kernels.Device, got []uint64, lines kernels.DevPtr, next
 	}
 	return fenced, rates, nil
 }
+
+func loadedLatencyBenchmark() *Benchmark {
+	return &Benchmark{
+		Name: "loaded_latency",
+		Help: map[Setting]string{CTAs: "its CTAs, one per SM (0 or 1: every SM)"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			if sms := dev.Properties().SMs; s.CTAs > sms {
+				return nil, settingError("--ctas %d: loaded_latency runs at most one CTA per SM (%d)", s.CTAs, sms)
+			}
+			p := s.timing()
+			p.Reps, p.CTAs = s.Reps, s.CTAs
+			return LoadedLatency(ctx, dev, LoadedLatencyWarps, p)
+		},
+	}
+}

@@ -178,3 +178,15 @@ func meanOrDash(xs []float64) any {
 	}
 	return s / float64(len(xs))
 }
+
+func partitionLatencyBenchmark() *Benchmark {
+	return &Benchmark{
+		Name: "partition_latency",
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			p := s.timing()
+			p.Reps = s.Reps
+			t, _, err := PartitionLatency(ctx, dev, PartitionSMs(dev), p)
+			return t, err
+		},
+	}
+}

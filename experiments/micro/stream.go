@@ -67,3 +67,26 @@ func Stream(ctx context.Context, dev kernels.Device, n, block int, p Params) (*T
 	t.Notes = append(t.Notes, "12 bytes move per element (two 4-byte loads, one 4-byte store).")
 	return t, stats, nil
 }
+
+// The stream's default sizes: a GPU needs a long kernel to time; a
+// simulation of 16M elements would take minutes.
+const (
+	streamElementsHW  = 1 << 24
+	streamElementsSim = 1 << 20
+)
+
+func streamBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "stream",
+		Defaults: map[Setting]PerTarget{Elements: {HW: streamElementsHW, Sim: streamElementsSim}},
+		Help:     map[Setting]string{Elements: "elements (0: 16M on hw, 1M in simulation)"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			t, _, err := Stream(ctx, dev, s.Elements, 256, s.timing())
+			if err == nil && s.Defaulted(Elements) {
+				// The defaults differ, so the tables say how to compare them.
+				t.Notes = append(t.Notes, fmt.Sprintf("Default size: %d elements on hw, %d in simulation; the simulated L2 holds the smaller run, so compare a simulated table with a hardware one at the same --elements.", streamElementsHW, streamElementsSim))
+			}
+			return t, err
+		},
+	}
+}

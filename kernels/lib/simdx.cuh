@@ -830,8 +830,6 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
     wg_simdx_fused<ALG, false, true>(WG_SIMDX_FUSED_ARGS);                                          \
   }
 
-#endif // WARPGRAPH_LIB_SIMDX_CUH
-
 // ---- aggregation that pushes: take before the push -------------------------
 //
 // An aggregation algorithm whose push moves state (PageRank's pull-then-push
@@ -868,3 +866,5 @@ static __device__ __noinline__ void wg_simdx_take(WG_ACC_PARAMS, const uint32_t 
       wg_simdx_local<ALG>(WG_ACC_ARGS, lists, len, queued, control, log, max_log, local_max,        \
                           max_iterations, medium_from, large_from);                                 \
   }
+
+#endif // WARPGRAPH_LIB_SIMDX_CUH

@@ -155,6 +155,91 @@ var modBySuffix = func() map[string]Mods {
 	return m
 }()
 
+// suffixDecoding is decodeSuffixes's state: the instruction being filled,
+// its opcode's spec, and the type suffixes seen, in order.
+type suffixDecoding struct {
+	in    *Inst
+	spec  opSpec
+	types []Type
+}
+
+// suffixDecoder is one category of generic suffix: take reports whether
+// s belongs to it and records it.
+type suffixDecoder struct {
+	// cat is the category the opcode must accept (0: every opcode).
+	cat  suffixCats
+	take func(d *suffixDecoding, s string) bool
+}
+
+// suffixDecoders are the generic suffix categories, tried in order; the
+// first that takes a suffix decides its meaning. A category already set
+// on the instruction takes no second suffix.
+var suffixDecoders = []suffixDecoder{
+	{catCmp, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Cmp, CmpNone, cmpByName, s) }},
+	{catBool, func(d *suffixDecoding, s string) bool {
+		return d.in.Cmp != CmpNone && setOnce(&d.in.Bool, BoolNone, boolByName, s)
+	}},
+	{catAtom, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Atom, AtomNone, atomByName, s) }},
+	{0, func(d *suffixDecoding, s string) bool {
+		t, ok := typeByName[s]
+		if ok {
+			d.types = append(d.types, t)
+		}
+		return ok
+	}},
+	{catSpace, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Space, SpaceNone, spaceBySuffix, s) }},
+	{catRound, func(d *suffixDecoding, s string) bool {
+		return setOnce(&d.in.Rounding, RoundNone, roundingByName, s)
+	}},
+	{catVote, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Vote, VoteNone, voteByName, s) }},
+	{catShfl, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Shfl, ShflNone, shflByName, s) }},
+	{catVec, func(d *suffixDecoding, s string) bool {
+		if d.in.Vec == 1 && (s == "v2" || s == "v4") {
+			d.in.Vec = uint8(s[1] - '0')
+			return true
+		}
+		return false
+	}},
+	{catOrder, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Order, OrderNone, orderBySuffix, s) }},
+	{catScope, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Scope, ScopeNone, scopeByName, s) }},
+	{catTestp, func(d *suffixDecoding, s string) bool { return setOnce(&d.in.Testp, TestpNone, testpByName, s) }},
+	{0, func(d *suffixDecoding, s string) bool {
+		m, ok := modBySuffix[s]
+		if ok && d.spec.mods&m != 0 && !d.in.Mods.Has(m) {
+			d.in.Mods |= m
+			return true
+		}
+		return false
+	}},
+	{catCache, func(_ *suffixDecoding, s string) bool {
+		return cacheSuffixes[s] || strings.HasPrefix(s, "L1::") || strings.HasPrefix(s, "L2::")
+	}},
+}
+
+// setOnce sets *field to s's value in byName if the field is still none
+// and s names a value, and reports whether it did.
+func setOnce[T comparable](field *T, none T, byName map[string]T, s string) bool {
+	if *field != none {
+		return false
+	}
+	v, ok := byName[s]
+	if ok {
+		*field = v
+	}
+	return ok
+}
+
+// generic decodes s as the first generic suffix category, among those
+// the opcode accepts, that takes it.
+func (d *suffixDecoding) generic(s string) bool {
+	for _, dec := range suffixDecoders {
+		if (dec.cat == 0 || d.spec.cats&dec.cat != 0) && dec.take(d, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // rawOperand is an operand as written, before names are resolved.
 type rawOperand struct {
 	kind   rawKind
@@ -231,7 +316,7 @@ func (l *funcLowerer) instruction() {
 // categories it accepts; anything else is an error.
 func (l *funcLowerer) decodeSuffixes(in *Inst, spec opSpec, parts []string, line int32) {
 	p := l.p
-	var types []Type
+	d := suffixDecoding{in: in, spec: spec}
 	base := parts[0]
 	sawShfDir := false
 	for i := 1; i < len(parts); i++ {
@@ -241,160 +326,15 @@ func (l *funcLowerer) decodeSuffixes(in *Inst, spec opSpec, parts []string, line
 			bad()
 		}
 		// Opcode-specific words first: they shadow generic meanings.
-		switch base {
-		case "shf":
-			switch s {
-			case "l":
-				in.Mods |= ModLeft
-				sawShfDir = true
-				continue
-			case "r":
-				sawShfDir = true
-				continue
-			case "wrap":
-				continue
-			}
-		case "bar", "barrier":
-			switch s {
-			case "sync":
-				if in.Bar == BarNone {
-					in.Bar = BarSync
-				}
-				in.Mods |= ModSync
-				continue
-			case "arrive":
-				in.Bar = BarArrive
-				continue
-			case "red":
-				in.Bar = BarRedPopc // refined by the next suffix
-				if i+1 >= len(parts) {
-					bad()
-				}
-				switch parts[i+1] {
-				case "popc":
-					in.Bar = BarRedPopc
-				case "and":
-					in.Bar = BarRedAnd
-				case "or":
-					in.Bar = BarRedOr
-				default:
-					p.fail(line, "bad bar.red operation .%s", parts[i+1])
-				}
-				i++
-				continue
-			case "warp":
-				if base != "bar" || i+1 >= len(parts) || parts[i+1] != "sync" {
-					bad()
-				}
-				in.Bar = BarWarpSync
-				in.Mods |= ModSync
-				i++
-				continue
-			}
-		case "membar":
-			switch s {
-			case "gl":
-				in.Scope = ScopeGPU
-				continue
-			case "cta":
-				in.Scope = ScopeCTA
-				continue
-			case "sys":
-				in.Scope = ScopeSys
-				continue
-			}
+		if n := l.opcodeSuffix(in, base, parts, i, line, &sawShfDir); n > 0 {
+			i += n - 1
+			continue
+		}
+		if !d.generic(s) {
 			bad()
-		case "match":
-			switch s {
-			case "any":
-				in.Vote = VoteAny
-				continue
-			case "all":
-				in.Vote = VoteAll
-				continue
-			}
-		case "prefetch", "prefetchu":
-			if s == "L1" || s == "L2" {
-				continue
-			}
 		}
-		if spec.cats&catCmp != 0 && in.Cmp == CmpNone {
-			if c, ok := cmpByName[s]; ok {
-				in.Cmp = c
-				continue
-			}
-		}
-		if spec.cats&catBool != 0 && in.Cmp != CmpNone && in.Bool == BoolNone {
-			if b, ok := boolByName[s]; ok {
-				in.Bool = b
-				continue
-			}
-		}
-		if spec.cats&catAtom != 0 && in.Atom == AtomNone {
-			if a, ok := atomByName[s]; ok {
-				in.Atom = a
-				continue
-			}
-		}
-		if t, ok := typeByName[s]; ok {
-			types = append(types, t)
-			continue
-		}
-		if spec.cats&catSpace != 0 && in.Space == SpaceNone {
-			if sp, ok := spaceBySuffix[s]; ok {
-				in.Space = sp
-				continue
-			}
-		}
-		if spec.cats&catRound != 0 && in.Rounding == RoundNone {
-			if r, ok := roundingByName[s]; ok {
-				in.Rounding = r
-				continue
-			}
-		}
-		if spec.cats&catVote != 0 && in.Vote == VoteNone {
-			if v, ok := voteByName[s]; ok {
-				in.Vote = v
-				continue
-			}
-		}
-		if spec.cats&catShfl != 0 && in.Shfl == ShflNone {
-			if v, ok := shflByName[s]; ok {
-				in.Shfl = v
-				continue
-			}
-		}
-		if spec.cats&catVec != 0 && in.Vec == 1 && (s == "v2" || s == "v4") {
-			in.Vec = uint8(s[1] - '0')
-			continue
-		}
-		if spec.cats&catOrder != 0 && in.Order == OrderNone {
-			if o, ok := orderBySuffix[s]; ok {
-				in.Order = o
-				continue
-			}
-		}
-		if spec.cats&catScope != 0 && in.Scope == ScopeNone {
-			if sc, ok := scopeByName[s]; ok {
-				in.Scope = sc
-				continue
-			}
-		}
-		if spec.cats&catTestp != 0 && in.Testp == TestpNone {
-			if tp, ok := testpByName[s]; ok {
-				in.Testp = tp
-				continue
-			}
-		}
-		if m, ok := modBySuffix[s]; ok && spec.mods&m != 0 && !in.Mods.Has(m) {
-			in.Mods |= m
-			continue
-		}
-		if spec.cats&catCache != 0 && (cacheSuffixes[s] || strings.HasPrefix(s, "L1::") || strings.HasPrefix(s, "L2::")) {
-			continue
-		}
-		bad()
 	}
+	types := d.types
 
 	want := spec.types
 	switch {
@@ -412,7 +352,105 @@ func (l *funcLowerer) decodeSuffixes(in *Inst, spec opSpec, parts []string, line
 		in.SrcType = types[1]
 	}
 
-	// Per-opcode consistency.
+	l.checkSuffixes(in, base, sawShfDir, line)
+	switch in.Op {
+	case OpLd, OpLdu, OpSt, OpAtom, OpRed, OpPrefetch:
+		if in.Space == SpaceNone {
+			in.Space = SpaceGeneric
+		}
+	}
+}
+
+// opcodeSuffix decodes parts[i] when it is a word of base's own (".l" of
+// shf, ".red.popc" of bar): it returns how many parts it took, 0 when
+// parts[i] is no such word and the generic categories decide.
+func (l *funcLowerer) opcodeSuffix(in *Inst, base string, parts []string, i int, line int32, sawShfDir *bool) int {
+	p := l.p
+	s := parts[i]
+	bad := func() { p.fail(line, "bad suffix .%s for %s", s, base) }
+	switch base {
+	case "shf":
+		switch s {
+		case "l":
+			in.Mods |= ModLeft
+			*sawShfDir = true
+			return 1
+		case "r":
+			*sawShfDir = true
+			return 1
+		case "wrap":
+			return 1
+		}
+	case "bar", "barrier":
+		switch s {
+		case "sync":
+			if in.Bar == BarNone {
+				in.Bar = BarSync
+			}
+			in.Mods |= ModSync
+			return 1
+		case "arrive":
+			in.Bar = BarArrive
+			return 1
+		case "red":
+			in.Bar = BarRedPopc // refined by the next suffix
+			if i+1 >= len(parts) {
+				bad()
+			}
+			switch parts[i+1] {
+			case "popc":
+				in.Bar = BarRedPopc
+			case "and":
+				in.Bar = BarRedAnd
+			case "or":
+				in.Bar = BarRedOr
+			default:
+				p.fail(line, "bad bar.red operation .%s", parts[i+1])
+			}
+			return 2
+		case "warp":
+			if base != "bar" || i+1 >= len(parts) || parts[i+1] != "sync" {
+				bad()
+			}
+			in.Bar = BarWarpSync
+			in.Mods |= ModSync
+			return 2
+		}
+	case "membar":
+		switch s {
+		case "gl":
+			in.Scope = ScopeGPU
+			return 1
+		case "cta":
+			in.Scope = ScopeCTA
+			return 1
+		case "sys":
+			in.Scope = ScopeSys
+			return 1
+		}
+		bad()
+	case "match":
+		switch s {
+		case "any":
+			in.Vote = VoteAny
+			return 1
+		case "all":
+			in.Vote = VoteAll
+			return 1
+		}
+	case "prefetch", "prefetchu":
+		if s == "L1" || s == "L2" {
+			return 1
+		}
+	}
+	return 0
+}
+
+// checkSuffixes checks that the suffixes decodeSuffixes read make a
+// consistent instruction of the opcode (a setp has a comparison, an
+// integer mul a width, ...), and completes bar.sync's implied .aligned.
+func (l *funcLowerer) checkSuffixes(in *Inst, base string, sawShfDir bool, line int32) {
+	p := l.p
 	switch in.Op {
 	case OpSetp, OpSet:
 		if in.Cmp == CmpNone {
@@ -485,12 +523,6 @@ func (l *funcLowerer) decodeSuffixes(in *Inst, spec opSpec, parts []string, line
 		}
 		if in.Mods.Has(ModWide) && in.Type.Wide() == TypeNone {
 			p.fail(line, "%s.wide on .%s", base, in.Type)
-		}
-	}
-	switch in.Op {
-	case OpLd, OpLdu, OpSt, OpAtom, OpRed, OpPrefetch:
-		if in.Space == SpaceNone {
-			in.Space = SpaceGeneric
 		}
 	}
 }
