@@ -221,32 +221,8 @@ func (plan *Plan) Enact(ctx context.Context, dev kernels.Device, g *graph.Graph,
 		}
 	}
 	res := &Result{Algorithm: a.Name, Variant: v.String(), Params: params}
-	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
-		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
-		for _, m := range p.Meta {
-			e.Buffers.Upload(m.ptr, m.init, a.Name+" "+m.Name)
-		}
-		if err := e.Buffers.Err(); err != nil {
-			return nil, err
-		}
-		if s.Reset != nil {
-			if err := s.Reset(e); err != nil {
-				return nil, err
-			}
-		}
-		start, simStart := time.Now(), simulatedHost(dev)
-		if err := s.Run(e); err != nil {
-			return nil, fmt.Errorf("%s under %s: %w", a.Name, v, err)
-		}
-		wall := time.Since(start)
-		if run < ro.Warmup {
-			continue
-		}
-		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
-		if clock, ok := dev.(hostClock); ok { // the simulator: its own host clock, not ours
-			t.EndToEnd = clock.HostClock() - simStart
-		}
-		res.Runs = append(res.Runs, t)
+	if err := e.runAll(res); err != nil {
+		return nil, err
 	}
 	res.Iterations, res.Total, res.Launches = e.iterations, e.total, e.launches
 	res.Notes = append(slices.Clone(p.Notes), e.Notes...) // runs may add notes (a queue that grew)
@@ -269,6 +245,40 @@ func (plan *Plan) Enact(ctx context.Context, dev kernels.Device, g *graph.Graph,
 		res.Values = &v
 	}
 	return res, nil
+}
+
+// runAll runs the enactment Warmup+Repeat times from the initial state,
+// recording the timed runs' timings in res.
+func (e *Enactment) runAll(res *Result) error {
+	a, v, p, s, dev, ro := e.Algorithm, e.Variant, e.Problem, e.Variant.Scheduler, e.Dev, e.Options
+	for run := 0; run < ro.Warmup+ro.Repeat; run++ {
+		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
+		for _, m := range p.Meta {
+			e.Buffers.Upload(m.ptr, m.init, a.Name+" "+m.Name)
+		}
+		if err := e.Buffers.Err(); err != nil {
+			return err
+		}
+		if s.Reset != nil {
+			if err := s.Reset(e); err != nil {
+				return err
+			}
+		}
+		start, simStart := time.Now(), simulatedHost(dev)
+		if err := s.Run(e); err != nil {
+			return fmt.Errorf("%s under %s: %w", a.Name, v, err)
+		}
+		wall := time.Since(start)
+		if run < ro.Warmup {
+			continue
+		}
+		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
+		if clock, ok := dev.(hostClock); ok { // the simulator: its own host clock, not ours
+			t.EndToEnd = clock.HostClock() - simStart
+		}
+		res.Runs = append(res.Runs, t)
+	}
+	return nil
 }
 
 // hostClock is the simulator's modelled host time (launch and copy

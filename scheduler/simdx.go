@@ -220,100 +220,49 @@ const (
 
 var scanModes = map[string]uint32{"ballot": 0, "batch": 1, "strided": 2}
 
+// simdxLoop is one host-driven SIMD-X run: its kernels, the frontier's
+// length record last read, and the filter the coming iteration uses.
+type simdxLoop struct {
+	e      *Enactment
+	st     *simdxState
+	t      listTuning
+	ks     map[string]*kernels.Kernel
+	length [lenWords]uint32
+	n      int
+	// filter is the variant's; next the coming iteration's (jit picks).
+	filter, next string
+}
+
 func simdxRun(e *Enactment) error {
-	p, st, t := e.Problem, e.State.(*simdxState), listTuningOf(e.Variant)
-	g := p.Graph
-	n := g.NumVertices()
+	n := e.Problem.Graph.NumVertices()
 	if n == 0 {
 		return nil
 	}
-	ks := map[string]*kernels.Kernel{}
-	phases := []string{"push", "pull", "activate"}
-	if e.Form == PullThenPush {
-		phases = append(phases, "take", "local")
-	}
-	for _, phase := range phases {
-		k, err := pullThenPushEntry(e.Algorithm, phase)
-		if err != nil {
-			return err
-		}
-		ks[phase] = k
-	}
-	gather, err := kernels.Lookup("simdx_gather")
+	ks, err := simdxKernels(e)
 	if err != nil {
 		return err
 	}
-	ks["simdx_gather"] = gather
-	medium, large := uint32(t.MediumFrom), uint32(t.LargeFrom)
+	st := e.State.(*simdxState)
 	if e.Variant.Get("fusion") != "none" {
 		return simdxFused(e, st, ks)
 	}
-	var length [lenWords]uint32
-	readLengths := func(i int) error {
-		if err := kernels.Download(e.Dev, length[:], st.lens[i]); err != nil {
-			return err
-		}
-		for c := range 3 {
-			if length[lenOverflow] == 0 && length[lenGather] == 0 && int(length[c]) > n {
-				return fmt.Errorf("frontier list %d holds %d entries in a graph of %d vertices: a kernel wrote out of bounds", c, length[c], n)
-			}
-		}
-		return nil
+	l := &simdxLoop{e: e, st: st, t: listTuningOf(e.Variant), ks: ks, n: n, filter: e.Variant.Get("filter")}
+	l.next = l.filter
+	if l.filter == "jit" {
+		l.next = "online"
 	}
-
-	filter := e.Variant.Get("filter")
-	next := filter // the filter of the coming iteration
-	if filter == "jit" {
-		next = "online"
-	}
-	first := 0 // the first push iteration
-	if e.Form == PullThenPush {
-		pulls, err := simdxPullPhase(e, st, ks["pull"])
-		if err != nil || pulls < 0 {
-			return err
-		}
-		first = pulls
-		if err := readLengths(st.cur); err != nil {
-			return err
-		}
-	} else if p.Start == nil { // the first frontier: the algorithm's active vertices
-		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
-		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
-			return err
-		}
-		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
-			return err
-		}
-		if err := readLengths(0); err != nil {
-			return err
-		}
-		it.FrontierOut = int(length[0] + length[1] + length[2])
-		e.record(it)
-	} else if err := readLengths(0); err != nil {
+	first, done, err := l.firstFrontier()
+	if err != nil || done {
 		return err
 	}
 	direction := "push"
-	bound := p.bucketStart()
+	bound := e.Problem.bucketStart()
 	for iteration := first; ; iteration++ {
-		size := int(length[0] + length[1] + length[2])
+		size := l.size()
 		if size == 0 && iteration > 0 { // a bucket's frontier emptied: admit the next bucket's
-			admitted, err := e.nextBucket(iteration, &bound, func(it *IterationStats) (int, error) {
-				stamp := uint32(iteration + 1) // the empty last iteration's: no vertex holds it
-				if err := e.launch(it, ks["activate"], st.grid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
-					return 0, err
-				}
-				if err := simdxScan(e, st, it, st.cur, stamp, "ballot"); err != nil {
-					return 0, err
-				}
-				if err := readLengths(st.cur); err != nil {
-					return 0, err
-				}
-				return int(length[0] + length[1] + length[2]), nil
-			})
-			if err != nil {
+			if size, err = l.admitBucket(iteration, &bound); err != nil {
 				return err
 			}
-			size = admitted
 		}
 		if size == 0 {
 			return finishRun(e)
@@ -323,11 +272,11 @@ func simdxRun(e *Enactment) error {
 		}
 		if e.Variant.Get("direction") == "auto" && e.Algorithm.Pullable {
 			direction = "push"
-			if float64(length[lenEdges]) > t.PullFraction*float64(g.NumEdges()) {
+			if float64(l.length[lenEdges]) > l.t.PullFraction*float64(e.Problem.Graph.NumEdges()) {
 				direction = "pull"
 			}
 		}
-		if (e.Form == PullThenPush) && e.Variant.Get("local") == "cta" && size <= localMax && length[lenEdges] <= 4*localMax {
+		if e.Form == PullThenPush && e.Variant.Get("local") == "cta" && size <= localMax && l.length[lenEdges] <= 4*localMax {
 			next, err := simdxLocalRounds(e, st, ks["local"], iteration)
 			if err != nil {
 				return err
@@ -336,87 +285,202 @@ func simdxRun(e *Enactment) error {
 				return finishRun(e)
 			}
 			iteration = next - 1 // the loop's increment
-			if err := readLengths(st.cur); err != nil {
+			if err := l.readLengths(st.cur); err != nil {
 				return err
 			}
 			continue
 		}
-		cur, nxt := st.cur, 1-st.cur
-		stamp := uint32(iteration + 2)
-		it := IterationStats{Iteration: iteration, Direction: direction, FrontierIn: size, Filter: next}
-		emit := uint32(emitScan)
-		switch next {
-		case "online":
-			emit = emitOnline
-		case "atomic":
-			emit = emitAtomic
-		}
-		e.Buffers.Zero(st.lens[nxt], 4*lenWords, "frontier lengths")
-		if err := e.Buffers.Err(); err != nil {
+		if err := l.iterate(iteration, size, direction); err != nil {
 			return err
 		}
-		emitArgs := []any{st.lists[nxt], st.lens[nxt], st.bins, st.binCount, st.queued, stamp, uint32(t.BinSize), emit, medium, large}
-		if direction == "push" {
-			if e.Form == PullThenPush {
-				if err := e.launch(&it, ks["take"], st.grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
-					return err
-				}
-			}
-			args := append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])
-			if err := e.launch(&it, ks["push"], st.grid, append(args, emitArgs...)...); err != nil {
-				return err
-			}
-		} else {
-			in, err := e.inEdges()
-			if err != nil {
-				return err
-			}
-			args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen)
-			if err := e.launch(&it, ks["pull"], st.grid, append(args, emitArgs...)...); err != nil {
-				return err
-			}
-		}
-		it.Phases = direction
-		switch next {
-		case "online":
-			if err := e.launch(&it, ks["simdx_gather"], st.grid, e.out.offsets, uint32(n), st.bins, st.binCount, uint32(t.BinSize), st.lists[nxt], st.lens[nxt], medium, large); err != nil {
-				return err
-			}
-			if err := readLengths(nxt); err != nil {
-				return err
-			}
-			it.Phases += "+gather"
-			if length[lenOverflow] != 0 || length[lenGather] != 0 { // a bin overflowed, or duplicates overfilled a list: the stamps are complete
-				it.Overflow = true
-				if err := simdxScan(e, st, &it, nxt, stamp, "ballot"); err != nil {
-					return err
-				}
-				it.Phases += "+ballot"
-			}
-		case "ballot", "batch", "strided":
-			if err := simdxScan(e, st, &it, nxt, stamp, next); err != nil {
-				return err
-			}
-			it.Phases += "+" + next
-		}
-		if err := readLengths(nxt); err != nil {
-			return err
-		}
-		// Word 5 is the most activations one thread recorded in the compute
-		// phase: a bin of BinSize would have overflowed above it.
-		if length[lenMaxBin] > uint32(t.BinSize) {
-			it.Overflow = true
-		}
-		if filter == "jit" { // SIMD-X's controller: online unless a bin overflows
-			next = "online"
-			if it.Overflow {
-				next = "ballot"
-			}
-		}
-		it.FrontierOut = int(length[0] + length[1] + length[2])
-		e.record(it)
-		st.cur = nxt
 	}
+}
+
+// simdxKernels looks up the host-driven entries the run launches, by
+// phase, and the shared gather kernel.
+func simdxKernels(e *Enactment) (map[string]*kernels.Kernel, error) {
+	ks := map[string]*kernels.Kernel{}
+	phases := []string{"push", "pull", "activate"}
+	if e.Form == PullThenPush {
+		phases = append(phases, "take", "local")
+	}
+	for _, phase := range phases {
+		k, err := pullThenPushEntry(e.Algorithm, phase)
+		if err != nil {
+			return nil, err
+		}
+		ks[phase] = k
+	}
+	gather, err := kernels.Lookup("simdx_gather")
+	if err != nil {
+		return nil, err
+	}
+	ks["simdx_gather"] = gather
+	return ks, nil
+}
+
+// size is the frontier's vertex count in the last length record read.
+func (l *simdxLoop) size() int { return int(l.length[0] + l.length[1] + l.length[2]) }
+
+// readLengths downloads frontier i's length record, checking it.
+func (l *simdxLoop) readLengths(i int) error {
+	if err := kernels.Download(l.e.Dev, l.length[:], l.st.lens[i]); err != nil {
+		return err
+	}
+	for c := range 3 {
+		if l.length[lenOverflow] == 0 && l.length[lenGather] == 0 && int(l.length[c]) > l.n {
+			return fmt.Errorf("frontier list %d holds %d entries in a graph of %d vertices: a kernel wrote out of bounds", c, l.length[c], l.n)
+		}
+	}
+	return nil
+}
+
+// firstFrontier builds the first push frontier: the pull-then-push form's
+// pulls, the algorithm's active vertices (activate and a ballot scan), or
+// the start list Reset uploaded. It returns the first push iteration, and
+// done when the pulls finished the run.
+func (l *simdxLoop) firstFrontier() (first int, done bool, err error) {
+	e, st := l.e, l.st
+	switch {
+	case e.Form == PullThenPush:
+		pulls, err := simdxPullPhase(e, st, l.ks["pull"])
+		if err != nil || pulls < 0 {
+			return 0, true, err
+		}
+		return pulls, false, l.readLengths(st.cur)
+	case e.Problem.Start == nil:
+		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
+		if err := e.launch(&it, l.ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
+			return 0, false, err
+		}
+		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
+			return 0, false, err
+		}
+		if err := l.readLengths(0); err != nil {
+			return 0, false, err
+		}
+		it.FrontierOut = l.size()
+		e.record(it)
+		return 0, false, nil
+	}
+	return 0, false, l.readLengths(0)
+}
+
+// admitBucket raises delta-stepping's bound once a bucket's frontier has
+// emptied and lists the next bucket's vertices (activate and a ballot
+// scan); 0 when none waits.
+func (l *simdxLoop) admitBucket(iteration int, bound *uint32) (int, error) {
+	e, st := l.e, l.st
+	return e.nextBucket(iteration, bound, func(it *IterationStats) (int, error) {
+		stamp := uint32(iteration + 1) // the empty last iteration's: no vertex holds it
+		if err := e.launch(it, l.ks["activate"], st.grid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
+			return 0, err
+		}
+		if err := simdxScan(e, st, it, st.cur, stamp, "ballot"); err != nil {
+			return 0, err
+		}
+		if err := l.readLengths(st.cur); err != nil {
+			return 0, err
+		}
+		return l.size(), nil
+	})
+}
+
+// iterate runs one push or pull iteration from the current frontier and
+// builds the next with the coming filter, which the JIT controller then
+// picks for the iteration after.
+func (l *simdxLoop) iterate(iteration, size int, direction string) error {
+	e, st, t := l.e, l.st, l.t
+	cur, nxt := st.cur, 1-st.cur
+	stamp := uint32(iteration + 2)
+	it := IterationStats{Iteration: iteration, Direction: direction, FrontierIn: size, Filter: l.next}
+	if err := l.compute(&it, iteration, direction, cur, nxt, stamp); err != nil {
+		return err
+	}
+	it.Phases = direction
+	if err := l.buildNext(&it, nxt, stamp); err != nil {
+		return err
+	}
+	if err := l.readLengths(nxt); err != nil {
+		return err
+	}
+	// Word 5 is the most activations one thread recorded in the compute
+	// phase: a bin of BinSize would have overflowed above it.
+	if l.length[lenMaxBin] > uint32(t.BinSize) {
+		it.Overflow = true
+	}
+	if l.filter == "jit" { // SIMD-X's controller: online unless a bin overflows
+		l.next = "online"
+		if it.Overflow {
+			l.next = "ballot"
+		}
+	}
+	it.FrontierOut = l.size()
+	e.record(it)
+	st.cur = nxt
+	return nil
+}
+
+// compute launches the iteration's push (after the pull-then-push form's
+// take) or pull, emitting into frontier nxt as the coming filter asks.
+func (l *simdxLoop) compute(it *IterationStats, iteration int, direction string, cur, nxt int, stamp uint32) error {
+	e, st, t := l.e, l.st, l.t
+	emit := uint32(emitScan)
+	switch l.next {
+	case "online":
+		emit = emitOnline
+	case "atomic":
+		emit = emitAtomic
+	}
+	e.Buffers.Zero(st.lens[nxt], 4*lenWords, "frontier lengths")
+	if err := e.Buffers.Err(); err != nil {
+		return err
+	}
+	emitArgs := []any{st.lists[nxt], st.lens[nxt], st.bins, st.binCount, st.queued, stamp, uint32(t.BinSize), emit, uint32(t.MediumFrom), uint32(t.LargeFrom)}
+	if direction == "pull" {
+		in, err := e.inEdges()
+		if err != nil {
+			return err
+		}
+		args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen)
+		return e.launch(it, l.ks["pull"], st.grid, append(args, emitArgs...)...)
+	}
+	if e.Form == PullThenPush {
+		if err := e.launch(it, l.ks["take"], st.grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
+			return err
+		}
+	}
+	args := append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])
+	return e.launch(it, l.ks["push"], st.grid, append(args, emitArgs...)...)
+}
+
+// buildNext runs the filter that lists frontier nxt: the online filter's
+// gather (and a ballot scan when a bin overflowed), or a scan.
+func (l *simdxLoop) buildNext(it *IterationStats, nxt int, stamp uint32) error {
+	e, st, t := l.e, l.st, l.t
+	switch l.next {
+	case "online":
+		if err := e.launch(it, l.ks["simdx_gather"], st.grid, e.out.offsets, uint32(l.n), st.bins, st.binCount, uint32(t.BinSize), st.lists[nxt], st.lens[nxt], uint32(t.MediumFrom), uint32(t.LargeFrom)); err != nil {
+			return err
+		}
+		if err := l.readLengths(nxt); err != nil {
+			return err
+		}
+		it.Phases += "+gather"
+		if l.length[lenOverflow] != 0 || l.length[lenGather] != 0 { // a bin overflowed, or duplicates overfilled a list: the stamps are complete
+			it.Overflow = true
+			if err := simdxScan(e, st, it, nxt, stamp, "ballot"); err != nil {
+				return err
+			}
+			it.Phases += "+ballot"
+		}
+	case "ballot", "batch", "strided":
+		if err := simdxScan(e, st, it, nxt, stamp, l.next); err != nil {
+			return err
+		}
+		it.Phases += "+" + l.next
+	}
+	return nil
 }
 
 // simdxPullPhase runs the pulls of a pull-then-push aggregation
