@@ -200,8 +200,9 @@ func TestLoadAttrsMissing(t *testing.T) {
 	}
 }
 
-// TestEmbeddedAttrTables loads every committed table. A stale table is
-// reported but does not fail: re-measuring needs the GPU.
+// TestEmbeddedAttrTables loads every committed table and fails on a stale
+// record (a kernel whose PTX changed, a new one not measured, one gone):
+// any PTX change, even of .loc lines, is re-measured on that GPU.
 func TestEmbeddedAttrTables(t *testing.T) {
 	gpus := AttrGPUs()
 	if len(gpus) == 0 {
@@ -214,7 +215,7 @@ func TestEmbeddedAttrTables(t *testing.T) {
 			continue
 		}
 		if stale := tab.Stale(); len(stale) > 0 {
-			t.Logf("kernels/attrs/%s.json is stale; re-run `warpgraph devices --kernel-attrs` on that GPU:\n%s",
+			t.Errorf("kernels/attrs/%s.json is stale; re-run `warpgraph devices --kernel-attrs` on that GPU:\n%s",
 				gpu, strings.Join(stale, "\n"))
 		}
 	}
