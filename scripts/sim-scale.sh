@@ -10,13 +10,15 @@
 # WARPGRAPH is the binary (default ./warpgraph), TIMEOUT each cell's wall
 # limit in seconds (default 560): a cell past it is recorded as such,
 # never dropped. Each cell's JSON (validated by warpgraph against the CPU
-# reference) is one line of $OUT/sim-scale.jsonl with the cell's wall
+# reference) is one line of $OUT/sim-scale.jsonl (the cells' own JSON,
+# stderr and RSS files end up in $OUT/sim-scale-cells.tar.gz) with the cell's wall
 # seconds and peak RSS (GNU time's, where /usr/bin/time exists) added; a
 # table is printed last. EXTRA adds flags to every run (e.g. EXTRA="--sim-threads 16").
 set -u
 WG=${1:-./warpgraph}
 LIMIT=${2:-560}
 OUT=${OUT:-/tmp/sim-scale}
+CELLDIR=$(mktemp -d)
 mkdir -p "$OUT" /tmp/sim-scale-graphs
 G=/tmp/sim-scale-graphs
 for spec in "rmat:scale=18+perm=1 rmat18" "grid:w=512,h=512 grid512"; do
@@ -32,12 +34,12 @@ run_cell() {
   local tag="$graph-$algo-${variant//[:=,]/_}"
   local start=$(date +%s.%N)
   local timer=()
-  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%M' -o "$OUT/$tag.rss")
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%M' -o "$CELLDIR/$tag.rss")
   "${timer[@]}" timeout "$LIMIT" "$WG" run --algo "$algo" --graph "$G/$graph.wgc" \
-    --target sim --config h100 --grid 132 --scheduler "$variant" --heartbeat 0 --json ${EXTRA:-} >"$OUT/$tag.json" 2>"$OUT/$tag.err"
+    --target sim --config h100 --grid 132 --scheduler "$variant" --heartbeat 0 --json ${EXTRA:-} >"$CELLDIR/$tag.json" 2>"$CELLDIR/$tag.err"
   local rc=$? end=$(date +%s.%N)
-  local rss=$(tail -1 "$OUT/$tag.rss" 2>/dev/null | tr -dc 0-9)
-  python3 - "$OUT/$tag.json" "$graph" "$algo" "$variant" "$rc" "$start" "$end" "${rss:-0}" <<'PY' >>"$OUT/sim-scale.jsonl"
+  local rss=$(tail -1 "$CELLDIR/$tag.rss" 2>/dev/null | tr -dc 0-9)
+  python3 - "$CELLDIR/$tag.json" "$graph" "$algo" "$variant" "$rc" "$start" "$end" "${rss:-0}" <<'PY' >>"$OUT/sim-scale.jsonl"
 import json, sys
 path, graph, algo, variant, rc, start, end, rss = sys.argv[1:]
 row = {"graph": graph, "algorithm": algo, "variant": variant, "exit": int(rc),
@@ -54,6 +56,7 @@ PY
 rm -f "$OUT/sim-scale.jsonl"
 for cell in $CELLS; do run_cell "$cell" & done
 wait
+tar -czf "$OUT/sim-scale-cells.tar.gz" -C "$CELLDIR" .
 python3 - "$OUT/sim-scale.jsonl" <<'PY'
 import json, sys
 rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: (r["graph"], r["algorithm"], r["variant"]))
