@@ -68,7 +68,8 @@ type Config struct {
 	Host HostConfig `yaml:"host"`
 }
 
-// Validate checks that every limit is positive and consistent.
+// Validate checks that every limit is positive and consistent, and within
+// what the timing model and the memory system can build.
 func (c Config) Validate() error {
 	var errs []error
 	pos := func(name string, v int) {
@@ -89,6 +90,14 @@ func (c Config) Validate() error {
 	pos("SharedMemPerCTA", c.SharedMemPerCTA)
 	pos("SharedMemAllocUnit", c.SharedMemAllocUnit)
 	pos("ClockMHz", c.ClockMHz)
+	// The timing model's and the memory system's own limits, checked here
+	// too so that a configuration fails when it is read, in either mode,
+	// rather than at the first timing launch.
+	if most := c.Memory.MaxSMs(); most > 0 && c.SMs > most {
+		errs = append(errs, fmt.Errorf("SMs (%d) exceeds %d, the most that memory.coherence %q supports", c.SMs, most, c.Memory.Coherence))
+	} else if c.SMs > timing.MaxSMs {
+		errs = append(errs, fmt.Errorf("SMs (%d) exceeds %d, the most the timing model holds", c.SMs, timing.MaxSMs))
+	}
 	if c.WarpSize != 32 {
 		errs = append(errs, fmt.Errorf("WarpSize must be 32, got %d", c.WarpSize))
 	}
