@@ -12,7 +12,8 @@ import (
 // N, in which case every id must be below N. The edges are directed and
 // kept as given (no dedupe). The list is weighted when its first edge line
 // has three columns, and then every line must; weights are non-negative
-// numbers, rounded to the nearest integer, that fit uint32.
+// integers that fit uint32 (README.md, "Graph specs"): a fraction such as
+// 2.5 is an error naming the line, not a weight rounded in silence.
 func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 	lr := newLineReader(r, name, opt)
 	list := &EdgeList{}
@@ -92,7 +93,7 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 			maxID = hi
 		}
 		if weighted {
-			w, problem := parseWeight(wTok, true)
+			w, problem := parseWeight(wTok, false)
 			if problem != weightOK {
 				return nil, lr.errorf("%s", problem.describe(wTok))
 			}

@@ -382,6 +382,11 @@ func parseWeightRange(v string) (WeightRange, error) {
 		return WeightRange{}, fmt.Errorf("weights=%q is not LO..HI (integers below 2^32) or none", v)
 	}
 	r := WeightRange{Lo: uint32(a), Hi: uint32(b)}
+	if !r.Weighted() {
+		// 0..0 would be the zero range, which means unweighted: refuse it
+		// rather than drop the weights in silence.
+		return WeightRange{}, fmt.Errorf("weights=%s: weights are positive (want 1 <= LO <= HI), or none for an unweighted graph", v)
+	}
 	return r, r.Validate()
 }
 
