@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/experiments"
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
@@ -151,6 +152,7 @@ func TestExitStatus(t *testing.T) {
 		{"flag error", &flagError{errors.New("unknown flag: --grpah")}, exitBadInput},
 		{"missing file", notExist, exitBadInput},
 		{"missing file, wrapped", wrap(notExist), exitBadInput},
+		{"sweep arguments, wrapped", wrap(&experiments.InputError{Err: errors.New("2 of 6 points missing")}), exitBadInput},
 
 		{"queue overflow, wrapped", wrap(&scheduler.QueueOverflowError{Kernel: "bfs_atos_cta_persist", Pushed: 40, Capacity: 16}), exitLaunchResource},
 

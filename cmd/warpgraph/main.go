@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/warpgraph/warpgraph/experiments"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
@@ -100,6 +101,7 @@ func exitStatus(err error) int {
 	}
 	var (
 		in       *inputError
+		sweepIn  *experiments.InputError
 		valid    *validationError
 		fault    *kernels.MemoryFaultError
 		deadlock *kernels.DeadlockError
@@ -109,7 +111,7 @@ func exitStatus(err error) int {
 		overflow *scheduler.QueueOverflowError
 	)
 	switch {
-	case errors.As(err, &in), isFlagError(err), errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &in), errors.As(err, &sweepIn), isFlagError(err), errors.Is(err, fs.ErrNotExist):
 		return exitBadInput
 	case errors.As(err, &valid):
 		return exitFailure
