@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestStatusesOfCommonMistakes: what a new user typically gets wrong ends
+// in one line on stderr and the README's status for it, never a panic, a
+// silent default or a plain failure.
+func TestStatusesOfCommonMistakes(t *testing.T) {
+	dir := t.TempDir()
+	fractional := filepath.Join(dir, "fractional.el")
+	asymmetric := filepath.Join(dir, "asymmetric.graph")
+	for path, data := range map[string]string{
+		fractional: "0 1 3\n0 1 2.5\n",
+		// Vertex 1 lists 2; vertex 2 (line 4) lists only 3; 3 lists 2 and itself.
+		asymmetric: "% edges 1-2 and 2-3, each listed at one end\n3 2\n2\n3\n2 3\n",
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bfs := []string{"run", "--algo", "bfs", "--graph", "rmat:scale=6", "--target", "sim"}
+	tests := []struct {
+		name    string
+		args    []string
+		status  int
+		mention string
+	}{
+		{"SMs past the timing model, timing mode", append(bfs, "--config", "h100+sms=1000000000"), exitBadInput, "sms (1000000000) exceeds 256"},
+		{"SMs past the timing model, functional mode", append(bfs, "--config", "gtx780ti+sms=1000000000", "--sim-mode", "functional"), exitBadInput, "the most the timing model holds"},
+		{"SMs past coherence l1, timing mode", append(bfs, "--config", "h100+sms=500000"), exitBadInput, `the most that memory.coherence "l1" supports`},
+		{"SMs past coherence l1, functional mode", append(bfs, "--config", "h100+sms=500000", "--sim-mode", "functional"), exitBadInput, `the most that memory.coherence "l1" supports`},
+		{"empty weight range", []string{"info", "--graph", "rmat:scale=5,weights=0..0"}, exitBadInput, "weights=0..0: weights are positive"},
+		{"fractional edge-list weight", []string{"info", "--graph", fractional}, exitBadInput, "fractional.el:2: non-integer weight \"2.5\""},
+		{"asymmetric METIS adjacency", []string{"info", "--graph", asymmetric}, exitBadInput, "asymmetric.graph:3: vertex 1 lists neighbour 2, but vertex 2 (line 4) does not list 1"},
+		{"persistent grid over the co-resident limit", append(bfs, "--sim-mode", "functional", "--scheduler", "atos", "--grid", "2000"), exitLaunchResource, "a grid of 2000 CTAs exceeds the"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, status := runCLI(t, tc.args...)
+			assert.Equal(t, tc.status, status, stderr)
+			assert.Contains(t, stderr, tc.mention)
+			assert.True(t, strings.HasPrefix(stderr, "warpgraph: "), stderr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
+		})
+	}
+}
