@@ -66,7 +66,7 @@ type validation struct {
 // iterationRow is one iteration of a device run, for --per-iteration.
 type iterationRow struct {
 	scheduler.IterationStats
-	KernelSeconds float64            `json:"kernel_seconds"`
+	KernelSeconds float64            `json:"kernel_seconds,omitempty"`
 	Cycles        uint64             `json:"cycles,omitempty"`
 	Counters      map[string]float64 `json:"counters,omitempty"`
 }
@@ -407,9 +407,11 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, variant scheduler.Va
 		return nil, err
 	}
 	res.HostSeconds = time.Since(start).Seconds()
-	res.EndToEndSeconds, res.KernelSeconds = r.EndToEnd.Seconds(), r.Kernel.Seconds()
-	for _, t := range r.Runs {
-		res.RunsEndToEndSeconds = append(res.RunsEndToEndSeconds, t.EndToEnd.Seconds())
+	if env.timed() {
+		res.EndToEndSeconds, res.KernelSeconds = r.EndToEnd.Seconds(), r.Kernel.Seconds()
+		for _, t := range r.Runs {
+			res.RunsEndToEndSeconds = append(res.RunsEndToEndSeconds, t.EndToEnd.Seconds())
+		}
 	}
 	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
 	res.Iterations, res.Launches = len(r.Iterations), r.Launches
@@ -470,7 +472,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	t.add("run time (host)", seconds(r.HostSeconds))
 	if len(r.Sources) > 0 {
 		t.add("sources", fmt.Sprintf("%d random, distinct, each with an out-edge (seed %d): figures below", len(r.Sources), *r.SourcesSeed))
-	} else if r.Target != "cpu" {
+	} else if r.Target != "cpu" && r.SimMode != "functional" {
 		runs := ""
 		if r.Repeat > 1 {
 			runs = fmt.Sprintf(" (median of %d runs after %d warm-up)", r.Repeat, r.Warmup)
@@ -547,7 +549,11 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		if filter == "" {
 			filter = "-"
 		}
-		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles}
+		kernel := seconds(row.KernelSeconds)
+		if r.SimMode == "functional" {
+			kernel = "-"
+		}
+		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, kernel, cycles}
 		for _, k := range extra {
 			if x, ok := row.Statistics[k]; ok {
 				cells = append(cells, strconv.FormatFloat(x, 'g', 6, 64))

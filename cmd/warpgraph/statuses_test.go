@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStatusesOfCommonMistakes: what a new user typically gets wrong ends
@@ -50,4 +51,30 @@ func TestStatusesOfCommonMistakes(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
 		})
 	}
+}
+
+// TestFunctionalModeReportsNoTime: functional simulation has no cycles,
+// so a run on it prints and writes no kernel or end-to-end time (it once
+// printed a simulated end-to-end time beside a kernel time of 0s).
+func TestFunctionalModeReportsNoTime(t *testing.T) {
+	run := []string{"run", "--algo", "bfs", "--graph", "grid:w=8,h=8", "--target", "sim", "--sim-mode", "functional"}
+	stdout, stderr, status := runCLI(t, append(run, "--per-iteration")...)
+	require.Equal(t, exitSuccess, status, stderr)
+	assert.NotContains(t, stdout, "end-to-end time")
+	assert.NotRegexp(t, `(?m)^kernel time`, stdout)
+	assert.Regexp(t, `(?m)^0 +\S+ +push +\S+ +1 +\d+ +\d+ +- +-`, stdout, "the per-iteration table has no kernel time")
+
+	for _, extra := range [][]string{nil, {"--sources", "2"}} {
+		stdout, stderr, status = runCLI(t, append(append(run, "--json"), extra...)...)
+		require.Equal(t, exitSuccess, status, stderr)
+		for _, key := range []string{"end_to_end_seconds", "kernel_seconds", "runs_end_to_end_seconds"} {
+			assert.NotContains(t, stdout, `"`+key+`"`, "%v", extra)
+		}
+	}
+
+	// Timing mode keeps its times.
+	stdout, stderr, status = runCLI(t, "run", "--algo", "bfs", "--graph", "grid:w=8,h=8", "--target", "sim", "--config", "tiny", "--json")
+	require.Equal(t, exitSuccess, status, stderr)
+	assert.Contains(t, stdout, `"end_to_end_seconds"`)
+	assert.Contains(t, stdout, `"kernel_seconds"`)
 }
