@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -143,4 +146,21 @@ func ConfigByName(name string) (Config, error) {
 		return Config{}, err
 	}
 	return f.Config, nil
+}
+
+// Digest is a short digest of the configuration's effective values (every
+// key of the merged, validated configuration except its name), so that
+// outputs can say exactly which machine was simulated: two spellings of
+// one machine (h100 and h100+sms=132) share it, and any changed value,
+// even one a file inherited through its base, changes it.
+func (c Config) Digest() string {
+	name := c.Name
+	c.Name = ""
+	data, err := json.Marshal(c)
+	if err != nil {
+		// Config holds numbers, strings and structs of them only.
+		panic(fmt.Sprintf("sim: config %q does not encode: %v", name, err))
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }

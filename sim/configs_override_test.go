@@ -154,3 +154,22 @@ func TestConfigWithinBuildLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigDigest: the digest follows the effective values, not the name
+// or how they were spelt.
+func TestConfigDigest(t *testing.T) {
+	digest := func(name string) string {
+		t.Helper()
+		c, err := LoadConfig(name)
+		require.NoError(t, err)
+		return c.Digest()
+	}
+	h100 := digest("h100")
+	assert.Regexp(t, `^sha256:[0-9a-f]{16}$`, h100)
+	assert.Equal(t, h100, digest("h100"), "stable")
+	assert.Equal(t, h100, digest("h100+sms=132"), "the same values under another name")
+	assert.NotEqual(t, h100, digest("h100+sms=16"))
+	assert.NotEqual(t, h100, digest("h100+memory.l2_slices=20"), "a nested value")
+	assert.NotEqual(t, h100, digest("h100+host.launch_ns=1"), "a host cost")
+	assert.NotEqual(t, h100, digest("v100"))
+}

@@ -33,6 +33,7 @@ type infoOutput struct {
 	Graph       string  `json:"graph"`
 	LoadSeconds float64 `json:"load_seconds"`
 	graph.Stats
+	Provenance *provenance `json:"provenance"`
 }
 
 func newInfoCommand() *cobra.Command {
@@ -50,7 +51,7 @@ func newInfoCommand() *cobra.Command {
 			st := graph.ComputeStats(g)
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return writeJSON(out, infoOutput{Graph: parsed.String(), LoadSeconds: took.Seconds(), Stats: st})
+				return writeJSON(out, infoOutput{Graph: parsed.String(), LoadSeconds: took.Seconds(), Stats: st, Provenance: newProvenance("", specSeed(parsed))})
 			}
 			fmt.Fprintf(out, "graph %s (loaded in %s)\n", parsed.String(), took.Round(time.Millisecond))
 			return writeStatsTable(out, st)

@@ -127,6 +127,9 @@ type runResult struct {
 	PerSource   []sourceRun       `json:"per_source,omitempty"`
 	SourceStats map[string]spread `json:"source_stats,omitempty"`
 	Validation  validation        `json:"validation"`
+	// Provenance names the code, configuration, seed and host behind
+	// the result (provenance.go).
+	Provenance *provenance `json:"provenance,omitempty"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
 }
@@ -194,6 +197,7 @@ func runAndPrint(cmd *cobra.Command, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	res.Provenance = runProvenance(o)
 	if o.outFile != "" {
 		if err := writeValues(o.outFile, o.outFormat, res); err != nil {
 			return err
