@@ -47,8 +47,9 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 					declaredNodes, nodesLine = nodes, lr.line
 					if edges > 0 && list.Src == nil {
 						n := lr.preallocation(edges, 4) // "0 0\n" is the shortest edge
-						list.Src = make([]uint32, 0, n)
-						list.Dst = make([]uint32, 0, n)
+						if err := lr.preallocateEdges(list, n, false, lr.line); err != nil {
+							return nil, err
+						}
 					}
 				}
 			}
@@ -101,6 +102,11 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 		}
 		if len(list.Src) == MaxEdges {
 			return nil, lr.wrapf(ErrTooManyEdges, "edge %d", len(list.Src)+1)
+		}
+		if len(list.Src) == cap(list.Src) {
+			if err := lr.growEdges(list); err != nil {
+				return nil, err
+			}
 		}
 		list.Src = append(list.Src, uint32(src))
 		list.Dst = append(list.Dst, uint32(dst))

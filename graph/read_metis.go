@@ -21,8 +21,13 @@ func ReadMETIS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{Offsets: make([]uint32, 1, lr.preallocation(h.n+1, 1))}
-	g.Targets = make([]uint32, 0, lr.preallocation(2*h.m, 2)) // "1\n" is the shortest entry
+	offsets, entries := lr.preallocation(h.n+1, 1), lr.preallocation(2*h.m, 2) // "1\n" is the shortest entry
+	if err := lr.checkMemory(h.line, fmt.Sprintf("a CSR of %d vertices and %d edges", offsets-1, entries),
+		withSlack(csrNeed(int64(offsets-1), int64(entries), h.edgeWeights))); err != nil {
+		return nil, err
+	}
+	g := &Graph{Offsets: make([]uint32, 1, offsets)}
+	g.Targets = make([]uint32, 0, entries)
 	if h.edgeWeights {
 		g.Weights = make([]uint32, 0, cap(g.Targets))
 	}

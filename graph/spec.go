@@ -117,6 +117,10 @@ func (s Spec) Load(opt LoadOptions) (*Graph, error) {
 		return nil, err
 	}
 	for _, t := range s.Transforms {
+		what := fmt.Sprintf("transformation %s of %d vertices and %d edges", t, g.NumVertices(), g.NumEdges())
+		if err := checkMemory(what, t.memoryNeed(g)); err != nil {
+			return nil, fmt.Errorf("graph %s: %w", s, err)
+		}
 		report(opt.Progress, t.String(), 0, 1)
 		if g, err = t.Apply(g); err != nil {
 			return nil, fmt.Errorf("graph %s: %w", s, err)

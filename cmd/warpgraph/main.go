@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/warpgraph/warpgraph/experiments"
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
@@ -32,6 +33,7 @@ const (
 	exitSpinBudget     = 5
 	exitTimeout        = 6
 	exitLaunchResource = 7
+	exitOutOfMemory    = 8
 	exitInternal       = 70
 )
 
@@ -109,6 +111,7 @@ func exitStatus(err error) int {
 		hung     unrecoverableContext
 		resource *kernels.LaunchResourceError
 		overflow *scheduler.QueueOverflowError
+		memory   *graph.MemoryError
 	)
 	switch {
 	case errors.As(err, &in), errors.As(err, &sweepIn), isFlagError(err), errors.Is(err, fs.ErrNotExist):
@@ -127,6 +130,8 @@ func exitStatus(err error) int {
 		return exitTimeout
 	case errors.As(err, &resource), errors.As(err, &overflow):
 		return exitLaunchResource
+	case errors.As(err, &memory):
+		return exitOutOfMemory
 	default:
 		return exitFailure
 	}

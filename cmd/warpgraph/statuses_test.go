@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,4 +78,47 @@ func TestFunctionalModeReportsNoTime(t *testing.T) {
 	require.Equal(t, exitSuccess, status, stderr)
 	assert.Contains(t, stdout, `"end_to_end_seconds"`)
 	assert.Contains(t, stdout, `"kernel_seconds"`)
+}
+
+// childArgs, in a child's environment, holds the command line that
+// TestChildMain runs through main (arguments separated by "\x1f").
+const childArgs = "WARPGRAPH_TEST_CHILD_ARGS"
+
+// TestChildMain runs main in a child process of a test (runChild); it
+// does nothing otherwise.
+func TestChildMain(t *testing.T) {
+	args := os.Getenv(childArgs)
+	if args == "" {
+		t.Skip("runs only as a child process of another test")
+	}
+	os.Args = append([]string{"warpgraph"}, strings.Split(args, "\x1f")...)
+	main()
+	t.Fatal("main returned")
+}
+
+// childCommand is this test binary running main on args, under sh with
+// the shell commands of prelude first (ulimit, trap).
+func childCommand(prelude string, args ...string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", prelude+`; exec "$0" "$@"`, os.Args[0], "-test.run=^TestChildMain$")
+	cmd.Env = append(os.Environ(), childArgs+"="+strings.Join(args, "\x1f"))
+	return cmd
+}
+
+// TestGraphPastTheMemoryLimit: the issue's `(ulimit -v 3000000; warpgraph
+// info --graph rmat:scale=25)` ends in one line giving what generating
+// the graph needs and what the process has, with status 8, instead of
+// Go's fatal out-of-memory and its goroutine dump.
+func TestGraphPastTheMemoryLimit(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh for ulimit")
+	}
+	cmd := childCommand("ulimit -v 3000000", "info", "--graph", "rmat:scale=25")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
+	assert.Equal(t, exitOutOfMemory, exit.ExitCode(), "stderr: %s", stderr.String())
+	assert.Empty(t, stdout.String())
+	assert.Regexp(t, `^warpgraph: generating rmat:scale=25,\S+ needs about \d+\.\d GiB of memory, more than the \d+(\.\d)? [GMK]iB available \(the smallest of: RLIMIT_AS 2\.9 GiB less \d+(\.\d)? [GM]iB in use(; [^;]+)*\)\n$`, stderr.String())
 }
