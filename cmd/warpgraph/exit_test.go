@@ -117,6 +117,7 @@ func TestExitStatusesMatchReadme(t *testing.T) {
 	assert.Equal(t, map[int]string{
 		0: "success", 1: "failure", 2: "bad input", 3: "memory fault", 4: "deadlock",
 		5: "spin budget", 6: "timeout", 7: "launch resource", 8: "out of memory", 70: "internal",
+		130: "interrupted", 143: "terminated",
 	}, consts)
 }
 

@@ -35,6 +35,10 @@ const (
 	exitLaunchResource = 7
 	exitOutOfMemory    = 8
 	exitInternal       = 70
+	// A signal stopped the command: 128 + its number, as a shell reports
+	// a process that the signal killed (signals.go).
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
 
 // inputError marks an error caused by what the user asked for rather than
@@ -69,14 +73,25 @@ func failedValidation(format string, args ...any) error {
 type unrecoverableContext interface{ ContextUnrecoverable() bool }
 
 func main() {
-	os.Exit(runMain(newRootCommand, os.Args[1:], os.Stderr))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := watchSignals(cancel, os.Stderr, os.Exit)
+	status := runMainContext(ctx, newRootCommand, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(status)
 }
 
-// runMain builds the command line, runs it on args and returns the exit
-// status, printing any error to stderr. A panic while it runs (on this
-// goroutine: every subcommand runs here) is an internal error: it prints
-// the panic and its stack and returns exitInternal.
-func runMain(build func() *cobra.Command, args []string, stderr io.Writer) (status int) {
+// runMain is runMainContext without signals.
+func runMain(build func() *cobra.Command, args []string, stderr io.Writer) int {
+	return runMainContext(context.Background(), build, args, stderr)
+}
+
+// runMainContext builds the command line, runs it on args under ctx and
+// returns the exit status, printing any error to stderr: one line, or,
+// when a signal ended ctx, the line saying where the command stopped. A
+// panic while it runs (on this goroutine: every subcommand runs here) is
+// an internal error: it prints the panic and its stack and returns
+// exitInternal.
+func runMainContext(ctx context.Context, build func() *cobra.Command, args []string, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "warpgraph: internal error: %v\n\n%s", r, debug.Stack())
@@ -85,7 +100,11 @@ func runMain(build func() *cobra.Command, args []string, stderr io.Writer) (stat
 	}()
 	root := build()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if status, line, ok := interruptedStatus(ctx, err); ok {
+		fmt.Fprintln(stderr, "warpgraph:", line)
+		return status
+	}
 	if err == nil {
 		return exitSuccess
 	}

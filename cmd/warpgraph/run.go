@@ -195,6 +195,7 @@ func newRunCommand() *cobra.Command {
 func runAndPrint(cmd *cobra.Command, o runOptions) error {
 	res, err := runAlgorithm(cmd.Context(), o)
 	if err != nil {
+		printStoppedIterations(cmd.Context(), cmd.OutOrStdout(), o, err)
 		return err
 	}
 	res.Provenance = runProvenance(o)
@@ -524,11 +525,17 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		return nil
 	}
 	fmt.Fprintln(w)
+	return writeIterationTable(w, r.PerIteration, r.SimMode != "functional")
+}
+
+// writeIterationTable writes the per-iteration table; timed is false where
+// runs have no kernel time (functional simulation).
+func writeIterationTable(w io.Writer, rows []iterationRow, timed bool) error {
 	it := &table{}
 	// A scheduler's own statistics follow the common columns, one column
 	// per key that any iteration reports.
 	var extra []string
-	for _, row := range r.PerIteration {
+	for _, row := range rows {
 		for k := range row.Statistics {
 			if !slices.Contains(extra, k) {
 				extra = append(extra, k)
@@ -541,7 +548,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		header = append(header, strings.ReplaceAll(k, "_", " "))
 	}
 	it.add(header...)
-	for _, row := range r.PerIteration {
+	for _, row := range rows {
 		cycles := "-"
 		if row.Cycles > 0 {
 			cycles = fmt.Sprint(row.Cycles)
@@ -554,7 +561,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 			filter = "-"
 		}
 		kernel := seconds(row.KernelSeconds)
-		if r.SimMode == "functional" {
+		if !timed {
 			kernel = "-"
 		}
 		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, kernel, cycles}
