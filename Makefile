@@ -36,13 +36,17 @@ build:
 run: build
 	$(BIN) demo
 
+# Each step says what it does first: vet and the tests compile every
+# package, which takes minutes on an empty build cache with no other output.
 test: vet
-	@echo "hardware tests (they skip, saying why, where no CUDA driver is present):"
+	@echo "test: hardware tests (they skip, saying why, where no CUDA driver is present):"
 	@$(GO) test -count=1 -v -run Hardware ./hw | awk '/no CUDA driver/ && !seen++ {sub(/^ +/, ""); print "  reason: " $$0} /^--- / {print "  " $$0}'
-	$(GO) test ./...
+	@echo "test: $(GO) test ./... (every package's tests: about 2 minutes, more on an empty build cache; one line per package as it finishes)"
+	@$(GO) test ./...
 
 vet:
-	$(GO) vet ./...
+	@echo "vet: $(GO) vet ./... (compiles and checks every package: about 2 minutes on an empty build cache, seconds after)"
+	@$(GO) vet ./...
 
 # The Slurm integration test of warpgraph sweep: installs Slurm and MUNGE if
 # missing (Debian, root), starts a one-node cluster, runs a 4-task job array

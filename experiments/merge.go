@@ -3,10 +3,25 @@ package experiments
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 )
+
+// InputError is a problem with what Merge or Join was given — folders of
+// different sweeps, missing or duplicate points, a CSV of the wrong target
+// or one file given twice — rather than a failure while working (a write):
+// commands exit with status 2 (bad input) on it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// badInput returns an InputError with a formatted message.
+func badInput(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
 
 // MergeResult says what Merge wrote.
 type MergeResult struct {
@@ -22,7 +37,7 @@ type MergeResult struct {
 // README.md.
 func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeResult, error) {
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("merge needs at least one shard folder")
+		return nil, badInput("merge needs at least one shard folder")
 	}
 	var plan Plan
 	var shardCommand string
@@ -33,22 +48,22 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 	for i, dir := range dirs {
 		pf, err := readPlan(dir)
 		if err != nil {
-			return nil, fmt.Errorf("shard folder %s: %w", dir, err)
+			return nil, badInput("shard folder %s: %w", dir, err)
 		}
 		if i == 0 {
 			plan, shardCommand = pf.Plan, pf.Command
 			if e, err = reg.Lookup(plan.Experiment); err != nil {
-				return nil, fmt.Errorf("%s: %w", dir, err)
+				return nil, badInput("%s: %w", dir, err)
 			}
 		} else if !plan.sameSweep(pf.Plan) {
-			return nil, fmt.Errorf("%s holds another sweep than %s (experiment, target, configurations, mode, parameters or filter differ)", dir, dirs[0])
+			return nil, badInput("%s holds another sweep than %s (experiment, target, configurations, mode, parameters or filter differ)", dir, dirs[0])
 		}
 		header, got, err := ReadCSV(filepath.Join(dir, DataFile))
 		if err != nil {
-			return nil, err
+			return nil, &InputError{err}
 		}
 		if !slices.Equal(header, Header(e)) {
-			return nil, fmt.Errorf("%s: its columns are not those experiment %s writes now", filepath.Join(dir, DataFile), e.Name)
+			return nil, badInput("%s: its columns are not those experiment %s writes now", filepath.Join(dir, DataFile), e.Name)
 		}
 		for _, r := range latestByKey(got) {
 			if prev, ok := from[r.Key()]; ok {
@@ -62,7 +77,7 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 	whole := plan.Whole()
 	points, err := whole.Points(e)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	order := map[string]int{}
 	var missing []string
@@ -89,7 +104,7 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 		problems = append(problems, fmt.Sprintf("%d points that the sweep does not have: %s", len(extra), listSome(extra)))
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("merging %s: %s", e.Name, strings.Join(problems, "; "))
+		return nil, badInput("merging %s: %s", e.Name, strings.Join(problems, "; "))
 	}
 	sortRows(rows, order)
 	header := Header(e)
@@ -120,13 +135,16 @@ func listSome(items []string) string {
 // (unit µs) the ratio simulated/measured. A cell with no partner has empty
 // cells on that side; hardware rows with no simulated partner follow.
 func Join(reg *Registry, simPath, hwPath string, w io.Writer) (int, error) {
+	if sameFile(simPath, hwPath) {
+		return 0, badInput("join: %s and %s are the same file: give the simulator's CSV, then the hardware's", simPath, hwPath)
+	}
 	_, simRows, err := ReadCSV(simPath)
 	if err != nil {
-		return 0, err
+		return 0, &InputError{err}
 	}
 	_, hwRows, err := ReadCSV(hwPath)
 	if err != nil {
-		return 0, err
+		return 0, &InputError{err}
 	}
 	name := ""
 	for _, rs := range [][]Row{simRows, hwRows} {
@@ -134,26 +152,26 @@ func Join(reg *Registry, simPath, hwPath string, w io.Writer) (int, error) {
 			if name == "" {
 				name = r["experiment"]
 			} else if r["experiment"] != name {
-				return 0, fmt.Errorf("join: rows of experiments %s and %s", name, r["experiment"])
+				return 0, badInput("join: rows of experiments %s and %s", name, r["experiment"])
 			}
 		}
 	}
 	if name == "" {
-		return 0, fmt.Errorf("join: %s and %s hold no rows", simPath, hwPath)
+		return 0, badInput("join: %s and %s hold no rows", simPath, hwPath)
 	}
 	e, err := reg.Lookup(name)
 	if err != nil {
-		return 0, err
+		return 0, &InputError{err}
 	}
 	for _, r := range simRows {
 		if r["target"] != TargetSim {
-			return 0, fmt.Errorf("join: %s has a %s row (%s); give the simulator's CSV first", simPath, r["target"], r.Key())
+			return 0, badInput("join: %s has a %s row (%s); give the simulator's CSV first", simPath, r["target"], r.Key())
 		}
 	}
 	hwByCell := map[string]Row{}
 	for _, r := range hwRows {
 		if r["target"] != TargetHW {
-			return 0, fmt.Errorf("join: %s has a %s row (%s); give the hardware CSV second", hwPath, r["target"], r.Key())
+			return 0, badInput("join: %s has a %s row (%s); give the hardware CSV second", hwPath, r["target"], r.Key())
 		}
 		hwByCell[cellOf(r.Key())] = r
 	}
@@ -223,4 +241,11 @@ func Join(reg *Registry, simPath, hwPath string, w io.Writer) (int, error) {
 		}
 	}
 	return len(rows), writeCSV(w, header, rows)
+}
+
+// sameFile says whether two paths name one existing file (any spelling).
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

@@ -256,6 +256,9 @@ func readCacheFile(path string, opt ReadOptions) (*Graph, error) {
 	if err := checkPayloadSize(h, size-cacheHeaderSize, path); err != nil {
 		return nil, err
 	}
+	if err := checkCacheMemory(h, path); err != nil {
+		return nil, err
+	}
 	// The size check above bounds this allocation by the file's length.
 	words := make([]uint32, h.payloadWords())
 	if _, err := f.ReadAt(rawBytes(words), cacheHeaderSize); err != nil {
@@ -266,6 +269,16 @@ func readCacheFile(path string, opt ReadOptions) (*Graph, error) {
 		opt.Progress(size, size)
 	}
 	return g, err
+}
+
+// checkCacheMemory refuses a cache whose payload, once its size is
+// checked against the input, needs more memory than the process can get.
+func checkCacheMemory(h cacheHeader, name string) error {
+	what := fmt.Sprintf("a CSR of %d vertices and %d edges", h.vertices, h.edges)
+	if err := checkMemory(what, 4*h.payloadWords()); err != nil {
+		return &ReadError{File: name, Msg: "not enough memory", Err: err}
+	}
+	return nil
 }
 
 // ReadCache reads a cache from r; name labels errors. It buffers only as
@@ -298,6 +311,9 @@ func ReadCache(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 		return nil, &ReadError{File: name, Msg: "reading the cache payload failed", Err: err}
 	}
 	if err := checkPayloadSize(h, int64(buf.Len()), name); err != nil {
+		return nil, err
+	}
+	if err := checkCacheMemory(h, name); err != nil {
 		return nil, err
 	}
 	// A copy into a []uint32 gives the alignment that aliasing needs.

@@ -2,8 +2,10 @@ package graph
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -93,6 +95,47 @@ func FuzzReadCache(f *testing.F) {
 			if verr := g.Validate(); verr != nil {
 				t.Fatalf("accepted input gives an invalid graph: %v", verr)
 			}
+		}
+	})
+}
+
+// FuzzParseSpec checks the graph-spec parser on arbitrary strings: it
+// never panics, refuses with a one-line *SpecError, and what it accepts
+// has a canonical form that parses back to itself. It parses only (no
+// graph is generated or read), so that it runs a million inputs in well
+// under two minutes on two cores.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{
+		"rmat:scale=16", "rmat:scale=3,ef=4,a=0.5,b=0.2,c=0.1,seed=9,directed=1,w=none",
+		"rmat: scale = 5 , directed=true", "rmat:scale=5,weights=2..8", "rmat:scale=3,weights=0..0",
+		"grid:w=640,h=480", "grid:h=2,w=3,w=none,seed=0", "grid:w=3,h=2,w=1..9",
+		"er:n=100,m=400", "er:n=3,m=6,directed=1,seed=18446744073709551615",
+		"regular:n=10,d=3,weights=none",
+		"grid:w=4,h=4+sym+simple+rw=3+unweighted+perm=18446744073709551615",
+		"testdata/small.mtx+sym", "testdata/nope.el+perm=1", "road.gr+sym+perm=7", "a+b+sym",
+		"rmta:scale=3", "rmat:scale=3,,ef=2", "rmat:=3", "rmat:scale=3+", "C:\\g.mtx", "./x:y.mtx",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		spec, err := ParseSpec(s)
+		if err != nil {
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseSpec(%q): %v is not a *SpecError", s, err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("ParseSpec(%q): the error has more than one line: %q", s, err)
+			}
+			return
+		}
+		canonical := spec.String()
+		again, err := ParseSpec(canonical)
+		if err != nil {
+			t.Fatalf("ParseSpec(%q) gave %q, which does not parse: %v", s, canonical, err)
+		}
+		if again.String() != canonical {
+			t.Fatalf("ParseSpec(%q) gave %q, which parses to %q", s, canonical, again.String())
 		}
 	})
 }

@@ -74,6 +74,9 @@ func (p ER) Load(progress func(stage string, done, total int64)) (*Graph, error)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkMemory("generating "+p.String(), p.memoryNeed()); err != nil {
+		return nil, err
+	}
 	var src, dst []uint32
 	if pairs := p.pairs(); uint64(p.M) > pairs/2 {
 		// Dense: rejection sampling would collide more than it hits, so

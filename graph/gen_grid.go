@@ -54,6 +54,9 @@ func (p Grid) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkMemory("generating "+p.String(), p.memoryNeed()); err != nil {
+		return nil, err
+	}
 	w, h := p.Width, p.Height
 	n := w * h
 	g := &Graph{Offsets: make([]uint32, n+1), Targets: make([]uint32, p.storedEdges()), Directed: p.Directed}

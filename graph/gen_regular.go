@@ -60,6 +60,9 @@ func (p Regular) Load(progress func(stage string, done, total int64)) (*Graph, e
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkMemory("generating "+p.String(), p.memoryNeed()); err != nil {
+		return nil, err
+	}
 	n, d := p.N, p.D
 	g := &Graph{Offsets: make([]uint32, n+1), Targets: make([]uint32, n*d), Directed: true}
 	pr := newProgress(progress, "generate", int64(n))

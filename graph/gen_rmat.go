@@ -111,6 +111,9 @@ func (p RMAT) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkMemory("generating "+p.String(), p.memoryNeed()); err != nil {
+		return nil, err
+	}
 	n := 1 << p.Scale
 	m := p.EdgeFactor << p.Scale
 	src, dst := make([]uint32, m), make([]uint32, m)

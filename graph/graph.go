@@ -194,6 +194,16 @@ func Build(l *EdgeList, opt BuildOptions) (*Graph, error) {
 			return nil, fmt.Errorf("graph: edge %d (%d -> %d) names a vertex outside 0..%d", i, l.Src[i], l.Dst[i], n-1)
 		}
 	}
+	// Counts, offsets, next and the targets (and weights) of up to every
+	// listed edge, in both directions when symmetrizing.
+	bound := int64(len(l.Src))
+	if opt.Symmetrize {
+		bound *= 2
+	}
+	need := withSlack(12*int64(n+1) + 4*int64(n) + csrNeed(0, bound, l.Weights != nil))
+	if err := checkMemory(fmt.Sprintf("a CSR of %d vertices and up to %d edges", n, bound), need); err != nil {
+		return nil, err
+	}
 	// Count with 64-bit counters first so an overflow is detected, not wrapped.
 	counts := make([]int64, n+1)
 	var total int64

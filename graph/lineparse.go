@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -233,6 +234,54 @@ func (lr *lineReader) preallocation(declared uint64, minBytes int64) int {
 		limit = uint64(rest/minBytes) + 1
 	}
 	return int(min(declared, limit, MaxEdges))
+}
+
+// checkMemory refuses work on the input, at line (0: the whole input),
+// that needs more memory than the process can get.
+func (lr *lineReader) checkMemory(line int64, what string, need uint64) error {
+	if err := checkMemory(what, need); err != nil {
+		return &ReadError{File: lr.name, Line: line, Msg: "not enough memory", Err: err}
+	}
+	return nil
+}
+
+// preallocateEdges gives l room for count edges (and their weights when
+// weighted), checking the memory first; line is the header that declared
+// them.
+func (lr *lineReader) preallocateEdges(l *EdgeList, count int, weighted bool, line int64) error {
+	arrays := uint64(2)
+	if weighted {
+		arrays = 3
+	}
+	if err := lr.checkMemory(line, fmt.Sprintf("holding %d edges", count), 4*arrays*uint64(count)); err != nil {
+		return err
+	}
+	l.Src, l.Dst = make([]uint32, 0, count), make([]uint32, 0, count)
+	if weighted {
+		l.Weights = make([]uint32, 0, count)
+	}
+	return nil
+}
+
+// growEdges makes room for more edges in l, as append would (a quarter
+// more), once the memory is checked: a long edge list fails with an
+// error naming the line rather than in Go's fatal out-of-memory.
+func (lr *lineReader) growEdges(l *EdgeList) error {
+	more := max(cap(l.Src)/4, 4096)
+	arrays := uint64(2)
+	if l.Weights != nil {
+		arrays = 3
+	}
+	total := len(l.Src) + more
+	// The old arrays stay in use until they are copied.
+	if err := lr.checkMemory(lr.line, fmt.Sprintf("holding %d edges", total), 4*arrays*uint64(total)); err != nil {
+		return err
+	}
+	l.Src, l.Dst = slices.Grow(l.Src, more), slices.Grow(l.Dst, more)
+	if l.Weights != nil {
+		l.Weights = slices.Grow(l.Weights, more)
+	}
+	return nil
 }
 
 // checkVertexCount refuses a vertex count that would not fit 32-bit ids or

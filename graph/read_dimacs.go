@@ -57,6 +57,11 @@ func ReadDIMACS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 			if problem != weightOK {
 				return nil, lr.errorf("%s", problem.describe(toks[2]))
 			}
+			if len(list.Src) == cap(list.Src) {
+				if err := lr.growEdges(list); err != nil {
+					return nil, err
+				}
+			}
 			list.Src = append(list.Src, uint32(u-1))
 			list.Dst = append(list.Dst, uint32(v-1))
 			list.Weights = append(list.Weights, w)
@@ -72,9 +77,9 @@ func ReadDIMACS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 			}
 			pLine = lr.line
 			prealloc := lr.preallocation(m, 8) // "a 1 1 0\n" is the shortest arc
-			list.Src = make([]uint32, 0, prealloc)
-			list.Dst = make([]uint32, 0, prealloc)
-			list.Weights = make([]uint32, 0, prealloc)
+			if err := lr.preallocateEdges(list, prealloc, true, pLine); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, lr.errorf("unknown line type %s (want c, p or a)", quoteToken(kind))
 		}

@@ -12,7 +12,8 @@ import (
 // N, in which case every id must be below N. The edges are directed and
 // kept as given (no dedupe). The list is weighted when its first edge line
 // has three columns, and then every line must; weights are non-negative
-// numbers, rounded to the nearest integer, that fit uint32.
+// integers that fit uint32 (README.md, "Graph specs"): a fraction such as
+// 2.5 is an error naming the line, not a weight rounded in silence.
 func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 	lr := newLineReader(r, name, opt)
 	list := &EdgeList{}
@@ -46,8 +47,9 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 					declaredNodes, nodesLine = nodes, lr.line
 					if edges > 0 && list.Src == nil {
 						n := lr.preallocation(edges, 4) // "0 0\n" is the shortest edge
-						list.Src = make([]uint32, 0, n)
-						list.Dst = make([]uint32, 0, n)
+						if err := lr.preallocateEdges(list, n, false, lr.line); err != nil {
+							return nil, err
+						}
 					}
 				}
 			}
@@ -92,7 +94,7 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 			maxID = hi
 		}
 		if weighted {
-			w, problem := parseWeight(wTok, true)
+			w, problem := parseWeight(wTok, false)
 			if problem != weightOK {
 				return nil, lr.errorf("%s", problem.describe(wTok))
 			}
@@ -100,6 +102,11 @@ func ReadEdgeList(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 		}
 		if len(list.Src) == MaxEdges {
 			return nil, lr.wrapf(ErrTooManyEdges, "edge %d", len(list.Src)+1)
+		}
+		if len(list.Src) == cap(list.Src) {
+			if err := lr.growEdges(list); err != nil {
+				return nil, err
+			}
 		}
 		list.Src = append(list.Src, uint32(src))
 		list.Dst = append(list.Dst, uint32(dst))

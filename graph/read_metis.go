@@ -21,12 +21,21 @@ func ReadMETIS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{Offsets: make([]uint32, 1, lr.preallocation(h.n+1, 1))}
-	g.Targets = make([]uint32, 0, lr.preallocation(2*h.m, 2)) // "1\n" is the shortest entry
+	offsets, entries := lr.preallocation(h.n+1, 1), lr.preallocation(2*h.m, 2) // "1\n" is the shortest entry
+	if err := lr.checkMemory(h.line, fmt.Sprintf("a CSR of %d vertices and %d edges", offsets-1, entries),
+		withSlack(csrNeed(int64(offsets-1), int64(entries), h.edgeWeights))); err != nil {
+		return nil, err
+	}
+	g := &Graph{Offsets: make([]uint32, 1, offsets)}
+	g.Targets = make([]uint32, 0, entries)
 	if h.edgeWeights {
 		g.Weights = make([]uint32, 0, cap(g.Targets))
 	}
 	var vertices uint64
+	// The vertex count at each comment line between the header and the
+	// last vertex line: with it, vertexLine finds any vertex's line for
+	// the symmetry check without a line number per vertex.
+	var comments []uint64
 	for {
 		line, ok := lr.next()
 		if !ok {
@@ -34,6 +43,9 @@ func ReadMETIS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 		}
 		c := firstByte(line)
 		if c == '%' {
+			if vertices < h.n {
+				comments = append(comments, vertices)
+			}
 			continue
 		}
 		if vertices == h.n {
@@ -60,10 +72,18 @@ func ReadMETIS(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 		return nil, &ReadError{File: lr.name, Line: h.line, Msg: fmt.Sprintf("the header declares %d edges, so 2*%d = %d adjacency entries, but the vertex lines hold %d", h.m, h.m, 2*h.m, entries)}
 	}
 	g.sortAndDedupe(false)
-	if err := checkMETISSymmetry(g); err != nil {
-		return nil, &ReadError{File: lr.name, Msg: err.Error()}
+	if err := checkMETISSymmetry(g, lr.name, func(v uint32) int64 { return metisVertexLine(h.line, comments, v) }); err != nil {
+		return nil, err
 	}
 	return g, nil
+}
+
+// metisVertexLine is the line of vertex v (0-based): vertex lines follow
+// the header one per line, blank ones included, and only comment lines
+// come between them; comments holds the vertex count at each of those.
+func metisVertexLine(header int64, comments []uint64, v uint32) int64 {
+	before, _ := slices.BinarySearch(comments, uint64(v)+1)
+	return header + 1 + int64(v) + int64(before)
 }
 
 type metisHeader struct {
@@ -202,12 +222,15 @@ func readMETISVertex(lr *lineReader, line []byte, h metisHeader, g *Graph) error
 
 // checkMETISSymmetry checks that every listed edge u-v is also listed at v:
 // an undirected Graph relies on it (its reverse is itself). Targets are
-// sorted, so each check is a binary search.
-func checkMETISSymmetry(g *Graph) error {
+// sorted, so each check is a binary search. The error names u's line and
+// v's, which lineOf gives.
+func checkMETISSymmetry(g *Graph, name string, lineOf func(v uint32) int64) error {
 	for u := 0; u < g.NumVertices(); u++ {
 		for _, v := range g.Neighbors(uint32(u)) {
 			if _, found := slices.BinarySearch(g.Neighbors(v), uint32(u)); !found {
-				return fmt.Errorf("vertex %d lists neighbour %d, but vertex %d does not list %d (METIS lists every edge at both endpoints)", u+1, v+1, v+1, u+1)
+				return &ReadError{File: name, Line: lineOf(uint32(u)), Msg: fmt.Sprintf(
+					"vertex %d lists neighbour %d, but vertex %d (line %d) does not list %d (METIS lists every edge at both endpoints)",
+					u+1, v+1, v+1, lineOf(v), u+1)}
 			}
 		}
 	}

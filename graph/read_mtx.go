@@ -24,11 +24,9 @@ func ReadMatrixMarket(r io.Reader, name string, opt ReadOptions) (*Graph, error)
 	}
 	list := &EdgeList{}
 	prealloc := lr.preallocation(h.entries, 4) // "1 1\n" is the shortest entry
-	list.Src = make([]uint32, 0, prealloc)
-	list.Dst = make([]uint32, 0, prealloc)
 	weighted := h.field != "pattern"
-	if weighted {
-		list.Weights = make([]uint32, 0, prealloc)
+	if err := lr.preallocateEdges(list, prealloc, weighted, h.sizeLine); err != nil {
+		return nil, err
 	}
 	wantFields := 2
 	if weighted {
@@ -78,6 +76,11 @@ func ReadMatrixMarket(r io.Reader, name string, opt ReadOptions) (*Graph, error)
 		}
 		if !blank(line, pos) {
 			return nil, lr.errorf("%s entry has more than %d fields", h.field, wantFields)
+		}
+		if len(list.Src) == cap(list.Src) {
+			if err := lr.growEdges(list); err != nil {
+				return nil, err
+			}
 		}
 		list.Src = append(list.Src, uint32(row-1))
 		list.Dst = append(list.Dst, uint32(col-1))

@@ -117,6 +117,10 @@ func (s Spec) Load(opt LoadOptions) (*Graph, error) {
 		return nil, err
 	}
 	for _, t := range s.Transforms {
+		what := fmt.Sprintf("transformation %s of %d vertices and %d edges", t, g.NumVertices(), g.NumEdges())
+		if err := checkMemory(what, t.memoryNeed(g)); err != nil {
+			return nil, fmt.Errorf("graph %s: %w", s, err)
+		}
 		report(opt.Progress, t.String(), 0, 1)
 		if g, err = t.Apply(g); err != nil {
 			return nil, fmt.Errorf("graph %s: %w", s, err)
@@ -382,6 +386,11 @@ func parseWeightRange(v string) (WeightRange, error) {
 		return WeightRange{}, fmt.Errorf("weights=%q is not LO..HI (integers below 2^32) or none", v)
 	}
 	r := WeightRange{Lo: uint32(a), Hi: uint32(b)}
+	if !r.Weighted() {
+		// 0..0 would be the zero range, which means unweighted: refuse it
+		// rather than drop the weights in silence.
+		return WeightRange{}, fmt.Errorf("weights=%s: weights are positive (want 1 <= LO <= HI), or none for an unweighted graph", v)
+	}
 	return r, r.Validate()
 }
 

@@ -132,6 +132,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"rmat:scale=3,w=5", "w=5: w takes a weight range LO..HI or none here"},
 		{"rmat:scale=3,weights=5", `weights="5" is not LO..HI`},
 		{"rmat:scale=3,weights=0..5", "weight range 0..5 is empty or not positive"},
+		{"rmat:scale=3,weights=0..0", "weights=0..0: weights are positive (want 1 <= LO <= HI), or none for an unweighted graph"},
+		{"grid:w=2,h=2,w=0..0", "weights=0..0: weights are positive"},
 		{"rmat:scale=3,weights=9..5", "weight range 9..5 is empty or not positive"},
 		{"rmat:scale=3,weights=1..4294967296", "is not LO..HI"},
 		{"rmat:scale=3,weights=a..b", "is not LO..HI"},

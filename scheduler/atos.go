@@ -318,7 +318,10 @@ func atosPersistent(e *Enactment) error {
 	grid := limit
 	if g := e.Options.Grid; g > 0 {
 		if g > limit {
-			return fmt.Errorf("persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d of %s that fit the device at once", g, limit, k.Name)
+			// The device cannot hold the launch: a launch-resource error
+			// (exit status 7), as for a cooperative grid that is too large.
+			return &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
+				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
 		}
 		grid = g
 	}

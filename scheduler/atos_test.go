@@ -81,7 +81,7 @@ func TestAtosQueueOverflow(t *testing.T) {
 }
 
 // Persistent workers must all be resident: a grid past the co-resident
-// limit is refused before launch.
+// limit is refused before launch, with a LaunchResourceError.
 func TestAtosPersistentGridOverTheCoResidentLimit(t *testing.T) {
 	dev := atosTestDevice(t, sim.ModeFunctional)
 	k, err := kernels.Lookup("bfs_atos_cta_persist")
@@ -90,6 +90,8 @@ func TestAtosPersistentGridOverTheCoResidentLimit(t *testing.T) {
 	require.NoError(t, err)
 	_, err = atosEnact(t, dev, "bfs", "atos", "grid:w=8,h=8", RunOptions{Block: 64, Grid: limit + 1})
 	assert.ErrorContains(t, err, "co-resident")
+	var resource *kernels.LaunchResourceError
+	assert.ErrorAs(t, err, &resource, "the device cannot hold the launch: exit status 7")
 	res, err := atosEnact(t, dev, "bfs", "atos", "grid:w=8,h=8", RunOptions{Block: 64, Grid: limit})
 	require.NoError(t, err)
 	assert.True(t, res.Validation.OK())

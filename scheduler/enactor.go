@@ -266,7 +266,7 @@ func (e *Enactment) runAll(res *Result) error {
 		}
 		start, simStart := time.Now(), simulatedHost(dev)
 		if err := s.Run(e); err != nil {
-			return fmt.Errorf("%s under %s: %w", a.Name, v, err)
+			return &StoppedRunError{Err: fmt.Errorf("%s under %s: %w", a.Name, v, err), Iterations: slices.Clone(e.iterations), Run: run}
 		}
 		wall := time.Since(start)
 		if run < ro.Warmup {
@@ -280,6 +280,20 @@ func (e *Enactment) runAll(res *Result) error {
 	}
 	return nil
 }
+
+// StoppedRunError is the error of a run that ended part-way (a failed or
+// interrupted launch): the error, and the iterations that run finished
+// before it, for a partial per-iteration table.
+type StoppedRunError struct {
+	Err        error
+	Iterations []IterationStats
+	// Run is the whole run that stopped, counting from 0 (warm-up runs
+	// first).
+	Run int
+}
+
+func (e *StoppedRunError) Error() string { return e.Err.Error() }
+func (e *StoppedRunError) Unwrap() error { return e.Err }
 
 // hostClock is the simulator's modelled host time (launch and copy
 // overheads from its configuration, plus the kernels' simulated time).

@@ -93,8 +93,13 @@ $GO build -o "$WORK/warpgraph" ./cmd/warpgraph
 # --- the simulation ------------------------------------------------------------
 echo "test-monitor: warpgraph ${RUN[*]} --monitor --monitor-hold"
 start=$(date +%s)
+# Job control on for the launch: a background job of a script otherwise
+# starts with SIGINT ignored, and warpgraph then leaves it ignored, as
+# nohup expects; a terminal's Ctrl-C is what this test sends.
+set -m
 "$WORK/warpgraph" "${RUN[@]}" --monitor --monitor-hold >"$WORK/run.out" 2>"$WORK/run.err" &
 PID=$!
+set +m
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.2 s.
 wait_for() {

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -68,7 +71,8 @@ type Config struct {
 	Host HostConfig `yaml:"host"`
 }
 
-// Validate checks that every limit is positive and consistent.
+// Validate checks that every limit is positive and consistent, and within
+// what the timing model and the memory system can build.
 func (c Config) Validate() error {
 	var errs []error
 	pos := func(name string, v int) {
@@ -89,6 +93,14 @@ func (c Config) Validate() error {
 	pos("SharedMemPerCTA", c.SharedMemPerCTA)
 	pos("SharedMemAllocUnit", c.SharedMemAllocUnit)
 	pos("ClockMHz", c.ClockMHz)
+	// The timing model's and the memory system's own limits, checked here
+	// too so that a configuration fails when it is read, in either mode,
+	// rather than at the first timing launch.
+	if most := c.Memory.MaxSMs(); most > 0 && c.SMs > most {
+		errs = append(errs, fmt.Errorf("SMs (%d) exceeds %d, the most that memory.coherence %q supports", c.SMs, most, c.Memory.Coherence))
+	} else if c.SMs > timing.MaxSMs {
+		errs = append(errs, fmt.Errorf("SMs (%d) exceeds %d, the most the timing model holds", c.SMs, timing.MaxSMs))
+	}
 	if c.WarpSize != 32 {
 		errs = append(errs, fmt.Errorf("WarpSize must be 32, got %d", c.WarpSize))
 	}
@@ -134,4 +146,21 @@ func ConfigByName(name string) (Config, error) {
 		return Config{}, err
 	}
 	return f.Config, nil
+}
+
+// Digest is a short digest of the configuration's effective values (every
+// key of the merged, validated configuration except its name), so that
+// outputs can say exactly which machine was simulated: two spellings of
+// one machine (h100 and h100+sms=132) share it, and any changed value,
+// even one a file inherited through its base, changes it.
+func (c Config) Digest() string {
+	name := c.Name
+	c.Name = ""
+	data, err := json.Marshal(c)
+	if err != nil {
+		// Config holds numbers, strings and structs of them only.
+		panic(fmt.Sprintf("sim: config %q does not encode: %v", name, err))
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }

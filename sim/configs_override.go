@@ -146,19 +146,27 @@ func loadOverride(s string) (FullConfig, error) {
 // schemaFieldType is the Go type of the schema's leaf key at a dotted
 // path ("memory.l2_slices"); false when no leaf key has that path.
 func schemaFieldType(path string) (reflect.Type, bool) {
-	if !slices.Contains(configKeyPaths(), path) {
-		return nil, false
-	}
-	t := reflect.TypeFor[FullConfig]()
-	for _, part := range strings.Split(path, ".") {
-		f, ok := fieldByKey(t, part)
-		if !ok {
-			return nil, false
-		}
-		t = f.Type
-	}
-	return t, true
+	t, ok := schemaTypes[path]
+	return t, ok
 }
+
+// schemaTypes maps every leaf key of the schema to its Go type, found
+// once rather than by walking the schema for every key of every override.
+var schemaTypes = func() map[string]reflect.Type {
+	types := map[string]reflect.Type{}
+	for _, path := range configKeyPaths() {
+		t := reflect.TypeFor[FullConfig]()
+		for _, part := range strings.Split(path, ".") {
+			f, ok := fieldByKey(t, part)
+			if !ok {
+				panic(fmt.Sprintf("sim: schema key %s has no field", path))
+			}
+			t = f.Type
+		}
+		types[path] = t
+	}
+	return types
+}()
 
 // fieldByKey finds the field of struct type t whose YAML key is key,
 // looking into inline fields.

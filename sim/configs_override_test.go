@@ -118,3 +118,58 @@ func TestOpenOverride(t *testing.T) {
 	assert.Equal(t, 1, dev.Properties().SMs)
 	assert.Contains(t, dev.Properties().Name, "tiny+sms=1")
 }
+
+// TestConfigWithinBuildLimits: the SM limits that the timing model and the
+// memory system enforce when they are built are checked when the
+// configuration is read, so functional mode, which builds neither, refuses
+// the configuration too; the limits themselves are accepted.
+func TestConfigWithinBuildLimits(t *testing.T) {
+	tests := []struct {
+		config string
+		want   string // "" when the configuration loads
+	}{
+		{"h100+sms=1000000000", `sms (1000000000) exceeds 256, the most that memory.coherence "l1" supports`},
+		{"h100+sms=500000", `sms (500000) exceeds 256, the most that memory.coherence "l1" supports`},
+		{"h100+sms=257", `sms (257) exceeds 256`},
+		{"h100+sms=256", ""},
+		{"gtx780ti+sms=524288", "sms (524288) exceeds 524287, the most the timing model holds"},
+		{"gtx780ti+sms=1000000000", "the most the timing model holds"},
+		{"gtx780ti+sms=524287", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.config, func(t *testing.T) {
+			_, err := LoadConfig(tc.config)
+			dev, openErr := Open(tc.config, WithMode(ModeFunctional))
+			if tc.want == "" {
+				require.NoError(t, err)
+				require.NoError(t, openErr)
+				require.NoError(t, dev.Close())
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			require.Error(t, openErr, "functional mode refuses it too")
+			assert.Contains(t, openErr.Error(), tc.want)
+		})
+	}
+}
+
+// TestConfigDigest: the digest follows the effective values, not the name
+// or how they were spelt.
+func TestConfigDigest(t *testing.T) {
+	digest := func(name string) string {
+		t.Helper()
+		c, err := LoadConfig(name)
+		require.NoError(t, err)
+		return c.Digest()
+	}
+	h100 := digest("h100")
+	assert.Regexp(t, `^sha256:[0-9a-f]{16}$`, h100)
+	assert.Equal(t, h100, digest("h100"), "stable")
+	assert.Equal(t, h100, digest("h100+sms=132"), "the same values under another name")
+	assert.NotEqual(t, h100, digest("h100+sms=16"))
+	assert.NotEqual(t, h100, digest("h100+memory.l2_slices=20"), "a nested value")
+	assert.NotEqual(t, h100, digest("h100+host.launch_ns=1"), "a host cost")
+	assert.NotEqual(t, h100, digest("v100"))
+}

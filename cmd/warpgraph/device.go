@@ -19,6 +19,11 @@ type deviceEnv struct {
 
 func (e *deviceEnv) close() { _ = e.dev.Close() }
 
+// timed says whether the device's runs have a kernel and end-to-end time:
+// the CPU reference (no device, e nil) and functional simulation (no
+// cycles) have none, so runs on them report no such times at all.
+func (e *deviceEnv) timed() bool { return e != nil && e.simMode != "functional" }
+
 func (e *deviceEnv) describe(r *runResult) {
 	r.Device = e.dev.Properties().Name
 	r.SimMode = e.simMode

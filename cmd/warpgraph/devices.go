@@ -37,7 +37,7 @@ func newDevicesCommand() *cobra.Command {
 			}
 			major, minor, _ := hw.DriverVersion()
 			if asJSON {
-				if err := writeJSON(out, map[string]any{"driver": fmt.Sprintf("%d.%d", major, minor), "devices": devs}); err != nil {
+				if err := writeJSON(out, map[string]any{"driver": fmt.Sprintf("%d.%d", major, minor), "devices": devs, "provenance": newProvenance("", nil)}); err != nil {
 					return err
 				}
 			} else {

@@ -22,6 +22,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/experiments"
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
@@ -114,7 +116,8 @@ func TestExitStatusesMatchReadme(t *testing.T) {
 	// script that reads the statuses.
 	assert.Equal(t, map[int]string{
 		0: "success", 1: "failure", 2: "bad input", 3: "memory fault", 4: "deadlock",
-		5: "spin budget", 6: "timeout", 7: "launch resource", 70: "internal",
+		5: "spin budget", 6: "timeout", 7: "launch resource", 8: "out of memory", 70: "internal",
+		130: "interrupted", 143: "terminated",
 	}, consts)
 }
 
@@ -132,6 +135,7 @@ func TestExitStatus(t *testing.T) {
 	deadlock := &kernels.DeadlockError{Kernel: "k", Detail: "no progress"}
 	spin := &kernels.SpinBudgetError{Kernel: "k", Budget: 5000, Detail: "grid barrier"}
 	resource := &kernels.LaunchResourceError{Kernel: "k", Detail: "too much shared memory"}
+	memory := &graph.MemoryError{What: "generating rmat:scale=25", Need: 16 << 30, Bounds: []graph.MemoryBound{{Name: "MemAvailable", Limit: 1 << 30}}}
 	hung := &hw.HungKernelError{Kernel: "k", Waited: time.Second, Cause: context.DeadlineExceeded}
 	wrap := func(err error) error { return fmt.Errorf("run bfs on sim: %w", err) }
 	tests := []struct {
@@ -151,6 +155,7 @@ func TestExitStatus(t *testing.T) {
 		{"flag error", &flagError{errors.New("unknown flag: --grpah")}, exitBadInput},
 		{"missing file", notExist, exitBadInput},
 		{"missing file, wrapped", wrap(notExist), exitBadInput},
+		{"sweep arguments, wrapped", wrap(&experiments.InputError{Err: errors.New("2 of 6 points missing")}), exitBadInput},
 
 		{"queue overflow, wrapped", wrap(&scheduler.QueueOverflowError{Kernel: "bfs_atos_cta_persist", Pushed: 40, Capacity: 16}), exitLaunchResource},
 
@@ -168,6 +173,7 @@ func TestExitStatus(t *testing.T) {
 		{"unrecoverable context, cancelled", wrap(&hungKernel{cause: context.Canceled}), exitTimeout},
 		{"launch resource", resource, exitLaunchResource},
 		{"launch resource, wrapped", wrap(resource), exitLaunchResource},
+		{"out of memory, wrapped", wrap(&graph.ReadError{File: "big.el", Line: 9, Msg: "not enough memory", Err: memory}), exitOutOfMemory},
 
 		// Several causes: the first of 2, 1, 3, 4, 5, 6, 7.
 		{"joined", errors.Join(deadlock, fault), exitMemoryFault},

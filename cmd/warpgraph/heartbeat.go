@@ -194,6 +194,12 @@ func (d *watchedDevice) Launch(ctx context.Context, k *kernels.Kernel, cfg kerne
 	d.watch.launching(k.Name)
 	s, err := d.Device.Launch(ctx, k, cfg, args...)
 	d.watch.launched(s)
+	if err != nil && ctx.Err() != nil {
+		// Stopped by the context (a signal, --timeout): say where.
+		d.watch.mu.Lock()
+		err = &stoppedAt{where: d.watch.where(k.Name, s.Cycles), err: err}
+		d.watch.mu.Unlock()
+	}
 	if d.watch.record {
 		r := launchRecord{Kernel: k.Name, Grid: cfg.Grid.Count(), Block: cfg.Block.Count(),
 			Cooperative: cfg.Cooperative, Seconds: s.Elapsed.Seconds(), Cycles: s.Cycles, Counters: s.Counters}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,8 +9,9 @@ import (
 	"github.com/warpgraph/warpgraph/graph"
 )
 
-// loadGraph resolves a graph spec; every failure is the user's input (a
-// missing file, a malformed file or spec) and exits with status 2.
+// loadGraph resolves a graph spec; every failure but a lack of memory
+// (status 8) is the user's input (a missing file, a malformed file or
+// spec) and exits with status 2.
 func loadGraph(spec string) (*graph.Graph, graph.Spec, time.Duration, error) {
 	if spec == "" {
 		return nil, graph.Spec{}, 0, badInput("--graph is required (a file path or a generator such as rmat:scale=16)")
@@ -20,7 +22,12 @@ func loadGraph(spec string) (*graph.Graph, graph.Spec, time.Duration, error) {
 	}
 	start := time.Now()
 	g, err := graph.Load(spec, graph.LoadOptions{Progress: progressReporter()})
-	if err != nil {
+	var memory *graph.MemoryError
+	switch {
+	case errors.As(err, &memory):
+		// Too large for this machine, not a mistake in the spec.
+		return nil, parsed, 0, err
+	case err != nil:
 		return nil, parsed, 0, &inputError{err}
 	}
 	return g, parsed, time.Since(start), nil
@@ -33,6 +40,7 @@ type infoOutput struct {
 	Graph       string  `json:"graph"`
 	LoadSeconds float64 `json:"load_seconds"`
 	graph.Stats
+	Provenance *provenance `json:"provenance"`
 }
 
 func newInfoCommand() *cobra.Command {
@@ -50,7 +58,7 @@ func newInfoCommand() *cobra.Command {
 			st := graph.ComputeStats(g)
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return writeJSON(out, infoOutput{Graph: parsed.String(), LoadSeconds: took.Seconds(), Stats: st})
+				return writeJSON(out, infoOutput{Graph: parsed.String(), LoadSeconds: took.Seconds(), Stats: st, Provenance: newProvenance("", specSeed(parsed))})
 			}
 			fmt.Fprintf(out, "graph %s (loaded in %s)\n", parsed.String(), took.Round(time.Millisecond))
 			return writeStatsTable(out, st)

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/warpgraph/warpgraph/experiments"
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
@@ -31,7 +33,12 @@ const (
 	exitSpinBudget     = 5
 	exitTimeout        = 6
 	exitLaunchResource = 7
+	exitOutOfMemory    = 8
 	exitInternal       = 70
+	// A signal stopped the command: 128 + its number, as a shell reports
+	// a process that the signal killed (signals.go).
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
 
 // inputError marks an error caused by what the user asked for rather than
@@ -66,14 +73,25 @@ func failedValidation(format string, args ...any) error {
 type unrecoverableContext interface{ ContextUnrecoverable() bool }
 
 func main() {
-	os.Exit(runMain(newRootCommand, os.Args[1:], os.Stderr))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := watchSignals(cancel, os.Stderr, os.Exit)
+	status := runMainContext(ctx, newRootCommand, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(status)
 }
 
-// runMain builds the command line, runs it on args and returns the exit
-// status, printing any error to stderr. A panic while it runs (on this
-// goroutine: every subcommand runs here) is an internal error: it prints
-// the panic and its stack and returns exitInternal.
-func runMain(build func() *cobra.Command, args []string, stderr io.Writer) (status int) {
+// runMain is runMainContext without signals.
+func runMain(build func() *cobra.Command, args []string, stderr io.Writer) int {
+	return runMainContext(context.Background(), build, args, stderr)
+}
+
+// runMainContext builds the command line, runs it on args under ctx and
+// returns the exit status, printing any error to stderr: one line, or,
+// when a signal ended ctx, the line saying where the command stopped. A
+// panic while it runs (on this goroutine: every subcommand runs here) is
+// an internal error: it prints the panic and its stack and returns
+// exitInternal.
+func runMainContext(ctx context.Context, build func() *cobra.Command, args []string, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "warpgraph: internal error: %v\n\n%s", r, debug.Stack())
@@ -82,7 +100,11 @@ func runMain(build func() *cobra.Command, args []string, stderr io.Writer) (stat
 	}()
 	root := build()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if status, line, ok := interruptedStatus(ctx, err); ok {
+		fmt.Fprintln(stderr, "warpgraph:", line)
+		return status
+	}
 	if err == nil {
 		return exitSuccess
 	}
@@ -100,6 +122,7 @@ func exitStatus(err error) int {
 	}
 	var (
 		in       *inputError
+		sweepIn  *experiments.InputError
 		valid    *validationError
 		fault    *kernels.MemoryFaultError
 		deadlock *kernels.DeadlockError
@@ -107,9 +130,10 @@ func exitStatus(err error) int {
 		hung     unrecoverableContext
 		resource *kernels.LaunchResourceError
 		overflow *scheduler.QueueOverflowError
+		memory   *graph.MemoryError
 	)
 	switch {
-	case errors.As(err, &in), isFlagError(err), errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &in), errors.As(err, &sweepIn), isFlagError(err), errors.Is(err, fs.ErrNotExist):
 		return exitBadInput
 	case errors.As(err, &valid):
 		return exitFailure
@@ -125,6 +149,8 @@ func exitStatus(err error) int {
 		return exitTimeout
 	case errors.As(err, &resource), errors.As(err, &overflow):
 		return exitLaunchResource
+	case errors.As(err, &memory):
+		return exitOutOfMemory
 	default:
 		return exitFailure
 	}

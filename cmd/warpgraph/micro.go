@@ -126,7 +126,11 @@ func runMicros(ctx context.Context, out io.Writer, names []string, o microOption
 			}
 			fmt.Fprintln(out)
 		}
-		tables = append(tables, microJSON{t, launches})
+		config := ""
+		if o.target == "sim" {
+			config = o.config
+		}
+		tables = append(tables, microJSON{t, launches, newProvenance(config, nil)})
 	}
 	if o.asJSON {
 		return writeJSON(out, tables)
@@ -158,7 +162,8 @@ func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*m
 // statistics of every launch behind it, in launch order.
 type microJSON struct {
 	*micro.Table
-	Launches []launchRecord `json:"launches"`
+	Launches   []launchRecord `json:"launches"`
+	Provenance *provenance    `json:"provenance"`
 }
 
 // runMicro runs the named benchmark on env's device with the flags'

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/sim"
@@ -99,13 +96,11 @@ func (m *monitorFlags) start(w io.Writer) (*sim.Monitor, error) {
 }
 
 // holdIfAsked keeps the process serving the monitor after the run, with
-// --monitor-hold, until ctx ends or the process is interrupted.
+// --monitor-hold, until ctx ends: main ends it on SIGINT or SIGTERM.
 func (m *monitorFlags) holdIfAsked(ctx context.Context, w io.Writer) {
 	if m == nil || !m.hold || m.server == nil {
 		return
 	}
 	fmt.Fprintf(w, "monitor: the run has ended; %s stays up until interrupted (Ctrl-C)\n", m.server.URL())
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	<-ctx.Done()
 }

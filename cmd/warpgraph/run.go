@@ -64,7 +64,7 @@ type validation struct {
 // iterationRow is one iteration of a device run, for --per-iteration.
 type iterationRow struct {
 	scheduler.IterationStats
-	KernelSeconds float64            `json:"kernel_seconds"`
+	KernelSeconds float64            `json:"kernel_seconds,omitempty"`
 	Cycles        uint64             `json:"cycles,omitempty"`
 	Counters      map[string]float64 `json:"counters,omitempty"`
 }
@@ -121,6 +121,9 @@ type runResult struct {
 	PerSource   []sourceRun       `json:"per_source,omitempty"`
 	SourceStats map[string]spread `json:"source_stats,omitempty"`
 	Validation  validation        `json:"validation"`
+	// Provenance names the code, configuration, seed and host behind
+	// the result (provenance.go).
+	Provenance *provenance `json:"provenance,omitempty"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
 }
@@ -177,8 +180,10 @@ func newRunCommand() *cobra.Command {
 func runAndPrint(cmd *cobra.Command, o runOptions) error {
 	res, err := runAlgorithm(cmd.Context(), o)
 	if err != nil {
+		printStoppedIterations(cmd.Context(), cmd.OutOrStdout(), o, err)
 		return err
 	}
+	res.Provenance = runProvenance(o)
 	if o.outFile != "" {
 		if err := writeValues(o.outFile, o.outFormat, res); err != nil {
 			return err
@@ -420,9 +425,11 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Plan
 		return nil, err
 	}
 	res.HostSeconds = time.Since(start).Seconds()
-	res.EndToEndSeconds, res.KernelSeconds = r.EndToEnd.Seconds(), r.Kernel.Seconds()
-	for _, t := range r.Runs {
-		res.RunsEndToEndSeconds = append(res.RunsEndToEndSeconds, t.EndToEnd.Seconds())
+	if env.timed() {
+		res.EndToEndSeconds, res.KernelSeconds = r.EndToEnd.Seconds(), r.Kernel.Seconds()
+		for _, t := range r.Runs {
+			res.RunsEndToEndSeconds = append(res.RunsEndToEndSeconds, t.EndToEnd.Seconds())
+		}
 	}
 	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
 	res.Iterations, res.Launches = len(r.Iterations), r.Launches
@@ -492,7 +499,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	t.add("run time (host)", seconds(r.HostSeconds))
 	if len(r.Sources) > 0 {
 		t.add("sources", fmt.Sprintf("%d random, distinct, each with an out-edge (seed %d): figures below", len(r.Sources), *r.SourcesSeed))
-	} else if r.Target != "cpu" {
+	} else if r.Target != "cpu" && r.SimMode != "functional" {
 		runs := ""
 		if r.Repeat > 1 {
 			runs = fmt.Sprintf(" (median of %d runs after %d warm-up)", r.Repeat, r.Warmup)
@@ -540,11 +547,17 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		return nil
 	}
 	fmt.Fprintln(w)
+	return writeIterationTable(w, r.PerIteration, r.SimMode != "functional")
+}
+
+// writeIterationTable writes the per-iteration table; timed is false where
+// runs have no kernel time (functional simulation).
+func writeIterationTable(w io.Writer, rows []iterationRow, timed bool) error {
 	it := &table{}
 	// A scheduler's own statistics follow the common columns, one column
 	// per key that any iteration reports.
 	var extra []string
-	for _, row := range r.PerIteration {
+	for _, row := range rows {
 		for k := range row.Statistics {
 			if !slices.Contains(extra, k) {
 				extra = append(extra, k)
@@ -557,7 +570,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		header = append(header, strings.ReplaceAll(k, "_", " "))
 	}
 	it.add(header...)
-	for _, row := range r.PerIteration {
+	for _, row := range rows {
 		cycles := "-"
 		if row.Cycles > 0 {
 			cycles = fmt.Sprint(row.Cycles)
@@ -569,7 +582,11 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		if filter == "" {
 			filter = "-"
 		}
-		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, seconds(row.KernelSeconds), cycles}
+		kernel := seconds(row.KernelSeconds)
+		if !timed {
+			kernel = "-"
+		}
+		cells := []any{row.Iteration, row.Phases, row.Direction, filter, row.FrontierIn, row.FrontierOut, row.Launches, kernel, cycles}
 		for _, k := range extra {
 			if x, ok := row.Statistics[k]; ok {
 				cells = append(cells, strconv.FormatFloat(x, 'g', 6, 64))

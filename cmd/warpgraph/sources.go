@@ -84,7 +84,7 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Pla
 			agg.EndToEndSeconds, agg.KernelSeconds, agg.RunsEndToEndSeconds, agg.Cycles, agg.Iterations, agg.Launches = 0, 0, nil, 0, 0, 0
 		}
 		figures := map[string]float64{"host_seconds": r.HostSeconds}
-		if r.Target != "cpu" {
+		if env.timed() {
 			figures["end_to_end_seconds"], figures["kernel_seconds"] = r.EndToEndSeconds, r.KernelSeconds
 		}
 		if r.Cycles > 0 {

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -156,9 +154,8 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if jobs > 1 && pl.Target != experiments.TargetSim {
 		return badInput("--jobs %d with --target %s: only simulator points run in parallel (GPU runs at once would time each other)", jobs, pl.Target)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := experiments.Sweep(ctx, e, experiments.Options{
+	// main cancels the context on SIGINT and SIGTERM.
+	sum, err := experiments.Sweep(cmd.Context(), e, experiments.Options{
 		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, ReportOnly: o.reportOnly,
 		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),

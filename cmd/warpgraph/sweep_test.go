@@ -160,9 +160,14 @@ func TestSweepCommands(t *testing.T) {
 	assert.Contains(t, string(readme), "warpgraph sweep merge")
 	assert.Contains(t, string(readme), "--param sleep=0 --points 'n=1|2|3|4|5|6' --shard 1/3")
 
+	// Shards missing or given twice are bad arguments (status 2).
 	_, stderr, status = runCLI(t, "sweep", "merge", shards[0], shards[1])
-	assert.Equal(t, exitFailure, status)
+	assert.Equal(t, exitBadInput, status, stderr)
 	assert.Contains(t, stderr, "2 of 6 points missing")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
+	_, stderr, status = runCLI(t, "sweep", "merge", shards[0], shards[0], shards[1], shards[2])
+	assert.Equal(t, exitBadInput, status, stderr)
+	assert.Contains(t, stderr, "2 duplicate points")
 
 	// The hardware half joins the simulated one by point key.
 	_, stderr, status = runCLI(t, "sweep", "test-slow", "--target", "hw", "--param", "sleep=0", "--points", "n=2|3", "--out", filepath.Join(dir, "hw"))
@@ -176,6 +181,21 @@ func TestSweepCommands(t *testing.T) {
 	assert.Equal(t, "n=2", rows[1]["cell"])
 	assert.Equal(t, "4", rows[1]["hw_square"])
 	assert.Equal(t, "4", rows[1]["sim_square"])
+
+	// One file twice, or the two in the wrong order, are bad arguments.
+	simCSV, hwCSV := filepath.Join(merged, experiments.DataFile), filepath.Join(dir, "hw", experiments.DataFile)
+	for _, tc := range []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{simCSV, simCSV}, "are the same file"},
+		{[]string{hwCSV, filepath.Dir(hwCSV) + "/../hw/" + experiments.DataFile}, "are the same file"},
+		{[]string{hwCSV, simCSV}, "give the simulator's CSV first"},
+	} {
+		_, stderr, status = runCLI(t, append([]string{"sweep", "join"}, tc.args...)...)
+		assert.Equal(t, exitBadInput, status, stderr)
+		assert.Contains(t, stderr, tc.mention)
+	}
 
 	// --slurm writes a job array and runs nothing.
 	stdout, stderr, status = runCLI(t, "sweep", "test-slow", "--slurm", "--shards", "3", "--slurm-opts", "--time=10", "--out", filepath.Join(dir, "slurm"))

@@ -37,6 +37,8 @@ type valuesHeader struct {
 	Note  string `json:"note,omitempty"`
 	Type  string `json:"type"`
 	Count int    `json:"count"`
+	// Provenance: commit, version, configuration, seed, host.
+	Provenance *provenance `json:"provenance,omitempty"`
 }
 
 // writeValues writes a run's per-vertex result to path in format text or
@@ -47,7 +49,8 @@ func writeValues(path, format string, r *runResult) error {
 		return fmt.Errorf("--out: %s on %s produced no per-vertex result", r.Algorithm, r.Target)
 	}
 	h := valuesHeader{Algorithm: r.Algorithm, Graph: r.Graph, Vertices: r.Vertices, Edges: r.Edges, Source: r.Source, Params: r.Params,
-		Target: r.Target, Scheduler: r.Scheduler, Value: v.Name, Note: v.Note, Type: "uint32", Count: len(v.Uint32)}
+		Target: r.Target, Scheduler: r.Scheduler, Value: v.Name, Note: v.Note, Type: "uint32", Count: len(v.Uint32),
+		Provenance: r.Provenance}
 	if v.Float != nil {
 		h.Type, h.Count = "float64", len(v.Float)
 	}
@@ -88,6 +91,9 @@ func writeTextValues(w io.Writer, h valuesHeader, ints []uint32, floats []float6
 		target += ", scheduler " + h.Scheduler
 	}
 	fmt.Fprintf(w, "# target %s\n", target)
+	for _, line := range h.Provenance.headerLines() {
+		fmt.Fprintf(w, "# %s\n", line)
+	}
 	if h.Note != "" {
 		fmt.Fprintf(w, "# %s: %s\n", h.Value, h.Note)
 	}

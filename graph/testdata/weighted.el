@@ -1,5 +1,5 @@
-% A weighted edge list: CRLF, mixed white space, a real weight.
+% A weighted edge list: CRLF, mixed white space, a zero weight.
 0 2 5
-2  0	1.5
+2  0	2
 
 1 1 0

@@ -76,8 +76,8 @@ func (b Builder) Build(name string) (*System, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
-	if b.config.coherence() == CoherenceL1 && b.numSMs > maxCoherentSMs {
-		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs, got %d", CoherenceL1, maxCoherentSMs, b.numSMs)
+	if most := b.config.MaxSMs(); most > 0 && b.numSMs > most {
+		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs, got %d", b.config.coherence(), most, b.numSMs)
 	}
 
 	cfg := b.config

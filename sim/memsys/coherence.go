@@ -28,6 +28,17 @@ func (c Config) coherence() string {
 // maxCoherentSMs bounds the SM count under CoherenceL1 (smBits).
 const maxCoherentSMs = 256
 
+// MaxSMs is the most SMs a system of this configuration can serve, 0 for
+// no limit of its own: CoherenceL1 records which SMs hold a line in a
+// fixed-size set. sim.Config.Validate checks it when a configuration is
+// read, so that functional mode refuses what timing mode could not build.
+func (c Config) MaxSMs() int {
+	if c.coherence() == CoherenceL1 {
+		return maxCoherentSMs
+	}
+	return 0
+}
+
 // smBits is a set of SMs.
 type smBits [maxCoherentSMs / 64]uint64
 

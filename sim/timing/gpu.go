@@ -24,7 +24,14 @@ type Limits struct {
 	SharedMemPerSM  int // bytes
 }
 
-func (l Limits) validate() error {
+// MaxSMs is the most SMs the timing model holds: an SM's events rank below
+// every other component's (otherRank), so SM ids must stay below it.
+// sim.Config.Validate checks it when a configuration is read.
+const MaxSMs = otherRank - 1
+
+// Validate checks that every limit is positive and that the SM count
+// fits the timing model (MaxSMs).
+func (l Limits) Validate() error {
 	var errs []error
 	for _, f := range []struct {
 		name string
@@ -37,8 +44,8 @@ func (l Limits) validate() error {
 			errs = append(errs, fmt.Errorf("limit %s must be positive, got %d", f.name, f.v))
 		}
 	}
-	if l.SMs >= otherRank {
-		errs = append(errs, fmt.Errorf("limit SMs must be below %d, got %d", otherRank, l.SMs))
+	if l.SMs > MaxSMs {
+		errs = append(errs, fmt.Errorf("limit SMs must be at most %d, got %d", MaxSMs, l.SMs))
 	}
 	return errors.Join(errs...)
 }
@@ -106,7 +113,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 	if err := b.sm.Validate(); err != nil {
 		return nil, err
 	}
-	if err := b.limits.validate(); err != nil {
+	if err := b.limits.Validate(); err != nil {
 		return nil, fmt.Errorf("timing: %w", err)
 	}
 	if !(b.freq > 0) {
