@@ -3,7 +3,7 @@
 
 // stream computes c[i] = a[i] + b[i] for every i < n, one element per
 // thread (no grid-stride loop), so the launch has exactly as many work-items
-// as the MGPUSim speed anchor in DESIGN.md.
+// as the MGPUSim speed anchor (results/sim-speed).
 //
 // Parameters:
 //   a, b  n floats each (read).

@@ -1,4 +1,4 @@
-// atos.cuh — the task-parallel scheduler of Atos (seeds/001): one task queue
+// atos.cuh — the task-parallel scheduler of Atos (docs/sources.md): one task queue
 // in global memory; workers (a warp or a CTA) pop FETCH tasks with one
 // atomic, process them and push the tasks they create with warp-aggregated
 // appends. Persistent mode is one launch of a co-resident grid that runs
