@@ -261,30 +261,35 @@ func atomicGrid(dev kernels.Device, ctas int) int {
 }
 
 func atomicContentionBenchmark() *Benchmark {
-	return &Benchmark{
-		Name:     "atomic_contention",
-		Defaults: map[Setting]PerTarget{Reps: {HW: 256, Sim: 8}},
-		Help:     map[Setting]string{CTAs: atomicCTAsHelp},
-		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
-			p := s.timing()
-			p.Reps, p.CTAs = s.Reps, atomicGrid(dev, s.CTAs)
-			return AtomicContention(ctx, dev, AtomicDegrees, p)
-		},
-	}
+	return atomicDegreesBenchmark("atomic_contention", nil, AtomicContention)
 }
 
 func sharedAddBenchmark() *Benchmark {
+	return atomicDegreesBenchmark("shared_add", func(s Settings) error {
+		if s.Reps > SharedAddMaxReps {
+			return settingError("--reps %d: shared_add adds at most %d times per thread, so that every slot's sum is exact as a float", s.Reps, SharedAddMaxReps)
+		}
+		return nil
+	}, SharedAdd)
+}
+
+// atomicDegreesBenchmark is a benchmark over AtomicDegrees on CTAs of
+// their own slots (--ctas), whose settings check may refuse.
+func atomicDegreesBenchmark(name string, check func(Settings) error,
+	measure func(context.Context, kernels.Device, []int, Params) (*Table, error)) *Benchmark {
 	return &Benchmark{
-		Name:     "shared_add",
+		Name:     name,
 		Defaults: map[Setting]PerTarget{Reps: {HW: 256, Sim: 8}},
 		Help:     map[Setting]string{CTAs: atomicCTAsHelp},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
-			if s.Reps > SharedAddMaxReps {
-				return nil, settingError("--reps %d: shared_add adds at most %d times per thread, so that every slot's sum is exact as a float", s.Reps, SharedAddMaxReps)
+			if check != nil {
+				if err := check(s); err != nil {
+					return nil, err
+				}
 			}
 			p := s.timing()
 			p.Reps, p.CTAs = s.Reps, atomicGrid(dev, s.CTAs)
-			return SharedAdd(ctx, dev, AtomicDegrees, p)
+			return measure(ctx, dev, AtomicDegrees, p)
 		},
 	}
 }
