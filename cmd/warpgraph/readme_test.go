@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -12,9 +13,10 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/scheduler"
 )
 
-var updateReadme = flag.Bool("update", false, "rewrite the generated files: README.md's command-line reference (TestReadmeCommandLine), testdata/cells.golden.json (TestRegisteredCellsKeepTheirFigures)")
+var updateReadme = flag.Bool("update", false, "rewrite the generated files: README.md's command-line reference (TestReadmeCommandLine) and algorithm table (TestReadmeAlgorithms), testdata/cells.golden.json (TestRegisteredCellsKeepTheirFigures)")
 
 const (
 	readmePath       = "../../README.md"
@@ -115,4 +117,82 @@ func TestReadmeCommandLine(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?:^|[^-\\w])--([a-z][a-z0-9-]*)").FindAllStringSubmatch(section, -1) {
 		assert.True(t, known[m[1]], "README's command-line section mentions --%s, which no command has", m[1])
 	}
+}
+
+const (
+	algorithmsBegin = "<!-- algorithms: begin -->"
+	algorithmsEnd   = "<!-- algorithms: end -->"
+)
+
+// algorithmReference renders the registry: every algorithm with its
+// parameters and forms, and which registered variants of each scheduler
+// run it (and in which form), so a new algorithm or scheduler appears in
+// the README without an edit.
+func algorithmReference() string {
+	var b strings.Builder
+	b.WriteString(algorithmsBegin + "\n")
+	b.WriteString("<!-- Generated from the registry: `go test ./cmd/warpgraph -run TestReadmeAlgorithms -update` rewrites it. -->\n\n")
+	b.WriteString("| `--algo` | computes | parameters | forms |\n|---|---|---|---|\n")
+	for _, a := range scheduler.Algorithms() {
+		var params []string
+		for _, p := range a.Params {
+			params = append(params, "`--"+p.Name+"`")
+		}
+		forms := "CPU reference only"
+		if fs := a.Forms(); len(fs) > 0 {
+			var names []string
+			for _, f := range fs {
+				names = append(names, f.String())
+			}
+			forms = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", a.Name, a.About, strings.Join(params, ", "), forms)
+	}
+	b.WriteString("\nRegistered variants of each scheduler that run each algorithm (the form, where not acc):\n\n")
+	header, rule := "| algorithm |", "|---|"
+	for _, s := range scheduler.Schedulers() {
+		header += " " + s.Name + " |"
+		rule += ":-:|"
+	}
+	b.WriteString(header + "\n" + rule + "\n")
+	for _, a := range scheduler.Algorithms() {
+		row := "| " + a.Name + " |"
+		for _, s := range scheduler.Schedulers() {
+			runs, form := 0, ""
+			for _, name := range s.Variants {
+				v, err := scheduler.ParseVariant(name)
+				if err != nil || a.Setups == nil || scheduler.Supports(a, v) != nil {
+					continue
+				}
+				runs++
+				if f, _ := v.FormOf(a); f != scheduler.ACC {
+					form = " " + f.String()
+				}
+			}
+			cell := "–"
+			if runs > 0 {
+				cell = fmt.Sprintf("%d/%d%s", runs, len(s.Variants), form)
+			}
+			row += " " + cell + " |"
+		}
+		b.WriteString(row + "\n")
+	}
+	b.WriteString(algorithmsEnd)
+	return b.String()
+}
+
+// The README's algorithm table and support matrix are the registry's.
+func TestReadmeAlgorithms(t *testing.T) {
+	data, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	readme, want := string(data), algorithmReference()
+	begin, end := strings.Index(readme, algorithmsBegin), strings.Index(readme, algorithmsEnd)
+	require.True(t, begin >= 0 && end > begin, "README.md needs the markers %q and %q", algorithmsBegin, algorithmsEnd)
+	if *updateReadme {
+		readme = readme[:begin] + want + readme[end+len(algorithmsEnd):]
+		require.NoError(t, os.WriteFile(readmePath, []byte(readme), 0o644))
+		end = strings.Index(readme, algorithmsEnd)
+	}
+	assert.Equal(t, want, readme[begin:end+len(algorithmsEnd)],
+		"README.md's algorithm table is stale: run go test ./cmd/warpgraph -run TestReadmeAlgorithms -update")
 }

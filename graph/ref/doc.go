@@ -1,9 +1,8 @@
 // Package ref owns warpgraph's CPU reference algorithms and the validators
-// that check executor results against them: BFS, SSSP, single-source widest
-// path, PageRank, weakly connected components, k-core, greedy colouring and
-// loopy belief propagation, each with its exact semantics in its doc
-// comment, plus a common Report type stating what was compared and with
-// which tolerance.
+// that check executor results against them, one file per algorithm, each
+// with its exact semantics in its doc comment, plus certificates that check
+// the references independently and a common Report type stating what was
+// compared and with which tolerance.
 //
 // The references are plain sequential (PageRank and belief propagation use a
 // fixed chunking over goroutines whose results do not depend on the number of
