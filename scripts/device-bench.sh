@@ -21,11 +21,12 @@ ALGOS=${1:-"bfs sssp sswp wcc kcore pr"}
 VARIANTS=${2:-"bsp simdx simdx:filter=online simdx:filter=ballot simdx:filter=batch simdx:filter=strided simdx:filter=atomic simdx:direction=push simdx:fusion=pushpull simdx:fusion=all simdx:fusion=all,filter=atomic simdx:fusion=all,barrier=monitor simdx:fusion=all,barrier=tree simdx:fusion=all,barrier=coop simdx:fusion=all@132 simdx:fusion=all,filter=atomic@132 simdx:fusion=all,filter=atomic,direction=push@132"}
 REPEAT=${REPEAT:-10}
 # TIMEOUT bounds each cell's whole command (a slow cell cannot eat the
-# time booked on the GPU); GRAPHS_ONLY limits the graphs (e.g. "grid1000").
+# time booked on the GPU); GRAPHS_ONLY picks the graphs (default "rmat20
+# grid1000"; rmat22 is known too).
 TIMEOUT=${TIMEOUT:-120s}
 WARMUP=${WARMUP:-2}
-declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000")
-for name in rmat20 grid1000; do
+declare -A GRAPHS=([rmat20]="rmat:scale=20+perm=1" [grid1000]="grid:w=1000,h=1000" [rmat22]="rmat:scale=22+perm=1")
+for name in ${GRAPHS_ONLY:-rmat20 grid1000}; do
   [ -f /tmp/$name.wgc ] || $WG convert --graph "${GRAPHS[$name]}" --out /tmp/$name.wgc >/dev/null || exit 1
 done
 RUNS=${RUNS:-$OUT/runs.jsonl}
