@@ -136,6 +136,18 @@ func (p *Program) Reachable(f func(*ptx.Function)) {
 	}
 }
 
+// Rows returns the register-file row of each PTX register of fn (the
+// entry or a function it calls; nil for another): registers whose live
+// ranges never meet may share one (ptx.Function.Slots).
+func (p *Program) Rows(fn *ptx.Function) []int32 {
+	for _, xf := range p.funcs {
+		if xf != nil && xf.fn == fn {
+			return xf.slot
+		}
+	}
+	return nil
+}
+
 // LocalBytes is the per-thread local memory the program needs.
 func (p *Program) LocalBytes() int { return p.localStack }
 

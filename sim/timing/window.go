@@ -1,0 +1,496 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/memsys"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// windowEngine runs a GPU's SMs and its memory system in parallel through
+// windows of time, with the same figures for any number of threads
+// (Builder.WithThreads; the package comment says how, under Engines).
+//
+// Each SM, with its L1, is a domain on an engine of its own, and the L2
+// side (slices, atomic units, DRAM channels) is one more
+// (memsys.Builder.WithDomains). A window of W cycles runs every domain
+// that has events in it, concurrently, up to its end; then, with every
+// domain standing still, the window's end exchanges the messages between
+// the SMs' domains and the L2 side's (memsys.System.Exchange), frees the
+// resources of the CTAs that retired in it and dispatches waiting CTAs, in
+// the order of those retirements, stops the launch on the earliest error,
+// and runs the deadlock detector. No domain can affect another within a
+// window:
+//
+//   - a message between an SM and the L2 side takes at least W cycles
+//     (memsys.System.MinCrossingCycles);
+//   - a CTA placed at a window's end issues no earlier than
+//     cta_launch_cycles after the retirement that freed its slot, which
+//     is at least W;
+//   - global memory values are split-phase (exec's split mode): a warp's
+//     global loads, stores and atomics are logged when they issue, and
+//     the window engine applies every SM's log to the memory image in the
+//     order the serial engine would have issued them (cycle, then the
+//     SMs' order of that cycle, then each SM's own order, with the L1s'
+//     changes of lines for memory.coherence l1 after the SMs' ticks of
+//     their cycle), while the next window runs. A load's results are not
+//     ready before valueLatency cycles after it issued, the fewest an L1
+//     hit takes, and a window is at most half of that, so the values are
+//     in the registers before any instruction can read them.
+//
+// Between busy stretches the engine jumps to the next event.
+type windowEngine struct {
+	g       *GPU
+	threads int
+	mem     *serialEngine   // the L2 side's domain
+	sms     []*serialEngine // each SM's domain
+
+	// window is W, in cycles, and valueLatency the cycles from a load's
+	// issue before its values may be read (sized at the first launch).
+	window, valueLatency uint64
+
+	// The launch in progress.
+	r    *launchRun
+	grid *exec.Grid
+	vals *memsys.L1Values // memory.coherence l1's values (nil: ideal)
+	// infoRows remembers, per function, the register rows its instruction
+	// information was computed for.
+	infoRows map[*ptx.Function][]int32
+
+	// The last window's operations and L1 changes, per SM, waiting to be
+	// applied (merge), and the cycle that window began.
+	pend      []*exec.OpLog
+	pendEv    [][]memsys.L1Event
+	pendFrom  uint64
+	pendAny   bool
+	spareLogs []*exec.OpLog
+	spareEv   [][]memsys.L1Event
+	cur       []int // merge's place in each SM's log
+	evCur     []int // and in its L1's changes
+
+	pool  workPool
+	tasks []int // this window's tasks: taskMem, taskMerge or an SM's index
+}
+
+const (
+	taskMem   = -1
+	taskMerge = -2
+)
+
+// markInvalidateL1 is the marker an SM logs (exec.Shard.Mark) where a
+// fence empties its L1, so that memory.coherence l1's values forget the
+// L1's copies at that point of the SM's order.
+const markInvalidateL1 = 1
+
+func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine) *windowEngine {
+	n := len(sms)
+	return &windowEngine{
+		g: g, threads: threads, mem: mem, sms: sms,
+		infoRows:  map[*ptx.Function][]int32{},
+		pend:      make([]*exec.OpLog, n),
+		pendEv:    make([][]memsys.L1Event, n),
+		spareLogs: make([]*exec.OpLog, n),
+		spareEv:   make([][]memsys.L1Event, n),
+		cur:       make([]int, n),
+		evCur:     make([]int, n),
+	}
+}
+
+// UnsupportedError is what the window engine (Builder.WithThreads) does
+// not yet simulate: a setting, or a use of the GPU.
+type UnsupportedError struct {
+	// What names it ("profiles", "memory.l2_model akita_writeback").
+	What string
+}
+
+func (e *UnsupportedError) Error() string {
+	return "the parallel timing engine does not yet support " + e.What
+}
+
+// windowSupported reports, as an *UnsupportedError, what the window
+// engine cannot simulate with these settings.
+func (b Builder) windowSupported() error {
+	switch {
+	case b.parallel:
+		return &UnsupportedError{"akita's parallel engine"}
+	case b.profile:
+		return &UnsupportedError{"profiles"}
+	case b.memory.L1Model != "" && b.memory.L1Model != memsys.L1Sectored:
+		return &UnsupportedError{"memory.l1_model " + b.memory.L1Model}
+	case b.memory.L2Model != "" && b.memory.L2Model != memsys.L2Sectored:
+		return &UnsupportedError{"memory.l2_model " + b.memory.L2Model}
+	}
+	return nil
+}
+
+// check reports, as an *UnsupportedError, a launch the window engine
+// cannot run: one with hooks on the engine or an SM (a tracer, a
+// monitor), whose events it does not report.
+func (we *windowEngine) check() error {
+	hooked := we.g.engine.NumHooks() > 0
+	for _, s := range we.g.sms {
+		hooked = hooked || s.NumHooks() > 0
+	}
+	if hooked {
+		return &UnsupportedError{"hooks (a tracer or a monitor)"}
+	}
+	return nil
+}
+
+// size computes the window and the values' latency from the
+// configuration (see windowEngine).
+func (we *windowEngine) size() {
+	g := we.g
+	// A load issued at cycle c is sent from c + GlobalLoad.Latency on, an
+	// L1 hit is delivered L1HitCycles after its lookup, and the SM takes
+	// it the cycle after.
+	we.valueLatency = uint64(g.cfg.GlobalLoad.Latency) + uint64(math.Floor(g.mem.L1HitCycles())) + 1
+	w := we.valueLatency / 2
+	w = min(w, max(uint64(g.cfg.CTALaunchCycles), 1))
+	w = min(w, uint64(math.Floor(g.mem.MinCrossingCycles())))
+	we.window = max(w, 1)
+}
+
+// Window is the window engine's window in cycles (0 under another engine),
+// once a launch has sized it.
+func (g *GPU) Window() uint64 {
+	if g.window == nil {
+		return 0
+	}
+	return g.window.window
+}
+
+// begin prepares a launch of prog (Run calls it before the first dispatch)
+// and returns its first cycle: the cycle after every domain's last event.
+func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
+	g := we.g
+	if we.window == 0 {
+		we.size()
+	}
+	we.r, we.grid = r, r.Grid
+	r.Grid.Split(len(g.sms))
+	// The scoreboard counts register-file rows, which registers whose
+	// live ranges never meet share: a load's values arrive after it
+	// issued, and must not land in a row a later register uses meanwhile.
+	prog.Reachable(func(fn *ptx.Function) {
+		rows := prog.Rows(fn)
+		if old, ok := we.infoRows[fn]; ok && len(old) == len(rows) && (len(rows) == 0 || &old[0] == &rows[0]) {
+			return
+		}
+		we.infoRows[fn] = rows
+		g.infos[fn] = analyseRows(fn, rows)
+	})
+	we.vals = g.mem.L1Values()
+	if we.vals != nil {
+		for i := range g.sms {
+			we.vals.InvalidateSM(i)
+		}
+	}
+	we.pendAny = false
+	start := g.freq.Cycle(we.mem.CurrentTime())
+	for _, e := range we.sms {
+		start = max(start, g.freq.Cycle(e.CurrentTime()))
+	}
+	return start + 1
+}
+
+// analyseRows is analyse with every register replaced by its row.
+func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
+	infos := analyse(fn)
+	if rows == nil {
+		return infos
+	}
+	for i := range infos {
+		x := &infos[i]
+		for j := 0; j < int(x.nsrc); j++ {
+			x.src[j] = ptx.RegIndex(rows[x.src[j]])
+		}
+		for j := 0; j < int(x.ndst); j++ {
+			x.dst[j] = ptx.RegIndex(rows[x.dst[j]])
+		}
+	}
+	return infos
+}
+
+// nextCycle is the cycle of the earliest event of any domain (never:
+// none).
+func (we *windowEngine) nextCycle() uint64 {
+	f := we.g.freq
+	next := uint64(never)
+	if t, ok := we.mem.nextTime(); ok {
+		next = f.Cycle(t)
+	}
+	for _, e := range we.sms {
+		if t, ok := e.nextTime(); ok {
+			next = min(next, f.Cycle(t))
+		}
+	}
+	return next
+}
+
+// run runs the launch's windows until no domain has events left.
+func (we *windowEngine) run() {
+	g := we.g
+	if we.threads > 1 {
+		we.pool.start(we.threads - 1)
+		defer we.pool.stop()
+	}
+	t := we.r.startCycle
+	for {
+		next := we.nextCycle()
+		if next == never {
+			break
+		}
+		t = max(t, next)
+		end := t + we.window
+		endTime := sim.VTimeInSec(float64(end) / float64(g.freq))
+		if we.pendAny && end > we.pendFrom+we.valueLatency {
+			// The next window could read what the last one logged.
+			we.merge()
+		}
+		we.tasks = we.tasks[:0]
+		if tm, ok := we.mem.nextTime(); ok && tm < endTime {
+			we.tasks = append(we.tasks, taskMem)
+		}
+		if we.pendAny {
+			we.tasks = append(we.tasks, taskMerge)
+		}
+		for i, e := range we.sms {
+			if ts, ok := e.nextTime(); ok && ts < endTime {
+				we.tasks = append(we.tasks, i)
+			}
+		}
+		we.runTasks(endTime)
+		we.pendAny = false
+		we.endWindow(t, end)
+		t = end
+	}
+	if we.pendAny {
+		we.merge()
+	}
+}
+
+// runTasks runs this window's tasks up to time end, on the pool's
+// goroutines and this one.
+func (we *windowEngine) runTasks(end sim.VTimeInSec) {
+	do := func(i int) {
+		switch k := we.tasks[i]; k {
+		case taskMem:
+			we.mem.runBefore(end)
+		case taskMerge:
+			we.merge()
+		default:
+			we.sms[k].runBefore(end)
+		}
+	}
+	if we.threads <= 1 || len(we.tasks) == 1 {
+		for i := range we.tasks {
+			do(i)
+		}
+		return
+	}
+	we.pool.do(len(we.tasks), do)
+}
+
+// endWindow does what the end of the window [from, end) does with every
+// domain standing still (see windowEngine).
+func (we *windowEngine) endWindow(from, end uint64) {
+	g, r := we.g, we.r
+	// What the window logged waits to be applied while the next runs.
+	for _, i := range we.tasks {
+		if i < 0 {
+			continue
+		}
+		s := g.sms[i]
+		if s.shard.Len() > 0 {
+			we.pend[i] = s.shard.TakeLog(we.spareLogs[i])
+			we.spareLogs[i] = nil
+			we.pendAny = true
+		}
+		if we.vals != nil {
+			if ev := g.mem.TakeL1Events(i, we.spareEv[i]); len(ev) > 0 {
+				we.pendEv[i] = ev
+				we.spareEv[i] = nil
+				we.pendAny = true
+			} else {
+				we.spareEv[i] = ev
+			}
+		}
+	}
+	we.pendFrom = from
+	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end)
+
+	// Retirements, in the order the serial engine would have made them.
+	var rs []retirementAt
+	for _, s := range g.sms {
+		for _, x := range s.retired {
+			rs = append(rs, retirementAt{retirement: x, sm: s})
+		}
+		clear(s.retired)
+		s.retired = s.retired[:0]
+	}
+	if len(rs) > 0 {
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, b := &rs[i], &rs[j]
+			if a.cycle != b.cycle {
+				return a.cycle < b.cycle
+			}
+			return a.sm.tieRank(a.cycle) < b.sm.tieRank(b.cycle)
+		})
+		for _, x := range rs {
+			x.sm.release(x.cta)
+			g.ctaDone(x.cycle)
+		}
+	}
+
+	// The earliest error of the window stops the launch.
+	var first *SM
+	ticked, last := false, uint64(0)
+	for _, s := range g.sms {
+		if s.err != nil && !r.stopped && (first == nil || s.errCycle < first.errCycle ||
+			s.errCycle == first.errCycle && s.tieRank(s.errCycle) < first.tieRank(first.errCycle)) {
+			first = s
+		}
+		if s.tickedWin {
+			ticked, last = true, max(last, s.tickedLast)
+			s.tickedWin = false
+		}
+	}
+	if first != nil {
+		g.fail(first.err)
+	}
+	if ticked && !r.stopped {
+		if err := r.ctx.Err(); err != nil {
+			msg := fmt.Sprintf("kernel %s stopped at cycle %d, %d of %d CTAs finished", r.kernel, last-r.startCycle, r.finished, r.Grid.CTAs())
+			g.fail(r.watch.Stopped(last, "cycles", msg, err, g.describe))
+			return
+		}
+		if r.watch.Stuck(last) {
+			g.fail(r.watch.Livelock(last, "cycles", fmt.Sprintf("at cycle %d of the launch; %s", last-r.startCycle, g.describe())))
+		}
+	}
+}
+
+// retirementAt is a retirement with its SM.
+type retirementAt struct {
+	retirement
+	sm *SM
+}
+
+// merge applies the operations and L1 changes the last window logged
+// (pend), in the serial engine's order: cycle by cycle, the SMs' ticks of
+// the cycle in their order of that cycle (SM.tieRank), each SM's
+// operations in its order, then the L1s' changes of lines (made by the
+// fabric's deliveries of the cycle, after every tick; each L1's concern
+// only its own SM's copies).
+func (we *windowEngine) merge() {
+	n := len(we.pend)
+	clear(we.cur)
+	clear(we.evCur)
+	evCur := we.evCur
+	for c := we.pendFrom; c < we.pendFrom+we.window; c++ {
+		first := int(c % uint64(n))
+		for k := range n {
+			sm := (first + k) % n
+			log := we.pend[sm]
+			if log == nil {
+				continue
+			}
+			for we.cur[sm] < log.Len() && log.Cycle(we.cur[sm]) == c {
+				i := we.cur[sm]
+				we.cur[sm]++
+				if tag, ok := log.Mark(i); ok {
+					if tag == markInvalidateL1 && we.vals != nil {
+						we.vals.InvalidateSM(sm)
+					}
+					continue
+				}
+				we.grid.ApplyOp(log, i)
+			}
+		}
+		if we.vals != nil {
+			for sm := range n {
+				evs := we.pendEv[sm]
+				for evCur[sm] < len(evs) && evs[evCur[sm]].Cycle == c {
+					we.vals.Replay(sm, &evs[evCur[sm]])
+					evCur[sm]++
+				}
+			}
+		}
+	}
+	for sm := range n {
+		if log := we.pend[sm]; log != nil {
+			if we.cur[sm] != log.Len() {
+				panic(fmt.Sprintf("timing: SM %d logged an operation at cycle %d, outside its window from %d", sm, log.Cycle(we.cur[sm]), we.pendFrom))
+			}
+			we.spareLogs[sm], we.pend[sm] = log, nil
+		}
+		if we.vals != nil && we.pendEv[sm] != nil {
+			if evCur[sm] != len(we.pendEv[sm]) {
+				panic(fmt.Sprintf("timing: SM %d's L1 changed a line at cycle %d, outside its window from %d", sm, we.pendEv[sm][evCur[sm]].Cycle, we.pendFrom))
+			}
+			we.spareEv[sm], we.pendEv[sm] = we.pendEv[sm][:0], nil
+		}
+	}
+	we.pendAny = false
+}
+
+// workPool runs a window's tasks on helper goroutines and the caller's.
+type workPool struct {
+	wake []chan struct{}
+	done sync.WaitGroup
+	next atomic.Int64
+	n    int
+	run  func(int)
+}
+
+// start starts helpers goroutines.
+func (p *workPool) start(helpers int) {
+	p.wake = make([]chan struct{}, helpers)
+	for i := range p.wake {
+		p.wake[i] = make(chan struct{}, 1)
+		go func(c chan struct{}) {
+			for range c {
+				p.work()
+				p.done.Done()
+			}
+		}(p.wake[i])
+	}
+}
+
+// stop ends the helpers.
+func (p *workPool) stop() {
+	for _, c := range p.wake {
+		close(c)
+	}
+	p.wake = nil
+}
+
+// do runs run(0) to run(n-1), each once, and returns when all are done.
+func (p *workPool) do(n int, run func(int)) {
+	p.n, p.run = n, run
+	p.next.Store(0)
+	k := min(len(p.wake), n-1)
+	p.done.Add(k)
+	for i := range k {
+		p.wake[i] <- struct{}{}
+	}
+	p.work()
+	p.done.Wait()
+}
+
+func (p *workPool) work() {
+	for {
+		i := int(p.next.Add(1)) - 1
+		if i >= p.n {
+			return
+		}
+		p.run(i)
+	}
+}
