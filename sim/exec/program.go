@@ -266,7 +266,11 @@ type xinst struct {
 	gnot   bool
 	alocal bool // the address includes the frame's local base
 	signed bool // memory load sign-extends; setp/cvt signedness
-	space  ptx.Space
+	// deadDst marks the destinations (bit j: dst[j]) that nothing reads
+	// afterwards (ptx.Function.DeadDefs): a split grid's logged load or
+	// atomic does not write them (see split.go).
+	deadDst uint8
+	space   ptx.Space
 	guard  int32 // guard predicate slot, -1 none
 	dst    [4]int32
 	src    [4]xopnd
@@ -448,6 +452,9 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) LoadError
 		if err := m.lowerInst(p, entry, xf, pc, constRow); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	for pc, d := range fn.DeadDefs() {
+		xf.code[pc].deadDst = d
 	}
 	return errs
 }

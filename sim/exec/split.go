@@ -159,12 +159,15 @@ func (w *Warp) logOp(kind opKind, x *xinst, lanes uint32) *memOp {
 	return &l.ops[len(l.ops)-1]
 }
 
-// rowOrNil is register row r of the current frame, nil for none.
-func (w *Warp) rowOrNil(r int32) *[32]uint64 {
-	if r < 0 {
+// lateRow is the register row that a logged load or atomic writes for
+// x's destination j when the log is applied: nil for none, and for a
+// register nothing reads afterwards, whose row a later register may hold
+// by then (ptx.Function.Slots).
+func (w *Warp) lateRow(x *xinst, j int) *[32]uint64 {
+	if x.dst[j] < 0 || x.deadDst&(1<<j) != 0 {
 		return nil
 	}
-	return w.row(r)
+	return w.row(x.dst[j])
 }
 
 // ldGlobalSplit is ldGlobal in a split grid: the lanes' addresses are
@@ -192,7 +195,7 @@ func (w *Warp) ldGlobalSplit(x *xinst, m uint32) error {
 		}
 	}
 	op := w.logOp(opLoad, x, m)
-	op.dst[0] = w.rowOrNil(x.dst[0])
+	op.dst[0] = w.lateRow(x, 0)
 	lg := w.sh.log
 	for mm := m; mm != 0; mm &= mm - 1 {
 		lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
@@ -265,7 +268,7 @@ func (w *Warp) ldSplit(x *xinst, m uint32) error {
 	if global != 0 {
 		op := w.logOp(opLoad, x, global)
 		for i := 0; i < vec; i++ {
-			op.dst[i] = w.rowOrNil(x.dst[i])
+			op.dst[i] = w.lateRow(x, i)
 		}
 		lg := w.sh.log
 		for mm := global; mm != 0; mm &= mm - 1 {
@@ -368,7 +371,7 @@ func (w *Warp) atomSplit(x *xinst, m uint32) error {
 	if global != 0 {
 		op := w.logOp(opAtom, x, global)
 		if in.Op == ptx.OpAtom {
-			op.dst[0] = w.rowOrNil(x.dst[0])
+			op.dst[0] = w.lateRow(x, 0)
 		}
 		lg := w.sh.log
 		for mm := global; mm != 0; mm &= mm - 1 {

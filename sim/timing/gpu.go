@@ -340,6 +340,8 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 		if err := g.window.check(); err != nil {
 			return Stats{}, err
 		}
+		// The scoreboard keeps entries past the rows (analyseRows).
+		r.maxRegs *= 2
 	}
 	prog.Reachable(func(fn *ptx.Function) { r.fences = r.fences || hasFence(fn) })
 	if l.WarpsPerCTA > g.limits.MaxWarpsPerSM || l.RegistersPerCTA > g.limits.RegistersPerSM ||

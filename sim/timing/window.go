@@ -2,6 +2,8 @@ package timing
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"math"
 	"sort"
 	"sync"
@@ -155,6 +157,10 @@ func (we *windowEngine) size() {
 	w = min(w, max(uint64(g.cfg.CTALaunchCycles), 1))
 	w = min(w, uint64(math.Floor(g.mem.MinCrossingCycles())))
 	we.window = max(w, 1)
+	if v := os.Getenv("WG_DEBUG_WINDOW"); v != "" {
+		n, _ := strconv.Atoi(v)
+		we.window = uint64(n)
+	}
 }
 
 // Window is the window engine's window in cycles (0 under another engine),
@@ -200,20 +206,60 @@ func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
 	return start + 1
 }
 
-// analyseRows is analyse with every register replaced by its row.
+// analyseRows is analyse with every register replaced by its row
+// (exec.Program.Rows), except the destinations of global loads and
+// atomics that nothing reads afterwards (ptx.Function.DeadDefs), which
+// the executor does not write when the grid is split: a row they share
+// with a later register would otherwise hold that register back until the
+// load's values arrived. Such a destination r keeps an entry of its own in
+// the scoreboard, past the rows (NumRegs + r), which every instruction
+// that writes r waits for too, as the serial engine's scoreboard of
+// registers makes it (where an entry does not fit, the wait is left out).
 func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
 	infos := analyse(fn)
 	if rows == nil {
 		return infos
+	}
+	dead := fn.DeadDefs()
+	late := func(x *instInfo) bool { return x.cls == clsGlobalLoad || x.cls == clsGlobalAtomic }
+	own := map[ptx.RegIndex]bool{} // registers that are a late, dead destination somewhere
+	for i := range infos {
+		in := &fn.Insts[i]
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && late(&infos[i]) && dead[i]&(1<<j) != 0 {
+				own[o.Reg] = true
+			}
+		}
 	}
 	for i := range infos {
 		x := &infos[i]
 		for j := 0; j < int(x.nsrc); j++ {
 			x.src[j] = ptx.RegIndex(rows[x.src[j]])
 		}
-		for j := 0; j < int(x.ndst); j++ {
-			x.dst[j] = ptx.RegIndex(rows[x.dst[j]])
+		in := &fn.Insts[i]
+		var dst [8]ptx.RegIndex
+		n := 0
+		add := func(r ptx.RegIndex) {
+			for k := range n {
+				if dst[k] == r {
+					return
+				}
+			}
+			dst[n] = r
+			n++
 		}
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && !(late(x) && dead[i]&(1<<j) != 0) {
+				add(ptx.RegIndex(rows[o.Reg]))
+			}
+		}
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && own[o.Reg] {
+				add(ptx.RegIndex(fn.NumRegs) + o.Reg)
+			}
+		}
+		x.ndst = uint8(min(n, len(x.dst)))
+		copy(x.dst[:], dst[:x.ndst])
 	}
 	return infos
 }
