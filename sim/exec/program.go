@@ -271,17 +271,17 @@ type xinst struct {
 	// atomic does not write them (see split.go).
 	deadDst uint8
 	space   ptx.Space
-	guard  int32 // guard predicate slot, -1 none
-	dst    [4]int32
-	src    [4]xopnd
-	abase  int32 // address base register, -1 none
-	aoff   uint64
-	target int32
-	reconv int32
-	shift  uint8 // xCvtInt: bits of the source (sign/zero extension)
-	cmptt  uint8 // xSetp{S,U}{32,64}: result when a<b (bit 0), a==b (bit 1), a>b (bit 2)
-	pc     int32
-	in     *ptx.Inst
+	guard   int32 // guard predicate slot, -1 none
+	dst     [4]int32
+	src     [4]xopnd
+	abase   int32 // address base register, -1 none
+	aoff    uint64
+	target  int32
+	reconv  int32
+	shift   uint8 // xCvtInt: bits of the source (sign/zero extension)
+	cmptt   uint8 // xSetp{S,U}{32,64}: result when a<b (bit 0), a==b (bit 1), a>b (bit 2)
+	pc      int32
+	in      *ptx.Inst
 	// callArgs are the lowered argument operands of a call (for .reg
 	// formals).
 	callArgs []xopnd

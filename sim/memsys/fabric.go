@@ -79,6 +79,8 @@ type fabric struct {
 	// window longer than the crossing allows (tests check it stays 0).
 	lateCrossings uint64
 	crossBuf      []crossing
+	runs          [][]crossing
+	runHeap       []int
 
 	dramReadBytes, dramWriteBytes uint64
 
@@ -570,7 +572,74 @@ func (d *fabricDomain) nextSeq() uint64 {
 	return d.seq
 }
 
-// exchange ends a window of the domains (WithDomains) at cycle end: the
+// mergeOutboxes returns the messages of the outboxes of the domains from
+// (ascending) in the order of their due cycles, then of their domains,
+// then of their sending (in f.crossBuf). Each outbox, mostly in order
+// already, is sorted by an insertion sort that keeps the order of equal
+// cycles, then the outboxes are merged through a heap of their heads.
+func (f *fabric) mergeOutboxes(from []int) []crossing {
+	all := f.crossBuf[:0]
+	runs := f.runs[:0] // by domain order; the heap holds their indices
+	for _, i := range from {
+		box := f.doms[i].outbox
+		if len(box) == 0 {
+			continue
+		}
+		for j := 1; j < len(box); j++ {
+			for k := j; k > 0 && box[k].at < box[k-1].at; k-- {
+				box[k], box[k-1] = box[k-1], box[k]
+			}
+		}
+		runs = append(runs, box)
+	}
+	if len(runs) == 1 {
+		all = append(all, runs[0]...)
+	} else if len(runs) > 1 {
+		less := func(a, b int) bool {
+			return runs[a][0].at < runs[b][0].at || runs[a][0].at == runs[b][0].at && a < b
+		}
+		h := f.runHeap[:0]
+		for r := range runs {
+			h = append(h, r)
+		}
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= len(h) {
+					return
+				}
+				if c+1 < len(h) && less(h[c+1], h[c]) {
+					c++
+				}
+				if !less(h[c], h[i]) {
+					return
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for len(h) > 0 {
+			r := h[0]
+			all = append(all, runs[r][0])
+			if runs[r] = runs[r][1:]; len(runs[r]) == 0 {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			down(0)
+		}
+		f.runHeap = h[:0]
+	}
+	clear(runs)
+	f.runs = runs[:0]
+	return all
+}
+
+// exchange ends a window of the domains (WithDomains) at cycle end, from
+// is the domains that ran in it, ascending (no other has sent or received
+// anything since the last exchange): the
 // messages sent between domains in it join their receivers' queues, in
 // the order of their due cycles, then of their senders' domains and the
 // order sent, with the receivers' links reserved in that order; and the
@@ -578,20 +647,9 @@ func (d *fabricDomain) nextSeq() uint64 {
 // senders, in the order of the receivers' domains and of delivery, a
 // sender waiting for space being notified at time now (the window's last
 // cycle). Every domain's engine must stand still.
-func (f *fabric) exchange(now sim.VTimeInSec, end uint64) {
-	all := f.crossBuf[:0]
-	for _, d := range f.doms {
-		all = append(all, d.outbox...)
-	}
+func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int) {
+	all := f.mergeOutboxes(from)
 	if len(all) > 0 {
-		// Stable: the senders' domains are in index order, each
-		// domain's messages in the order sent.
-		sort.SliceStable(all, func(i, j int) bool {
-			if all[i].at != all[j].at {
-				return all[i].at < all[j].at
-			}
-			return all[i].src.dom.index < all[j].src.dom.index
-		})
 		for _, c := range all {
 			at := c.at
 			if at < float64(end) {
@@ -611,11 +669,13 @@ func (f *fabric) exchange(now sim.VTimeInSec, end uint64) {
 	}
 	clear(all)
 	f.crossBuf = all[:0]
-	for _, d := range f.doms {
+	for _, i := range from {
+		d := f.doms[i]
 		clear(d.outbox)
 		d.outbox = d.outbox[:0]
 	}
-	for _, d := range f.doms {
+	for _, i := range from {
+		d := f.doms[i]
 		for i, src := range d.credits {
 			src.undelivered--
 			if src.waitingForSpace {

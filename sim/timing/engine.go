@@ -55,6 +55,11 @@ type serialEngine struct {
 	isPaused     bool
 	endHandlers  []sim.SimulationEndHandler
 	running      atomic.Bool
+
+	// touched, when set, hears of every event queued (the window engine's
+	// engines: windowEngine.touch); domain is the engine's domain there.
+	touched func(*serialEngine)
+	domain  int
 }
 
 // newSerialEngine is an engine whose queue is bucketed by perBucket
@@ -284,6 +289,9 @@ func (e *serialEngine) Schedule(evt sim.Event) {
 		key |= otherRank << rankShift
 	}
 	ent := heapEntry{t: evt.Time(), key: key, e: evt}
+	if e.touched != nil {
+		e.touched(e)
+	}
 	if evt.IsSecondary() {
 		e.secondary.push(ent)
 		return
@@ -301,6 +309,9 @@ func (e *serialEngine) scheduleWake(s *SM, t sim.VTimeInSec, cycle uint64, notif
 	e.seq++
 	if notified {
 		cycle = notifiedWake
+	}
+	if e.touched != nil {
+		e.touched(e)
 	}
 	e.queue.push(heapEntry{t: t, key: e.seq | rank<<rankShift, sm: s, cycle: cycle})
 }

@@ -2,10 +2,11 @@ package timing
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"math"
+	"os"
+	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -75,9 +76,21 @@ type windowEngine struct {
 	spareEv   [][]memsys.L1Event
 	cur       []int // merge's place in each SM's log
 	evCur     []int // and in its L1's changes
+	active    []int // the SMs with something in pend or pendEv, ascending
 
-	pool  workPool
-	tasks []int // this window's tasks: taskMem, taskMerge or an SM's index
+	pool    workPool
+	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
+	ran     []int // the domains that ran in it (0: the L2 side, 1+i: SM i)
+	retired []retirementAt
+
+	// nextAt is each domain's next event cycle (never: none), kept up to
+	// date after each run and each window's end (between: the engines'
+	// events are queued by the window's end or a launch's start, and
+	// touched lists the domains they went to).
+	nextAt    []uint64
+	between   bool
+	touched   []int
+	isTouched []bool
 }
 
 const (
@@ -92,8 +105,10 @@ const markInvalidateL1 = 1
 
 func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine) *windowEngine {
 	n := len(sms)
-	return &windowEngine{
+	we := &windowEngine{
 		g: g, threads: threads, mem: mem, sms: sms,
+		nextAt:    make([]uint64, n+1),
+		isTouched: make([]bool, n+1),
 		infoRows:  map[*ptx.Function][]int32{},
 		pend:      make([]*exec.OpLog, n),
 		pendEv:    make([][]memsys.L1Event, n),
@@ -101,6 +116,37 @@ func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine
 		spareEv:   make([][]memsys.L1Event, n),
 		cur:       make([]int, n),
 		evCur:     make([]int, n),
+	}
+	mem.domain, mem.touched = 0, we.touch
+	for i, e := range sms {
+		e.domain, e.touched = i+1, we.touch
+	}
+	return we
+}
+
+// touch hears of an event queued on a domain's engine: outside the
+// windows' runs (the window's end, a launch's start), the domain's next
+// event may have moved.
+func (we *windowEngine) touch(e *serialEngine) {
+	if we.between && !we.isTouched[e.domain] {
+		we.isTouched[e.domain] = true
+		we.touched = append(we.touched, e.domain)
+	}
+}
+
+// engine is domain d's engine (0: the L2 side's, 1+i: SM i's).
+func (we *windowEngine) engine(d int) *serialEngine {
+	if d == 0 {
+		return we.mem
+	}
+	return we.sms[d-1]
+}
+
+// refresh updates domain d's next event cycle.
+func (we *windowEngine) refresh(d int) {
+	we.nextAt[d] = never
+	if t, ok := we.engine(d).nextTime(); ok {
+		we.nextAt[d] = we.g.freq.Cycle(t)
 	}
 }
 
@@ -192,6 +238,7 @@ func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
 		we.infoRows[fn] = rows
 		g.infos[fn] = analyseRows(fn, rows)
 	})
+	we.between = true
 	we.vals = g.mem.L1Values()
 	if we.vals != nil {
 		for i := range g.sms {
@@ -267,15 +314,9 @@ func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
 // nextCycle is the cycle of the earliest event of any domain (never:
 // none).
 func (we *windowEngine) nextCycle() uint64 {
-	f := we.g.freq
 	next := uint64(never)
-	if t, ok := we.mem.nextTime(); ok {
-		next = f.Cycle(t)
-	}
-	for _, e := range we.sms {
-		if t, ok := e.nextTime(); ok {
-			next = min(next, f.Cycle(t))
-		}
+	for _, c := range we.nextAt {
+		next = min(next, c)
 	}
 	return next
 }
@@ -287,6 +328,10 @@ func (we *windowEngine) run() {
 		we.pool.start(we.threads - 1)
 		defer we.pool.stop()
 	}
+	for d := range we.nextAt {
+		we.refresh(d)
+	}
+	we.clearTouched()
 	t := we.r.startCycle
 	for {
 		next := we.nextCycle()
@@ -300,26 +345,51 @@ func (we *windowEngine) run() {
 			// The next window could read what the last one logged.
 			we.merge()
 		}
-		we.tasks = we.tasks[:0]
-		if tm, ok := we.mem.nextTime(); ok && tm < endTime {
+		we.tasks, we.ran = we.tasks[:0], we.ran[:0]
+		if we.nextAt[0] < end {
 			we.tasks = append(we.tasks, taskMem)
+			we.ran = append(we.ran, 0)
 		}
 		if we.pendAny {
 			we.tasks = append(we.tasks, taskMerge)
 		}
-		for i, e := range we.sms {
-			if ts, ok := e.nextTime(); ok && ts < endTime {
+		for i, c := range we.nextAt[1:] {
+			if c < end {
 				we.tasks = append(we.tasks, i)
+				we.ran = append(we.ran, i+1)
 			}
 		}
+		we.between = false
 		we.runTasks(endTime)
+		we.between = true
+		for _, d := range we.ran {
+			we.refresh(d)
+		}
+		if debugWindows {
+			dbgWindows++
+			dbgTasks += len(we.tasks)
+			if len(we.tasks) >= 2 {
+				dbgMulti++
+			}
+		}
 		we.pendAny = false
 		we.endWindow(t, end)
+		for _, d := range we.touched {
+			we.refresh(d)
+		}
+		we.clearTouched()
 		t = end
 	}
 	if we.pendAny {
 		we.merge()
 	}
+}
+
+func (we *windowEngine) clearTouched() {
+	for _, d := range we.touched {
+		we.isTouched[d] = false
+	}
+	we.touched = we.touched[:0]
 }
 
 // runTasks runs this window's tasks up to time end, on the pool's
@@ -354,27 +424,36 @@ func (we *windowEngine) endWindow(from, end uint64) {
 			continue
 		}
 		s := g.sms[i]
+		logged := false
 		if s.shard.Len() > 0 {
 			we.pend[i] = s.shard.TakeLog(we.spareLogs[i])
 			we.spareLogs[i] = nil
-			we.pendAny = true
+			logged = true
 		}
 		if we.vals != nil {
 			if ev := g.mem.TakeL1Events(i, we.spareEv[i]); len(ev) > 0 {
 				we.pendEv[i] = ev
 				we.spareEv[i] = nil
-				we.pendAny = true
+				logged = true
 			} else {
 				we.spareEv[i] = ev
 			}
 		}
+		if logged {
+			we.active = append(we.active, i) // tasks list SMs ascending
+			we.pendAny = true
+		}
 	}
 	we.pendFrom = from
-	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end)
+	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran)
 
 	// Retirements, in the order the serial engine would have made them.
-	var rs []retirementAt
-	for _, s := range g.sms {
+	rs := we.retired[:0]
+	for _, i := range we.tasks {
+		if i < 0 {
+			continue
+		}
+		s := g.sms[i]
 		for _, x := range s.retired {
 			rs = append(rs, retirementAt{retirement: x, sm: s})
 		}
@@ -393,12 +472,18 @@ func (we *windowEngine) endWindow(from, end uint64) {
 			x.sm.release(x.cta)
 			g.ctaDone(x.cycle)
 		}
+		clear(rs)
 	}
+	we.retired = rs[:0]
 
 	// The earliest error of the window stops the launch.
 	var first *SM
 	ticked, last := false, uint64(0)
-	for _, s := range g.sms {
+	for _, i := range we.tasks {
+		if i < 0 {
+			continue
+		}
+		s := g.sms[i]
 		if s.err != nil && !r.stopped && (first == nil || s.errCycle < first.errCycle ||
 			s.errCycle == first.errCycle && s.tieRank(s.errCycle) < first.tieRank(first.errCycle)) {
 			first = s
@@ -437,13 +522,36 @@ type retirementAt struct {
 // only its own SM's copies).
 func (we *windowEngine) merge() {
 	n := len(we.pend)
-	clear(we.cur)
-	clear(we.evCur)
-	evCur := we.evCur
-	for c := we.pendFrom; c < we.pendFrom+we.window; c++ {
-		first := int(c % uint64(n))
-		for k := range n {
-			sm := (first + k) % n
+	active := we.active // ascending
+	for _, sm := range active {
+		we.cur[sm], we.evCur[sm] = 0, 0
+	}
+	// next is the cycle of SM sm's next operation or change (never: none).
+	next := func(sm int) uint64 {
+		c := uint64(never)
+		if log := we.pend[sm]; log != nil && we.cur[sm] < log.Len() {
+			c = log.Cycle(we.cur[sm])
+		}
+		if evs := we.pendEv[sm]; we.evCur[sm] < len(evs) {
+			c = min(c, evs[we.evCur[sm]].Cycle)
+		}
+		return c
+	}
+	for {
+		c := uint64(never)
+		for _, sm := range active {
+			c = min(c, next(sm))
+		}
+		if c == never {
+			break
+		}
+		if c < we.pendFrom || c >= we.pendFrom+we.window {
+			panic(fmt.Sprintf("timing: an operation or L1 change at cycle %d, outside its window from %d", c, we.pendFrom))
+		}
+		// The SMs' ticks of cycle c, SM c mod n first.
+		at := sort.SearchInts(active, int(c%uint64(n)))
+		for k := range active {
+			sm := active[(at+k)%len(active)]
 			log := we.pend[sm]
 			if log == nil {
 				continue
@@ -460,83 +568,140 @@ func (we *windowEngine) merge() {
 				we.grid.ApplyOp(log, i)
 			}
 		}
-		if we.vals != nil {
-			for sm := range n {
-				evs := we.pendEv[sm]
-				for evCur[sm] < len(evs) && evs[evCur[sm]].Cycle == c {
-					we.vals.Replay(sm, &evs[evCur[sm]])
-					evCur[sm]++
-				}
+		// Then the deliveries of cycle c.
+		for _, sm := range active {
+			evs := we.pendEv[sm]
+			for we.evCur[sm] < len(evs) && evs[we.evCur[sm]].Cycle == c {
+				we.vals.Replay(sm, &evs[we.evCur[sm]])
+				we.evCur[sm]++
 			}
 		}
 	}
-	for sm := range n {
+	for _, sm := range active {
 		if log := we.pend[sm]; log != nil {
-			if we.cur[sm] != log.Len() {
-				panic(fmt.Sprintf("timing: SM %d logged an operation at cycle %d, outside its window from %d", sm, log.Cycle(we.cur[sm]), we.pendFrom))
-			}
 			we.spareLogs[sm], we.pend[sm] = log, nil
 		}
-		if we.vals != nil && we.pendEv[sm] != nil {
-			if evCur[sm] != len(we.pendEv[sm]) {
-				panic(fmt.Sprintf("timing: SM %d's L1 changed a line at cycle %d, outside its window from %d", sm, we.pendEv[sm][evCur[sm]].Cycle, we.pendFrom))
-			}
-			we.spareEv[sm], we.pendEv[sm] = we.pendEv[sm][:0], nil
+		if evs := we.pendEv[sm]; evs != nil {
+			we.spareEv[sm], we.pendEv[sm] = evs[:0], nil
 		}
 	}
+	we.active = we.active[:0]
 	we.pendAny = false
 }
 
 // workPool runs a window's tasks on helper goroutines and the caller's.
+// Windows are a few microseconds of work, less than waking a parked
+// goroutine takes, so helpers spin on the pool's current batch for a while
+// before they park.
 type workPool struct {
-	wake []chan struct{}
-	done sync.WaitGroup
-	next atomic.Int64
+	cur  atomic.Pointer[batch]
+	quit atomic.Bool
+
+	parked []atomic.Bool
+	wake   []chan struct{}
+	exited sync.WaitGroup
+}
+
+// batch is one call of workPool.do: a helper that comes late to one only
+// finds its tasks taken.
+type batch struct {
+	next atomic.Int64 // the next task to take
+	done atomic.Int64 // tasks finished
 	n    int
 	run  func(int)
 }
 
+// spinRounds is how many times a helper looks for work before it yields
+// the processor, and parkRounds before it parks.
+const (
+	spinRounds = 1 << 12
+	parkRounds = 1 << 14
+)
+
 // start starts helpers goroutines.
 func (p *workPool) start(helpers int) {
+	p.quit.Store(false)
+	p.cur.Store(nil)
+	p.parked = make([]atomic.Bool, helpers)
 	p.wake = make([]chan struct{}, helpers)
-	for i := range p.wake {
+	for i := range helpers {
 		p.wake[i] = make(chan struct{}, 1)
-		go func(c chan struct{}) {
-			for range c {
-				p.work()
-				p.done.Done()
+		p.exited.Add(1)
+		go p.helper(i)
+	}
+}
+
+func (p *workPool) helper(i int) {
+	defer p.exited.Done()
+	seen := p.cur.Load()
+	for {
+		for k := 0; p.cur.Load() == seen; k++ {
+			if p.quit.Load() {
+				return
 			}
-		}(p.wake[i])
+			switch {
+			case k < spinRounds:
+			case k < parkRounds:
+				runtime.Gosched()
+			default:
+				p.parked[i].Store(true)
+				if p.cur.Load() == seen && !p.quit.Load() {
+					<-p.wake[i]
+				}
+				p.parked[i].Store(false)
+				k = 0
+			}
+		}
+		seen = p.cur.Load()
+		seen.work()
 	}
 }
 
 // stop ends the helpers.
 func (p *workPool) stop() {
-	for _, c := range p.wake {
-		close(c)
+	p.quit.Store(true)
+	p.signal()
+	p.exited.Wait()
+	p.wake, p.parked = nil, nil
+}
+
+// signal wakes the parked helpers.
+func (p *workPool) signal() {
+	for i := range p.wake {
+		if p.parked[i].Load() {
+			select {
+			case p.wake[i] <- struct{}{}:
+			default:
+			}
+		}
 	}
-	p.wake = nil
 }
 
 // do runs run(0) to run(n-1), each once, and returns when all are done.
 func (p *workPool) do(n int, run func(int)) {
-	p.n, p.run = n, run
-	p.next.Store(0)
-	k := min(len(p.wake), n-1)
-	p.done.Add(k)
-	for i := range k {
-		p.wake[i] <- struct{}{}
+	b := &batch{n: n, run: run}
+	p.cur.Store(b)
+	p.signal()
+	b.work()
+	for k := 0; b.done.Load() < int64(n); k++ {
+		if k >= spinRounds {
+			runtime.Gosched()
+		}
 	}
-	p.work()
-	p.done.Wait()
 }
 
-func (p *workPool) work() {
+func (b *batch) work() {
 	for {
-		i := int(p.next.Add(1)) - 1
-		if i >= p.n {
+		i := int(b.next.Add(1)) - 1
+		if i >= b.n {
 			return
 		}
-		p.run(i)
+		b.run(i)
+		b.done.Add(1)
 	}
 }
+
+var debugWindows = os.Getenv("WG_DEBUG_STATS") != ""
+var dbgWindows, dbgTasks, dbgMulti int
+
+func DebugStats() string { return fmt.Sprintf("windows %d tasks %d multi %d", dbgWindows, dbgTasks, dbgMulti) }
