@@ -379,7 +379,11 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 	}
 	at += f.routeLatency(src, dst)
 	if dst.dom != src.dom {
-		src.undelivered++
+		if src.bufSize < unboundedBuf {
+			// (An unbounded sender's count is never compared: it
+			// keeps no credits across domains.)
+			src.undelivered++
+		}
 		src.dom.outbox = append(src.dom.outbox, crossing{msg: msg, at: at, src: src, dst: dst})
 		return
 	}
@@ -514,7 +518,9 @@ func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
 		if src.dom != end.dom {
 			// The sender's credit goes back at the window's end
 			// (exchange).
-			end.dom.credits = append(end.dom.credits, src)
+			if src.bufSize < unboundedBuf {
+				end.dom.credits = append(end.dom.credits, src)
+			}
 		} else {
 			src.undelivered--
 			if src.waitingForSpace {

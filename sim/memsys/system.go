@@ -177,7 +177,9 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 // what the domains did, not on which ran first. ran lists the domains
 // that ran in the window, ascending: 0 for the L2 side, 1+i for SM i; the
 // others must have done nothing since the last exchange.
-func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int) { s.fabric.exchange(now, end, ran) }
+func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int) {
+	s.fabric.exchange(now, end, ran)
+}
 
 // LateCrossings is the number of messages between domains that were due
 // before the end of the window they were sent in (Exchange delays them to

@@ -3,10 +3,7 @@ package timing
 import (
 	"fmt"
 	"math"
-	"os"
-	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -70,6 +67,9 @@ type windowEngine struct {
 	// applied (merge), and the cycle that window began.
 	pend      []*exec.OpLog
 	pendEv    [][]memsys.L1Event
+	// logged and loggedEv are this window's, which its SMs' tasks fill.
+	logged   []*exec.OpLog
+	loggedEv [][]memsys.L1Event
 	pendFrom  uint64
 	pendAny   bool
 	spareLogs []*exec.OpLog
@@ -77,6 +77,7 @@ type windowEngine struct {
 	cur       []int // merge's place in each SM's log
 	evCur     []int // and in its L1's changes
 	active    []int // the SMs with something in pend or pendEv, ascending
+	merged    bool  // the merge has applied pend (recycle)
 
 	pool    workPool
 	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
@@ -112,6 +113,8 @@ func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine
 		infoRows:  map[*ptx.Function][]int32{},
 		pend:      make([]*exec.OpLog, n),
 		pendEv:    make([][]memsys.L1Event, n),
+		logged:    make([]*exec.OpLog, n),
+		loggedEv:  make([][]memsys.L1Event, n),
 		spareLogs: make([]*exec.OpLog, n),
 		spareEv:   make([][]memsys.L1Event, n),
 		cur:       make([]int, n),
@@ -203,10 +206,6 @@ func (we *windowEngine) size() {
 	w = min(w, max(uint64(g.cfg.CTALaunchCycles), 1))
 	w = min(w, uint64(math.Floor(g.mem.MinCrossingCycles())))
 	we.window = max(w, 1)
-	if v := os.Getenv("WG_DEBUG_WINDOW"); v != "" {
-		n, _ := strconv.Atoi(v)
-		we.window = uint64(n)
-	}
 }
 
 // Window is the window engine's window in cycles (0 under another engine),
@@ -344,6 +343,7 @@ func (we *windowEngine) run() {
 		if we.pendAny && end > we.pendFrom+we.valueLatency {
 			// The next window could read what the last one logged.
 			we.merge()
+			we.recycle()
 		}
 		we.tasks, we.ran = we.tasks[:0], we.ran[:0]
 		if we.nextAt[0] < end {
@@ -362,17 +362,7 @@ func (we *windowEngine) run() {
 		we.between = false
 		we.runTasks(endTime)
 		we.between = true
-		for _, d := range we.ran {
-			we.refresh(d)
-		}
-		if debugWindows {
-			dbgWindows++
-			dbgTasks += len(we.tasks)
-			if len(we.tasks) >= 2 {
-				dbgMulti++
-			}
-		}
-		we.pendAny = false
+		we.recycle()
 		we.endWindow(t, end)
 		for _, d := range we.touched {
 			we.refresh(d)
@@ -382,6 +372,7 @@ func (we *windowEngine) run() {
 	}
 	if we.pendAny {
 		we.merge()
+		we.recycle()
 	}
 }
 
@@ -399,10 +390,13 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 		switch k := we.tasks[i]; k {
 		case taskMem:
 			we.mem.runBefore(end)
+			we.refresh(0)
 		case taskMerge:
 			we.merge()
 		default:
 			we.sms[k].runBefore(end)
+			we.refresh(k + 1)
+			we.takeLog(k)
 		}
 	}
 	if we.threads <= 1 || len(we.tasks) == 1 {
@@ -418,28 +412,12 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 // domain standing still (see windowEngine).
 func (we *windowEngine) endWindow(from, end uint64) {
 	g, r := we.g, we.r
-	// What the window logged waits to be applied while the next runs.
+	// What the window logged (takeLog) waits to be applied while the
+	// next runs.
+	we.pend, we.logged = we.logged, we.pend
+	we.pendEv, we.loggedEv = we.loggedEv, we.pendEv
 	for _, i := range we.tasks {
-		if i < 0 {
-			continue
-		}
-		s := g.sms[i]
-		logged := false
-		if s.shard.Len() > 0 {
-			we.pend[i] = s.shard.TakeLog(we.spareLogs[i])
-			we.spareLogs[i] = nil
-			logged = true
-		}
-		if we.vals != nil {
-			if ev := g.mem.TakeL1Events(i, we.spareEv[i]); len(ev) > 0 {
-				we.pendEv[i] = ev
-				we.spareEv[i] = nil
-				logged = true
-			} else {
-				we.spareEv[i] = ev
-			}
-		}
-		if logged {
+		if i >= 0 && (we.pend[i] != nil || we.pendEv[i] != nil) {
 			we.active = append(we.active, i) // tasks list SMs ascending
 			we.pendAny = true
 		}
@@ -504,6 +482,25 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		}
 		if r.watch.Stuck(last) {
 			g.fail(r.watch.Livelock(last, "cycles", fmt.Sprintf("at cycle %d of the launch; %s", last-r.startCycle, g.describe())))
+		}
+	}
+}
+
+// takeLog takes what SM i logged in the window it just ran (its task
+// calls it): its operations and its L1's changes, into logged and
+// loggedEv, which the window's end hands to the merge.
+func (we *windowEngine) takeLog(i int) {
+	s := we.g.sms[i]
+	if s.shard.Len() > 0 {
+		we.logged[i] = s.shard.TakeLog(we.spareLogs[i])
+		we.spareLogs[i] = nil
+	}
+	if we.vals != nil {
+		if ev := we.g.mem.TakeL1Events(i, we.spareEv[i]); len(ev) > 0 {
+			we.loggedEv[i] = ev
+			we.spareEv[i] = nil
+		} else {
+			we.spareEv[i] = ev
 		}
 	}
 }
@@ -577,7 +574,17 @@ func (we *windowEngine) merge() {
 			}
 		}
 	}
-	for _, sm := range active {
+	we.merged = true
+}
+
+// recycle keeps the logs the merge applied for the SMs' next windows; the
+// window's end calls it (the merge runs beside SMs' tasks, which take their
+// spare logs).
+func (we *windowEngine) recycle() {
+	if !we.merged {
+		return
+	}
+	for _, sm := range we.active {
 		if log := we.pend[sm]; log != nil {
 			we.spareLogs[sm], we.pend[sm] = log, nil
 		}
@@ -586,13 +593,14 @@ func (we *windowEngine) merge() {
 		}
 	}
 	we.active = we.active[:0]
-	we.pendAny = false
+	we.merged, we.pendAny = false, false
 }
 
 // workPool runs a window's tasks on helper goroutines and the caller's.
-// Windows are a few microseconds of work, less than waking a parked
-// goroutine takes, so helpers spin on the pool's current batch for a while
-// before they park.
+// Windows are a few microseconds of work, about what waking a parked
+// goroutine takes, so the helpers and the caller spin for a while before
+// they park: long enough to catch the next window on an idle host, short
+// enough to let others run on a busy one.
 type workPool struct {
 	cur  atomic.Pointer[batch]
 	quit atomic.Bool
@@ -600,23 +608,24 @@ type workPool struct {
 	parked []atomic.Bool
 	wake   []chan struct{}
 	exited sync.WaitGroup
+
+	// callerParked: the caller waits for the batch's last task on done.
+	callerParked atomic.Bool
+	done         chan struct{}
 }
 
 // batch is one call of workPool.do: a helper that comes late to one only
 // finds its tasks taken.
 type batch struct {
-	next atomic.Int64 // the next task to take
-	done atomic.Int64 // tasks finished
-	n    int
-	run  func(int)
+	next     atomic.Int64 // the next task to take
+	finished atomic.Int64 // tasks finished
+	n        int
+	run      func(int)
 }
 
-// spinRounds is how many times a helper looks for work before it yields
-// the processor, and parkRounds before it parks.
-const (
-	spinRounds = 1 << 12
-	parkRounds = 1 << 14
-)
+// spinRounds is how many times a helper looks for work, or the caller for
+// the end of a batch, before it parks.
+const spinRounds = 1 << 11
 
 // start starts helpers goroutines.
 func (p *workPool) start(helpers int) {
@@ -624,6 +633,7 @@ func (p *workPool) start(helpers int) {
 	p.cur.Store(nil)
 	p.parked = make([]atomic.Bool, helpers)
 	p.wake = make([]chan struct{}, helpers)
+	p.done = make(chan struct{}, 1)
 	for i := range helpers {
 		p.wake[i] = make(chan struct{}, 1)
 		p.exited.Add(1)
@@ -639,11 +649,7 @@ func (p *workPool) helper(i int) {
 			if p.quit.Load() {
 				return
 			}
-			switch {
-			case k < spinRounds:
-			case k < parkRounds:
-				runtime.Gosched()
-			default:
+			if k >= spinRounds {
 				p.parked[i].Store(true)
 				if p.cur.Load() == seen && !p.quit.Load() {
 					<-p.wake[i]
@@ -653,7 +659,12 @@ func (p *workPool) helper(i int) {
 			}
 		}
 		seen = p.cur.Load()
-		seen.work()
+		if seen.work() && p.callerParked.Load() {
+			select {
+			case p.done <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 
@@ -683,25 +694,27 @@ func (p *workPool) do(n int, run func(int)) {
 	p.cur.Store(b)
 	p.signal()
 	b.work()
-	for k := 0; b.done.Load() < int64(n); k++ {
+	for k := 0; b.finished.Load() < int64(n); k++ {
 		if k >= spinRounds {
-			runtime.Gosched()
+			p.callerParked.Store(true)
+			if b.finished.Load() < int64(n) {
+				<-p.done
+			}
+			p.callerParked.Store(false)
+			k = 0
 		}
 	}
 }
 
-func (b *batch) work() {
+// work runs the batch's tasks that are left and reports whether it
+// finished the last.
+func (b *batch) work() (last bool) {
 	for {
 		i := int(b.next.Add(1)) - 1
 		if i >= b.n {
-			return
+			return last
 		}
 		b.run(i)
-		b.done.Add(1)
+		last = b.finished.Add(1) == int64(b.n)
 	}
 }
-
-var debugWindows = os.Getenv("WG_DEBUG_STATS") != ""
-var dbgWindows, dbgTasks, dbgMulti int
-
-func DebugStats() string { return fmt.Sprintf("windows %d tasks %d multi %d", dbgWindows, dbgTasks, dbgMulti) }
