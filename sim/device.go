@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -67,11 +68,13 @@ func ParseMode(s string) (Mode, error) {
 var _ kernels.Device = (*Device)(nil)
 
 type options struct {
-	slice          int
-	quietWindow    uint64
-	memLimit       uint64
-	mode           Mode
-	parallel       bool
+	slice       int
+	quietWindow uint64
+	memLimit    uint64
+	mode        Mode
+	parallel    bool
+	// threads: WithThreads (-1: not given, the serial engine).
+	threads        int
 	deadlockWindow int
 	monitor        *Monitor
 	profiling      *profiling // WithProfile, WithTrace (profile.go)
@@ -107,6 +110,21 @@ func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 // run, by up to a few percent. The serial engine is the default.
 func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel = on } }
 
+// WithThreads runs timing mode on the parallel window engine with n
+// threads (0: one per core, runtime.NumCPU): the SMs and the memory system
+// advance concurrently through windows of a few cycles, and global memory
+// values are applied in the order the serial engine would have issued
+// them (see sim/timing's package comment, Engines). Every figure is the
+// same for every n and every run; they may differ from the serial
+// engine's, which runs without the option. It needs timing mode and the
+// sectored L1 and L2, and does not yet support profiles, traces, a
+// monitor or akita's parallel engine: New refuses those with a
+// *timing.UnsupportedError.
+func WithThreads(n int) Option { return func(o *options) { o.threads = max(n, 0) } }
+
+// Threads returns the window engine's thread count (0: the serial engine).
+func (d *Device) Threads() int { return max(d.opts.threads, 0) }
+
 // WithDeadlockWindow overrides the configuration's deadlock window (in
 // cycles) in timing mode.
 func WithDeadlockWindow(cycles int) Option { return func(o *options) { o.deadlockWindow = cycles } }
@@ -127,9 +145,17 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming}
+	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming, threads: -1}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.threads == 0 {
+		o.threads = runtime.NumCPU()
+	}
+	if o.threads > 0 {
+		if err := o.checkThreads(); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := ParseMode(string(o.mode)); err != nil {
 		return nil, err
@@ -163,14 +189,34 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
 		}
 	}
-	if o.monitor != nil {
+	if o.monitor != nil || o.threads > 0 {
 		// Build the timing model now, so that the page lists the
-		// components from the start rather than from the first launch.
+		// components from the start rather than from the first launch,
+		// and so that what the window engine cannot simulate is refused
+		// here.
 		if _, err := d.timingGPU(); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// checkThreads refuses, with a *timing.UnsupportedError, options the
+// window engine (WithThreads) does not support.
+func (o *options) checkThreads() error {
+	switch {
+	case o.mode != ModeTiming:
+		return &timing.UnsupportedError{What: string(o.mode) + " mode, which has no timing engine"}
+	case o.parallel:
+		return &timing.UnsupportedError{What: "akita's parallel engine"}
+	case o.monitor != nil:
+		return &timing.UnsupportedError{What: "the monitor"}
+	case o.profiling != nil && o.profiling.tracePath != "":
+		return &timing.UnsupportedError{What: "traces"}
+	case o.profiling.profiles():
+		return &timing.UnsupportedError{What: "profiles"}
+	}
+	return nil
 }
 
 // Config returns the device's configuration.
@@ -605,6 +651,7 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 		WithParallelEngine(d.opts.parallel).
 		WithProfile(d.opts.profiling.profiles()).
 		WithHitsAsMessages(d.opts.hitsAsMessages).
+		WithThreads(max(d.opts.threads, 0)).
 		Build("GPU")
 	if err != nil {
 		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)

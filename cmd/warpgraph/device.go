@@ -51,7 +51,11 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		return openSimulator(o.simMode, o.config, mon, o.profile.options()...)
+		env, err := openSimulator(o.simMode, o.config, mon, append(o.profile.options(), o.threads.options()...)...)
+		if err != nil && o.threads != nil && o.threads.n >= 0 {
+			return nil, threadsError(err)
+		}
+		return env, err
 	default:
 		return nil, badInput("target %q has no device", o.target)
 	}

@@ -41,6 +41,8 @@ type runOptions struct {
 	monitor *monitorFlags
 	// profile is --profile and --trace (nil: the command has none).
 	profile *profileFlags
+	// threads is --sim-threads (nil: the command has none).
+	threads *threadFlags
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -174,6 +176,8 @@ func newRunCommand() *cobra.Command {
 	o.monitor.register(f)
 	o.profile = &profileFlags{}
 	o.profile.register(f)
+	o.threads = &threadFlags{}
+	o.threads.register(f)
 	return cmd
 }
 
@@ -239,8 +243,11 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return nil, err
 	}
+	if err := o.threads.check(o); err != nil {
+		return nil, err
+	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat", "sim-threads"} {
 			if o.set[name] {
 				return nil, badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}

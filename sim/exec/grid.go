@@ -62,6 +62,8 @@ type Grid struct {
 	l1 L1
 	// resident are the CTAs dispatched and not yet retired, in no order.
 	resident []*CTA
+	// shards are the SMs' shards of a split grid (Split; nil otherwise).
+	shards []*Shard
 }
 
 // NewGrid prepares a launch of prog on mem. It checks only what the
@@ -149,6 +151,14 @@ func (g *Grid) clock() uint64 {
 	return g.WarpInsts
 }
 
+// clock is %clock for the warp: its SM's cycle when the grid is split.
+func (w *Warp) clock() uint64 {
+	if w.sh != nil {
+		return w.sh.cycle
+	}
+	return w.g.clock()
+}
+
 // CTA is one thread block: its warps, shared memory and barriers.
 type CTA struct {
 	g      *Grid
@@ -164,6 +174,7 @@ type CTA struct {
 	bars   [16]barrier
 	done   int // finished warps
 	slot   int // index in the grid's resident list
+	sh     *Shard
 }
 
 // barrier is one of the CTA's 16 hardware barriers.
@@ -209,9 +220,17 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	for i := range c.bars {
 		c.bars[i] = barrier{waiting: c.bars[i].waiting[:0]}
 	}
+	c.sh = nil
+	if g.shards != nil {
+		c.sh = g.shards[sm]
+	}
 	for i, w := range c.warps {
 		lanes := min(WarpSize, g.threadsInCTA-i*WarpSize)
 		w.reset(lanes)
+		w.sh, w.sc = c.sh, &g.scratch
+		if c.sh != nil {
+			w.sc = &c.sh.scratch
+		}
 	}
 	g.epoch++
 	return c
@@ -301,7 +320,11 @@ func (c *CTA) warpDone(w *Warp) {
 		}
 	}
 	if c.done == len(c.warps) {
-		c.g.Finished++
+		if c.sh != nil {
+			c.sh.finished++
+		} else {
+			c.g.Finished++
+		}
 	}
 }
 

@@ -192,6 +192,9 @@ func (w *Warp) ldParam(x *xinst, m uint32) {
 
 // ldGlobal is a scalar ld.global with a base register.
 func (w *Warp) ldGlobal(x *xinst, m uint32) error {
+	if w.sh != nil && x.space != ptx.SpaceConst {
+		return w.ldGlobalSplit(x, m)
+	}
 	w.memRecord(x, MemLoad, m)
 	if x.space != ptx.SpaceConst {
 		w.polled(x)
@@ -237,6 +240,9 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 
 // stGlobal is a scalar st.global with a base register.
 func (w *Warp) stGlobal(x *xinst, m uint32) error {
+	if w.sh != nil {
+		return w.stGlobalSplit(x, m)
+	}
 	w.memRecord(x, MemStore, m)
 	base := w.row(x.abase)
 	s := w.src(&x.src[0], &w.sc.t[0])
@@ -290,6 +296,9 @@ func (w *Warp) localOff(x *xinst) uint64 {
 
 // ld is the general load: any space, vectors, generic addresses.
 func (w *Warp) ld(x *xinst, m uint32) error {
+	if w.sh != nil {
+		return w.ldSplit(x, m)
+	}
 	w.memRecord(x, MemLoad, m)
 	if x.space != ptx.SpaceParam && x.space != ptx.SpaceLocal && x.space != ptx.SpaceConst {
 		w.polled(x)
@@ -335,6 +344,9 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 
 // st is the general store.
 func (w *Warp) st(x *xinst, m uint32) error {
+	if w.sh != nil {
+		return w.stSplit(x, m)
+	}
 	w.memRecord(x, MemStore, m)
 	base := w.addrRow(x)
 	off := x.aoff + w.localOff(x)
@@ -372,6 +384,9 @@ func (w *Warp) st(x *xinst, m uint32) error {
 // operation happens first and each later lane sees the value the previous
 // one left.
 func (w *Warp) atom(x *xinst, m uint32) error {
+	if w.sh != nil {
+		return w.atomSplit(x, m)
+	}
 	w.memRecord(x, MemAtomic, m)
 	w.polled(x)
 	in := x.in

@@ -136,6 +136,18 @@ func (p *Program) Reachable(f func(*ptx.Function)) {
 	}
 }
 
+// Rows returns the register-file row of each PTX register of fn (the
+// entry or a function it calls; nil for another): registers whose live
+// ranges never meet may share one (ptx.Function.Slots).
+func (p *Program) Rows(fn *ptx.Function) []int32 {
+	for _, xf := range p.funcs {
+		if xf != nil && xf.fn == fn {
+			return xf.slot
+		}
+	}
+	return nil
+}
+
 // LocalBytes is the per-thread local memory the program needs.
 func (p *Program) LocalBytes() int { return p.localStack }
 
@@ -254,18 +266,22 @@ type xinst struct {
 	gnot   bool
 	alocal bool // the address includes the frame's local base
 	signed bool // memory load sign-extends; setp/cvt signedness
-	space  ptx.Space
-	guard  int32 // guard predicate slot, -1 none
-	dst    [4]int32
-	src    [4]xopnd
-	abase  int32 // address base register, -1 none
-	aoff   uint64
-	target int32
-	reconv int32
-	shift  uint8 // xCvtInt: bits of the source (sign/zero extension)
-	cmptt  uint8 // xSetp{S,U}{32,64}: result when a<b (bit 0), a==b (bit 1), a>b (bit 2)
-	pc     int32
-	in     *ptx.Inst
+	// deadDst marks the destinations (bit j: dst[j]) that nothing reads
+	// afterwards (ptx.Function.DeadDefs): a split grid's logged load or
+	// atomic does not write them (see split.go).
+	deadDst uint8
+	space   ptx.Space
+	guard   int32 // guard predicate slot, -1 none
+	dst     [4]int32
+	src     [4]xopnd
+	abase   int32 // address base register, -1 none
+	aoff    uint64
+	target  int32
+	reconv  int32
+	shift   uint8 // xCvtInt: bits of the source (sign/zero extension)
+	cmptt   uint8 // xSetp{S,U}{32,64}: result when a<b (bit 0), a==b (bit 1), a>b (bit 2)
+	pc      int32
+	in      *ptx.Inst
 	// callArgs are the lowered argument operands of a call (for .reg
 	// formals).
 	callArgs []xopnd
@@ -436,6 +452,9 @@ func (m *Module) lowerFunc(p *Program, entry *ptx.Function, xf *xfunc) LoadError
 		if err := m.lowerInst(p, entry, xf, pc, constRow); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	for pc, d := range fn.DeadDefs() {
+		xf.code[pc].deadDst = d
 	}
 	return errs
 }

@@ -39,13 +39,28 @@ import (
 // deadlock even though it would end.
 
 // Epoch is a count that changes whenever the launch makes progress.
-func (g *Grid) Epoch() uint64 { return g.epoch }
+func (g *Grid) Epoch() uint64 {
+	e := g.epoch
+	for _, s := range g.shards {
+		e += s.epoch
+	}
+	return e
+}
 
 // progressIf records progress when cond holds.
 func (w *Warp) progressIf(cond bool) {
 	if cond {
-		w.g.epoch++
+		w.progress()
 	}
+}
+
+// progress records progress, in the warp's shard when the grid is split.
+func (w *Warp) progress() {
+	if w.sh != nil {
+		w.sh.epoch++
+		return
+	}
+	w.g.epoch++
 }
 
 // pollSite is an instruction through which a warp read something another

@@ -110,8 +110,10 @@ type Warp struct {
 	// reads), newest first: where it spins, for deadlock reports.
 	polls [2]pollSite
 
-	// sc is the grid's scratch rows (warpScratch).
+	// sc is the grid's scratch rows (warpScratch), or its shard's; sh is
+	// its SM's shard when the grid is split (nil otherwise).
 	sc *warpScratch
+	sh *Shard
 
 	rec  *StepInfo // non-nil while Step records
 	info StepInfo
@@ -376,19 +378,19 @@ func (w *Warp) special(r ptx.SpecialReg, row *[32]uint64) {
 		}
 	case ptx.SRegClock:
 		w.polledClock()
-		fill(uint64(uint32(g.clock())))
+		fill(uint64(uint32(w.clock())))
 	case ptx.SRegClockHi:
 		w.polledClock()
-		fill(g.clock() >> 32)
+		fill(w.clock() >> 32)
 	case ptx.SRegClock64, ptx.SRegGlobalTimer:
 		w.polledClock()
-		fill(g.clock())
+		fill(w.clock())
 	case ptx.SRegGlobalTimerLo:
 		w.polledClock()
-		fill(uint64(uint32(g.clock())))
+		fill(uint64(uint32(w.clock())))
 	case ptx.SRegGlobalTimerHi:
 		w.polledClock()
-		fill(g.clock() >> 32)
+		fill(w.clock() >> 32)
 	case ptx.SRegDynamicSmemSize:
 		fill(uint64(g.L.DynamicShared))
 	case ptx.SRegTotalSmemSize:
@@ -437,8 +439,13 @@ func (w *Warp) step() error {
 			return w.takeITSErr()
 		}
 	}
-	g.WarpInsts++
-	g.ThreadInsts += uint64(bits.OnesCount32(active))
+	if sh := w.sh; sh != nil {
+		sh.warpInsts++
+		sh.threadInsts += uint64(bits.OnesCount32(active))
+	} else {
+		g.WarpInsts++
+		g.ThreadInsts += uint64(bits.OnesCount32(active))
+	}
 	if w.rec != nil {
 		w.rec.Func, w.rec.PC, w.rec.Inst = w.fn.fn, int(pc), x.in
 		w.rec.Active, w.rec.Exec = active, m
@@ -1018,7 +1025,7 @@ func (w *Warp) finish() {
 		return
 	}
 	w.state = WarpDone
-	w.g.epoch++
+	w.progress()
 	w.cta.warpDone(w)
 }
 

@@ -23,6 +23,8 @@ type Builder struct {
 	freq   sim.Freq
 	config Config
 	numSMs int
+	// smEngines: WithDomains.
+	smEngines []sim.Engine
 }
 
 // MakeBuilder returns a Builder with default settings.
@@ -42,6 +44,21 @@ func (b Builder) WithEngine(engine sim.Engine) Builder {
 // Config's cycles and DRAM bandwidth are converted with it.
 func (b Builder) WithFreq(freq sim.Freq) Builder {
 	b.freq = freq
+	return b
+}
+
+// WithDomains splits the system into domains that separate engines
+// drive (fabricDomain): SM i, its port and its L1 on smEngines[i], the L2
+// side (slices, atomic units, DRAM channels) on the engine of WithEngine.
+// A message between the two sides waits for the end of the window in
+// which it was sent (System.Exchange), so the domains may run through a
+// window concurrently when it is no longer than MinCrossingCycles. The
+// L1s then report the lines they install and drop (TakeL1Events) rather
+// than keep CoherenceL1's values themselves, which the caller replays
+// into L1Values (Replay) in an order of its own. It needs the sectored L1
+// and L2, one engine per SM, and no akita parallel engine.
+func (b Builder) WithDomains(smEngines []sim.Engine) Builder {
+	b.smEngines = smEngines
 	return b
 }
 
@@ -80,6 +97,18 @@ func (b Builder) Build(name string) (*System, error) {
 		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs, got %d", b.config.coherence(), most, b.numSMs)
 	}
 
+	domains := b.smEngines != nil
+	if domains {
+		_, parallel := b.engine.(*sim.ParallelEngine)
+		switch {
+		case len(b.smEngines) != b.numSMs:
+			return nil, fmt.Errorf("memsys: WithDomains needs one engine per SM: %d for %d SMs", len(b.smEngines), b.numSMs)
+		case b.config.l1Model() != L1Sectored || b.config.l2Model() != L2Sectored:
+			return nil, fmt.Errorf("memsys: domains need the sectored L1 and L2 (l1_model %q, l2_model %q)", b.config.l1Model(), b.config.l2Model())
+		case parallel:
+			return nil, errors.New("memsys: domains do not run on akita's parallel engine")
+		}
+	}
 	cfg := b.config
 	t := cfg.timing()
 	s := &System{
@@ -101,6 +130,12 @@ func (b Builder) Build(name string) (*System, error) {
 	s.smConnected = make([]bool, b.numSMs)
 	s.smMsgs = make([]smSlabs, b.numSMs)
 	s.numSMs = b.numSMs
+	if domains {
+		for i, e := range b.smEngines {
+			s.fabric.doms = append(s.fabric.doms, newFabricDomain(s.fabric, i+1, e))
+		}
+		s.smPools = make([]memPools, b.numSMs)
+	}
 
 	b.buildSlices(s)
 	if cfg.L2ReadsInPartition && cfg.L2Partitions > 1 {
@@ -115,7 +150,7 @@ func (b Builder) Build(name string) (*System, error) {
 	}
 	b.buildL1s(s)
 	if cfg.coherence() == CoherenceL1 {
-		s.l1Values = newL1Values(s)
+		s.l1Values = newL1Values(s, domains)
 	}
 	if engine, ok := b.engine.(*sim.ParallelEngine); ok {
 		s.parallel = true
@@ -130,7 +165,9 @@ func (b Builder) Build(name string) (*System, error) {
 	}
 	// The memory side reuses its own messages (memPools) only where both
 	// ends are warpgraph's event-driven models under a serial engine.
-	s.pools.reusing = !s.parallel && len(s.sectoredL1s) > 0 && len(s.sectoredL2s) > 0
+	// Under domains a fill and its answer are made and given back in
+	// different domains, which may run concurrently.
+	s.pools.reusing = !s.parallel && !domains && len(s.sectoredL1s) > 0 && len(s.sectoredL2s) > 0
 	return s, nil
 }
 
@@ -396,16 +433,23 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 	}
 	c.sm = len(s.sectoredL1s)
 	c.smMsgs = &s.smMsgs[c.sm]
+	domain := 0
+	if s.smPools != nil {
+		// Its own domain (WithDomains), with messages of its own.
+		domain = c.sm + 1
+		c.pools = &s.smPools[c.sm]
+	}
 	c.lines = make([]l1Line, c.numSets*uint64(c.ways))
 	c.top = newSinkPort(name+".TopPort", c.accept)
 	c.bottom = newSinkPort(name+".BottomPort", c.acceptFill)
-	s.fabric.plug(c.top, endSpec{zone: zoneSM, bufSize: unboundedBuf})
+	s.fabric.plug(c.top, endSpec{zone: zoneSM, bufSize: unboundedBuf, domain: domain})
 	s.fabric.plug(c.bottom, endSpec{
 		zone:          zoneSM,
 		bufSize:       unboundedBuf,
 		bytesPerCycle: cfg.SMToL2BytesPerCycle,
 		partition:     s.partitionOf(c.sm, s.numSMs),
 		sm:            c.sm + 1,
+		domain:        domain,
 	})
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)

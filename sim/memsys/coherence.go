@@ -88,7 +88,19 @@ type L1Values struct {
 	// (a warp's lanes mostly load from one line); any change to the SM's
 	// stale lines forgets it.
 	seen []seenLine
+
+	// mirror: the system has domains (Builder.WithDomains). The L1s do not
+	// call in; their changes come through Replay and InvalidateSM, in the
+	// caller's order, and held keeps, per SM, the sectors its L1 holds of
+	// each line by that order (the L1's tags run ahead of it).
+	mirror      bool
+	held        []lineTable[heldLine]
+	freeHeld    []*heldLine
+	sectorShift uint
 }
+
+// heldLine is the sectors an L1 holds of a line (mirror).
+type heldLine struct{ mask uint32 }
 
 type seenLine struct {
 	valid bool
@@ -103,18 +115,29 @@ type staleLine struct {
 	n     int
 }
 
-func newL1Values(s *System) *L1Values {
+func newL1Values(s *System, mirror bool) *L1Values {
 	v := &L1Values{
-		f:         s.fabric,
-		l1s:       s.sectoredL1s,
-		lineShift: uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
-		holders:   newLineTable[smBits](),
-		stale:     make([]lineTable[staleLine], len(s.sectoredL1s)),
-		seen:      make([]seenLine, len(s.sectoredL1s)),
+		f:           s.fabric,
+		l1s:         s.sectoredL1s,
+		lineShift:   uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
+		sectorShift: uint(bits.TrailingZeros(uint(s.config.SectorSizeBytes))),
+		holders:     newLineTable[smBits](),
+		stale:       make([]lineTable[staleLine], len(s.sectoredL1s)),
+		seen:        make([]seenLine, len(s.sectoredL1s)),
+		mirror:      mirror,
+	}
+	if mirror {
+		v.held = make([]lineTable[heldLine], len(s.sectoredL1s))
 	}
 	for i, c := range s.sectoredL1s {
 		v.stale[i] = newLineTable[staleLine]()
-		c.vals, c.sm = v, i
+		c.sm = i
+		if mirror {
+			v.held[i] = newLineTable[heldLine]()
+			c.logEvents = true
+		} else {
+			c.vals = v
+		}
 	}
 	return v
 }
@@ -214,8 +237,11 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 				continue
 			}
 			c := v.l1s[t]
-			ln := c.lookup(line)
-			if ln == nil || ln.valid&c.sectorMask(a, uint64(n)) == 0 {
+			if v.mirror {
+				if h := v.held[t].get(line); h == nil || h.mask&c.sectorMask(a, uint64(n)) == 0 {
+					continue
+				}
+			} else if ln := c.lookup(line); ln == nil || ln.valid&c.sectorMask(a, uint64(n)) == 0 {
 				continue
 			}
 			st := &v.stale[t]
@@ -329,6 +355,87 @@ func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 			}
 		}
 	}
+	v.stale[sm].reset()
+	v.seen[sm].valid = false
+}
+
+// L1Event is a change of an L1's lines under domains
+// (Builder.WithDomains): sectors installed in a line it holds, a line
+// allocated or a line dropped, at a cycle. System.TakeL1Events hands them
+// out and L1Values.Replay applies them.
+type L1Event struct {
+	Cycle   uint64
+	kind    l1EventKind
+	line    uint64
+	sectors uint32
+}
+
+type l1EventKind uint8
+
+const (
+	l1Add   l1EventKind = iota // sectors installed in a line the L1 holds
+	l1Hold                     // a line allocated with sectors
+	l1Evict                    // a line dropped
+)
+
+// TakeL1Events returns the changes of SM sm's L1 lines since the last call
+// (under domains, with CoherenceL1), in the order they happened, and keeps
+// buf's storage for the next ones.
+func (s *System) TakeL1Events(sm int, buf []L1Event) []L1Event {
+	c := s.sectoredL1s[sm]
+	out := c.events
+	c.events = buf[:0]
+	return out
+}
+
+// Replay applies a change of SM sm's L1 lines (TakeL1Events) to the values
+// (mirror): what the L1 did to L1Values when it made the change.
+func (v *L1Values) Replay(sm int, e *L1Event) {
+	switch e.kind {
+	case l1Add:
+		for m := e.sectors; m != 0; m &= m - 1 {
+			k := uint64(bits.TrailingZeros32(m))
+			v.forget(sm, e.line+k<<v.sectorShift, 1<<v.sectorShift)
+		}
+		if h := v.held[sm].get(e.line); h != nil {
+			h.mask |= e.sectors
+		}
+	case l1Hold:
+		v.hold(sm, e.line)
+		h := v.held[sm].get(e.line)
+		if h == nil {
+			if n := len(v.freeHeld); n > 0 {
+				h = v.freeHeld[n-1]
+				v.freeHeld = v.freeHeld[:n-1]
+			} else {
+				h = new(heldLine)
+			}
+			v.held[sm].put(e.line, h)
+		}
+		h.mask = e.sectors
+	case l1Evict:
+		v.evict(sm, e.line, 1<<v.lineShift)
+		if h := v.held[sm].get(e.line); h != nil {
+			v.held[sm].del(e.line)
+			v.freeHeld = append(v.freeHeld, h)
+		}
+	}
+}
+
+// InvalidateSM records (mirror) that SM sm's L1 dropped every line: at a
+// launch, or at a fence wider than the CTA.
+func (v *L1Values) InvalidateSM(sm int) {
+	v.held[sm].each(func(line uint64, h *heldLine) {
+		if hs := v.holders.get(line); hs != nil {
+			hs.remove(sm)
+			if hs.empty() {
+				v.holders.del(line)
+				v.free = append(v.free, hs)
+			}
+		}
+		v.freeHeld = append(v.freeHeld, h)
+	})
+	v.held[sm].reset()
 	v.stale[sm].reset()
 	v.seen[sm].valid = false
 }

@@ -59,7 +59,7 @@ func (s *System) TakeL1Hit(sm int, src sim.Port, lineAddr uint64, mask uint32, s
 	if to.bytesPerCycle > 0 || from.bytesPerCycle > 0 {
 		panic("memsys: an L1 answer taken at once crosses a link with a bandwidth")
 	}
-	cycle := max(f.cycles(f.engine.CurrentTime()), float64(send))
+	cycle := max(from.dom.now(), float64(send))
 	at := cycle + c.takeHit(line, cycle) + c.responseDelay + f.routeLatency(to, from)
 	return uint64(dueCycle(at)), true
 }

@@ -52,9 +52,8 @@ type fabric struct {
 	// lock guards nothing and cost a few percent of the run.
 	locked bool
 
-	name   string
-	engine sim.Engine
-	freq   sim.Freq
+	name string
+	freq sim.Freq
 
 	crossReq, crossRsp float64 // cycles from SM side to L2 side and back
 	// farCrossing is added each way to a message between ports of
@@ -70,21 +69,18 @@ type fabric struct {
 	// which hashes faster than an interface (ports with an EndSlot need
 	// neither).
 	akitaEnds map[*sim.LimitNumMsgPort]*fabricEnd
-	seq       uint64
 
-	// The calendar: the ports to wake, by cycle (a bucket per cycle, in
-	// the order they asked, and a heap of the buckets' cycles; a heap of
-	// every wake cost a pop per delivery), and the cycles for which an
-	// engine event is scheduled. One event serves every port due in its
-	// cycle.
-	wakes       cycleMap[*wakeBucket]
-	wakeCycles  minHeap[wakeCycle]
-	lastBucket  *wakeBucket // the bucket last added to, most often the next
-	spareBucket []*wakeBucket
-	eventCycles cycleMap[bool]
-	// lastEvent is the cycle last asked for, in eventCycles (-1: none),
-	// which most calls of a cycle ask for again.
-	lastEvent int64
+	// doms are the fabric's domains (fabricDomain): one, doms[0], unless
+	// the system was built WithDomains, and then doms[0] is the L2 side's
+	// and doms[1+i] SM i's.
+	doms []*fabricDomain
+	// lateCrossings counts the messages between domains that Exchange
+	// found due before the window's end (it delivers them at the end): a
+	// window longer than the crossing allows (tests check it stays 0).
+	lateCrossings uint64
+	crossBuf      []crossing
+	runs          [][]crossing
+	runHeap       []int
 
 	dramReadBytes, dramWriteBytes uint64
 
@@ -109,6 +105,9 @@ type endSpec struct {
 	// bufSize bounds the messages the port has sent that are not yet
 	// delivered; Send fails beyond it.
 	bufSize int
+	// domain is the index of the port's fabric domain (fabric.doms; 0
+	// without domains).
+	domain int
 	// egressLatency is added to every message the port sends.
 	egressLatency float64
 	// bytesPerCycle is the bandwidth of the port's data links, one for
@@ -142,6 +141,7 @@ const (
 type fabricEnd struct {
 	endSpec
 	port sim.Port
+	dom  *fabricDomain
 
 	undelivered     int  // messages sent from this port, not yet delivered
 	waitingForSpace bool // a Send or CanSend failed; notify when space frees
@@ -163,20 +163,77 @@ type fabricEnd struct {
 func newFabric(name string, engine sim.Engine, freq sim.Freq,
 	crossReq, crossRsp float64, sectorSize int,
 ) *fabric {
-	return &fabric{
-		name:        name,
+	f := &fabric{
+		name:       name,
+		freq:       freq,
+		crossReq:   crossReq,
+		crossRsp:   crossRsp,
+		sectorSize: sectorSize,
+		ends:       make(map[sim.Port]*fabricEnd),
+		akitaEnds:  make(map[*sim.LimitNumMsgPort]*fabricEnd),
+	}
+	f.doms = []*fabricDomain{newFabricDomain(f, 0, engine)}
+	return f
+}
+
+// fabricDomain is a part of the fabric that one engine drives: its ports'
+// delivery calendar, the events that run it and the order of its sends.
+// A fabric has one domain, unless the system was built WithDomains: then
+// the L2 side (slices, atomic units, DRAM channels) is one domain and each
+// SM with its L1 another, each on an engine of its own, which may run
+// concurrently with the others' through a window of time no longer than
+// the shortest crossing between them. A message between two domains waits
+// in its sender's outbox until the window's end (fabric.exchange), when it
+// joins its receiver's queue; the credit a delivery returns to its sender
+// (fabricEnd.undelivered) waits in the receiver's domain likewise.
+type fabricDomain struct {
+	f      *fabric
+	index  int
+	engine sim.Engine
+	seq    uint64
+
+	// The calendar: the ports to wake, by cycle (a bucket per cycle, in
+	// the order they asked, and a heap of the buckets' cycles; a heap of
+	// every wake cost a pop per delivery), and the cycles for which an
+	// engine event is scheduled. One event serves every port due in its
+	// cycle.
+	wakes       cycleMap[*wakeBucket]
+	wakeCycles  minHeap[wakeCycle]
+	lastBucket  *wakeBucket // the bucket last added to, most often the next
+	spareBucket []*wakeBucket
+	eventCycles cycleMap[bool]
+	// lastEvent is the cycle last asked for, in eventCycles (-1: none),
+	// which most calls of a cycle ask for again.
+	lastEvent int64
+
+	// outbox are the messages sent to other domains in this window, in
+	// the order sent; credits the ends of other domains whose messages
+	// this domain received in it.
+	outbox  []crossing
+	credits []*fabricEnd
+}
+
+// crossing is a message between two domains, due at cycle at before the
+// receiver's link (reserved when it joins the receiver's queue).
+type crossing struct {
+	msg      sim.Msg
+	at       float64
+	src, dst *fabricEnd
+}
+
+func newFabricDomain(f *fabric, index int, engine sim.Engine) *fabricDomain {
+	return &fabricDomain{
+		f:           f,
+		index:       index,
 		engine:      engine,
-		freq:        freq,
-		crossReq:    crossReq,
-		crossRsp:    crossRsp,
-		sectorSize:  sectorSize,
-		ends:        make(map[sim.Port]*fabricEnd),
-		akitaEnds:   make(map[*sim.LimitNumMsgPort]*fabricEnd),
 		wakes:       newCycleMap[*wakeBucket](),
 		eventCycles: newCycleMap[bool](),
 		lastEvent:   -1,
 	}
 }
+
+// now is the domain's current time in cycles.
+func (d *fabricDomain) now() float64 { return d.f.cycles(d.engine.CurrentTime()) }
 
 func (f *fabric) lock() {
 	if f.locked {
@@ -201,7 +258,10 @@ func (f *fabric) plug(port sim.Port, spec endSpec) {
 	if spec.bufSize < 1 {
 		spec.bufSize = 1
 	}
-	end := &fabricEnd{endSpec: spec, port: port}
+	end := &fabricEnd{endSpec: spec, port: port, dom: f.doms[0]}
+	if spec.domain > 0 {
+		end.dom = f.doms[spec.domain]
+	}
 	f.ends[port] = end
 	switch p := port.(type) {
 	case *sim.LimitNumMsgPort:
@@ -310,7 +370,7 @@ func (f *fabric) forward(msg sim.Msg, via sim.Port, delay float64) {
 // reservations and route latency) and puts it in the destination's queue.
 // The caller holds f.mu.
 func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
-	at := f.cycles(f.engine.CurrentTime()) + delay
+	at := src.dom.now() + delay
 	if src.bytesPerCycle > 0 {
 		if b := f.payload(msg, src.dram); b > 0 {
 			at = math.Max(at, src.egressFree)
@@ -318,6 +378,15 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 		}
 	}
 	at += f.routeLatency(src, dst)
+	if dst.dom != src.dom {
+		if src.bufSize < unboundedBuf {
+			// (An unbounded sender's count is never compared: it
+			// keeps no credits across domains.)
+			src.undelivered++
+		}
+		src.dom.outbox = append(src.dom.outbox, crossing{msg: msg, at: at, src: src, dst: dst})
+		return
+	}
 	if dst.bytesPerCycle > 0 {
 		if b := f.payload(msg, dst.dram); b > 0 {
 			at = math.Max(at, dst.ingressFree)
@@ -326,7 +395,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 	}
 
 	src.undelivered++
-	dst.pending.push(delivery{msg: msg, at: at, seq: f.nextSeq(), src: src})
+	dst.pending.push(delivery{msg: msg, at: at, seq: dst.dom.nextSeq(), src: src})
 	f.scheduleNext(dst)
 
 	if f.NumHooks() > 0 {
@@ -373,13 +442,14 @@ func (f *fabric) Handle(e sim.Event) error {
 	}
 	f.lock()
 	defer f.unlock()
-	f.eventCycles.del(evt.cycle)
-	if f.lastEvent == evt.cycle {
-		f.lastEvent = -1
+	d := evt.dom
+	d.eventCycles.del(evt.cycle)
+	if d.lastEvent == evt.cycle {
+		d.lastEvent = -1
 	}
-	for f.wakeCycles.len() > 0 && int64(*f.wakeCycles.peek()) <= evt.cycle {
-		cycle := int64(*f.wakeCycles.peek())
-		b, _ := f.wakes.get(cycle)
+	for d.wakeCycles.len() > 0 && int64(*d.wakeCycles.peek()) <= evt.cycle {
+		cycle := int64(*d.wakeCycles.peek())
+		b, _ := d.wakes.get(cycle)
 		// Deliveries may add wakes to this cycle's bucket: they run in
 		// this loop too, after those before them.
 		for i := 0; i < len(b.ends); i++ {
@@ -391,38 +461,38 @@ func (f *fabric) Handle(e sim.Event) error {
 			f.deliverDue(end, evt.time, evt.cycle)
 			f.scheduleNext(end)
 		}
-		f.wakeCycles.pop()
-		f.wakes.del(cycle)
-		if f.lastBucket == b {
-			f.lastBucket = nil
+		d.wakeCycles.pop()
+		d.wakes.del(cycle)
+		if d.lastBucket == b {
+			d.lastBucket = nil
 		}
 		clear(b.ends)
 		b.ends = b.ends[:0]
-		f.spareBucket = append(f.spareBucket, b)
+		d.spareBucket = append(d.spareBucket, b)
 	}
-	if f.wakeCycles.len() > 0 {
-		f.scheduleEvent(int64(*f.wakeCycles.peek()))
+	if d.wakeCycles.len() > 0 {
+		d.scheduleEvent(int64(*d.wakeCycles.peek()))
 	}
 	return nil
 }
 
-// addWake asks the calendar to wake a port at a cycle.
-func (f *fabric) addWake(cycle int64, end *fabricEnd) {
-	b := f.lastBucket
+// addWake asks the domain's calendar to wake a port at a cycle.
+func (d *fabricDomain) addWake(cycle int64, end *fabricEnd) {
+	b := d.lastBucket
 	if b == nil || b.cycle != cycle {
-		b, _ = f.wakes.get(cycle)
+		b, _ = d.wakes.get(cycle)
 		if b == nil {
-			if n := len(f.spareBucket); n > 0 {
-				b = f.spareBucket[n-1]
-				f.spareBucket = f.spareBucket[:n-1]
+			if n := len(d.spareBucket); n > 0 {
+				b = d.spareBucket[n-1]
+				d.spareBucket = d.spareBucket[:n-1]
 			} else {
 				b = &wakeBucket{}
 			}
 			b.cycle = cycle
-			f.wakes.put(cycle, b)
-			f.wakeCycles.push(wakeCycle(cycle))
+			d.wakes.put(cycle, b)
+			d.wakeCycles.push(wakeCycle(cycle))
 		}
-		f.lastBucket = b
+		d.lastBucket = b
 	}
 	b.ends = append(b.ends, end)
 }
@@ -445,10 +515,18 @@ func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
 		}
 
 		src := d.src
-		src.undelivered--
-		if src.waitingForSpace {
-			src.waitingForSpace = false
-			src.port.NotifyAvailable(now)
+		if src.dom != end.dom {
+			// The sender's credit goes back at the window's end
+			// (exchange).
+			if src.bufSize < unboundedBuf {
+				end.dom.credits = append(end.dom.credits, src)
+			}
+		} else {
+			src.undelivered--
+			if src.waitingForSpace {
+				src.waitingForSpace = false
+				src.port.NotifyAvailable(now)
+			}
 		}
 		if f.NumHooks() > 0 {
 			f.InvokeHook(sim.HookCtx{Domain: f, Pos: sim.HookPosConnDeliver, Item: d.msg})
@@ -462,41 +540,158 @@ func (f *fabric) scheduleNext(end *fabricEnd) {
 	if end.refused || end.pending.len() == 0 {
 		return
 	}
-	cycle := max(dueCycle(end.pending.peek().at), dueCycle(f.cycles(f.engine.CurrentTime())))
+	d := end.dom
+	cycle := max(dueCycle(end.pending.peek().at), dueCycle(d.now()))
 	if end.wakeSet && end.wakeAt <= cycle {
 		return
 	}
 	end.wakeSet = true
 	end.wakeAt = cycle
-	f.addWake(cycle, end)
-	f.scheduleEvent(cycle)
+	d.addWake(cycle, end)
+	d.scheduleEvent(cycle)
 }
 
-// scheduleEvent makes sure the engine runs the calendar at a cycle. Events
-// are secondary, as akita's DirectConnection uses: deliveries at a time
-// happen after every component has ticked at that time, so a receiver sees
-// a message no earlier than its next cycle.
-func (f *fabric) scheduleEvent(cycle int64) {
-	if cycle == f.lastEvent {
+// scheduleEvent makes sure the domain's engine runs its calendar at a
+// cycle. Events are secondary, as akita's DirectConnection uses:
+// deliveries at a time happen after every component has ticked at that
+// time, so a receiver sees a message no earlier than its next cycle.
+func (d *fabricDomain) scheduleEvent(cycle int64) {
+	if cycle == d.lastEvent {
 		return
 	}
-	if _, ok := f.eventCycles.get(cycle); ok {
-		f.lastEvent = cycle
+	if _, ok := d.eventCycles.get(cycle); ok {
+		d.lastEvent = cycle
 		return
 	}
-	f.eventCycles.put(cycle, true)
-	f.lastEvent = cycle
-	now := f.engine.CurrentTime()
-	t := sim.VTimeInSec(float64(cycle) / float64(f.freq))
+	d.eventCycles.put(cycle, true)
+	d.lastEvent = cycle
+	now := d.engine.CurrentTime()
+	t := sim.VTimeInSec(float64(cycle) / float64(d.f.freq))
 	if t < now {
 		t = now
 	}
-	f.engine.Schedule(&fabricEvent{time: t, cycle: cycle, fabric: f})
+	d.engine.Schedule(&fabricEvent{time: t, cycle: cycle, fabric: d.f, dom: d})
 }
 
-func (f *fabric) nextSeq() uint64 {
-	f.seq++
-	return f.seq
+func (d *fabricDomain) nextSeq() uint64 {
+	d.seq++
+	return d.seq
+}
+
+// mergeOutboxes returns the messages of the outboxes of the domains from
+// (ascending) in the order of their due cycles, then of their domains,
+// then of their sending (in f.crossBuf). Each outbox, mostly in order
+// already, is sorted by an insertion sort that keeps the order of equal
+// cycles, then the outboxes are merged through a heap of their heads.
+func (f *fabric) mergeOutboxes(from []int) []crossing {
+	all := f.crossBuf[:0]
+	runs := f.runs[:0] // by domain order; the heap holds their indices
+	for _, i := range from {
+		box := f.doms[i].outbox
+		if len(box) == 0 {
+			continue
+		}
+		for j := 1; j < len(box); j++ {
+			for k := j; k > 0 && box[k].at < box[k-1].at; k-- {
+				box[k], box[k-1] = box[k-1], box[k]
+			}
+		}
+		runs = append(runs, box)
+	}
+	if len(runs) == 1 {
+		all = append(all, runs[0]...)
+	} else if len(runs) > 1 {
+		less := func(a, b int) bool {
+			return runs[a][0].at < runs[b][0].at || runs[a][0].at == runs[b][0].at && a < b
+		}
+		h := f.runHeap[:0]
+		for r := range runs {
+			h = append(h, r)
+		}
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= len(h) {
+					return
+				}
+				if c+1 < len(h) && less(h[c+1], h[c]) {
+					c++
+				}
+				if !less(h[c], h[i]) {
+					return
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for len(h) > 0 {
+			r := h[0]
+			all = append(all, runs[r][0])
+			if runs[r] = runs[r][1:]; len(runs[r]) == 0 {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			down(0)
+		}
+		f.runHeap = h[:0]
+	}
+	clear(runs)
+	f.runs = runs[:0]
+	return all
+}
+
+// exchange ends a window of the domains (WithDomains) at cycle end, from
+// is the domains that ran in it, ascending (no other has sent or received
+// anything since the last exchange): the
+// messages sent between domains in it join their receivers' queues, in
+// the order of their due cycles, then of their senders' domains and the
+// order sent, with the receivers' links reserved in that order; and the
+// credits of the messages delivered across domains go back to their
+// senders, in the order of the receivers' domains and of delivery, a
+// sender waiting for space being notified at time now (the window's last
+// cycle). Every domain's engine must stand still.
+func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int) {
+	all := f.mergeOutboxes(from)
+	if len(all) > 0 {
+		for _, c := range all {
+			at := c.at
+			if at < float64(end) {
+				f.lateCrossings++
+				at = float64(end)
+			}
+			dst := c.dst
+			if dst.bytesPerCycle > 0 {
+				if b := f.payload(c.msg, dst.dram); b > 0 {
+					at = math.Max(at, dst.ingressFree)
+					dst.ingressFree = at + b/dst.bytesPerCycle
+				}
+			}
+			dst.pending.push(delivery{msg: c.msg, at: at, seq: dst.dom.nextSeq(), src: c.src})
+			f.scheduleNext(dst)
+		}
+	}
+	clear(all)
+	f.crossBuf = all[:0]
+	for _, i := range from {
+		d := f.doms[i]
+		clear(d.outbox)
+		d.outbox = d.outbox[:0]
+	}
+	for _, i := range from {
+		d := f.doms[i]
+		for i, src := range d.credits {
+			src.undelivered--
+			if src.waitingForSpace {
+				src.waitingForSpace = false
+				src.port.NotifyAvailable(now)
+			}
+			d.credits[i] = nil
+		}
+		d.credits = d.credits[:0]
+	}
 }
 
 // dueCycle is the cycle at which a message that may arrive at cycle `at`
@@ -649,6 +844,7 @@ type fabricEvent struct {
 	time   sim.VTimeInSec
 	cycle  int64
 	fabric *fabric
+	dom    *fabricDomain
 }
 
 func (e *fabricEvent) Time() sim.VTimeInSec { return e.time }

@@ -57,6 +57,10 @@ type sectoredL1 struct {
 	// drops; sm is the cache's SM.
 	vals *L1Values
 	sm   int
+	// events, under domains (Builder.WithDomains), are the changes of its
+	// lines since TakeL1Events (for CoherenceL1: vals is then nil).
+	events    []L1Event
+	logEvents bool
 
 	stats CacheStats
 
@@ -399,6 +403,9 @@ func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
 				c.vals.forget(c.sm, lineAddr+k<<c.sectorShift, 1<<c.sectorShift)
 			}
 		}
+		if c.logEvents {
+			c.logEvent(l1Add, lineAddr, sectors)
+		}
 		return
 	}
 	set := c.set(lineAddr)
@@ -417,6 +424,12 @@ func (c *sectoredL1) install(lineAddr uint64, sectors uint32) {
 			c.vals.evict(c.sm, victim.tag, 1<<c.lineShift)
 		}
 		c.vals.hold(c.sm, lineAddr)
+	}
+	if c.logEvents {
+		if victim.valid != 0 {
+			c.logEvent(l1Evict, victim.tag, 0)
+		}
+		c.logEvent(l1Hold, lineAddr, sectors)
 	}
 	*victim = l1Line{tag: lineAddr, valid: sectors}
 	c.touch(victim)
@@ -470,4 +483,11 @@ func (t *fillTable) grow() {
 			t.slots[s.num&mask] = s
 		}
 	}
+}
+
+// logEvent records a change of the cache's lines (under domains), at the
+// fabric's current time in its domain.
+func (c *sectoredL1) logEvent(kind l1EventKind, line uint64, sectors uint32) {
+	end := c.fabric.mustEnd(c.top, "log")
+	c.events = append(c.events, L1Event{Cycle: uint64(dueCycle(end.dom.now())), kind: kind, line: line, sectors: sectors})
 }

@@ -257,7 +257,7 @@ func (s *sliceShadow) fetchSectors(p *partialLine, sectors uint32) {
 		req.ID = s.ids.Next()
 		req.Src = s.port
 		req.Dst = s.dram.port
-		req.SendTime = s.fabric.engine.CurrentTime()
+		req.SendTime = s.fabric.doms[0].engine.CurrentTime()
 		s.sectorFetches[req.ID] = sectorFetch{p: p, sectors: run32}
 		s.fabric.enqueue(req, s.portEnd, s.dram, 0)
 	})
@@ -320,7 +320,7 @@ func (s *sliceShadow) fetching(req *mem.ReadReq) bool {
 	rsp.ID = s.ids.Next()
 	rsp.Src = s.dram.port
 	rsp.Dst = req.Src
-	rsp.SendTime = s.fabric.engine.CurrentTime()
+	rsp.SendTime = s.fabric.doms[0].engine.CurrentTime()
 	s.fabric.enqueue(rsp, s.dram, s.bottom, 0)
 	return true
 }

@@ -2,6 +2,7 @@ package memsys
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 
@@ -53,8 +54,10 @@ type System struct {
 	// smMsgs allocates each SM's requests (an SM builds them from its
 	// own ticks only).
 	smMsgs []smSlabs
-	// pools are the memory side's own messages (memPools).
-	pools memPools
+	// pools are the memory side's own messages (memPools); smPools, under
+	// domains (Builder.WithDomains), each L1's.
+	pools   memPools
+	smPools []memPools
 	// parallel: the engine is akita's parallel one, under which nothing
 	// is recycled (RecycleLoads).
 	parallel bool
@@ -157,7 +160,65 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 		panic(fmt.Sprintf("memsys: SM %d is already connected", sm))
 	}
 	s.smConnected[sm] = true
-	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1})
+	domain := 0
+	if s.smPools != nil {
+		domain = sm + 1
+	}
+	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1, domain: domain})
+}
+
+// Exchange ends a window of the domains (Builder.WithDomains) at cycle
+// end, with every engine standing still: the messages sent between an SM's
+// domain and the L2 side's in the window join their receivers' queues (in
+// the order of their due cycles, then of the senders' domains, the L2
+// side's first, then the order sent), and the credits of the messages
+// delivered across join their senders (a sender waiting for space hears
+// of it at time now, the window's last cycle). The order depends only on
+// what the domains did, not on which ran first. ran lists the domains
+// that ran in the window, ascending: 0 for the L2 side, 1+i for SM i; the
+// others must have done nothing since the last exchange.
+func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int) {
+	s.fabric.exchange(now, end, ran)
+}
+
+// LateCrossings is the number of messages between domains that were due
+// before the end of the window they were sent in (Exchange delays them to
+// its end): none when the windows are no longer than MinCrossingCycles.
+func (s *System) LateCrossings() uint64 { return s.fabric.lateCrossings }
+
+// MinCrossingCycles is the fewest cycles a message takes between an SM's
+// domain and the L2 side's, either way (Builder.WithDomains): windows no
+// longer than this let the domains run concurrently.
+func (s *System) MinCrossingCycles() float64 {
+	f := s.fabric
+	var smSide, l2Side []*fabricEnd
+	for _, e := range f.ends {
+		if e.zone == zoneSM {
+			smSide = append(smSide, e)
+		} else {
+			l2Side = append(l2Side, e)
+		}
+	}
+	least := math.Inf(1)
+	for _, a := range smSide {
+		for _, b := range l2Side {
+			least = math.Min(least, math.Min(f.routeLatency(a, b), f.routeLatency(b, a)))
+		}
+	}
+	return least
+}
+
+// L1HitCycles is the fewest cycles from a load's arrival at its L1 to its
+// answer's delivery at the SM.
+func (s *System) L1HitCycles() float64 { return s.timing.l1Response }
+
+// domainNow is the current time of SM sm's domain (the system's engine's
+// without domains).
+func (s *System) domainNow(sm int) sim.VTimeInSec {
+	if s.smPools != nil {
+		return s.fabric.doms[sm+1].engine.CurrentTime()
+	}
+	return s.engine.CurrentTime()
 }
 
 // NewLineRead builds the load request of one warp instruction for one line:
@@ -176,7 +237,7 @@ func (s *System) NewLineRead(src sim.Port, sm int, lineAddr uint64, sectorMask u
 	r.ID = id
 	r.Src = src
 	r.Dst = s.l1Top[sm]
-	r.SendTime = s.engine.CurrentTime()
+	r.SendTime = s.domainNow(sm)
 	return r
 }
 
@@ -208,7 +269,7 @@ func (s *System) NewLineWrite(src sim.Port, sm int, lineAddr uint64, sectorMask 
 	w.ID = id
 	w.Src = src
 	w.Dst = s.l1Top[sm]
-	w.SendTime = s.engine.CurrentTime()
+	w.SendTime = s.domainNow(sm)
 	return w
 }
 
@@ -279,7 +340,7 @@ func (s *System) NewAtomic(src sim.Port, sectorAddr uint64, ops []AtomicOp, id s
 	r.ID = id
 	r.Src = src
 	r.Dst = s.AtomicPortFor(sectorAddr)
-	r.SendTime = s.engine.CurrentTime()
+	r.SendTime = s.fabric.mustEnd(src, "send from").dom.engine.CurrentTime()
 	return r
 }
 

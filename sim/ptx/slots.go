@@ -174,3 +174,48 @@ func (fn *Function) Slots(apart []bool) RegisterSlots {
 	slices.Sort(res.LiveIn)
 	return res
 }
+
+// DeadDefs reports, per instruction, which of its destinations (bit j:
+// Dst[j]) are registers no instruction reads afterwards, on any path (with
+// the liveness of Slots: a .func's return parameters are read at every
+// ret). An executor that writes such a destination late may skip it: the
+// register's slot may already hold a later register (Slots shares it).
+func (fn *Function) DeadDefs() []uint8 {
+	dead := make([]uint8, len(fn.Insts))
+	nr := len(fn.Regs)
+	if nr == 0 || len(fn.Blocks) == 0 {
+		return dead
+	}
+	var returns []RegIndex
+	for _, p := range fn.Returns() {
+		if p.Space == SpaceReg && p.Reg != NoReg {
+			returns = append(returns, p.Reg)
+		}
+	}
+	uses := func(in *Inst, f func(RegIndex)) {
+		forEachUse(in, f)
+		if in.Op == OpRet {
+			for _, r := range returns {
+				f(r)
+			}
+		}
+	}
+	_, liveOut := blockLiveness(fn, uses)
+	live := newRegSet(nr)
+	for b := range fn.Blocks {
+		live.copyFrom(liveOut[b])
+		for i := fn.Blocks[b].End - 1; i >= fn.Blocks[b].Start; i-- {
+			in := &fn.Insts[i]
+			for j := 0; j < int(in.NDst); j++ {
+				if o := in.Dst[j]; o.Kind == OperandReg && o.Reg != NoReg && !live.has(o.Reg) {
+					dead[i] |= 1 << j
+				}
+			}
+			if in.Guard == NoReg {
+				forEachDef(in, live.remove)
+			}
+			uses(in, live.add)
+		}
+	}
+	return dead
+}

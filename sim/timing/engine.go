@@ -55,6 +55,11 @@ type serialEngine struct {
 	isPaused     bool
 	endHandlers  []sim.SimulationEndHandler
 	running      atomic.Bool
+
+	// touched, when set, hears of every event queued (the window engine's
+	// engines: windowEngine.touch); domain is the engine's domain there.
+	touched func(*serialEngine)
+	domain  int
 }
 
 // newSerialEngine is an engine whose queue is bucketed by perBucket
@@ -284,6 +289,9 @@ func (e *serialEngine) Schedule(evt sim.Event) {
 		key |= otherRank << rankShift
 	}
 	ent := heapEntry{t: evt.Time(), key: key, e: evt}
+	if e.touched != nil {
+		e.touched(e)
+	}
 	if evt.IsSecondary() {
 		e.secondary.push(ent)
 		return
@@ -301,6 +309,9 @@ func (e *serialEngine) scheduleWake(s *SM, t sim.VTimeInSec, cycle uint64, notif
 	e.seq++
 	if notified {
 		cycle = notifiedWake
+	}
+	if e.touched != nil {
+		e.touched(e)
 	}
 	e.queue.push(heapEntry{t: t, key: e.seq | rank<<rankShift, sm: s, cycle: cycle})
 }
@@ -396,5 +407,51 @@ func (e *serialEngine) Finished() {
 	now := e.time()
 	for _, h := range e.endHandlers {
 		h.Handle(now)
+	}
+}
+
+// nextTime is the time of the earliest queued event (ok false: none).
+func (e *serialEngine) nextTime() (t sim.VTimeInSec, ok bool) {
+	switch {
+	case e.queue.len() > 0 && len(e.secondary) > 0:
+		return min(e.queue.peek().t, e.secondary[0].t), true
+	case e.queue.len() > 0:
+		return e.queue.peek().t, true
+	case len(e.secondary) > 0:
+		return e.secondary[0].t, true
+	}
+	return 0, false
+}
+
+// runBefore handles events, earliest first, as Run does, while the
+// earliest is before time end; the window engine (window.go) runs each
+// domain's engine so, and adds no hooks.
+func (e *serialEngine) runBefore(end sim.VTimeInSec) {
+	for {
+		var ent heapEntry
+		switch {
+		case e.queue.len() > 0 && (len(e.secondary) == 0 || e.queue.peek().t <= e.secondary[0].t):
+			if e.queue.peek().t >= end {
+				return
+			}
+			ent = e.queue.pop()
+		case len(e.secondary) > 0:
+			if e.secondary[0].t >= end {
+				return
+			}
+			ent = e.secondary.pop()
+		default:
+			return
+		}
+		t := ent.t
+		if now := e.time(); t < now {
+			panic(fmt.Sprintf("cannot run event in the past, evt %T @ %.10f, now %.10f", ent.e, t, now))
+		}
+		e.now.Store(math.Float64bits(float64(t)))
+		if ent.e == nil {
+			ent.sm.wake(t, ent.cycle)
+			continue
+		}
+		_ = ent.e.Handler().Handle(ent.e)
 	}
 }

@@ -61,6 +61,8 @@ type Builder struct {
 	profile  bool
 	// hitsAsMessages: WithHitsAsMessages.
 	hitsAsMessages bool
+	// threads: WithThreads (0: the serial engine).
+	threads int
 }
 
 // MakeBuilder returns a Builder with a 1 GHz clock and the serial engine.
@@ -93,6 +95,13 @@ func (b Builder) WithLimits(l Limits) Builder { b.limits = l; return b }
 // engine is the default; the package comment says more (Engines).
 func (b Builder) WithParallelEngine(on bool) Builder { b.parallel = on; return b }
 
+// WithThreads selects the window engine (window.go; the package comment
+// says what it does, under Engines) on n goroutines (n >= 1); 0, the
+// default, keeps the serial engine. Every figure of the window engine is
+// the same for every n. It needs the sectored L1 and L2, and does not
+// profile, trace or run under a monitor; Build refuses what it cannot do.
+func (b Builder) WithThreads(n int) Builder { b.threads = n; return b }
+
 // WithProfile makes the GPU profile its launches: every cycle of every
 // warp is charged to a Reason and, while the warp is resident, to the
 // PTX instruction it is at (GPU.Profile; the package comment says how,
@@ -124,18 +133,36 @@ func (b Builder) Build(name string) (*GPU, error) {
 			b.sm.CoalesceSectorBytes, b.sm.CoalesceLineBytes, b.memory.SectorSizeBytes, b.memory.LineSizeBytes)
 	}
 	sim.NameMustBeValid(name)
+	if b.threads < 0 {
+		return nil, fmt.Errorf("timing: %d threads", b.threads)
+	}
+	if b.threads > 0 {
+		if err := b.windowSupported(); err != nil {
+			return nil, err
+		}
+	}
 	var engine sim.Engine
 	if b.parallel {
 		engine = sim.NewParallelEngine()
 	} else {
 		engine = newSerialEngine(b.freq.Period())
 	}
-	mem, err := memsys.MakeBuilder().
+	mb := memsys.MakeBuilder().
 		WithEngine(engine).
 		WithFreq(b.freq).
 		WithConfig(b.memory).
-		WithNumSMs(b.limits.SMs).
-		Build(name + ".Mem")
+		WithNumSMs(b.limits.SMs)
+	var smEngines []*serialEngine
+	if b.threads > 0 {
+		engines := make([]sim.Engine, b.limits.SMs)
+		for i := range engines {
+			e := newSerialEngine(b.freq.Period())
+			smEngines = append(smEngines, e)
+			engines[i] = e
+		}
+		mb = mb.WithDomains(engines)
+	}
+	mem, err := mb.Build(name + ".Mem")
 	if err != nil {
 		return nil, fmt.Errorf("timing: %w", err)
 	}
@@ -155,6 +182,9 @@ func (b Builder) Build(name string) (*GPU, error) {
 	g.serial, _ = engine.(*serialEngine)
 	if b.profile {
 		g.clockReads = map[*ptx.Function][]bool{}
+	}
+	if b.threads > 0 {
+		g.window = newWindowEngine(g, b.threads, g.serial, smEngines)
 	}
 	for i := range b.limits.SMs {
 		g.sms = append(g.sms, newSM(g, i))
@@ -208,6 +238,10 @@ type GPU struct {
 
 	// The launch in progress.
 	run *launchRun
+
+	// window is the window engine (WithThreads; nil: the serial or
+	// akita's parallel engine).
+	window *windowEngine
 }
 
 // Engine returns the akita engine (for hooks and tracers).
@@ -309,6 +343,13 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	for _, fn := range prog.Module.PTX.Funcs {
 		r.maxRegs = max(r.maxRegs, fn.NumRegs)
 	}
+	if g.window != nil {
+		if err := g.window.check(); err != nil {
+			return Stats{}, err
+		}
+		// The scoreboard keeps entries past the rows (analyseRows).
+		r.maxRegs *= 2
+	}
 	prog.Reachable(func(fn *ptx.Function) { r.fences = r.fences || hasFence(fn) })
 	if l.WarpsPerCTA > g.limits.MaxWarpsPerSM || l.RegistersPerCTA > g.limits.RegistersPerSM ||
 		l.SharedPerCTA > g.limits.SharedMemPerSM || l.ThreadsPerCTA > g.limits.MaxThreadsPerSM {
@@ -329,6 +370,9 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	g.mem.ResetStats()
 
 	start := g.freq.Cycle(g.engine.CurrentTime()) + 1
+	if g.window != nil {
+		start = g.window.begin(r, prog)
+	}
 	r.startCycle, r.endCycle = start, start
 	r.watch = exec.NewWatchdog(l.Grid, start, uint64(g.cfg.DeadlockWindowCycles), spinSampleCycles)
 	g.now = start
@@ -339,7 +383,9 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	for _, s := range g.sms {
 		s.wakeAtCycle(start)
 	}
-	if err := g.engine.Run(); err != nil {
+	if g.window != nil {
+		g.window.run()
+	} else if err := g.engine.Run(); err != nil {
 		return Stats{}, fmt.Errorf("timing: engine: %w", err)
 	}
 	if g.profile {
@@ -424,9 +470,15 @@ func (g *GPU) smEvent(s *SM, now sim.VTimeInSec, wakeCycle uint64, wake bool) {
 }
 
 // infosOf returns the instruction information of fn, computed once.
+// Under the window engine its registers are register-file rows (see
+// windowEngine.begin), computed for every function of a launch when it
+// begins.
 func (g *GPU) infosOf(fn *ptx.Function) []instInfo {
 	x, ok := g.infos[fn]
 	if !ok {
+		if g.window != nil {
+			panic("timing: instruction information of a function the launch did not prepare")
+		}
 		x = analyse(fn)
 		g.infos[fn] = x
 	}
@@ -491,8 +543,8 @@ const spinSampleCycles = 1024
 func (g *GPU) fits(s *SM) bool {
 	r := g.run
 	l := g.limits
-	return (r.MaxCTAsPerSM == 0 || len(s.ctas) < r.MaxCTAsPerSM) &&
-		len(s.ctas) < l.MaxCTAsPerSM &&
+	return (r.MaxCTAsPerSM == 0 || s.resCTAs < r.MaxCTAsPerSM) &&
+		s.resCTAs < l.MaxCTAsPerSM &&
 		s.usedWarps+r.WarpsPerCTA <= l.MaxWarpsPerSM &&
 		s.usedThreads+r.ThreadsPerCTA <= l.MaxThreadsPerSM &&
 		s.usedRegs+r.RegistersPerCTA <= l.RegistersPerSM &&
@@ -505,10 +557,10 @@ func (g *GPU) whyNot(s *SM) string {
 	r := g.run
 	l := g.limits
 	switch {
-	case r.MaxCTAsPerSM > 0 && len(s.ctas) >= r.MaxCTAsPerSM:
-		return fmt.Sprintf("CTA slots: %d of %d resident (%s)", len(s.ctas), r.MaxCTAsPerSM, r.CapReason)
-	case len(s.ctas) >= l.MaxCTAsPerSM:
-		return fmt.Sprintf("CTA slots: %d of %d in use", len(s.ctas), l.MaxCTAsPerSM)
+	case r.MaxCTAsPerSM > 0 && s.resCTAs >= r.MaxCTAsPerSM:
+		return fmt.Sprintf("CTA slots: %d of %d resident (%s)", s.resCTAs, r.MaxCTAsPerSM, r.CapReason)
+	case s.resCTAs >= l.MaxCTAsPerSM:
+		return fmt.Sprintf("CTA slots: %d of %d in use", s.resCTAs, l.MaxCTAsPerSM)
 	case s.usedWarps+r.WarpsPerCTA > l.MaxWarpsPerSM:
 		return fmt.Sprintf("warp slots: %d of %d in use, a CTA needs %d", s.usedWarps, l.MaxWarpsPerSM, r.WarpsPerCTA)
 	case s.usedThreads+r.ThreadsPerCTA > l.MaxThreadsPerSM:

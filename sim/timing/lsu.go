@@ -43,6 +43,11 @@ type loadOp struct {
 	// answered is the cycle at which the SM takes the last answer of the
 	// load's lines that its L1 answered at once (lsu.hit; 0: none).
 	answered uint64
+	// valuesAt is the cycle from which its values are in its registers
+	// under the window engine (the executor logs global loads and the
+	// window engine applies them later; windowEngine.valueLatency): its
+	// results are not ready before (0: no such bound).
+	valuesAt uint64
 	ndst     uint8
 	dst      [4]ptx.RegIndex
 }
@@ -393,7 +398,7 @@ func (l *lsu) dequeue(at int) {
 func (l *lsu) hit(r *memReq, done, cyc uint64) {
 	s := l.sm
 	w := r.warp
-	if w.gen != r.gen || s.g.run == nil || s.g.run.stopped {
+	if w.gen != r.gen || s.g.run == nil || s.halted() {
 		s.hitActivity = max(s.hitActivity, done)
 		return
 	}
@@ -447,7 +452,7 @@ func (l *lsu) retrieve(now sim.VTimeInSec, cyc uint64) {
 		}
 		freed = true
 		s.lastActivity = max(s.lastActivity, cyc)
-		if s.g.run == nil || s.g.run.stopped {
+		if s.g.run == nil || s.halted() {
 			continue
 		}
 		l.complete(r, cyc)
@@ -605,7 +610,7 @@ func (l *lsu) finish(op *loadOp, cyc uint64) {
 	s := l.sm
 	w := op.warp
 	taken := max(cyc, op.answered)
-	at := max(taken, op.minReady)
+	at := max(taken, op.minReady, op.valuesAt)
 	for j := 0; j < int(op.ndst); j++ {
 		w.ready[op.dst[j]] = at
 	}
@@ -660,6 +665,9 @@ func (s *SM) memory(w *warpCtx, info *instInfo, st *exec.StepInfo, cyc uint64) {
 		if hasResult {
 			op = s.lsu.newOp()
 			*op = loadOp{warp: w, gen: w.gen, minReady: ready, ndst: info.ndst, dst: info.dst}
+			if s.win != nil {
+				op.valuesAt = cyc + s.win.valueLatency
+			}
 		}
 		lanes, at := global, cyc
 		if info.warpAggregated {

@@ -183,12 +183,45 @@ type SM struct {
 	smemCut1, smemCut2, sharedCut1, sharedCut2 uint64
 	// prof is the profiler (nil unless the GPU profiles).
 	prof *smProf
+
+	// resCTAs is the number of CTAs that hold the SM's resources (used*):
+	// len(ctas), except under the window engine, where a retired CTA
+	// frees them when the window's end takes its retirement in turn.
+	resCTAs int
+	// eng is the engine of the SM's ticks: the GPU's serial engine, or its
+	// own under the window engine (nil under akita's parallel engine).
+	eng *serialEngine
+	// Under the window engine (win set): the SM's shard of the launch's
+	// grid; the first error a warp of the SM met in this launch, at
+	// cycle errCycle (it stops the SM; the window's end stops the
+	// launch); the CTAs retired in this window, in order; and whether the
+	// SM ticked in it, lastly at cycle ticked.
+	win        *windowEngine
+	shard      *exec.Shard
+	err        error
+	errCycle   uint64
+	retired    []retirement
+	tickedWin  bool
+	tickedLast uint64
+}
+
+// retirement is a CTA that retired from an SM at a cycle (the window
+// engine's record of it).
+type retirement struct {
+	cycle uint64
+	cta   *ctaCtx
 }
 
 func newSM(g *GPU, id int) *SM {
-	s := &SM{g: g, id: id, cfg: &g.cfg, wakeAt: never}
+	s := &SM{g: g, id: id, cfg: &g.cfg, wakeAt: never, eng: g.serial}
+	var engine sim.Engine = g.engine
+	if g.window != nil {
+		s.win = g.window
+		s.eng = g.window.sms[id]
+		engine = s.eng
+	}
 	name := fmt.Sprintf("%s.SM[%d]", g.name, id)
-	s.TickingComponent = sim.NewTickingComponent(name, g.engine, g.freq, s)
+	s.TickingComponent = sim.NewTickingComponent(name, engine, g.freq, s)
 	s.nextTickTime = -1
 	port := newSMPort(s, 64, name+".Mem", g.parallel)
 	s.AddPort("Mem", port)
@@ -241,6 +274,14 @@ func (s *SM) reset(r *launchRun, start uint64) {
 	s.waits, s.waitsHead = s.waits[:0], 0
 	s.resident, s.occLast = 0, start
 	s.stats = smStats{}
+	s.resCTAs = 0
+	s.err, s.errCycle = nil, 0
+	clear(s.retired)
+	s.retired = s.retired[:0]
+	s.tickedWin = false
+	if s.win != nil {
+		s.shard = r.Grid.Shard(s.id)
+	}
 	if s.prof != nil {
 		s.prof.reset(r.maxRegs)
 	}
@@ -254,11 +295,22 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 	if s.NumHooks() > 0 {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTAStart, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: c.Linear}})
 	}
+	if s.win != nil && cyc < s.occLast {
+		// The window engine places CTAs at the window's end, when the SM
+		// has counted its occupancy past cyc: count the new warps from
+		// cyc on.
+		d := s.occLast - cyc
+		s.stats.warpCycles += uint64(r.WarpsPerCTA) * d
+		if s.resident == 0 {
+			s.stats.activeCycles += d
+		}
+	}
 	s.integrateOccupancy(cyc)
 	s.usedWarps += r.WarpsPerCTA
 	s.usedThreads += r.ThreadsPerCTA
 	s.usedRegs += r.RegistersPerCTA
 	s.usedShared += r.SharedPerCTA
+	s.resCTAs++
 	first := turn + max(uint64(s.cfg.CTALaunchCycles), 1)
 	ctx := &ctaCtx{c: c}
 	if s.NumHooks() > 0 {
@@ -380,7 +432,7 @@ func (s *SM) scheduleWake(t sim.VTimeInSec, c uint64, notified bool) {
 		rc = s.g.freq.Cycle(t)
 	}
 	rank := s.tieRank(rc)
-	if e := s.g.serial; e != nil {
+	if e := s.eng; e != nil {
 		e.scheduleWake(s, t, c, notified, rank)
 		return
 	}
@@ -544,18 +596,25 @@ func (s *SM) tick(now sim.VTimeInSec) {
 	if g.run == nil {
 		return
 	}
-	g.now = max(g.now, cyc)
+	if s.win != nil {
+		s.shard.SetCycle(cyc)
+		s.tickedWin, s.tickedLast = true, cyc
+	} else {
+		g.now = max(g.now, cyc)
+	}
 	s.lsu.retrieve(now, cyc)
 	if s.waitsHead < len(s.waits) {
 		s.resumeWaits(cyc)
 	}
-	if g.run.stopped {
+	if s.halted() {
 		return
 	}
 	s.lsu.send(cyc)
 	next, issued := s.issue(cyc)
-	g.check(cyc)
-	if g.run.stopped {
+	if s.win == nil {
+		g.check(cyc)
+	}
+	if s.halted() {
 		return
 	}
 	if issued {
@@ -648,7 +707,7 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 			continue
 		}
 		// Starving warps first, oldest first (see starvationCycles).
-		for i := 0; i < len(sc.warps) && sc.issued < width && !s.g.run.stopped; i++ {
+		for i := 0; i < len(sc.warps) && sc.issued < width && !s.halted(); i++ {
 			if w := sc.warps[i]; w.starving(cyc) && s.try(w, sc, cyc, &next) {
 				if gto {
 					sc.last = w
@@ -660,17 +719,17 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 		if gto {
 			// Greedy: the warp issued from last, while it can; then the
 			// oldest that can.
-			if l := sc.last; l != nil && sc.issued < width && !s.g.run.stopped {
+			if l := sc.last; l != nil && sc.issued < width && !s.halted() {
 				s.try(l, sc, cyc, &next)
 			}
-			for i := 0; i < len(sc.warps) && sc.issued < width && !s.g.run.stopped; i++ {
+			for i := 0; i < len(sc.warps) && sc.issued < width && !s.halted(); i++ {
 				if w := sc.warps[i]; w != sc.last && s.try(w, sc, cyc, &next) {
 					sc.last = w
 				}
 			}
 		} else {
 			start := sc.rr % n
-			for k := 0; k < n && sc.issued < width && !s.g.run.stopped; k++ {
+			for k := 0; k < n && sc.issued < width && !s.halted(); k++ {
 				i := (start + k) % n
 				if i >= len(sc.warps) { // a CTA retired during the loop
 					break
@@ -683,7 +742,7 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 		if sc.issued > 0 {
 			issued = true
 		}
-		if s.g.run.stopped {
+		if s.halted() {
 			return never, false
 		}
 	}
@@ -785,7 +844,11 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	st, err := w.w.Step()
 	w.next, w.readyBy = nil, never
 	if err != nil {
-		s.g.fail(err)
+		if s.win != nil {
+			s.fail(err, cyc)
+		} else {
+			s.g.fail(err)
+		}
 		return
 	}
 	s.stats.warpInsts++
@@ -806,6 +869,10 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 	case cls == clsFence:
 		if info.invalidateL1 {
 			s.g.mem.InvalidateL1(s.id)
+			if s.win != nil {
+				// The values' side hears of it in the SM's order.
+				s.shard.Mark(markInvalidateL1)
+			}
 		}
 		if w.outstanding > 0 {
 			w.fenceWait, w.wakeAt = true, never
@@ -934,7 +1001,6 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 		return
 	}
 	// The CTA is finished: free its slots and resources.
-	r := s.g.run
 	for _, o := range cta.warps {
 		sc := &s.scheds[o.sched]
 		for i, x := range sc.warps {
@@ -958,12 +1024,14 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 			break
 		}
 	}
-	s.usedWarps -= r.WarpsPerCTA
-	s.usedThreads -= r.ThreadsPerCTA
-	s.usedRegs -= r.RegistersPerCTA
-	s.usedShared -= r.SharedPerCTA
-	r.Grid.Retire(cta.c)
 	s.lastActivity = max(s.lastActivity, cyc)
+	if s.win != nil {
+		// The window's end frees its resources and starts waiting CTAs,
+		// in the order of the retirements of every SM.
+		s.retired = append(s.retired, retirement{cycle: cyc, cta: cta})
+		return
+	}
+	s.release(cta)
 	if cta.task != "" {
 		tracing.EndTask(cta.task, s)
 	}
@@ -971,4 +1039,29 @@ func (s *SM) maybeRetire(w *warpCtx, cyc uint64) {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTADone, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: cta.c.Linear}})
 	}
 	s.g.ctaDone(cyc)
+}
+
+// release frees the resources of a retired CTA and returns its state to
+// the grid.
+func (s *SM) release(cta *ctaCtx) {
+	r := s.g.run
+	s.usedWarps -= r.WarpsPerCTA
+	s.usedThreads -= r.ThreadsPerCTA
+	s.usedRegs -= r.RegistersPerCTA
+	s.usedShared -= r.SharedPerCTA
+	s.resCTAs--
+	r.Grid.Retire(cta.c)
+}
+
+// halted says whether the SM stops issuing and sending: the launch
+// stopped, or (window engine) one of its warps met an error.
+func (s *SM) halted() bool { return s.g.run.stopped || s.err != nil }
+
+// fail records, under the window engine, the first error a warp of the SM
+// met, at cycle cyc: the SM stops, and the window's end stops the launch
+// with the earliest error of every SM's.
+func (s *SM) fail(err error, cyc uint64) {
+	if s.err == nil {
+		s.err, s.errCycle = err, cyc
+	}
 }

@@ -1,0 +1,488 @@
+package exec
+
+import (
+	"math/bits"
+
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Split mode: SMs that step their warps concurrently.
+//
+// A timing model that runs several SMs at once (sim/timing's window
+// engine) splits the grid (Grid.Split): each SM's warps then step with a
+// Shard of their own (scratch rows, instruction counters, progress, the
+// SM's clock), and their global memory accesses do not touch the memory
+// image when they issue. A global load, store or atomic is logged in its
+// SM's shard instead (OpLog): its lanes' addresses, the values a store
+// writes and an atomic's operands, and the registers a load or atomic
+// writes. The timing model applies the logs later (Grid.ApplyOp), one
+// operation at a time, in an order it chooses; values are then what they
+// are when each operation is applied. Applied in the order the operations
+// issued (cycle, then the SMs' order within a cycle, then each SM's own
+// order), the values are those of a grid stepped one warp at a time,
+// issue-time semantics included; the registers a load or atomic writes
+// stay unwritten until then, which the timing model's scoreboard covers
+// (it must apply an operation before the cycle at which its results are
+// ready). Everything else a warp does (registers, shared and local memory,
+// barriers, constants and kernel parameters, which no kernel writes) takes
+// effect when it issues, as in the unsplit grid. Functional mode never
+// splits.
+
+// Shard is the part of a split grid that one SM's warps change when they
+// step (Grid.Split).
+type Shard struct {
+	sm      int
+	scratch warpScratch
+	// cycle is the SM's current cycle: %clock, and the cycle of the
+	// operations it logs.
+	cycle                  uint64
+	warpInsts, threadInsts uint64
+	finished               int
+	epoch                  uint64
+	log                    *OpLog
+}
+
+// Split gives each of sms SMs a Shard (see the comment on split mode).
+// Call it before the first Dispatch.
+func (g *Grid) Split(sms int) {
+	g.shards = make([]*Shard, sms)
+	for i := range g.shards {
+		g.shards[i] = &Shard{sm: i, log: &OpLog{}}
+	}
+}
+
+// Shard returns SM sm's shard of a split grid.
+func (g *Grid) Shard(sm int) *Shard { return g.shards[sm] }
+
+// Instructions returns the warp- and thread-instructions the grid has
+// executed, split or not.
+func (g *Grid) Instructions() (warp, thread uint64) {
+	warp, thread = g.WarpInsts, g.ThreadInsts
+	for _, s := range g.shards {
+		warp += s.warpInsts
+		thread += s.threadInsts
+	}
+	return warp, thread
+}
+
+// FinishedCTAs is the number of CTAs that completed, split or not.
+func (g *Grid) FinishedCTAs() int {
+	n := g.Finished
+	for _, s := range g.shards {
+		n += s.finished
+	}
+	return n
+}
+
+// SetCycle sets the shard's SM's current cycle (%clock, and the cycle of
+// the operations it logs from now on).
+func (s *Shard) SetCycle(c uint64) { s.cycle = c }
+
+// Mark logs a marker with a tag of the timing model's, ordered among the
+// SM's memory operations (OpLog.Mark).
+func (s *Shard) Mark(tag int) {
+	s.log.ops = append(s.log.ops, memOp{cycle: s.cycle, kind: opMark, sm: int32(s.sm), tag: tag})
+}
+
+// Len is the number of operations and markers logged since TakeLog.
+func (s *Shard) Len() int { return len(s.log.ops) }
+
+// TakeLog returns the operations logged since the last call and starts a
+// new log in spare (emptied; nil: a new one).
+func (s *Shard) TakeLog(spare *OpLog) *OpLog {
+	out := s.log
+	if spare == nil {
+		spare = &OpLog{}
+	}
+	spare.Reset()
+	s.log = spare
+	return out
+}
+
+// OpLog is the global memory operations and markers one SM's warps logged,
+// in the order they issued.
+type OpLog struct {
+	ops []memOp
+	// vals holds the operations' lane data: for each, its lanes'
+	// addresses in lane order, then a store's values (per lane, its vector
+	// elements) or an atomic's operands (every lane's b, then every lane's
+	// c).
+	vals []uint64
+}
+
+type opKind uint8
+
+const (
+	opLoad opKind = iota
+	opStore
+	opAtom
+	opMark
+)
+
+type memOp struct {
+	cycle uint64
+	kind  opKind
+	sm    int32
+	lanes uint32
+	at    int32 // index of the first lane's address in vals
+	x     *xinst
+	dst   [4]*[32]uint64 // the rows a load (dst[:vec]) or atomic (dst[0]) writes; nil: none
+	tag   int
+}
+
+// Len is the number of logged operations.
+func (l *OpLog) Len() int { return len(l.ops) }
+
+// Cycle is the cycle at which operation i issued.
+func (l *OpLog) Cycle(i int) uint64 { return l.ops[i].cycle }
+
+// Mark reports whether operation i is a marker (Shard.Mark), with its tag.
+func (l *OpLog) Mark(i int) (tag int, ok bool) {
+	if l.ops[i].kind != opMark {
+		return 0, false
+	}
+	return l.ops[i].tag, true
+}
+
+// Reset empties the log, keeping its storage.
+func (l *OpLog) Reset() {
+	clear(l.ops)
+	l.ops = l.ops[:0]
+	l.vals = l.vals[:0]
+}
+
+// logOp starts an operation of kind on the lanes of w's instruction x.
+// Its lane data follow in l.vals.
+func (w *Warp) logOp(kind opKind, x *xinst, lanes uint32) *memOp {
+	l := w.sh.log
+	l.ops = append(l.ops, memOp{cycle: w.sh.cycle, kind: kind, sm: int32(w.cta.SM), lanes: lanes, at: int32(len(l.vals)), x: x})
+	return &l.ops[len(l.ops)-1]
+}
+
+// lateRow is the register row that a logged load or atomic writes for
+// x's destination j when the log is applied: nil for none, and for a
+// register nothing reads afterwards, whose row a later register may hold
+// by then (ptx.Function.Slots).
+func (w *Warp) lateRow(x *xinst, j int) *[32]uint64 {
+	if x.dst[j] < 0 || x.deadDst&(1<<j) != 0 {
+		return nil
+	}
+	return w.row(x.dst[j])
+}
+
+// ldGlobalSplit is ldGlobal in a split grid: the lanes' addresses are
+// checked and logged.
+func (w *Warp) ldGlobalSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemLoad, m)
+	w.polled(x)
+	base := w.row(x.abase)
+	n := uint64(len(w.g.mem.data))
+	size := uint64(x.size)
+	off := x.aoff
+	rec := w.rec
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		o := a - GlobalBase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+			if _, _, err := w.resolve(x, l, a, int(size), false); err != nil {
+				return err
+			}
+			panic("exec: ldGlobal and resolve disagree on an address")
+		}
+		if rec != nil {
+			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
+		}
+	}
+	op := w.logOp(opLoad, x, m)
+	op.dst[0] = w.lateRow(x, 0)
+	lg := w.sh.log
+	for mm := m; mm != 0; mm &= mm - 1 {
+		lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+	}
+	return nil
+}
+
+// stGlobalSplit is stGlobal in a split grid.
+func (w *Warp) stGlobalSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemStore, m)
+	base := w.row(x.abase)
+	s := w.src(&x.src[0], &w.sc.t[0])
+	n := uint64(len(w.g.mem.data))
+	size := uint64(x.size)
+	off := x.aoff
+	rec := w.rec
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		o := a - GlobalBase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+			if _, _, err := w.resolve(x, l, a, int(size), true); err != nil {
+				return err
+			}
+			panic("exec: stGlobal and resolve disagree on an address")
+		}
+		if rec != nil {
+			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
+		}
+	}
+	w.logOp(opStore, x, m)
+	lg := w.sh.log
+	for mm := m; mm != 0; mm &= mm - 1 {
+		lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		lg.vals = append(lg.vals, s[bits.TrailingZeros32(mm)])
+	}
+	return nil
+}
+
+// ldSplit is ld in a split grid: lanes that resolve to global memory are
+// logged, the others load now.
+func (w *Warp) ldSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemLoad, m)
+	if x.space != ptx.SpaceParam && x.space != ptx.SpaceLocal && x.space != ptx.SpaceConst {
+		w.polled(x)
+	}
+	base := w.addrRow(x)
+	off := x.aoff + w.localOff(x)
+	size := int(x.size)
+	vec := int(x.vec)
+	var vals [4][32]uint64
+	var global uint32
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size*vec, false)
+		if err != nil {
+			return err
+		}
+		if globalAddr(x, a) {
+			global |= 1 << l
+			continue
+		}
+		for i := 0; i < vec; i++ {
+			vals[i][l] = ext(x, load(buf, o+uint64(i*size), size))
+		}
+	}
+	if global != 0 {
+		op := w.logOp(opLoad, x, global)
+		for i := 0; i < vec; i++ {
+			op.dst[i] = w.lateRow(x, i)
+		}
+		lg := w.sh.log
+		for mm := global; mm != 0; mm &= mm - 1 {
+			lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+		}
+	}
+	now := m &^ global
+	for i := 0; i < vec && now != 0; i++ {
+		d := w.row(x.dst[i])
+		for mm := now; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			d[l] = vals[i][l]
+		}
+	}
+	return nil
+}
+
+// stSplit is st in a split grid.
+func (w *Warp) stSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemStore, m)
+	base := w.addrRow(x)
+	off := x.aoff + w.localOff(x)
+	size := int(x.size)
+	vec := int(x.vec)
+	var srcs [4]*[32]uint64
+	for i := 0; i < vec; i++ {
+		srcs[i] = w.src(&x.src[i], &w.sc.t[i])
+	}
+	changed := false
+	var global uint32
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size*vec, true)
+		if err != nil {
+			return err
+		}
+		if globalAddr(x, a) {
+			global |= 1 << l
+			continue
+		}
+		for i := 0; i < vec; i++ {
+			changed = storeChanged(buf, o+uint64(i*size), size, srcs[i][l]) || changed
+		}
+	}
+	w.progressIf(changed)
+	if global != 0 {
+		w.logOp(opStore, x, global)
+		lg := w.sh.log
+		for mm := global; mm != 0; mm &= mm - 1 {
+			lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+		}
+		for mm := global; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			for i := 0; i < vec; i++ {
+				lg.vals = append(lg.vals, srcs[i][l])
+			}
+		}
+	}
+	return nil
+}
+
+// atomSplit is atom in a split grid: lanes on global memory are logged
+// with their operands, the others (shared memory) run now, in lane order.
+func (w *Warp) atomSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemAtomic, m)
+	w.polled(x)
+	in := x.in
+	base := w.addrRow(x)
+	off := x.aoff
+	size := int(x.size)
+	b := w.src(&x.src[0], &w.sc.t[0])
+	c := &zeroRow
+	if in.Atom == ptx.AtomCas {
+		c = w.src(&x.src[1], &w.sc.t[1])
+	}
+	var old [32]uint64
+	changed := false
+	var global uint32
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		buf, o, err := w.resolve(x, l, a, size, true)
+		if err != nil {
+			return err
+		}
+		if globalAddr(x, a) {
+			global |= 1 << l
+			continue
+		}
+		v := load(buf, o, size)
+		nv := atomApply(in, v, b[l], c[l])
+		if nv != v {
+			store(buf, o, size, nv)
+			changed = true
+		}
+		old[l] = v
+	}
+	w.progressIf(changed)
+	if global != 0 {
+		op := w.logOp(opAtom, x, global)
+		if in.Op == ptx.OpAtom {
+			op.dst[0] = w.lateRow(x, 0)
+		}
+		lg := w.sh.log
+		for mm := global; mm != 0; mm &= mm - 1 {
+			lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+		}
+		for mm := global; mm != 0; mm &= mm - 1 {
+			lg.vals = append(lg.vals, b[bits.TrailingZeros32(mm)])
+		}
+		if in.Atom == ptx.AtomCas {
+			for mm := global; mm != 0; mm &= mm - 1 {
+				lg.vals = append(lg.vals, c[bits.TrailingZeros32(mm)])
+			}
+		}
+	}
+	if in.Op == ptx.OpAtom {
+		d := w.row(x.dst[0])
+		for mm := m &^ global; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			d[l] = old[l]
+		}
+	}
+	return nil
+}
+
+// ApplyOp performs operation i of log l (a load, store or atomic; not a
+// marker) on the memory image, as the unsplit grid does when the
+// instruction issues: a load or atomic writes its registers, a weak load
+// reads through the grid's L1 (SetL1), a store or atomic tells the L1 and
+// counts as progress when it changes memory. It reports whether memory
+// changed.
+func (g *Grid) ApplyOp(l *OpLog, i int) bool {
+	op := &l.ops[i]
+	x := op.x
+	n := bits.OnesCount32(op.lanes)
+	addrs := l.vals[op.at : int(op.at)+n]
+	data := g.mem.data
+	size := int(x.size)
+	sm := int(op.sm)
+	changed := false
+	switch op.kind {
+	case opLoad:
+		var l1 L1
+		if g.l1 != nil && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) && weakLoad(x.in) && g.l1.HasStale(sm) {
+			l1 = g.l1
+		}
+		for e := 0; e < int(x.vec); e++ {
+			d := op.dst[e]
+			k := 0
+			for mm := op.lanes; mm != 0; mm &= mm - 1 {
+				a := addrs[k] + uint64(e*size)
+				k++
+				v := load(data, a-GlobalBase, size)
+				if l1 != nil {
+					v = l1.LoadWeak(sm, a, size, v)
+				}
+				if d != nil {
+					d[bits.TrailingZeros32(mm)] = ext(x, v)
+				}
+			}
+		}
+	case opStore:
+		vec := int(x.vec)
+		vals := l.vals[int(op.at)+n : int(op.at)+n+n*vec]
+		for k, a := range addrs {
+			o := a - GlobalBase
+			v := vals[k*vec : (k+1)*vec]
+			if g.l1 != nil {
+				for e := range vec {
+					eo := o + uint64(e*size)
+					g.l1.Write(sm, a+uint64(e*size), size, load(data, eo, size), v[e]&sizeMask(size))
+				}
+			}
+			for e := range vec {
+				changed = storeChanged(data, o+uint64(e*size), size, v[e]) || changed
+			}
+		}
+	case opAtom:
+		in := x.in
+		bs := l.vals[int(op.at)+n : int(op.at)+2*n]
+		var cs []uint64
+		if in.Atom == ptx.AtomCas {
+			cs = l.vals[int(op.at)+2*n : int(op.at)+3*n]
+		}
+		d := op.dst[0]
+		k := 0
+		for mm := op.lanes; mm != 0; mm &= mm - 1 {
+			a := addrs[k]
+			o := a - GlobalBase
+			var c uint64
+			if cs != nil {
+				c = cs[k]
+			}
+			v := load(data, o, size)
+			nv := atomApply(in, v, bs[k], c)
+			if g.l1 != nil {
+				g.l1.Write(sm, a, size, v, nv&sizeMask(size))
+			}
+			if nv != v {
+				store(data, o, size, nv)
+				changed = true
+			}
+			if d != nil {
+				d[bits.TrailingZeros32(mm)] = v
+			}
+			k++
+		}
+	default:
+		panic("exec: ApplyOp of a marker")
+	}
+	if changed {
+		g.epoch++
+	}
+	return changed
+}

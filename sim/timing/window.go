@@ -1,0 +1,720 @@
+package timing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sarchlab/akita/v3/sim"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/memsys"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// windowEngine runs a GPU's SMs and its memory system in parallel through
+// windows of time, with the same figures for any number of threads
+// (Builder.WithThreads; the package comment says how, under Engines).
+//
+// Each SM, with its L1, is a domain on an engine of its own, and the L2
+// side (slices, atomic units, DRAM channels) is one more
+// (memsys.Builder.WithDomains). A window of W cycles runs every domain
+// that has events in it, concurrently, up to its end; then, with every
+// domain standing still, the window's end exchanges the messages between
+// the SMs' domains and the L2 side's (memsys.System.Exchange), frees the
+// resources of the CTAs that retired in it and dispatches waiting CTAs, in
+// the order of those retirements, stops the launch on the earliest error,
+// and runs the deadlock detector. No domain can affect another within a
+// window:
+//
+//   - a message between an SM and the L2 side takes at least W cycles
+//     (memsys.System.MinCrossingCycles);
+//   - a CTA placed at a window's end issues no earlier than
+//     cta_launch_cycles after the retirement that freed its slot, which
+//     is at least W;
+//   - global memory values are split-phase (exec's split mode): a warp's
+//     global loads, stores and atomics are logged when they issue, and
+//     the window engine applies every SM's log to the memory image in the
+//     order the serial engine would have issued them (cycle, then the
+//     SMs' order of that cycle, then each SM's own order, with the L1s'
+//     changes of lines for memory.coherence l1 after the SMs' ticks of
+//     their cycle), while the next window runs. A load's results are not
+//     ready before valueLatency cycles after it issued, the fewest an L1
+//     hit takes, and a window is at most half of that, so the values are
+//     in the registers before any instruction can read them.
+//
+// Between busy stretches the engine jumps to the next event.
+type windowEngine struct {
+	g       *GPU
+	threads int
+	mem     *serialEngine   // the L2 side's domain
+	sms     []*serialEngine // each SM's domain
+
+	// window is W, in cycles, and valueLatency the cycles from a load's
+	// issue before its values may be read (sized at the first launch).
+	window, valueLatency uint64
+
+	// The launch in progress.
+	r    *launchRun
+	grid *exec.Grid
+	vals *memsys.L1Values // memory.coherence l1's values (nil: ideal)
+	// infoRows remembers, per function, the register rows its instruction
+	// information was computed for.
+	infoRows map[*ptx.Function][]int32
+
+	// The last window's operations and L1 changes, per SM, waiting to be
+	// applied (merge), and the cycle that window began.
+	pend      []*exec.OpLog
+	pendEv    [][]memsys.L1Event
+	// logged and loggedEv are this window's, which its SMs' tasks fill.
+	logged   []*exec.OpLog
+	loggedEv [][]memsys.L1Event
+	pendFrom  uint64
+	pendAny   bool
+	spareLogs []*exec.OpLog
+	spareEv   [][]memsys.L1Event
+	cur       []int // merge's place in each SM's log
+	evCur     []int // and in its L1's changes
+	active    []int // the SMs with something in pend or pendEv, ascending
+	merged    bool  // the merge has applied pend (recycle)
+
+	pool    workPool
+	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
+	ran     []int // the domains that ran in it (0: the L2 side, 1+i: SM i)
+	retired []retirementAt
+
+	// nextAt is each domain's next event cycle (never: none), kept up to
+	// date after each run and each window's end (between: the engines'
+	// events are queued by the window's end or a launch's start, and
+	// touched lists the domains they went to).
+	nextAt    []uint64
+	between   bool
+	touched   []int
+	isTouched []bool
+}
+
+const (
+	taskMem   = -1
+	taskMerge = -2
+)
+
+// markInvalidateL1 is the marker an SM logs (exec.Shard.Mark) where a
+// fence empties its L1, so that memory.coherence l1's values forget the
+// L1's copies at that point of the SM's order.
+const markInvalidateL1 = 1
+
+func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine) *windowEngine {
+	n := len(sms)
+	we := &windowEngine{
+		g: g, threads: threads, mem: mem, sms: sms,
+		nextAt:    make([]uint64, n+1),
+		isTouched: make([]bool, n+1),
+		infoRows:  map[*ptx.Function][]int32{},
+		pend:      make([]*exec.OpLog, n),
+		pendEv:    make([][]memsys.L1Event, n),
+		logged:    make([]*exec.OpLog, n),
+		loggedEv:  make([][]memsys.L1Event, n),
+		spareLogs: make([]*exec.OpLog, n),
+		spareEv:   make([][]memsys.L1Event, n),
+		cur:       make([]int, n),
+		evCur:     make([]int, n),
+	}
+	mem.domain, mem.touched = 0, we.touch
+	for i, e := range sms {
+		e.domain, e.touched = i+1, we.touch
+	}
+	return we
+}
+
+// touch hears of an event queued on a domain's engine: outside the
+// windows' runs (the window's end, a launch's start), the domain's next
+// event may have moved.
+func (we *windowEngine) touch(e *serialEngine) {
+	if we.between && !we.isTouched[e.domain] {
+		we.isTouched[e.domain] = true
+		we.touched = append(we.touched, e.domain)
+	}
+}
+
+// engine is domain d's engine (0: the L2 side's, 1+i: SM i's).
+func (we *windowEngine) engine(d int) *serialEngine {
+	if d == 0 {
+		return we.mem
+	}
+	return we.sms[d-1]
+}
+
+// refresh updates domain d's next event cycle.
+func (we *windowEngine) refresh(d int) {
+	we.nextAt[d] = never
+	if t, ok := we.engine(d).nextTime(); ok {
+		we.nextAt[d] = we.g.freq.Cycle(t)
+	}
+}
+
+// UnsupportedError is what the window engine (Builder.WithThreads) does
+// not yet simulate: a setting, or a use of the GPU.
+type UnsupportedError struct {
+	// What names it ("profiles", "memory.l2_model akita_writeback").
+	What string
+}
+
+func (e *UnsupportedError) Error() string {
+	return "the parallel timing engine does not yet support " + e.What
+}
+
+// windowSupported reports, as an *UnsupportedError, what the window
+// engine cannot simulate with these settings.
+func (b Builder) windowSupported() error {
+	switch {
+	case b.parallel:
+		return &UnsupportedError{"akita's parallel engine"}
+	case b.profile:
+		return &UnsupportedError{"profiles"}
+	case b.memory.L1Model != "" && b.memory.L1Model != memsys.L1Sectored:
+		return &UnsupportedError{"memory.l1_model " + b.memory.L1Model}
+	case b.memory.L2Model != "" && b.memory.L2Model != memsys.L2Sectored:
+		return &UnsupportedError{"memory.l2_model " + b.memory.L2Model}
+	}
+	return nil
+}
+
+// check reports, as an *UnsupportedError, a launch the window engine
+// cannot run: one with hooks on the engine or an SM (a tracer, a
+// monitor), whose events it does not report.
+func (we *windowEngine) check() error {
+	hooked := we.g.engine.NumHooks() > 0
+	for _, s := range we.g.sms {
+		hooked = hooked || s.NumHooks() > 0
+	}
+	if hooked {
+		return &UnsupportedError{"hooks (a tracer or a monitor)"}
+	}
+	return nil
+}
+
+// size computes the window and the values' latency from the
+// configuration (see windowEngine).
+func (we *windowEngine) size() {
+	g := we.g
+	// A load issued at cycle c is sent from c + GlobalLoad.Latency on, an
+	// L1 hit is delivered L1HitCycles after its lookup, and the SM takes
+	// it the cycle after.
+	we.valueLatency = uint64(g.cfg.GlobalLoad.Latency) + uint64(math.Floor(g.mem.L1HitCycles())) + 1
+	w := we.valueLatency / 2
+	w = min(w, max(uint64(g.cfg.CTALaunchCycles), 1))
+	w = min(w, uint64(math.Floor(g.mem.MinCrossingCycles())))
+	we.window = max(w, 1)
+}
+
+// Window is the window engine's window in cycles (0 under another engine),
+// once a launch has sized it.
+func (g *GPU) Window() uint64 {
+	if g.window == nil {
+		return 0
+	}
+	return g.window.window
+}
+
+// begin prepares a launch of prog (Run calls it before the first dispatch)
+// and returns its first cycle: the cycle after every domain's last event.
+func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
+	g := we.g
+	if we.window == 0 {
+		we.size()
+	}
+	we.r, we.grid = r, r.Grid
+	r.Grid.Split(len(g.sms))
+	// The scoreboard counts register-file rows, which registers whose
+	// live ranges never meet share: a load's values arrive after it
+	// issued, and must not land in a row a later register uses meanwhile.
+	prog.Reachable(func(fn *ptx.Function) {
+		rows := prog.Rows(fn)
+		if old, ok := we.infoRows[fn]; ok && len(old) == len(rows) && (len(rows) == 0 || &old[0] == &rows[0]) {
+			return
+		}
+		we.infoRows[fn] = rows
+		g.infos[fn] = analyseRows(fn, rows)
+	})
+	we.between = true
+	we.vals = g.mem.L1Values()
+	if we.vals != nil {
+		for i := range g.sms {
+			we.vals.InvalidateSM(i)
+		}
+	}
+	we.pendAny = false
+	start := g.freq.Cycle(we.mem.CurrentTime())
+	for _, e := range we.sms {
+		start = max(start, g.freq.Cycle(e.CurrentTime()))
+	}
+	return start + 1
+}
+
+// analyseRows is analyse with every register replaced by its row
+// (exec.Program.Rows), except the destinations of global loads and
+// atomics that nothing reads afterwards (ptx.Function.DeadDefs), which
+// the executor does not write when the grid is split: a row they share
+// with a later register would otherwise hold that register back until the
+// load's values arrived. Such a destination r keeps an entry of its own in
+// the scoreboard, past the rows (NumRegs + r), which every instruction
+// that writes r waits for too, as the serial engine's scoreboard of
+// registers makes it (where an entry does not fit, the wait is left out).
+func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
+	infos := analyse(fn)
+	if rows == nil {
+		return infos
+	}
+	dead := fn.DeadDefs()
+	late := func(x *instInfo) bool { return x.cls == clsGlobalLoad || x.cls == clsGlobalAtomic }
+	own := map[ptx.RegIndex]bool{} // registers that are a late, dead destination somewhere
+	for i := range infos {
+		in := &fn.Insts[i]
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && late(&infos[i]) && dead[i]&(1<<j) != 0 {
+				own[o.Reg] = true
+			}
+		}
+	}
+	for i := range infos {
+		x := &infos[i]
+		for j := 0; j < int(x.nsrc); j++ {
+			x.src[j] = ptx.RegIndex(rows[x.src[j]])
+		}
+		in := &fn.Insts[i]
+		var dst [8]ptx.RegIndex
+		n := 0
+		add := func(r ptx.RegIndex) {
+			for k := range n {
+				if dst[k] == r {
+					return
+				}
+			}
+			dst[n] = r
+			n++
+		}
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && !(late(x) && dead[i]&(1<<j) != 0) {
+				add(ptx.RegIndex(rows[o.Reg]))
+			}
+		}
+		for j := 0; j < int(in.NDst) && j < len(in.Dst); j++ {
+			if o := in.Dst[j]; o.Kind == ptx.OperandReg && own[o.Reg] {
+				add(ptx.RegIndex(fn.NumRegs) + o.Reg)
+			}
+		}
+		x.ndst = uint8(min(n, len(x.dst)))
+		copy(x.dst[:], dst[:x.ndst])
+	}
+	return infos
+}
+
+// nextCycle is the cycle of the earliest event of any domain (never:
+// none).
+func (we *windowEngine) nextCycle() uint64 {
+	next := uint64(never)
+	for _, c := range we.nextAt {
+		next = min(next, c)
+	}
+	return next
+}
+
+// run runs the launch's windows until no domain has events left.
+func (we *windowEngine) run() {
+	g := we.g
+	if we.threads > 1 {
+		we.pool.start(we.threads - 1)
+		defer we.pool.stop()
+	}
+	for d := range we.nextAt {
+		we.refresh(d)
+	}
+	we.clearTouched()
+	t := we.r.startCycle
+	for {
+		next := we.nextCycle()
+		if next == never {
+			break
+		}
+		t = max(t, next)
+		end := t + we.window
+		endTime := sim.VTimeInSec(float64(end) / float64(g.freq))
+		if we.pendAny && end > we.pendFrom+we.valueLatency {
+			// The next window could read what the last one logged.
+			we.merge()
+			we.recycle()
+		}
+		we.tasks, we.ran = we.tasks[:0], we.ran[:0]
+		if we.nextAt[0] < end {
+			we.tasks = append(we.tasks, taskMem)
+			we.ran = append(we.ran, 0)
+		}
+		if we.pendAny {
+			we.tasks = append(we.tasks, taskMerge)
+		}
+		for i, c := range we.nextAt[1:] {
+			if c < end {
+				we.tasks = append(we.tasks, i)
+				we.ran = append(we.ran, i+1)
+			}
+		}
+		we.between = false
+		we.runTasks(endTime)
+		we.between = true
+		we.recycle()
+		we.endWindow(t, end)
+		for _, d := range we.touched {
+			we.refresh(d)
+		}
+		we.clearTouched()
+		t = end
+	}
+	if we.pendAny {
+		we.merge()
+		we.recycle()
+	}
+}
+
+func (we *windowEngine) clearTouched() {
+	for _, d := range we.touched {
+		we.isTouched[d] = false
+	}
+	we.touched = we.touched[:0]
+}
+
+// runTasks runs this window's tasks up to time end, on the pool's
+// goroutines and this one.
+func (we *windowEngine) runTasks(end sim.VTimeInSec) {
+	do := func(i int) {
+		switch k := we.tasks[i]; k {
+		case taskMem:
+			we.mem.runBefore(end)
+			we.refresh(0)
+		case taskMerge:
+			we.merge()
+		default:
+			we.sms[k].runBefore(end)
+			we.refresh(k + 1)
+			we.takeLog(k)
+		}
+	}
+	if we.threads <= 1 || len(we.tasks) == 1 {
+		for i := range we.tasks {
+			do(i)
+		}
+		return
+	}
+	we.pool.do(len(we.tasks), do)
+}
+
+// endWindow does what the end of the window [from, end) does with every
+// domain standing still (see windowEngine).
+func (we *windowEngine) endWindow(from, end uint64) {
+	g, r := we.g, we.r
+	// What the window logged (takeLog) waits to be applied while the
+	// next runs.
+	we.pend, we.logged = we.logged, we.pend
+	we.pendEv, we.loggedEv = we.loggedEv, we.pendEv
+	for _, i := range we.tasks {
+		if i >= 0 && (we.pend[i] != nil || we.pendEv[i] != nil) {
+			we.active = append(we.active, i) // tasks list SMs ascending
+			we.pendAny = true
+		}
+	}
+	we.pendFrom = from
+	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran)
+
+	// Retirements, in the order the serial engine would have made them.
+	rs := we.retired[:0]
+	for _, i := range we.tasks {
+		if i < 0 {
+			continue
+		}
+		s := g.sms[i]
+		for _, x := range s.retired {
+			rs = append(rs, retirementAt{retirement: x, sm: s})
+		}
+		clear(s.retired)
+		s.retired = s.retired[:0]
+	}
+	if len(rs) > 0 {
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, b := &rs[i], &rs[j]
+			if a.cycle != b.cycle {
+				return a.cycle < b.cycle
+			}
+			return a.sm.tieRank(a.cycle) < b.sm.tieRank(b.cycle)
+		})
+		for _, x := range rs {
+			x.sm.release(x.cta)
+			g.ctaDone(x.cycle)
+		}
+		clear(rs)
+	}
+	we.retired = rs[:0]
+
+	// The earliest error of the window stops the launch.
+	var first *SM
+	ticked, last := false, uint64(0)
+	for _, i := range we.tasks {
+		if i < 0 {
+			continue
+		}
+		s := g.sms[i]
+		if s.err != nil && !r.stopped && (first == nil || s.errCycle < first.errCycle ||
+			s.errCycle == first.errCycle && s.tieRank(s.errCycle) < first.tieRank(first.errCycle)) {
+			first = s
+		}
+		if s.tickedWin {
+			ticked, last = true, max(last, s.tickedLast)
+			s.tickedWin = false
+		}
+	}
+	if first != nil {
+		g.fail(first.err)
+	}
+	if ticked && !r.stopped {
+		if err := r.ctx.Err(); err != nil {
+			msg := fmt.Sprintf("kernel %s stopped at cycle %d, %d of %d CTAs finished", r.kernel, last-r.startCycle, r.finished, r.Grid.CTAs())
+			g.fail(r.watch.Stopped(last, "cycles", msg, err, g.describe))
+			return
+		}
+		if r.watch.Stuck(last) {
+			g.fail(r.watch.Livelock(last, "cycles", fmt.Sprintf("at cycle %d of the launch; %s", last-r.startCycle, g.describe())))
+		}
+	}
+}
+
+// takeLog takes what SM i logged in the window it just ran (its task
+// calls it): its operations and its L1's changes, into logged and
+// loggedEv, which the window's end hands to the merge.
+func (we *windowEngine) takeLog(i int) {
+	s := we.g.sms[i]
+	if s.shard.Len() > 0 {
+		we.logged[i] = s.shard.TakeLog(we.spareLogs[i])
+		we.spareLogs[i] = nil
+	}
+	if we.vals != nil {
+		if ev := we.g.mem.TakeL1Events(i, we.spareEv[i]); len(ev) > 0 {
+			we.loggedEv[i] = ev
+			we.spareEv[i] = nil
+		} else {
+			we.spareEv[i] = ev
+		}
+	}
+}
+
+// retirementAt is a retirement with its SM.
+type retirementAt struct {
+	retirement
+	sm *SM
+}
+
+// merge applies the operations and L1 changes the last window logged
+// (pend), in the serial engine's order: cycle by cycle, the SMs' ticks of
+// the cycle in their order of that cycle (SM.tieRank), each SM's
+// operations in its order, then the L1s' changes of lines (made by the
+// fabric's deliveries of the cycle, after every tick; each L1's concern
+// only its own SM's copies).
+func (we *windowEngine) merge() {
+	n := len(we.pend)
+	active := we.active // ascending
+	for _, sm := range active {
+		we.cur[sm], we.evCur[sm] = 0, 0
+	}
+	// next is the cycle of SM sm's next operation or change (never: none).
+	next := func(sm int) uint64 {
+		c := uint64(never)
+		if log := we.pend[sm]; log != nil && we.cur[sm] < log.Len() {
+			c = log.Cycle(we.cur[sm])
+		}
+		if evs := we.pendEv[sm]; we.evCur[sm] < len(evs) {
+			c = min(c, evs[we.evCur[sm]].Cycle)
+		}
+		return c
+	}
+	for {
+		c := uint64(never)
+		for _, sm := range active {
+			c = min(c, next(sm))
+		}
+		if c == never {
+			break
+		}
+		if c < we.pendFrom || c >= we.pendFrom+we.window {
+			panic(fmt.Sprintf("timing: an operation or L1 change at cycle %d, outside its window from %d", c, we.pendFrom))
+		}
+		// The SMs' ticks of cycle c, SM c mod n first.
+		at := sort.SearchInts(active, int(c%uint64(n)))
+		for k := range active {
+			sm := active[(at+k)%len(active)]
+			log := we.pend[sm]
+			if log == nil {
+				continue
+			}
+			for we.cur[sm] < log.Len() && log.Cycle(we.cur[sm]) == c {
+				i := we.cur[sm]
+				we.cur[sm]++
+				if tag, ok := log.Mark(i); ok {
+					if tag == markInvalidateL1 && we.vals != nil {
+						we.vals.InvalidateSM(sm)
+					}
+					continue
+				}
+				we.grid.ApplyOp(log, i)
+			}
+		}
+		// Then the deliveries of cycle c.
+		for _, sm := range active {
+			evs := we.pendEv[sm]
+			for we.evCur[sm] < len(evs) && evs[we.evCur[sm]].Cycle == c {
+				we.vals.Replay(sm, &evs[we.evCur[sm]])
+				we.evCur[sm]++
+			}
+		}
+	}
+	we.merged = true
+}
+
+// recycle keeps the logs the merge applied for the SMs' next windows; the
+// window's end calls it (the merge runs beside SMs' tasks, which take their
+// spare logs).
+func (we *windowEngine) recycle() {
+	if !we.merged {
+		return
+	}
+	for _, sm := range we.active {
+		if log := we.pend[sm]; log != nil {
+			we.spareLogs[sm], we.pend[sm] = log, nil
+		}
+		if evs := we.pendEv[sm]; evs != nil {
+			we.spareEv[sm], we.pendEv[sm] = evs[:0], nil
+		}
+	}
+	we.active = we.active[:0]
+	we.merged, we.pendAny = false, false
+}
+
+// workPool runs a window's tasks on helper goroutines and the caller's.
+// Windows are a few microseconds of work, about what waking a parked
+// goroutine takes, so the helpers and the caller spin for a while before
+// they park: long enough to catch the next window on an idle host, short
+// enough to let others run on a busy one.
+type workPool struct {
+	cur  atomic.Pointer[batch]
+	quit atomic.Bool
+
+	parked []atomic.Bool
+	wake   []chan struct{}
+	exited sync.WaitGroup
+
+	// callerParked: the caller waits for the batch's last task on done.
+	callerParked atomic.Bool
+	done         chan struct{}
+}
+
+// batch is one call of workPool.do: a helper that comes late to one only
+// finds its tasks taken.
+type batch struct {
+	next     atomic.Int64 // the next task to take
+	finished atomic.Int64 // tasks finished
+	n        int
+	run      func(int)
+}
+
+// spinRounds is how many times a helper looks for work, or the caller for
+// the end of a batch, before it parks.
+const spinRounds = 1 << 11
+
+// start starts helpers goroutines.
+func (p *workPool) start(helpers int) {
+	p.quit.Store(false)
+	p.cur.Store(nil)
+	p.parked = make([]atomic.Bool, helpers)
+	p.wake = make([]chan struct{}, helpers)
+	p.done = make(chan struct{}, 1)
+	for i := range helpers {
+		p.wake[i] = make(chan struct{}, 1)
+		p.exited.Add(1)
+		go p.helper(i)
+	}
+}
+
+func (p *workPool) helper(i int) {
+	defer p.exited.Done()
+	seen := p.cur.Load()
+	for {
+		for k := 0; p.cur.Load() == seen; k++ {
+			if p.quit.Load() {
+				return
+			}
+			if k >= spinRounds {
+				p.parked[i].Store(true)
+				if p.cur.Load() == seen && !p.quit.Load() {
+					<-p.wake[i]
+				}
+				p.parked[i].Store(false)
+				k = 0
+			}
+		}
+		seen = p.cur.Load()
+		if seen.work() && p.callerParked.Load() {
+			select {
+			case p.done <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// stop ends the helpers.
+func (p *workPool) stop() {
+	p.quit.Store(true)
+	p.signal()
+	p.exited.Wait()
+	p.wake, p.parked = nil, nil
+}
+
+// signal wakes the parked helpers.
+func (p *workPool) signal() {
+	for i := range p.wake {
+		if p.parked[i].Load() {
+			select {
+			case p.wake[i] <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// do runs run(0) to run(n-1), each once, and returns when all are done.
+func (p *workPool) do(n int, run func(int)) {
+	b := &batch{n: n, run: run}
+	p.cur.Store(b)
+	p.signal()
+	b.work()
+	for k := 0; b.finished.Load() < int64(n); k++ {
+		if k >= spinRounds {
+			p.callerParked.Store(true)
+			if b.finished.Load() < int64(n) {
+				<-p.done
+			}
+			p.callerParked.Store(false)
+			k = 0
+		}
+	}
+}
+
+// work runs the batch's tasks that are left and reports whether it
+// finished the last.
+func (b *batch) work() (last bool) {
+	for {
+		i := int(b.next.Add(1)) - 1
+		if i >= b.n {
+			return last
+		}
+		b.run(i)
+		last = b.finished.Add(1) == int64(b.n)
+	}
+}
