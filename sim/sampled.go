@@ -1,0 +1,434 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Sampled simulation (ModeSampled) at launch granularity: see the package
+// comment for the method and its limits. The policy's constants:
+const (
+	// SampleWarmupLaunches is how many launches of each kernel run in
+	// detail first, whatever else the policy says.
+	SampleWarmupLaunches = 3
+	// SampleMinInterval and SampleIntervalDivisor set the systematic
+	// sampling after the warm-up: a kernel's launch number i (from 0) that
+	// runs in detail schedules its next detailed launch at i + max(
+	// SampleMinInterval, i/SampleIntervalDivisor), so the interval grows
+	// with the count and the detailed launches of a kernel launched n
+	// times grow with log n.
+	SampleMinInterval     = 4
+	SampleIntervalDivisor = 2
+	// SampleFarFactor: a functional launch whose warp-instructions lie
+	// more than this factor below the smallest or above the largest of the
+	// detailed samples its prediction used is still charged its
+	// (extrapolated) prediction, and the next launch of its kernel runs in
+	// detail.
+	SampleFarFactor = 2.0
+)
+
+// Why a launch ran in detail (SamplingReport's reasons).
+const (
+	reasonWarmup   = "warm-up"
+	reasonSchedule = "schedule"
+	reasonShape    = "new shape"
+	reasonForced   = "forced"
+	reasonClock    = "reads clock"
+)
+
+// samplePolicy holds the policy's settings (the constants above; tests
+// change them with withSamplePolicy).
+type samplePolicy struct {
+	warmup, minInterval, divisor int
+	far                          float64
+}
+
+var defaultSamplePolicy = samplePolicy{
+	warmup: SampleWarmupLaunches, minInterval: SampleMinInterval,
+	divisor: SampleIntervalDivisor, far: SampleFarFactor,
+}
+
+// withSamplePolicy replaces the sampling policy (tests).
+func withSamplePolicy(p samplePolicy) Option {
+	return func(o *options) { o.samplePolicy = &p }
+}
+
+// launchShape is what a launch's resources depend on: its grid, block and
+// dynamic shared memory.
+type launchShape struct {
+	grid, block [3]int
+	dynamicSmem int
+}
+
+// launchSample is one detailed launch: its functional signature and its
+// simulated cycles.
+type launchSample struct {
+	shape     launchShape
+	warpInsts uint64
+	cycles    uint64
+}
+
+// kernelSampling is the sampler's state for one kernel.
+type kernelSampling struct {
+	name     string
+	launches int // launches decided so far
+	detailed int
+	reasons  map[string]int
+	// next is the launch number of the next scheduled detailed launch.
+	next int
+	// force: a far-off prediction asked for the next launch in detail.
+	force   bool
+	shapes  map[launchShape]bool // shapes seen in detail
+	samples []launchSample
+	heldOut []float64 // signed relative errors of held-out predictions
+	// predictedCycles sums the cycles charged to functional launches.
+	predictedCycles uint64
+}
+
+// sampler decides, per launch, between detail and functional execution,
+// and predicts the functional launches' cycles. The Device's mutex
+// guards it.
+type sampler struct {
+	policy  samplePolicy
+	kernels map[string]*kernelSampling
+	order   []string
+	// clocks caches readsClock per program.
+	clocks map[*exec.Program]bool
+}
+
+func newSampler(p samplePolicy) *sampler {
+	return &sampler{policy: p, kernels: map[string]*kernelSampling{}, clocks: map[*exec.Program]bool{}}
+}
+
+func (s *sampler) kernel(key string) *kernelSampling {
+	k, ok := s.kernels[key]
+	if !ok {
+		k = &kernelSampling{name: key, reasons: map[string]int{}, shapes: map[launchShape]bool{}}
+		s.kernels[key] = k
+		s.order = append(s.order, key)
+	}
+	return k
+}
+
+// decide says, before a launch of kernel key with shape sh runs, whether it
+// runs in detail; clock is whether its code reads a clock (readsClock). It
+// counts the launch.
+func (s *sampler) decide(key string, sh launchShape, clock bool) bool {
+	k := s.kernel(key)
+	i := k.launches
+	k.launches++
+	reason := ""
+	switch {
+	case clock:
+		// Its values depend on time, which only detail has.
+		reason = reasonClock
+	case i < s.policy.warmup:
+		reason = reasonWarmup
+	case !k.shapes[sh]:
+		reason = reasonShape
+	case k.force:
+		reason = reasonForced
+	case i >= k.next:
+		reason = reasonSchedule
+	default:
+		return false
+	}
+	k.detailed++
+	k.reasons[reason]++
+	k.force = false
+	k.next = i + max(s.policy.minInterval, i/max(s.policy.divisor, 1))
+	return true
+}
+
+// detailed records a detailed launch: first, when the kernel has earlier
+// samples, the held-out error of predicting it from them; then the sample.
+func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64) {
+	k := s.kernel(key)
+	if pred, _, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 {
+		k.heldOut = append(k.heldOut, (pred-float64(cycles))/float64(cycles))
+	}
+	k.shapes[sh] = true
+	k.samples = append(k.samples, launchSample{shape: sh, warpInsts: warpInsts, cycles: cycles})
+}
+
+// predict returns the cycles to charge a functional launch of kernel key
+// with shape sh that executed warpInsts warp-instructions, and asks for
+// the kernel's next launch in detail when the signature lies far outside
+// the samples.
+func (s *sampler) predict(key string, sh launchShape, warpInsts uint64) uint64 {
+	k := s.kernel(key)
+	pred, far, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far)
+	if !ok {
+		// No sample at all (the policy never runs such a launch
+		// functionally): charge nothing, and sample the next one.
+		k.force = true
+		return 0
+	}
+	if far {
+		k.force = true
+	}
+	c := uint64(math.Round(max(pred, 0)))
+	k.predictedCycles += c
+	return c
+}
+
+// predictCycles predicts the cycles of a launch of shape sh with x
+// warp-instructions from a kernel's detailed samples:
+//
+//   - the samples used are those of the same shape when they hold at least
+//     two distinct instruction counts, else all the kernel's samples;
+//   - between the smallest and the largest sampled count, the cycles are
+//     interpolated linearly between the two nearest counts (samples with
+//     equal counts averaged);
+//   - outside, they are extrapolated from the nearest sample along the
+//     least-squares line of the samples (cycles = a + b·x, slope b ≥ 0),
+//     kept between the bounds that a ≥ 0 and b ≥ 0 imply: below the
+//     smallest count x0 (cycles y0) within [y0·x/x0, y0], above the
+//     largest within [y0, y0·x/x0];
+//   - with one distinct count, the prediction is that count's cycles.
+//
+// far reports x more than the factor far outside the samples' range; ok is
+// false when there is no sample.
+func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64) (y float64, isFar, ok bool) {
+	pts := points(samples, func(s launchSample) bool { return s.shape == sh })
+	if len(pts) < 2 {
+		pts = points(samples, func(launchSample) bool { return true })
+	}
+	if len(pts) == 0 {
+		return 0, false, false
+	}
+	xf := float64(x)
+	lo, hi := pts[0], pts[len(pts)-1]
+	isFar = xf < lo.x/far || xf > hi.x*far
+	if len(pts) == 1 {
+		return lo.y, isFar, true
+	}
+	switch {
+	case xf < lo.x:
+		y = lo.y + fitSlope(pts)*(xf-lo.x)
+		return min(max(y, lo.y*xf/lo.x), lo.y), isFar, true
+	case xf > hi.x:
+		y = hi.y + fitSlope(pts)*(xf-hi.x)
+		return min(max(y, hi.y), hi.y*xf/hi.x), isFar, true
+	}
+	j := sort.Search(len(pts), func(j int) bool { return pts[j].x >= xf })
+	if pts[j].x == xf {
+		return pts[j].y, isFar, true
+	}
+	a, b := pts[j-1], pts[j]
+	return a.y + (b.y-a.y)*(xf-a.x)/(b.x-a.x), isFar, true
+}
+
+type point struct{ x, y float64 }
+
+// points are the kept samples' (warp-instructions, cycles), sorted by
+// count, with the cycles of equal counts averaged.
+func points(samples []launchSample, keep func(launchSample) bool) []point {
+	sum := map[uint64][2]float64{}
+	for _, s := range samples {
+		if keep(s) {
+			v := sum[s.warpInsts]
+			sum[s.warpInsts] = [2]float64{v[0] + float64(s.cycles), v[1] + 1}
+		}
+	}
+	pts := make([]point, 0, len(sum))
+	for x, v := range sum {
+		pts = append(pts, point{float64(x), v[0] / v[1]})
+	}
+	slices.SortFunc(pts, func(a, b point) int { return int(math.Copysign(1, a.x-b.x)) })
+	return pts
+}
+
+// fitSlope is the least-squares slope of cycles on warp-instructions, at
+// least 0.
+func fitSlope(pts []point) float64 {
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.x
+		my += p.y
+	}
+	n := float64(len(pts))
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for _, p := range pts {
+		sxy += (p.x - mx) * (p.y - my)
+		sxx += (p.x - mx) * (p.x - mx)
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return max(sxy/sxx, 0)
+}
+
+// SamplingReport describes a sampled device's launches so far: how many
+// ran in detail, and how well the predictions of the others are likely to
+// hold.
+type SamplingReport struct {
+	// Launches is every launch the sampler decided; Detailed those
+	// simulated cycle by cycle, the rest ran functionally with predicted
+	// cycles.
+	Launches int `json:"launches"`
+	Detailed int `json:"detailed"`
+	// Kernels are the per-kernel figures, in order of first launch.
+	Kernels []KernelSampling `json:"kernels"`
+	// HeldOut is how many detailed launches were also predicted from
+	// their kernel's earlier samples; HeldOutMedianError and
+	// HeldOutMaxError are the median and the largest of those
+	// predictions' absolute relative errors in cycles (0 when none).
+	HeldOut            int     `json:"held_out"`
+	HeldOutMedianError float64 `json:"held_out_median_error"`
+	HeldOutMaxError    float64 `json:"held_out_max_error"`
+	// PredictedSeconds is the kernel time charged from predictions (the
+	// predicted cycles at the clock); HostSeconds the device's simulated
+	// host clock (every launch, copy and memset since New).
+	PredictedSeconds float64 `json:"predicted_seconds"`
+	HostSeconds      float64 `json:"host_seconds"`
+	// EstimatedErrorSeconds is PredictedSeconds × the mean absolute
+	// held-out error: a bound on the predictions' error that assumes the
+	// launches' errors do not cancel. EstimatedError is it relative to
+	// HostSeconds; -1 when launches were predicted but none was held out
+	// (the error is then unknown).
+	EstimatedErrorSeconds float64 `json:"estimated_error_seconds"`
+	EstimatedError        float64 `json:"estimated_error"`
+	// Method names the method and its policy in one line.
+	Method string `json:"method"`
+}
+
+// KernelSampling is one kernel's part of a SamplingReport.
+type KernelSampling struct {
+	Kernel   string `json:"kernel"`
+	Launches int    `json:"launches"`
+	Detailed int    `json:"detailed"`
+	// Reasons counts the detailed launches by why they ran in detail:
+	// "warm-up", "new shape" (a grid, block or shared memory not seen in
+	// detail), "forced" (after a far-off prediction), "schedule".
+	Reasons            map[string]int `json:"reasons"`
+	HeldOut            int            `json:"held_out"`
+	HeldOutMedianError float64        `json:"held_out_median_error"`
+	HeldOutMaxError    float64        `json:"held_out_max_error"`
+	PredictedCycles    uint64         `json:"predicted_cycles"`
+}
+
+// SamplingMethod describes the policy in one line.
+func SamplingMethod() string {
+	return fmt.Sprintf("launch sampling per kernel: the first %d launches, every launch of a new grid/block shape, then launch i every max(%d, i/%d) in detail; the rest functional, charged cycles interpolated on warp-instructions between the kernel's detailed samples (next launch in detail when %.0fx outside them)",
+		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleFarFactor)
+}
+
+// SamplingReport returns the report of a sampled device (ModeSampled), and
+// false in the other modes.
+func (d *Device) SamplingReport() (SamplingReport, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sampler == nil {
+		return SamplingReport{}, false
+	}
+	return d.sampler.report(d.cfg, d.hostClock), true
+}
+
+func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
+	r := SamplingReport{HostSeconds: host.Seconds(), Method: SamplingMethod()}
+	var all []float64
+	var predicted uint64
+	for _, key := range s.order {
+		k := s.kernels[key]
+		ks := KernelSampling{Kernel: k.name, Launches: k.launches, Detailed: k.detailed,
+			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut), PredictedCycles: k.predictedCycles}
+		ks.HeldOutMedianError, ks.HeldOutMaxError, _ = errorStats(k.heldOut)
+		r.Kernels = append(r.Kernels, ks)
+		r.Launches += k.launches
+		r.Detailed += k.detailed
+		all = append(all, k.heldOut...)
+		predicted += k.predictedCycles
+	}
+	var mean float64
+	r.HeldOut = len(all)
+	r.HeldOutMedianError, r.HeldOutMaxError, mean = errorStats(all)
+	r.PredictedSeconds = float64(predicted) / (float64(cfg.ClockMHz) * 1e6)
+	switch {
+	case predicted > 0 && len(all) == 0:
+		r.EstimatedError = -1
+	case host > 0:
+		r.EstimatedErrorSeconds = r.PredictedSeconds * mean
+		r.EstimatedError = r.EstimatedErrorSeconds / r.HostSeconds
+	}
+	return r
+}
+
+// errorStats returns the median, the largest and the mean of the absolute
+// values of errs (zeros when empty).
+func errorStats(errs []float64) (median, largest, mean float64) {
+	if len(errs) == 0 {
+		return 0, 0, 0
+	}
+	abs := make([]float64, len(errs))
+	for i, e := range errs {
+		abs[i] = math.Abs(e)
+		mean += abs[i]
+	}
+	slices.Sort(abs)
+	n := len(abs)
+	median = abs[n/2]
+	if n%2 == 0 {
+		median = (abs[n/2-1] + abs[n/2]) / 2
+	}
+	return median, abs[n-1], mean / float64(n)
+}
+
+// launchSampled runs a launch of a sampled device: in detail (timing) or
+// functionally with predicted cycles, as the sampler decides before it
+// starts. d.mu is held.
+func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch, resident int) (kernels.LaunchStats, error) {
+	key := k.Name
+	if k.Module != nil && k.Module.Name != "" {
+		key = k.Module.Name + "." + k.Name
+	}
+	sh := launchShape{grid: el.Grid, block: el.Block, dynamicSmem: el.DynamicShared}
+	clock, ok := d.sampler.clocks[p]
+	if !ok {
+		clock = readsClock(p)
+		d.sampler.clocks[p] = clock
+	}
+	if d.sampler.decide(key, sh, clock) {
+		stats, err := d.launchTiming(ctx, k, a, cfg, p, el)
+		if err == nil && d.lastStats != nil {
+			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles)
+		}
+		return stats, err
+	}
+	d.lastStats = nil
+	return d.launchFunctional(ctx, p, el, resident, func(g *exec.Grid) uint64 {
+		return d.sampler.predict(key, sh, g.WarpInsts)
+	})
+}
+
+// readsClock reports whether p's code reads %clock, %clock64 or
+// %globaltimer: functionally such a read counts instructions rather than
+// cycles, so the values such a kernel computes are only right in detail.
+func readsClock(p *exec.Program) bool {
+	found := false
+	p.Reachable(func(fn *ptx.Function) {
+		for i := range fn.Insts {
+			in := &fn.Insts[i]
+			for _, o := range in.Src[:in.NSrc] {
+				if o.Kind == ptx.OperandSpecial {
+					switch o.Special {
+					case ptx.SRegClock, ptx.SRegClockHi, ptx.SRegClock64,
+						ptx.SRegGlobalTimer, ptx.SRegGlobalTimerLo, ptx.SRegGlobalTimerHi:
+						found = true
+					}
+				}
+			}
+		}
+	})
+	return found
+}
