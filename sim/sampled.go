@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/warpgraph/warpgraph/kernels"
@@ -34,6 +33,12 @@ const (
 	// (extrapolated) prediction, and the next launch of its kernel runs in
 	// detail.
 	SampleFarFactor = 2.0
+	// SampleWarmingLaunches is how many launches of a kernel before each
+	// of its scheduled detailed launches also run in detail, to bring the
+	// L2 to the state full timing would leave (functional launches do not
+	// touch it). They are charged their simulated cycles but are not
+	// samples: their own L2 started stale.
+	SampleWarmingLaunches = 1
 )
 
 // Why a launch ran in detail (SamplingReport's reasons).
@@ -43,18 +48,19 @@ const (
 	reasonShape    = "new shape"
 	reasonForced   = "forced"
 	reasonClock    = "reads clock"
+	reasonWarming  = "warming"
 )
 
 // samplePolicy holds the policy's settings (the constants above; tests
 // change them with withSamplePolicy).
 type samplePolicy struct {
-	warmup, minInterval, divisor int
-	far                          float64
+	warmup, minInterval, divisor, warming int
+	far                                   float64
 }
 
 var defaultSamplePolicy = samplePolicy{
 	warmup: SampleWarmupLaunches, minInterval: SampleMinInterval,
-	divisor: SampleIntervalDivisor, far: SampleFarFactor,
+	divisor: SampleIntervalDivisor, far: SampleFarFactor, warming: SampleWarmingLaunches,
 }
 
 // withSamplePolicy replaces the sampling policy (tests).
@@ -120,9 +126,10 @@ func (s *sampler) kernel(key string) *kernelSampling {
 }
 
 // decide says, before a launch of kernel key with shape sh runs, whether it
-// runs in detail; clock is whether its code reads a clock (readsClock). It
-// counts the launch.
-func (s *sampler) decide(key string, sh launchShape, clock bool) bool {
+// runs in detail, and if so whether it is a sample (a warming launch is
+// not); clock is whether its code reads a clock (readsClock). It counts the
+// launch.
+func (s *sampler) decide(key string, sh launchShape, clock bool) (detail, sample bool) {
 	k := s.kernel(key)
 	i := k.launches
 	k.launches++
@@ -139,14 +146,18 @@ func (s *sampler) decide(key string, sh launchShape, clock bool) bool {
 		reason = reasonForced
 	case i >= k.next:
 		reason = reasonSchedule
+	case i >= k.next-s.policy.warming:
+		k.detailed++
+		k.reasons[reasonWarming]++
+		return true, false
 	default:
-		return false
+		return false, false
 	}
 	k.detailed++
 	k.reasons[reason]++
 	k.force = false
 	k.next = i + max(s.policy.minInterval, i/max(s.policy.divisor, 1))
-	return true
+	return true, true
 }
 
 // detailed records a detailed launch: first, when the kernel has earlier
@@ -182,50 +193,49 @@ func (s *sampler) predict(key string, sh launchShape, warpInsts uint64) uint64 {
 }
 
 // predictCycles predicts the cycles of a launch of shape sh with x
-// warp-instructions from a kernel's detailed samples:
+// warp-instructions from a kernel's detailed samples (in launch order):
 //
-//   - the samples used are those of the same shape when they hold at least
-//     two distinct instruction counts, else all the kernel's samples;
-//   - between the smallest and the largest sampled count, the cycles are
-//     interpolated linearly between the two nearest counts (samples with
-//     equal counts averaged);
-//   - outside, they are extrapolated from the nearest sample along the
-//     least-squares line of the samples (cycles = a + b·x, slope b ≥ 0),
-//     kept between the bounds that a ≥ 0 and b ≥ 0 imply: below the
-//     smallest count x0 (cycles y0) within [y0·x/x0, y0], above the
-//     largest within [y0, y0·x/x0];
-//   - with one distinct count, the prediction is that count's cycles.
+//   - the anchor is the most recent sample of the same shape (of any shape
+//     when none has it): a launch is most like the kernel's latest
+//     detailed one, whose cache state and phase of the algorithm are
+//     nearest;
+//   - from the anchor (x0 warp-instructions, y0 cycles) the prediction
+//     moves along the least-squares slope b ≥ 0 of cycles on
+//     warp-instructions, fitted over the samples of the same shape when
+//     they hold at least two distinct counts, else over all the kernel's
+//     samples (samples with equal counts averaged): y0 + b·(x − x0);
+//   - it is kept between the bounds that cycles = a + b·x with a, b ≥ 0
+//     imply: for x below x0 within [y0·x/x0, y0], above it within
+//     [y0, y0·x/x0].
 //
-// far reports x more than the factor far outside the samples' range; ok is
-// false when there is no sample.
+// far reports x more than the factor far below the smallest or above the
+// largest count the slope was fitted on; ok is false when there is no
+// sample.
 func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64) (y float64, isFar, ok bool) {
+	if len(samples) == 0 {
+		return 0, false, false
+	}
+	anchor := samples[len(samples)-1]
+	for i := len(samples) - 1; i >= 0; i-- {
+		if samples[i].shape == sh {
+			anchor = samples[i]
+			break
+		}
+	}
 	pts := points(samples, func(s launchSample) bool { return s.shape == sh })
 	if len(pts) < 2 {
 		pts = points(samples, func(launchSample) bool { return true })
 	}
-	if len(pts) == 0 {
-		return 0, false, false
+	xf, x0, y0 := float64(x), float64(anchor.warpInsts), float64(anchor.cycles)
+	isFar = xf < pts[0].x/far || xf > pts[len(pts)-1].x*far
+	if x0 == 0 || xf == x0 {
+		return y0, isFar, true
 	}
-	xf := float64(x)
-	lo, hi := pts[0], pts[len(pts)-1]
-	isFar = xf < lo.x/far || xf > hi.x*far
-	if len(pts) == 1 {
-		return lo.y, isFar, true
+	y = y0 + fitSlope(pts)*(xf-x0)
+	if xf < x0 {
+		return min(max(y, y0*xf/x0), y0), isFar, true
 	}
-	switch {
-	case xf < lo.x:
-		y = lo.y + fitSlope(pts)*(xf-lo.x)
-		return min(max(y, lo.y*xf/lo.x), lo.y), isFar, true
-	case xf > hi.x:
-		y = hi.y + fitSlope(pts)*(xf-hi.x)
-		return min(max(y, hi.y), hi.y*xf/hi.x), isFar, true
-	}
-	j := sort.Search(len(pts), func(j int) bool { return pts[j].x >= xf })
-	if pts[j].x == xf {
-		return pts[j].y, isFar, true
-	}
-	a, b := pts[j-1], pts[j]
-	return a.y + (b.y-a.y)*(xf-a.x)/(b.x-a.x), isFar, true
+	return min(max(y, y0), y0*xf/x0), isFar, true
 }
 
 type point struct{ x, y float64 }
@@ -398,9 +408,9 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		clock = readsClock(p)
 		d.sampler.clocks[p] = clock
 	}
-	if d.sampler.decide(key, sh, clock) {
+	if detail, sample := d.sampler.decide(key, sh, clock); detail {
 		stats, err := d.launchTiming(ctx, k, a, cfg, p, el)
-		if err == nil && d.lastStats != nil {
+		if sample && err == nil && d.lastStats != nil {
 			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles)
 		}
 		return stats, err
