@@ -302,11 +302,12 @@ type SamplingReport struct {
 	// host clock (every launch, copy and memset since New).
 	PredictedSeconds float64 `json:"predicted_seconds"`
 	HostSeconds      float64 `json:"host_seconds"`
-	// EstimatedErrorSeconds is PredictedSeconds × the mean absolute
-	// held-out error: a bound on the predictions' error that assumes the
+	// EstimatedErrorSeconds is the predicted time's likely error, summed
+	// over the kernels: a kernel's predicted time × the mean absolute
+	// relative error of its held-out predictions, which assumes that the
 	// launches' errors do not cancel. EstimatedError is it relative to
-	// HostSeconds; -1 when launches were predicted but none was held out
-	// (the error is then unknown).
+	// HostSeconds; -1 when a kernel had launches predicted but none held
+	// out (the error is then unknown).
 	EstimatedErrorSeconds float64 `json:"estimated_error_seconds"`
 	EstimatedError        float64 `json:"estimated_error"`
 	// Method names the method and its policy in one line.
@@ -320,7 +321,8 @@ type KernelSampling struct {
 	Detailed int    `json:"detailed"`
 	// Reasons counts the detailed launches by why they ran in detail:
 	// "warm-up", "new shape" (a grid, block or shared memory not seen in
-	// detail), "forced" (after a far-off prediction), "schedule".
+	// detail), "forced" (after a far-off prediction), "schedule",
+	// "warming" (before a scheduled one; not a sample), "reads clock".
 	Reasons            map[string]int `json:"reasons"`
 	HeldOut            int            `json:"held_out"`
 	HeldOutMedianError float64        `json:"held_out_median_error"`
@@ -330,8 +332,11 @@ type KernelSampling struct {
 
 // SamplingMethod describes the policy in one line.
 func SamplingMethod() string {
-	return fmt.Sprintf("launch sampling per kernel: the first %d launches, every launch of a new grid/block shape, then launch i every max(%d, i/%d) in detail; the rest functional, charged cycles interpolated on warp-instructions between the kernel's detailed samples (next launch in detail when %.0fx outside them)",
-		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleFarFactor)
+	return fmt.Sprintf("launch sampling per kernel: in detail the first %d launches, each new grid/block shape, "+
+		"and from launch i the next after max(%d, i/%d) launches (the %d before it too, to warm the L2); "+
+		"the rest functional, charged the cycles of the kernel's latest detailed launch moved along the samples' "+
+		"fitted slope on warp-instructions (the next launch in detail when %gx outside the samples)",
+		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleWarmingLaunches, SampleFarFactor)
 }
 
 // SamplingReport returns the report of a sampled device (ModeSampled), and
@@ -348,27 +353,34 @@ func (d *Device) SamplingReport() (SamplingReport, bool) {
 func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 	r := SamplingReport{HostSeconds: host.Seconds(), Method: SamplingMethod()}
 	var all []float64
-	var predicted uint64
+	var predicted, expected float64
+	unknown := false
 	for _, key := range s.order {
 		k := s.kernels[key]
 		ks := KernelSampling{Kernel: k.name, Launches: k.launches, Detailed: k.detailed,
 			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut), PredictedCycles: k.predictedCycles}
-		ks.HeldOutMedianError, ks.HeldOutMaxError, _ = errorStats(k.heldOut)
+		var mae float64
+		ks.HeldOutMedianError, ks.HeldOutMaxError, mae = errorStats(k.heldOut)
 		r.Kernels = append(r.Kernels, ks)
 		r.Launches += k.launches
 		r.Detailed += k.detailed
 		all = append(all, k.heldOut...)
-		predicted += k.predictedCycles
+		p := float64(k.predictedCycles)
+		predicted += p
+		if p > 0 && len(k.heldOut) == 0 {
+			unknown = true
+		}
+		expected += mae * p
 	}
-	var mean float64
 	r.HeldOut = len(all)
-	r.HeldOutMedianError, r.HeldOutMaxError, mean = errorStats(all)
-	r.PredictedSeconds = float64(predicted) / (float64(cfg.ClockMHz) * 1e6)
+	r.HeldOutMedianError, r.HeldOutMaxError, _ = errorStats(all)
+	hz := float64(cfg.ClockMHz) * 1e6
+	r.PredictedSeconds = predicted / hz
 	switch {
-	case predicted > 0 && len(all) == 0:
+	case unknown:
 		r.EstimatedError = -1
 	case host > 0:
-		r.EstimatedErrorSeconds = r.PredictedSeconds * mean
+		r.EstimatedErrorSeconds = expected / hz
 		r.EstimatedError = r.EstimatedErrorSeconds / r.HostSeconds
 	}
 	return r
