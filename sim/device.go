@@ -15,7 +15,7 @@ import (
 )
 
 // Device is a simulated GPU implementing kernels.Device. It runs launches
-// in one of two modes (WithMode):
+// in one of three modes (WithMode):
 //
 //   - ModeTiming, the default: cycle-level timing on akita/v3 (sim/timing
 //     and sim/memsys). Values are exact as in functional mode, except that
