@@ -44,24 +44,33 @@
 // A functional launch is charged predicted cycles, exactly where a
 // detailed launch's would go: its LaunchStats' Cycles and Elapsed (and the
 // counters cycles and sms) and the simulated host clock. The prediction
-// starts from the kernel's most recent detailed launch of the same shape
-// (whose cache state and phase of the algorithm are nearest) and moves
-// from its warp-instructions to the launch's along the least-squares slope
-// of cycles on warp-instructions over the kernel's detailed launches (the
-// functional signature: warp-instructions, and CTAs through the shape),
-// bounded as a line with non-negative intercept and slope allows
+// starts from the kernel's most recent detailed launch of like size (its
+// warp-instructions within SampleFarFactor of the launch's; of the same
+// shape where one is), whose cache state and phase of the algorithm are
+// nearest, else from the detailed launch nearest in size (the functional
+// signature: warp-instructions, and CTAs through the shape), and scales its
+// cycles by the ratio of warp-instructions to the power fitted, in log-log
+// least squares, on the kernel's detailed launches, kept within [0, 1]:
+// between a latency-bound launch, whose cycles do not grow with the work,
+// and a throughput-bound one, whose cycles grow in proportion
 // (predictCycles). A launch more than SampleFarFactor outside the sampled
 // counts is still charged this extrapolation, and sends the kernel's next
 // launch into detail.
 //
 // The error is estimated by holding out: every detailed launch that has
 // earlier samples of its kernel is first predicted from them, and the
-// relative error against its simulated cycles kept. SamplingReport gives
-// the launches in detail and in total, per kernel with the reasons, the
+// relative error against its simulated cycles kept, apart for the
+// predictions within SampleFarFactor of the sampled work (as most
+// functional launches are) and beyond it. SamplingReport gives the
+// launches in detail and in total, per kernel with the reasons, the
 // held-out errors' median and largest, and the estimated error of the
-// simulated time: per kernel, its predicted time × its mean absolute
-// held-out error, summed — an estimate that assumes the launches' errors do
-// not cancel, relative to the device's whole simulated host time.
+// simulated time: per kernel and stratum, the predicted time × the mean
+// absolute held-out error, summed — an estimate that assumes the launches'
+// errors do not cancel, relative to the device's whole simulated host
+// time. It is pessimistic where a kernel's first launches differ widely
+// (a BFS's first level from one hub vertex against the next): those
+// held-out predictions fail by far more than the later ones, which have
+// samples like them.
 //
 // Limits. Functional launches do not touch the L2's tags, so a detailed
 // launch after functional ones finds the lines they would have brought in

@@ -41,6 +41,13 @@ const (
 	SampleWarmingLaunches = 1
 )
 
+// Strata of predictions: within the factor far of the samples' counts, and
+// beyond it.
+const (
+	near = 0
+	far  = 1
+)
+
 // Why a launch ran in detail (SamplingReport's reasons).
 const (
 	reasonWarmup   = "warm-up"
@@ -95,9 +102,14 @@ type kernelSampling struct {
 	force   bool
 	shapes  map[launchShape]bool // shapes seen in detail
 	samples []launchSample
-	heldOut []float64 // signed relative errors of held-out predictions
-	// predictedCycles sums the cycles charged to functional launches.
-	predictedCycles uint64
+	// heldOut holds the signed relative errors of the held-out
+	// predictions, [near] those within the factor far of the samples'
+	// counts and [far] those beyond it; predictedCycles sums the cycles
+	// charged to functional launches, split the same way, and predictedFar
+	// counts those beyond.
+	heldOut         [2][]float64
+	predictedCycles [2]uint64
+	predictedFar    int
 }
 
 // sampler decides, per launch, between detail and functional execution,
@@ -164,8 +176,12 @@ func (s *sampler) decide(key string, sh launchShape, clock bool) (detail, sample
 // samples, the held-out error of predicting it from them; then the sample.
 func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64) {
 	k := s.kernel(key)
-	if pred, _, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 {
-		k.heldOut = append(k.heldOut, (pred-float64(cycles))/float64(cycles))
+	if pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 {
+		stratum := near
+		if beyond {
+			stratum = far
+		}
+		k.heldOut[stratum] = append(k.heldOut[stratum], (pred-float64(cycles))/float64(cycles))
 	}
 	k.shapes[sh] = true
 	k.samples = append(k.samples, launchSample{shape: sh, warpInsts: warpInsts, cycles: cycles})
@@ -177,106 +193,104 @@ func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64)
 // the samples.
 func (s *sampler) predict(key string, sh launchShape, warpInsts uint64) uint64 {
 	k := s.kernel(key)
-	pred, far, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far)
+	pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far)
 	if !ok {
 		// No sample at all (the policy never runs such a launch
 		// functionally): charge nothing, and sample the next one.
 		k.force = true
 		return 0
 	}
-	if far {
-		k.force = true
-	}
 	c := uint64(math.Round(max(pred, 0)))
-	k.predictedCycles += c
+	stratum := near
+	if beyond {
+		stratum = far
+		k.force = true
+		k.predictedFar++
+	}
+	k.predictedCycles[stratum] += c
 	return c
 }
 
 // predictCycles predicts the cycles of a launch of shape sh with x
 // warp-instructions from a kernel's detailed samples (in launch order):
 //
-//   - the anchor is the most recent sample of the same shape (of any shape
-//     when none has it): a launch is most like the kernel's latest
-//     detailed one, whose cache state and phase of the algorithm are
-//     nearest;
+//   - the anchor is the most recent sample whose count lies within the
+//     factor far of x, of the same shape if one such has it (a launch is
+//     most like the kernel's latest detailed one of like size, whose cache
+//     state and phase of the algorithm are nearest); when none is that
+//     near, the sample whose count is nearest x in ratio;
 //   - from the anchor (x0 warp-instructions, y0 cycles) the prediction
-//     moves along the least-squares slope b ≥ 0 of cycles on
-//     warp-instructions, fitted over the samples of the same shape when
-//     they hold at least two distinct counts, else over all the kernel's
-//     samples (samples with equal counts averaged): y0 + b·(x − x0);
-//   - it is kept between the bounds that cycles = a + b·x with a, b ≥ 0
-//     imply: for x below x0 within [y0·x/x0, y0], above it within
-//     [y0, y0·x/x0].
+//     scales as y0·(x/x0)^α, where α is the least-squares slope of log
+//     cycles on log warp-instructions over the kernel's samples (equal
+//     counts averaged), kept within [0, 1]: between cycles that do not
+//     grow with the work (a latency-bound launch) and cycles in
+//     proportion to it (a throughput-bound one); 0 with one distinct count.
 //
 // far reports x more than the factor far below the smallest or above the
-// largest count the slope was fitted on; ok is false when there is no
-// sample.
+// largest sampled count; ok is false when there is no sample.
 func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64) (y float64, isFar, ok bool) {
 	if len(samples) == 0 {
 		return 0, false, false
 	}
-	anchor := samples[len(samples)-1]
-	for i := len(samples) - 1; i >= 0; i-- {
-		if samples[i].shape == sh {
-			anchor = samples[i]
-			break
+	xf := float64(max(x, 1))
+	ratio := func(s launchSample) float64 { return math.Abs(math.Log(xf / float64(max(s.warpInsts, 1)))) }
+	anchor, found, foundShape := samples[len(samples)-1], false, false
+	for i := len(samples) - 1; i >= 0 && !foundShape; i-- {
+		if c := samples[i]; ratio(c) <= math.Log(far) && (!found || c.shape == sh) {
+			anchor, found, foundShape = c, true, c.shape == sh
 		}
 	}
-	pts := points(samples, func(s launchSample) bool { return s.shape == sh })
-	if len(pts) < 2 {
-		pts = points(samples, func(launchSample) bool { return true })
+	if !found {
+		for i := len(samples) - 1; i >= 0; i-- {
+			if ratio(samples[i]) < ratio(anchor) {
+				anchor = samples[i]
+			}
+		}
 	}
-	xf, x0, y0 := float64(x), float64(anchor.warpInsts), float64(anchor.cycles)
+	pts := points(samples)
 	isFar = xf < pts[0].x/far || xf > pts[len(pts)-1].x*far
-	if x0 == 0 || xf == x0 {
-		return y0, isFar, true
-	}
-	y = y0 + fitSlope(pts)*(xf-x0)
-	if xf < x0 {
-		return min(max(y, y0*xf/x0), y0), isFar, true
-	}
-	return min(max(y, y0), y0*xf/x0), isFar, true
+	x0, y0 := float64(max(anchor.warpInsts, 1)), float64(anchor.cycles)
+	return y0 * math.Pow(xf/x0, logSlope(pts)), isFar, true
 }
 
 type point struct{ x, y float64 }
 
-// points are the kept samples' (warp-instructions, cycles), sorted by
-// count, with the cycles of equal counts averaged.
-func points(samples []launchSample, keep func(launchSample) bool) []point {
+// points are the samples' (warp-instructions, cycles), sorted by count,
+// with the cycles of equal counts averaged.
+func points(samples []launchSample) []point {
 	sum := map[uint64][2]float64{}
 	for _, s := range samples {
-		if keep(s) {
-			v := sum[s.warpInsts]
-			sum[s.warpInsts] = [2]float64{v[0] + float64(s.cycles), v[1] + 1}
-		}
+		v := sum[s.warpInsts]
+		sum[s.warpInsts] = [2]float64{v[0] + float64(s.cycles), v[1] + 1}
 	}
 	pts := make([]point, 0, len(sum))
 	for x, v := range sum {
-		pts = append(pts, point{float64(x), v[0] / v[1]})
+		pts = append(pts, point{float64(max(x, 1)), v[0] / v[1]})
 	}
 	slices.SortFunc(pts, func(a, b point) int { return int(math.Copysign(1, a.x-b.x)) })
 	return pts
 }
 
-// fitSlope is the least-squares slope of cycles on warp-instructions, at
-// least 0.
-func fitSlope(pts []point) float64 {
+// logSlope is the least-squares slope of log cycles on log
+// warp-instructions, within [0, 1] (0 for fewer than two points).
+func logSlope(pts []point) float64 {
 	var mx, my float64
 	for _, p := range pts {
-		mx += p.x
-		my += p.y
+		mx += math.Log(p.x)
+		my += math.Log(max(p.y, 1))
 	}
 	n := float64(len(pts))
 	mx, my = mx/n, my/n
 	var sxy, sxx float64
 	for _, p := range pts {
-		sxy += (p.x - mx) * (p.y - my)
-		sxx += (p.x - mx) * (p.x - mx)
+		dx := math.Log(p.x) - mx
+		sxy += dx * (math.Log(max(p.y, 1)) - my)
+		sxx += dx * dx
 	}
 	if sxx == 0 {
 		return 0
 	}
-	return max(sxy/sxx, 0)
+	return min(max(sxy/sxx, 0), 1)
 }
 
 // SamplingReport describes a sampled device's launches so far: how many
@@ -291,23 +305,32 @@ type SamplingReport struct {
 	// Kernels are the per-kernel figures, in order of first launch.
 	Kernels []KernelSampling `json:"kernels"`
 	// HeldOut is how many detailed launches were also predicted from
-	// their kernel's earlier samples; HeldOutMedianError and
-	// HeldOutMaxError are the median and the largest of those
-	// predictions' absolute relative errors in cycles (0 when none).
-	HeldOut            int     `json:"held_out"`
-	HeldOutMedianError float64 `json:"held_out_median_error"`
-	HeldOutMaxError    float64 `json:"held_out_max_error"`
+	// their kernel's earlier samples with their warp-instructions within
+	// SampleFarFactor of the samples' (as most functional launches are);
+	// HeldOutMedianError and HeldOutMaxError are the median and the
+	// largest of those predictions' absolute relative errors in cycles (0
+	// when none). HeldOutFar and HeldOutFarMedianError are the same of the
+	// held-out predictions beyond that factor (extrapolations), and
+	// PredictedFar counts the functional launches charged one.
+	HeldOut               int     `json:"held_out"`
+	HeldOutMedianError    float64 `json:"held_out_median_error"`
+	HeldOutMaxError       float64 `json:"held_out_max_error"`
+	HeldOutFar            int     `json:"held_out_far"`
+	HeldOutFarMedianError float64 `json:"held_out_far_median_error"`
+	PredictedFar          int     `json:"predicted_far"`
 	// PredictedSeconds is the kernel time charged from predictions (the
 	// predicted cycles at the clock); HostSeconds the device's simulated
 	// host clock (every launch, copy and memset since New).
 	PredictedSeconds float64 `json:"predicted_seconds"`
 	HostSeconds      float64 `json:"host_seconds"`
 	// EstimatedErrorSeconds is the predicted time's likely error, summed
-	// over the kernels: a kernel's predicted time × the mean absolute
-	// relative error of its held-out predictions, which assumes that the
-	// launches' errors do not cancel. EstimatedError is it relative to
-	// HostSeconds; -1 when a kernel had launches predicted but none held
-	// out (the error is then unknown).
+	// over the kernels and the two strata (within the factor, beyond it):
+	// the time predicted × the mean absolute relative error of the
+	// kernel's held-out predictions of the stratum (of both strata where
+	// the stratum has none), which assumes that the launches' errors do
+	// not cancel. EstimatedError is it relative to HostSeconds; -1 when a
+	// kernel had launches predicted but none held out (the error is then
+	// unknown).
 	EstimatedErrorSeconds float64 `json:"estimated_error_seconds"`
 	EstimatedError        float64 `json:"estimated_error"`
 	// Method names the method and its policy in one line.
@@ -327,6 +350,8 @@ type KernelSampling struct {
 	HeldOut            int            `json:"held_out"`
 	HeldOutMedianError float64        `json:"held_out_median_error"`
 	HeldOutMaxError    float64        `json:"held_out_max_error"`
+	HeldOutFar         int            `json:"held_out_far"`
+	PredictedFar       int            `json:"predicted_far"`
 	PredictedCycles    uint64         `json:"predicted_cycles"`
 }
 
@@ -334,8 +359,9 @@ type KernelSampling struct {
 func SamplingMethod() string {
 	return fmt.Sprintf("launch sampling per kernel: in detail the first %d launches, each new grid/block shape, "+
 		"and from launch i the next after max(%d, i/%d) launches (the %d before it too, to warm the L2); "+
-		"the rest functional, charged the cycles of the kernel's latest detailed launch moved along the samples' "+
-		"fitted slope on warp-instructions (the next launch in detail when %gx outside the samples)",
+		"the rest functional, charged the cycles of the kernel's latest detailed launch of like size, scaled by "+
+		"the ratio of warp-instructions to the power fitted on the samples (log-log, within [0, 1]; "+
+		"the next launch in detail when %gx outside the samples)",
 		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleWarmingLaunches, SampleFarFactor)
 }
 
@@ -352,28 +378,38 @@ func (d *Device) SamplingReport() (SamplingReport, bool) {
 
 func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 	r := SamplingReport{HostSeconds: host.Seconds(), Method: SamplingMethod()}
-	var all []float64
+	var all [2][]float64
 	var predicted, expected float64
 	unknown := false
 	for _, key := range s.order {
 		k := s.kernels[key]
 		ks := KernelSampling{Kernel: k.name, Launches: k.launches, Detailed: k.detailed,
-			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut), PredictedCycles: k.predictedCycles}
-		var mae float64
-		ks.HeldOutMedianError, ks.HeldOutMaxError, mae = errorStats(k.heldOut)
+			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut[near]), HeldOutFar: len(k.heldOut[far]),
+			PredictedFar: k.predictedFar, PredictedCycles: k.predictedCycles[near] + k.predictedCycles[far]}
+		ks.HeldOutMedianError, ks.HeldOutMaxError, _ = errorStats(k.heldOut[near])
 		r.Kernels = append(r.Kernels, ks)
 		r.Launches += k.launches
 		r.Detailed += k.detailed
-		all = append(all, k.heldOut...)
-		p := float64(k.predictedCycles)
-		predicted += p
-		if p > 0 && len(k.heldOut) == 0 {
+		r.PredictedFar += k.predictedFar
+		both := slices.Concat(k.heldOut[near], k.heldOut[far])
+		_, _, maeBoth := errorStats(both)
+		for stratum := range 2 {
+			all[stratum] = append(all[stratum], k.heldOut[stratum]...)
+			p := float64(k.predictedCycles[stratum])
+			predicted += p
+			mae := maeBoth
+			if len(k.heldOut[stratum]) > 0 {
+				_, _, mae = errorStats(k.heldOut[stratum])
+			}
+			expected += mae * p
+		}
+		if ks.PredictedCycles > 0 && len(both) == 0 {
 			unknown = true
 		}
-		expected += mae * p
 	}
-	r.HeldOut = len(all)
-	r.HeldOutMedianError, r.HeldOutMaxError, _ = errorStats(all)
+	r.HeldOut, r.HeldOutFar = len(all[near]), len(all[far])
+	r.HeldOutMedianError, r.HeldOutMaxError, _ = errorStats(all[near])
+	r.HeldOutFarMedianError, _, _ = errorStats(all[far])
 	hz := float64(cfg.ClockMHz) * 1e6
 	r.PredictedSeconds = predicted / hz
 	switch {

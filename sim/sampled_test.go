@@ -104,7 +104,7 @@ func TestSamplingReportAddsUp(t *testing.T) {
 			reasons += n
 		}
 		assert.Equal(t, k.Detailed, reasons, "%s: every detailed launch has one reason", k.Kernel)
-		assert.LessOrEqual(t, k.HeldOut, k.Detailed-1, "%s: the first detailed launch has nothing to be predicted from", k.Kernel)
+		assert.LessOrEqual(t, k.HeldOut+k.HeldOutFar, k.Detailed-1, "%s: the first detailed launch has nothing to be predicted from", k.Kernel)
 		assert.LessOrEqual(t, k.Detailed, k.Launches)
 		assert.Equal(t, SampleWarmupLaunches, k.Reasons[reasonWarmup])
 	}
@@ -186,52 +186,52 @@ func TestSampledClockKernelsRunInDetail(t *testing.T) {
 	assert.Equal(t, map[string]int{reasonClock: 20}, s.kernels["clock"].reasons)
 }
 
-// TestPredictCycles: the prediction starts from the latest sample of the
-// shape and moves along the samples' slope, within the bounds of a line
-// with a non-negative intercept.
+// TestPredictCycles: the prediction starts from the latest sample of like
+// size (of the shape, where one is) and scales with the work to the power
+// fitted on the samples.
 func TestPredictCycles(t *testing.T) {
 	a := launchShape{grid: [3]int{4, 1, 1}, block: [3]int{64, 1, 1}}
 	b := launchShape{grid: [3]int{8, 1, 1}, block: [3]int{64, 1, 1}}
 	_, _, ok := predictCycles(nil, a, 100, 2)
 	assert.False(t, ok)
 
-	samples := []launchSample{{a, 100, 1000}, {a, 200, 1500}, {a, 100, 1100}}
-	y, far, ok := predictCycles(samples, a, 100, 2)
+	// Cycles in proportion to the work: the power is 1.
+	linear := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 200, 2000}}
+	y, far, ok := predictCycles(linear, a, 200, 2)
 	require.True(t, ok)
-	assert.Equal(t, 1100.0, y, "the latest sample of the same count")
+	assert.Equal(t, 2000.0, y)
 	assert.False(t, far)
-	// Slope of the averaged points (100, 1050) and (200, 1500): 4.5.
-	y, _, _ = predictCycles(samples, a, 150, 2)
-	assert.InDelta(t, 1100+4.5*50, y, 1e-9)
-	y, far, _ = predictCycles(samples, a, 500, 2)
-	assert.InDelta(t, 1100+4.5*400, y, 1e-9)
-	assert.True(t, far, "500 > 2 × 200")
-	y, far, _ = predictCycles(samples, a, 60, 2)
-	assert.InDelta(t, 1100-4.5*40, y, 1e-9)
-	assert.False(t, far)
-	// Far below along a steep slope: no lower than proportional scaling
-	// of the anchor.
-	steep := []launchSample{{a, 100, 100}, {a, 200, 1100}}
-	y, far, _ = predictCycles(steep, a, 20, 2)
-	assert.InDelta(t, 1100*20/200.0, y, 1e-9)
+	y, _, _ = predictCycles(linear, a, 150, 2)
+	assert.InDelta(t, 1500, y, 1e-6)
+	y, far, _ = predictCycles(linear, a, 1600, 2)
+	assert.InDelta(t, 16000, y, 1e-6, "from the nearest count in ratio")
+	assert.True(t, far, "1600 > 2 × 400")
+	y, far, _ = predictCycles(linear, a, 10, 2)
+	assert.InDelta(t, 100, y, 1e-6)
 	assert.True(t, far)
-	// Far above along a steep slope: no higher than proportional scaling.
-	y, _, _ = predictCycles([]launchSample{{a, 200, 1100}, {a, 100, 100}}, a, 400, 2)
-	assert.InDelta(t, 100*400/100.0, y, 1e-9)
+	// The latest sample within 2x anchors, not the nearest.
+	noisy := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 100, 1000}, {a, 180, 900}}
+	y, _, _ = predictCycles(noisy, a, 100, 2)
+	assert.Less(t, y, 900.0, "scaled down from the latest sample (180 warp-instructions, 900 cycles)")
 
-	// A shape with one sample: its cycles, moved along the slope of all
-	// the kernel's samples.
-	samples = append(samples, launchSample{b, 400, 3000})
-	y, _, _ = predictCycles(samples, b, 400, 2)
-	assert.Equal(t, 3000.0, y)
-	// A shape never seen: the latest sample of any shape.
-	c := launchShape{grid: [3]int{16, 1, 1}, block: [3]int{64, 1, 1}}
-	y, _, _ = predictCycles(samples, c, 400, 2)
-	assert.Equal(t, 3000.0, y)
-	// A negative slope counts as flat.
+	// Cycles that fall as the work grows count as flat (power 0).
 	flat := []launchSample{{a, 100, 2000}, {a, 200, 1000}}
 	y, _, _ = predictCycles(flat, a, 300, 2)
 	assert.Equal(t, 1000.0, y)
+	// A power between: cycles that double when the work grows fourfold.
+	sqrt := []launchSample{{a, 100, 1000}, {a, 400, 2000}}
+	y, _, _ = predictCycles(sqrt, a, 900, 2)
+	assert.InDelta(t, 3000, y, 1e-6)
+
+	// The shape decides between samples of like size.
+	mixed := []launchSample{{a, 100, 1000}, {b, 110, 3000}}
+	y, _, _ = predictCycles(mixed, a, 100, 2)
+	assert.InDelta(t, 1000, y, 1e-6, "the older sample of the same shape")
+	y, _, _ = predictCycles(mixed, b, 110, 2)
+	assert.InDelta(t, 3000, y, 1e-6)
+	c := launchShape{grid: [3]int{16, 1, 1}, block: [3]int{64, 1, 1}}
+	y, _, _ = predictCycles(mixed, c, 110, 2)
+	assert.InDelta(t, 3000, y, 1e-6, "a shape never seen: the latest sample of like size")
 }
 
 // TestSamplerSchedule: warm-up, then a detailed launch after intervals

@@ -40,6 +40,12 @@ func samplingLine(r sim.SamplingReport) string {
 	if r.HeldOut > 0 {
 		fmt.Fprintf(&b, "; held-out prediction error median %.1f%%, max %.1f%% (%d launches)", 100*r.HeldOutMedianError, 100*r.HeldOutMaxError, r.HeldOut)
 	}
+	if r.HeldOutFar > 0 || r.PredictedFar > 0 {
+		fmt.Fprintf(&b, "; beyond %gx the sampled work: %d predicted, %d held out", sim.SampleFarFactor, r.PredictedFar, r.HeldOutFar)
+		if r.HeldOutFar > 0 {
+			fmt.Fprintf(&b, " (error median %.0f%%)", 100*r.HeldOutFarMedianError)
+		}
+	}
 	switch {
 	case r.EstimatedError < 0:
 		b.WriteString("; estimated error unknown (no prediction could be checked)")
