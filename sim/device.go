@@ -16,7 +16,7 @@ import (
 )
 
 // Device is a simulated GPU implementing kernels.Device. It runs launches
-// in one of two modes (WithMode):
+// in one of three modes (WithMode):
 //
 //   - ModeTiming, the default: cycle-level timing on akita/v3 (sim/timing
 //     and sim/memsys). Values are exact as in functional mode, except that
@@ -25,6 +25,9 @@ import (
 //     Cycles, Elapsed and the counters of timing.Stats describe the launch.
 //   - ModeFunctional: exact values, warps of co-resident CTAs interleaved,
 //     no time (Elapsed and Cycles are zero); fast.
+//   - ModeSampled: each launch runs either as in ModeTiming or, charged
+//     cycles predicted from its kernel's detailed launches, as in
+//     ModeFunctional (sampled.go; the package comment has the method).
 //
 // A Device is safe for concurrent use; launches run one at a time.
 type Device struct {
@@ -40,6 +43,7 @@ type Device struct {
 
 	gpu       *timing.GPU // built on the first timing launch
 	lastStats *timing.Stats
+	sampler   *sampler // ModeSampled's (sampled.go)
 
 	// hostClock is the simulated host time since New (HostClock).
 	hostClock time.Duration
@@ -54,15 +58,18 @@ const (
 	ModeTiming Mode = "timing"
 	// ModeFunctional computes exact values without time.
 	ModeFunctional Mode = "functional"
+	// ModeSampled simulates some launches in detail and runs the rest
+	// functionally, predicting their cycles (sampled.go).
+	ModeSampled Mode = "sampled"
 )
 
-// ParseMode reads a mode name ("timing" or "functional").
+// ParseMode reads a mode name ("timing", "functional" or "sampled").
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case ModeTiming, ModeFunctional:
+	case ModeTiming, ModeFunctional, ModeSampled:
 		return m, nil
 	}
-	return "", fmt.Errorf("sim: unknown mode %q (want %q or %q)", s, ModeTiming, ModeFunctional)
+	return "", fmt.Errorf("sim: unknown mode %q (want %q, %q or %q)", s, ModeTiming, ModeFunctional, ModeSampled)
 }
 
 var _ kernels.Device = (*Device)(nil)
@@ -80,6 +87,8 @@ type options struct {
 	profiling      *profiling // WithProfile, WithTrace (profile.go)
 	// hitsAsMessages: withHitsAsMessages.
 	hitsAsMessages bool
+	// samplePolicy: withSamplePolicy (nil: the default policy).
+	samplePolicy *samplePolicy
 }
 
 // withHitsAsMessages sends every L1 hit through the memory system as
@@ -100,7 +109,7 @@ func WithSlice(n int) Option { return func(o *options) { o.slice = n } }
 // check starts (default 1<<20). WithDeadlockWindow is timing mode's.
 func WithQuietWindow(n uint64) Option { return func(o *options) { o.quietWindow = n } }
 
-// WithMode selects timing (the default) or functional execution.
+// WithMode selects timing (the default), functional or sampled execution.
 func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 
 // WithParallelEngine runs timing mode on akita's parallel engine (see
@@ -169,7 +178,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	if o.deadlockWindow > 0 {
 		cfg.SM.DeadlockWindowCycles = o.deadlockWindow
 	}
-	if o.mode == ModeTiming {
+	if o.mode != ModeFunctional {
 		if err := cfg.SM.Validate(); err != nil {
 			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
 		}
@@ -178,6 +187,13 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 		}
 	}
 	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemory(o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
+	if o.mode == ModeSampled {
+		p := defaultSamplePolicy
+		if o.samplePolicy != nil {
+			p = *o.samplePolicy
+		}
+		d.sampler = newSampler(p)
+	}
 	if cfg.AttrsGPU != "" {
 		t, err := kernels.LoadAttrs(cfg.AttrsGPU)
 		switch {
@@ -226,7 +242,8 @@ func (d *Device) Config() Config { return d.cfg }
 func (d *Device) Mode() Mode { return d.opts.mode }
 
 // LastStats returns the structured statistics of the last launch in timing
-// mode (nil before one, or in functional mode).
+// mode, or in sampled mode when it ran in detail (nil before one, in
+// functional mode, and after a sampled launch run functionally).
 func (d *Device) LastStats() *timing.Stats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -271,7 +288,9 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 		return m, nil
 	}
 	text := k.Module.PTX
-	if d.Mode() == ModeTiming && d.cfg.SM.SharedFloatAddLoop {
+	// Sampled mode runs timing's form in both of its paths, so that its
+	// functional launches execute the instructions its detailed ones do.
+	if d.Mode() != ModeFunctional && d.cfg.SM.SharedFloatAddLoop {
 		expanded, n, err := ptx.ExpandSharedFloatAdds(text)
 		if err != nil {
 			return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
@@ -284,7 +303,7 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
 	}
-	if d.Mode() == ModeTiming && d.cfg.SM.HoistLoads {
+	if d.Mode() != ModeFunctional && d.cfg.SM.HoistLoads {
 		for _, fn := range pm.Funcs {
 			ptx.HoistLoads(fn)
 		}
@@ -565,11 +584,15 @@ func (d *Device) checkLaunch(k *kernels.Kernel, a kernelAttrs, cfg kernels.Launc
 // mode the counters are warp_instructions, thread_instructions, ctas and
 // max_resident_ctas; in timing mode every counter of timing.Stats.Counters
 // (LastStats has the structured form), with Cycles and Elapsed, the
-// kernel's own simulated time. A launch that started (even one that ends
+// kernel's own simulated time. In sampled mode a launch simulated in
+// detail reports as in timing mode, one run functionally as in functional
+// mode plus its predicted cycles (Cycles, Elapsed and the counters cycles
+// and sms). A launch that started (even one that ends
 // in an error) advances the host clock (HostClock) by the configuration's
 // host.launch_ns + the kernel's event time + host.sync_ns, where the event
-// time is host.kernel_overhead_ns plus, in timing mode, the cycles at the
-// clock (and is the launch's Elapsed in timing mode).
+// time is host.kernel_overhead_ns plus, in timing and sampled mode, the
+// (simulated or predicted) cycles at the clock (and is the launch's
+// Elapsed in those modes).
 func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -608,21 +631,38 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		// Volta and later schedule a warp's threads independently.
 		IndependentThreads: d.cfg.ComputeCapability[0] >= 7,
 	}
-	if d.opts.mode == ModeTiming {
+	switch d.opts.mode {
+	case ModeTiming:
 		return d.launchTiming(ctx, k, a, cfg, p, el)
+	case ModeSampled:
+		return d.launchSampled(ctx, k, a, cfg, p, el, resident)
 	}
+	return d.launchFunctional(ctx, p, el, resident, nil)
+}
+
+// launchFunctional runs a launch functionally. predict, when not nil
+// (sampled mode), gives the cycles to charge a launch that completed.
+// d.mu is held.
+func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.Launch, resident int, predict func(*exec.Grid) uint64) (kernels.LaunchStats, error) {
+	var stats kernels.LaunchStats
 	g, err := exec.NewGrid(p, d.mem, el)
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
 	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow})
-	d.hostClock += d.cfg.Host.launchCost(d.cfg.Host.kernelTime(0, d.cfg.ClockMHz))
 	stats.Counters = map[string]float64{
 		"warp_instructions":   float64(g.WarpInsts),
 		"thread_instructions": float64(g.ThreadInsts),
 		"ctas":                float64(g.CTAs()),
 		"max_resident_ctas":   float64(min(resident, g.CTAs())),
 	}
+	if predict != nil && runErr == nil {
+		stats.Cycles = predict(g)
+		stats.Elapsed = d.cfg.Host.kernelTime(stats.Cycles, d.cfg.ClockMHz)
+		stats.Counters["cycles"] = float64(stats.Cycles)
+		stats.Counters["sms"] = float64(d.cfg.SMs)
+	}
+	d.hostClock += d.cfg.Host.launchCost(d.cfg.Host.kernelTime(stats.Cycles, d.cfg.ClockMHz))
 	if runErr != nil {
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}

@@ -1,9 +1,10 @@
 // Package sim is warpgraph's GPU simulator: it executes the PTX that runs
-// on hardware on simulated SMs, in two modes. Functional mode computes exact
-// values with the warps of co-resident CTAs interleaved and no time. Timing
-// mode (the default) runs the same execution cycle by cycle on akita/v3:
-// SMs with schedulers, scoreboards, shared-memory banks and atomics
-// (sim/timing) in front of caches, DRAM and L2 atomic units (sim/memsys).
+// on hardware on simulated SMs, in three modes. Functional mode computes
+// exact values with the warps of co-resident CTAs interleaved and no time.
+// Timing mode (the default) runs the same execution cycle by cycle on
+// akita/v3: SMs with schedulers, scoreboards, shared-memory banks and
+// atomics (sim/timing) in front of caches, DRAM and L2 atomic units
+// (sim/memsys). Sampled mode mixes the two per launch (below).
 // Device implements kernels.Device, so every driver runs on it unchanged;
 // configurations are the YAML files of sim/configs. In both modes a Device
 // also keeps a simulated host clock (HostClock): each launch, copy and
@@ -14,4 +15,78 @@
 // simulation can be watched in a browser. The PTX front end lives
 // in sim/ptx and the functional executor in sim/exec. sim imports kernels
 // and never hw or scheduler.
+//
+// # Sampled simulation
+//
+// ModeSampled (--sim-mode sampled) samples at launch granularity, after the
+// idea of PKA (principal kernel analysis) and Sieve: launches of the same
+// kernel tend to repeat, so a few simulated in detail stand for the rest.
+// Graph algorithms launch the same kernels once per iteration (bulk
+// synchronous levels, PageRank sweeps, colouring and WCC rounds), and a
+// run of hundreds of launches then costs a few detailed ones plus
+// functional execution.
+//
+// The memory image is shared and a launch cannot be undone, so whether a
+// launch runs in detail is decided before it starts, per kernel (module and
+// entry name), by the policy of sampled.go's constants: in detail are a
+// kernel's first SampleWarmupLaunches launches; every launch whose grid,
+// block or dynamic shared memory no detailed launch of the kernel had;
+// after a detailed launch number i, the launch max(SampleMinInterval,
+// i/SampleIntervalDivisor) later (so the interval grows with the count,
+// and the detailed launches with its logarithm), with the
+// SampleWarmingLaunches before it (below); the launch after a far-off
+// prediction; and every launch of a kernel that reads %clock, %clock64 or
+// %globaltimer, whose values depend on time. Every other launch runs
+// functionally, on the PTX as timing mode transforms it, so its values are
+// exact (every run is validated) and its warp-instructions count what a
+// detailed launch would execute.
+//
+// A functional launch is charged predicted cycles, exactly where a
+// detailed launch's would go: its LaunchStats' Cycles and Elapsed (and the
+// counters cycles and sms) and the simulated host clock. The prediction
+// starts from the kernel's most recent detailed launch of like size (its
+// warp-instructions within SampleFarFactor of the launch's; of the same
+// shape where one is), whose cache state and phase of the algorithm are
+// nearest, else from the detailed launch nearest in size (the functional
+// signature: warp-instructions, and CTAs through the shape), and scales its
+// cycles by the ratio of warp-instructions to the power fitted, in log-log
+// least squares, on the kernel's detailed launches, kept within [0, 1]:
+// between a latency-bound launch, whose cycles do not grow with the work,
+// and a throughput-bound one, whose cycles grow in proportion
+// (predictCycles). A launch more than SampleFarFactor outside the sampled
+// counts is still charged this extrapolation, and sends the kernel's next
+// launch into detail.
+//
+// The error is estimated by holding out: every detailed launch that has
+// earlier samples of its kernel is first predicted from them, and the
+// relative error against its simulated cycles kept, apart for the
+// predictions within SampleFarFactor of the sampled work (as most
+// functional launches are) and beyond it. SamplingReport gives the
+// launches in detail and in total, per kernel with the reasons, the
+// held-out errors' median and largest, and the estimated error of the
+// simulated time: per kernel and stratum, the predicted time × the mean
+// absolute held-out error, summed — an estimate that assumes the launches'
+// errors do not cancel, relative to the device's whole simulated host
+// time. It is pessimistic where a kernel's first launches differ widely
+// (a BFS's first level from one hub vertex against the next): those
+// held-out predictions fail by far more than the later ones, which have
+// samples like them.
+//
+// Limits. Functional launches do not touch the L2's tags, so a detailed
+// launch after functional ones finds the lines they would have brought in
+// missing, and runs slower than under full timing; the detailed launch
+// before each scheduled one (SampleWarmingLaunches) refills what the
+// launch before it touched, and is charged its simulated cycles but not
+// used as a sample, while warm-up, new-shape and forced launches get no
+// warming. The signature cannot see what makes a launch slow other than
+// its instructions: DRAM misses, one long-running warp. Functional and
+// detailed launches interleave warps differently, so where threads race
+// (in-place Gauss-Seidel updates in PageRank and WCC, colouring's
+// conflicts) a sampled run may take a different number of iterations
+// than a timing run, as a functional one may. The gain is bounded by
+// functional mode's own speed: a run with all but a few launches
+// functional costs about a functional run. A long persistent or
+// grid-stride launch is one sample however long it runs: sampling inside
+// a launch (Photon's idea) is not done. Profiles, traces and the monitor
+// need every launch in detail and refuse sampled mode.
 package sim

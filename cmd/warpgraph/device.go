@@ -7,6 +7,7 @@ import (
 
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim"
 )
 
 // deviceEnv is an open executor: the simulator or a GPU.
@@ -15,6 +16,8 @@ type deviceEnv struct {
 	target  string
 	simMode string
 	config  string
+	// sim is the simulator when the target is sim (dev may wrap it).
+	sim *sim.Device
 }
 
 func (e *deviceEnv) close() { _ = e.dev.Close() }

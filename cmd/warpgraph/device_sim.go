@@ -21,5 +21,5 @@ func openSimulator(mode, config string, mon *sim.Monitor, extra ...sim.Option) (
 		// A missing or malformed configuration is the user's input.
 		return nil, &inputError{err}
 	}
-	return &deviceEnv{dev: dev, target: "sim", simMode: string(m), config: config}, nil
+	return &deviceEnv{dev: dev, target: "sim", simMode: string(m), config: config, sim: dev}, nil
 }

@@ -37,6 +37,8 @@ type microOptions struct {
 	// profile is --profile and --trace: one profile over every
 	// benchmark's device.
 	profile *profileFlags
+	// simModeSet: --sim-mode was given.
+	simModeSet bool
 }
 
 func newMicroCommand() *cobra.Command {
@@ -55,6 +57,7 @@ func newMicroCommand() *cobra.Command {
 			if o.target != "hw" && o.target != "sim" {
 				return badInput("unknown target %q: microbenchmarks run on hw or sim", o.target)
 			}
+			o.simModeSet = cmd.Flags().Changed("sim-mode")
 			if err := o.check(); err != nil {
 				return err
 			}
@@ -78,7 +81,7 @@ func newMicroCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
-	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default) or functional")
+	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default), functional or sampled (some launches in detail, the rest functional; kernels that read a clock always in detail)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	// Each setting's help says what it means to the benchmarks that read
 	// it, as they register it.
@@ -155,6 +158,9 @@ func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*m
 	watch.begin()
 	defer watch.end()
 	t, err := runMicro(ctx, env, name, o)
+	if s := env.sampling(); s != nil && t != nil {
+		t.Notes = append(t.Notes, "sampled: "+s.Summary)
+	}
 	return t, watch.takeRecords(), err
 }
 
@@ -206,6 +212,9 @@ func (o microOptions) check() error {
 		return badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout < 0:
 		return badInput("--timeout %s is negative", o.timeout)
+	}
+	if err := checkSimMode(o.target, o.simMode, o.simModeSet); err != nil {
+		return err
 	}
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return err

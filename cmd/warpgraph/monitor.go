@@ -69,6 +69,8 @@ func (m *monitorFlags) check(target, simMode string) error {
 		return nil
 	case target != "sim":
 		return badInput("--monitor watches a simulation: it needs --target sim, not %s", target)
+	case simMode == string(sim.ModeSampled):
+		return badInput("--monitor watches timing mode's akita engine over a whole run; --sim-mode sampled runs most launches without it (use --sim-mode timing)")
 	case simMode != string(sim.ModeTiming):
 		return badInput("--monitor watches timing mode's akita engine; --sim-mode %s runs none (use --sim-mode timing)", simMode)
 	case m.port.port != 0 && (m.port.port < sim.MinMonitorPort || m.port.port > 65535):

@@ -83,6 +83,8 @@ func (p *profileFlags) check(target, simMode string) error {
 	switch {
 	case target != "sim":
 		return badInput("%s is of a simulation's cycles: it needs --target sim, not %s", flag, target)
+	case simMode == string(sim.ModeSampled):
+		return badInput("%s is of every launch's cycles; --sim-mode sampled simulates only some launches in detail (use --sim-mode timing)", flag)
 	case simMode != string(sim.ModeTiming):
 		return badInput("%s is of timing mode's cycles; --sim-mode %s has none (use --sim-mode timing)", flag, simMode)
 	case p.file.on && p.file.file == "":

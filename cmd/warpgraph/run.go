@@ -113,6 +113,7 @@ type runResult struct {
 	// (reached, max_depth, components, sweeps, ...).
 	Results      map[string]float64 `json:"results,omitempty"`
 	Notes        []string           `json:"notes,omitempty"`
+	Sampling     *samplingReport    `json:"sampling,omitempty"`
 	Counters     map[string]float64 `json:"counters,omitempty"`
 	PerIteration []iterationRow     `json:"per_iteration,omitempty"`
 	// Sources, SourcesSeed, PerSource and SourceStats describe a
@@ -157,7 +158,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.spec, "graph", "", "graph spec: a file or a generator (rmat:scale=16)")
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
 	f.StringVar(&o.scheduler, "scheduler", scheduler.DefaultVariant, "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
-	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default) or functional (exact values, no cycles)")
+	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default), functional (exact values, no cycles) or sampled (some launches in detail, the rest functional with predicted cycles)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
 	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
@@ -236,6 +237,9 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--timeout %s must be positive", o.timeout)
 	case checkSpinBudget(o.spinBudget, o.target) != nil:
 		return nil, checkSpinBudget(o.spinBudget, o.target)
+	}
+	if err := checkSimMode(o.target, o.simMode, o.set["sim-mode"]); err != nil {
+		return nil, err
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err
@@ -440,6 +444,7 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Plan
 	}
 	res.Cycles, res.Counters = r.Total.Cycles, r.Total.Counters
 	res.Iterations, res.Launches = len(r.Iterations), r.Launches
+	res.Sampling = env.sampling()
 	res.Summary, res.Notes, res.values = r.Summary, append(res.Notes, r.Notes...), r.Values
 	if o.perIteration || o.asJSON {
 		for _, it := range r.Iterations {
@@ -527,6 +532,7 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	if r.Launches > 0 {
 		t.add("launches", r.Launches)
 	}
+	addSamplingRows(t, r.Sampling)
 	for _, f := range r.Summary {
 		t.add(f.Name, f.Value)
 	}

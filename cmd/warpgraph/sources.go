@@ -107,6 +107,7 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Pla
 		}
 	}
 	agg.Sources = sources
+	agg.Sampling = env.sampling()
 	agg.SourcesSeed = &seed
 	agg.HostSeconds = time.Since(start).Seconds()
 	agg.SourceStats = map[string]spread{}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/experiments"
+	"github.com/warpgraph/warpgraph/sim"
 )
 
 func init() { extraCommands = append(extraCommands, newSweepCommand) }
@@ -66,7 +67,7 @@ running anything.`,
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "sim", "sim (simulator) or hw (CUDA GPU)")
 	f.StringSliceVar(&o.configs, "config", nil, "simulator configurations, comma-separated or repeated (default: the experiment's, see sweep list)")
-	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing or functional")
+	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing, functional or sampled (some launches in detail, the rest functional with predicted cycles)")
 	f.StringVar(&o.out, "out", "", "output folder (default results/NAME)")
 	f.StringArrayVar(&o.points, "points", nil, "keep points matching NAME=GLOB[|GLOB...] (';'-separated or repeated)")
 	f.StringArrayVar(&o.params, "param", nil, "set an experiment parameter, NAME=VALUE (repeatable; see sweep list)")
@@ -89,6 +90,9 @@ func planFor(e *experiments.Experiment, o sweepOptions) (experiments.Plan, error
 		return experiments.Plan{}, badInput("unknown target %q: sweeps run on sim or hw", o.target)
 	}
 	pl := experiments.Plan{Experiment: e.Name, Target: o.target, Filter: o.points}
+	if err := checkSimMode(o.target, o.simMode, o.simMode != string(sim.ModeTiming)); err != nil {
+		return pl, err
+	}
 	if o.target == experiments.TargetSim {
 		pl.Configs, pl.SimMode = o.configs, o.simMode
 		if len(pl.Configs) == 0 {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// --sim-mode sampled (sim.ModeSampled): what a sampled run prints, and
+// where the mode applies.
+
+// samplingReport is a sampled run's "sampling" object in --json: the
+// device's report (sim.SamplingReport) and the table's line.
+type samplingReport struct {
+	Summary string `json:"summary"`
+	*sim.SamplingReport
+}
+
+// sampling returns the sampled simulator's report so far, nil for any
+// other device or mode.
+func (e *deviceEnv) sampling() *samplingReport {
+	if e == nil || e.sim == nil {
+		return nil
+	}
+	r, ok := e.sim.SamplingReport()
+	if !ok {
+		return nil
+	}
+	return &samplingReport{Summary: samplingLine(r), SamplingReport: &r}
+}
+
+// samplingLine says, in one line, what a sampled run simulated in detail
+// and its estimated error.
+func samplingLine(r sim.SamplingReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d launches simulated in detail, the rest functionally with predicted cycles", r.Detailed, r.Launches)
+	if r.HeldOut > 0 {
+		fmt.Fprintf(&b, "; held-out prediction error median %.1f%%, max %.1f%% (%d launches)", 100*r.HeldOutMedianError, 100*r.HeldOutMaxError, r.HeldOut)
+	}
+	if r.HeldOutFar > 0 || r.PredictedFar > 0 {
+		fmt.Fprintf(&b, "; beyond %gx the sampled work: %d predicted, %d held out", sim.SampleFarFactor, r.PredictedFar, r.HeldOutFar)
+		if r.HeldOutFar > 0 {
+			fmt.Fprintf(&b, " (error median %.0f%%)", 100*r.HeldOutFarMedianError)
+		}
+	}
+	switch {
+	case r.EstimatedError < 0:
+		b.WriteString("; estimated error unknown (no prediction could be checked)")
+	case r.Detailed == r.Launches:
+		b.WriteString("; estimated error ±0% (every launch in detail)")
+	default:
+		fmt.Fprintf(&b, "; estimated error ±%.2f%% of the simulated time", 100*r.EstimatedError)
+	}
+	return b.String()
+}
+
+// addSamplingRows adds a sampled run's rows to run's table.
+func addSamplingRows(t *table, s *samplingReport) {
+	if s == nil {
+		return
+	}
+	t.add("sampled", s.Summary)
+	var kernels []string
+	for _, k := range s.Kernels {
+		var why []string
+		for _, reason := range slices.Sorted(maps.Keys(k.Reasons)) {
+			why = append(why, fmt.Sprintf("%s %d", reason, k.Reasons[reason]))
+		}
+		kernels = append(kernels, fmt.Sprintf("%s %d/%d (%s)", k.Kernel, k.Detailed, k.Launches, strings.Join(why, ", ")))
+	}
+	t.add("sampled kernels", strings.Join(kernels, "; "))
+	t.add("note", "sampled mode: times add predicted cycles; memory and contention counters count only the launches simulated in detail")
+}
+
+// checkSimMode refuses --sim-mode where no simulator runs (the CPU
+// reference has its own message) and an unknown mode.
+func checkSimMode(target, mode string, given bool) error {
+	switch {
+	case target == "sim":
+		if _, err := sim.ParseMode(mode); err != nil {
+			return &inputError{err}
+		}
+	case target == "hw" && given:
+		return badInput("--sim-mode %s applies to --target sim; --target hw runs on the GPU", mode)
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/scheduler"
+)
+
+// enactOn runs algo under variant on a fresh tiny device in mode and
+// returns the result and the device (closed by the test's cleanup).
+func enactOn(t *testing.T, mode Mode, algo, variant, spec string, opts ...Option) (*scheduler.Result, *Device) {
+	t.Helper()
+	a, v := schedulerCell(t, algo, variant)
+	g, err := graph.Load(spec, graph.LoadOptions{})
+	require.NoError(t, err)
+	d := tinyDevice(t, append([]Option{WithMode(mode)}, opts...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := scheduler.Enact(ctx, d, a, v, g, scheduler.Params{}, scheduler.RunOptions{Block: 64})
+	require.NoError(t, err)
+	require.True(t, res.Validation.OK(), "%s in %s mode: %s", algo, mode, res.Validation.String())
+	return res, d
+}
+
+// TestSampledResultsAreExact: a sampled run validates, and its values are
+// those of functional and timing mode, while it ran some launches
+// functionally and some in detail. BFS depths, SSSP distances and WCC's
+// minimum labels do not depend on the interleaving; PageRank's sums do (in
+// the last bits), so it is validated only.
+func TestSampledResultsAreExact(t *testing.T) {
+	cells := []struct {
+		algo, spec string
+		exact      bool
+	}{
+		{"bfs", "grid:w=12,h=12", true},
+		{"sssp", "grid:w=12,h=12", true},
+		{"wcc", "grid:w=12,h=12", true},
+		{"pr", "rmat:scale=7+perm=1", false},
+	}
+	for _, c := range cells {
+		t.Run(c.algo, func(t *testing.T) {
+			sampled, d := enactOn(t, ModeSampled, c.algo, "bsp", c.spec)
+			r, ok := d.SamplingReport()
+			require.True(t, ok)
+			assert.Less(t, r.Detailed, r.Launches, "some launches ran functionally")
+			assert.Positive(t, r.Detailed)
+			assert.Positive(t, sampled.EndToEnd)
+			assert.Positive(t, sampled.Total.Cycles)
+			for _, it := range sampled.Iterations {
+				assert.Positive(t, it.Stats.Cycles, "iteration %d is charged cycles, simulated or predicted", it.Iteration)
+			}
+			if !c.exact {
+				return
+			}
+			functional, _ := enactOn(t, ModeFunctional, c.algo, "bsp", c.spec)
+			timing, _ := enactOn(t, ModeTiming, c.algo, "bsp", c.spec)
+			require.NotNil(t, sampled.Values)
+			assert.Equal(t, functional.Values, sampled.Values)
+			assert.Equal(t, timing.Values, sampled.Values)
+		})
+	}
+}
+
+// TestSampledFewLaunchesIsTiming: while every kernel has launched no more
+// than the warm-up count, every launch runs in detail, so a sampled run's
+// cycles, host clock and end-to-end time are timing mode's, exactly.
+func TestSampledFewLaunchesIsTiming(t *testing.T) {
+	const spec = "grid:w=3,h=1" // BFS from vertex 0: three levels
+	timing, td := enactOn(t, ModeTiming, "bfs", "bsp", spec)
+	sampled, sd := enactOn(t, ModeSampled, "bfs", "bsp", spec)
+	require.LessOrEqual(t, timing.Launches, SampleWarmupLaunches)
+	assert.Equal(t, timing.Total.Cycles, sampled.Total.Cycles)
+	assert.Equal(t, timing.EndToEnd, sampled.EndToEnd)
+	assert.Equal(t, td.HostClock(), sd.HostClock())
+	for i := range timing.Iterations {
+		assert.Equal(t, timing.Iterations[i].Stats.Cycles, sampled.Iterations[i].Stats.Cycles)
+	}
+	r, _ := sd.SamplingReport()
+	assert.Equal(t, r.Launches, r.Detailed)
+	assert.Zero(t, r.PredictedSeconds)
+	assert.Zero(t, r.EstimatedError)
+}
+
+// TestSamplingReportAddsUp: the report's counts agree with each other and
+// with the launches the device ran.
+func TestSamplingReportAddsUp(t *testing.T) {
+	res, d := enactOn(t, ModeSampled, "bfs", "bsp", "grid:w=16,h=16")
+	r, ok := d.SamplingReport()
+	require.True(t, ok)
+	assert.Equal(t, res.Launches, r.Launches, "one run, no warm-up: the scheduler's launches are the device's")
+	var launches, detailed, heldOut int
+	for _, k := range r.Kernels {
+		launches += k.Launches
+		detailed += k.Detailed
+		heldOut += k.HeldOut
+		reasons := 0
+		for _, n := range k.Reasons {
+			reasons += n
+		}
+		assert.Equal(t, k.Detailed, reasons, "%s: every detailed launch has one reason", k.Kernel)
+		assert.LessOrEqual(t, k.HeldOut+k.HeldOutFar, k.Detailed-1, "%s: the first detailed launch has nothing to be predicted from", k.Kernel)
+		assert.LessOrEqual(t, k.Detailed, k.Launches)
+		assert.Equal(t, SampleWarmupLaunches, k.Reasons[reasonWarmup])
+	}
+	assert.Equal(t, r.Launches, launches)
+	assert.Equal(t, r.Detailed, detailed)
+	assert.Equal(t, r.HeldOut, heldOut)
+	assert.LessOrEqual(t, r.HeldOutMedianError, r.HeldOutMaxError)
+	assert.Positive(t, r.PredictedSeconds)
+	assert.GreaterOrEqual(t, r.EstimatedError, 0.0)
+	assert.InDelta(t, d.HostClock().Seconds(), r.HostSeconds, 1e-12)
+	assert.NotEmpty(t, r.Method)
+
+	// Functional and timing devices have no report.
+	_, ok = tinyDevice(t).SamplingReport()
+	assert.False(t, ok)
+	_, ok = tinyDevice(t, WithMode(ModeFunctional)).SamplingReport()
+	assert.False(t, ok)
+}
+
+// spreadOn launches atomic_spread (each thread of a CTA does reps atomics
+// on its CTA's word) on d with grid CTAs of 64 threads.
+func spreadOn(t *testing.T, d *Device, grid, reps int) kernels.LaunchStats {
+	t.Helper()
+	out := zeros[uint32](t, d, grid*32)
+	return launch(t, d, lookup(t, "atomic_spread"), grid, 64, out, uint32(32), uint32(reps))
+}
+
+// TestSampledForcedDetail: a functional launch whose work lies far outside
+// its kernel's detailed samples is charged an extrapolation, and the next
+// launch of the kernel runs in detail; a new grid runs in detail at once.
+func TestSampledForcedDetail(t *testing.T) {
+	d := tinyDevice(t, WithMode(ModeSampled), withSamplePolicy(samplePolicy{warmup: 2, minInterval: 1000, divisor: 1, far: 2}))
+	spreadOn(t, d, 2, 4)          // warm-up, in detail
+	large := spreadOn(t, d, 2, 8) // warm-up, in detail
+	spreadOn(t, d, 2, 6)          // functional, within the samples
+	r, _ := d.SamplingReport()
+	require.Equal(t, 3, r.Launches)
+	require.Equal(t, 2, r.Detailed)
+
+	far := spreadOn(t, d, 2, 64) // functional, far outside: extrapolated
+	r, _ = d.SamplingReport()
+	assert.Equal(t, 2, r.Detailed)
+	assert.GreaterOrEqual(t, far.Cycles, large.Cycles, "extrapolated, never below the latest sample")
+	assert.Contains(t, far.Counters, "cycles")
+	assert.NotContains(t, far.Counters, "l2_reads", "a functional launch has no memory counters")
+
+	spreadOn(t, d, 2, 4) // forced into detail
+	r, _ = d.SamplingReport()
+	assert.Equal(t, 3, r.Detailed)
+	assert.Equal(t, 1, r.Kernels[0].Reasons[reasonForced])
+
+	spreadOn(t, d, 2, 4) // back to functional
+	spreadOn(t, d, 3, 4) // a new grid: in detail
+	r, _ = d.SamplingReport()
+	assert.Equal(t, 7, r.Launches)
+	assert.Equal(t, 4, r.Detailed)
+	assert.Equal(t, 1, r.Kernels[0].Reasons[reasonShape])
+	assert.Equal(t, 3, r.Kernels[0].HeldOut)
+}
+
+// TestSampledClockKernelsRunInDetail: a kernel that reads %clock64
+// computes with time, so every launch of it runs in detail.
+func TestSampledClockKernelsRunInDetail(t *testing.T) {
+	d := tinyDevice(t, WithMode(ModeSampled))
+	p, err := d.program(lookup(t, "load_latency"))
+	require.NoError(t, err)
+	assert.True(t, readsClock(p))
+	p, err = d.program(lookup(t, "stream"))
+	require.NoError(t, err)
+	assert.False(t, readsClock(p))
+
+	s := newSampler(defaultSamplePolicy)
+	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
+	for range 20 {
+		detail, sample := s.decide("clock", sh, true)
+		require.True(t, detail && sample)
+		s.detailed("clock", sh, 100, 1000)
+	}
+	assert.Equal(t, map[string]int{reasonClock: 20}, s.kernels["clock"].reasons)
+}
+
+// TestPredictCycles: the prediction starts from the latest sample of like
+// size (of the shape, where one is) and scales with the work to the power
+// fitted on the samples.
+func TestPredictCycles(t *testing.T) {
+	a := launchShape{grid: [3]int{4, 1, 1}, block: [3]int{64, 1, 1}}
+	b := launchShape{grid: [3]int{8, 1, 1}, block: [3]int{64, 1, 1}}
+	_, _, ok := predictCycles(nil, a, 100, 2)
+	assert.False(t, ok)
+
+	// Cycles in proportion to the work: the power is 1.
+	linear := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 200, 2000}}
+	y, far, ok := predictCycles(linear, a, 200, 2)
+	require.True(t, ok)
+	assert.Equal(t, 2000.0, y)
+	assert.False(t, far)
+	y, _, _ = predictCycles(linear, a, 150, 2)
+	assert.InDelta(t, 1500, y, 1e-6)
+	y, far, _ = predictCycles(linear, a, 1600, 2)
+	assert.InDelta(t, 16000, y, 1e-6, "from the nearest count in ratio")
+	assert.True(t, far, "1600 > 2 × 400")
+	y, far, _ = predictCycles(linear, a, 10, 2)
+	assert.InDelta(t, 100, y, 1e-6)
+	assert.True(t, far)
+	// The latest sample within 2x anchors, not the nearest.
+	noisy := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 100, 1000}, {a, 180, 900}}
+	y, _, _ = predictCycles(noisy, a, 100, 2)
+	assert.Less(t, y, 900.0, "scaled down from the latest sample (180 warp-instructions, 900 cycles)")
+
+	// Cycles that fall as the work grows count as flat (power 0).
+	flat := []launchSample{{a, 100, 2000}, {a, 200, 1000}}
+	y, _, _ = predictCycles(flat, a, 300, 2)
+	assert.Equal(t, 1000.0, y)
+	// A power between: cycles that double when the work grows fourfold.
+	sqrt := []launchSample{{a, 100, 1000}, {a, 400, 2000}}
+	y, _, _ = predictCycles(sqrt, a, 900, 2)
+	assert.InDelta(t, 3000, y, 1e-6)
+
+	// The shape decides between samples of like size.
+	mixed := []launchSample{{a, 100, 1000}, {b, 110, 3000}}
+	y, _, _ = predictCycles(mixed, a, 100, 2)
+	assert.InDelta(t, 1000, y, 1e-6, "the older sample of the same shape")
+	y, _, _ = predictCycles(mixed, b, 110, 2)
+	assert.InDelta(t, 3000, y, 1e-6)
+	c := launchShape{grid: [3]int{16, 1, 1}, block: [3]int{64, 1, 1}}
+	y, _, _ = predictCycles(mixed, c, 110, 2)
+	assert.InDelta(t, 3000, y, 1e-6, "a shape never seen: the latest sample of like size")
+}
+
+// TestSamplerSchedule: warm-up, then a detailed launch after intervals
+// that grow with the count, each preceded by a warming launch.
+func TestSamplerSchedule(t *testing.T) {
+	s := newSampler(defaultSamplePolicy)
+	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
+	var detail, warming []int
+	for i := range 100 {
+		d, sample := s.decide("k", sh, false)
+		if d && sample {
+			detail = append(detail, i)
+			s.detailed("k", sh, 100, 1000)
+		} else if d {
+			warming = append(warming, i)
+		} else {
+			s.predict("k", sh, 100)
+		}
+	}
+	assert.Equal(t, []int{0, 1, 2, 6, 10, 15, 22, 33, 49, 73}, detail)
+	assert.Equal(t, []int{5, 9, 14, 21, 32, 48, 72}, warming)
+	r := s.report(Config{ClockMHz: 1000}, time.Second)
+	assert.Equal(t, 100, r.Launches)
+	assert.Equal(t, len(detail)+len(warming), r.Detailed)
+	assert.Equal(t, len(detail)-1, r.HeldOut)
+	assert.Zero(t, r.HeldOutMaxError, "constant launches are predicted exactly")
+	assert.InDelta(t, float64(100-r.Detailed)*1000/1e9, r.PredictedSeconds, 1e-15)
+}
+
+func TestParseModeSampled(t *testing.T) {
+	m, err := ParseMode("sampled")
+	require.NoError(t, err)
+	assert.Equal(t, ModeSampled, m)
+	_, err = ParseMode("sample")
+	assert.ErrorContains(t, err, `"sampled"`)
+	cfg, err := ConfigByName("tiny")
+	require.NoError(t, err)
+	_, err = New(cfg, WithMode(ModeSampled), WithProfile())
+	assert.Error(t, err, "profiles cover every launch; sampled mode simulates only some")
+}
