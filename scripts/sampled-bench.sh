@@ -16,7 +16,8 @@
 # timing's (the L2 after functional launches). Each run's JSON (validated by
 # warpgraph against the CPU reference) goes to $OUT (default
 # /tmp/sampled-bench), a line per cell to $OUT/sampled.jsonl, and a
-# Markdown table is printed last.
+# Markdown table is printed last. REPORT_ONLY=1 runs nothing and reports
+# the runs already in $OUT.
 set -u
 WG=${1:-./warpgraph}
 REPS=${2:-3}
@@ -30,6 +31,7 @@ for cell in $CELLS; do
   sched=${rest%%:*} graph=${rest#*:}
   tag="$algo-$sched-${graph//[:=,+]/_}"
   for rep in $(seq 1 "$REPS"); do
+    [ -n "${REPORT_ONLY:-}" ] && break
     for mode in timing sampled functional; do
       start=$(date +%s.%N)
       "$WG" run --algo "$algo" --graph "$graph" --target sim --config "$CONFIG" --scheduler "$sched" \
@@ -57,13 +59,16 @@ for mode in ("timing", "sampled", "functional"):
                          reasons={k["kernel"]: k["reasons"] for k in s["kernels"]})
 # The L2 after functional launches: where both runs took the same
 # iterations with one launch each, each detailed launch's cycles (past the
-# warm-up) against the same launch's under full timing.
+# warm-up) against the same launch's under full timing, apart for those
+# right after a detailed launch and those right after a functional one.
 t, s = runs["timing"], runs["sampled"]
 if t.get("iterations") == s.get("iterations") and t.get("launches") == s.get("launches") == t.get("iterations"):
-    excess = [(b["cycles"] - a["cycles"]) / a["cycles"] for a, b in zip(t["per_iteration"], s["per_iteration"])
-              if a["iteration"] >= 3 and "l2_reads" in b.get("counters", {}) and a["cycles"]]
-    if excess:
-        row["detailed_excess"] = {"n": len(excess), "median": statistics.median(excess), "mean": statistics.mean(excess)}
+    detailed = ["l2_reads" in b.get("counters", {}) for b in s["per_iteration"]]
+    excess = {"after_detailed": [], "after_functional": []}
+    for i, (a, b) in enumerate(zip(t["per_iteration"], s["per_iteration"])):
+        if i >= 3 and detailed[i] and a["cycles"]:
+            excess["after_detailed" if detailed[i - 1] else "after_functional"].append((b["cycles"] - a["cycles"]) / a["cycles"])
+    row["detailed_excess"] = {k: {"n": len(v), "median": statistics.median(v)} for k, v in excess.items() if v}
 print(json.dumps(row))
 PY
 done
@@ -84,11 +89,12 @@ for l in open(sys.argv[1]):
           f'| {t["wall_seconds"]:.2f} s | {s["wall_seconds"]:.2f} s | {t["wall_seconds"]/s["wall_seconds"]:.1f}× '
           f'| {f["wall_seconds"]:.2f} s | {t["wall_seconds"]/f["wall_seconds"]:.1f}× |')
 print()
-print("| cell | detailed launches past the warm-up | their cycles against full timing's: median | mean |")
-print("|---|---|---|---|")
+print("| cell | detailed launches right after a detailed one: cycles against full timing's, median (launches) | right after a functional one |")
+print("|---|---|---|")
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if "detailed_excess" in r:
         e = r["detailed_excess"]
-        print(f'| {r["algorithm"]} {r["scheduler"]} {r["graph"]} | {e["n"]} | {100*e["median"]:+.1f}% | {100*e["mean"]:+.1f}% |')
+        cell = lambda k: f'{100*e[k]["median"]:+.1f}% ({e[k]["n"]})' if k in e else "-"
+        print(f'| {r["algorithm"]} {r["scheduler"]} {r["graph"]} | {cell("after_detailed")} | {cell("after_functional")} |')
 PY
