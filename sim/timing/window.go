@@ -65,11 +65,11 @@ type windowEngine struct {
 
 	// The last window's operations and L1 changes, per SM, waiting to be
 	// applied (merge), and the cycle that window began.
-	pend      []*exec.OpLog
-	pendEv    [][]memsys.L1Event
+	pend   []*exec.OpLog
+	pendEv [][]memsys.L1Event
 	// logged and loggedEv are this window's, which its SMs' tasks fill.
-	logged   []*exec.OpLog
-	loggedEv [][]memsys.L1Event
+	logged    []*exec.OpLog
+	loggedEv  [][]memsys.L1Event
 	pendFrom  uint64
 	pendAny   bool
 	spareLogs []*exec.OpLog
