@@ -2,6 +2,7 @@ package timing
 
 import (
 	"fmt"
+	"time"
 	"math"
 	"sort"
 	"sync"
@@ -623,9 +624,27 @@ type batch struct {
 	run      func(int)
 }
 
-// spinRounds is how many times a helper looks for work, or the caller for
-// the end of a batch, before it parks.
-const spinRounds = 1 << 11
+// spinFor is how long a helper looks for work, or the caller for the end
+// of a batch, before it parks: a window's end takes some microseconds, and
+// waking a parked goroutine about as long again. On a host whose cores are
+// busy with other work, the spinning takes time from it and a descheduled
+// goroutine holds up every window: give the engine no more threads than
+// free cores.
+const spinFor = 100 * time.Microsecond
+
+// spinning says whether a wait that began at start (zero: not yet
+// looked at) should go on spinning at round k.
+func spinning(start *time.Time, k int) bool {
+	if k&127 != 0 {
+		return true
+	}
+	now := time.Now()
+	if start.IsZero() {
+		*start = now
+		return true
+	}
+	return now.Sub(*start) < spinFor
+}
 
 // start starts helpers goroutines.
 func (p *workPool) start(helpers int) {
@@ -645,17 +664,18 @@ func (p *workPool) helper(i int) {
 	defer p.exited.Done()
 	seen := p.cur.Load()
 	for {
+		var since time.Time
 		for k := 0; p.cur.Load() == seen; k++ {
 			if p.quit.Load() {
 				return
 			}
-			if k >= spinRounds {
+			if !spinning(&since, k) {
 				p.parked[i].Store(true)
 				if p.cur.Load() == seen && !p.quit.Load() {
 					<-p.wake[i]
 				}
 				p.parked[i].Store(false)
-				k = 0
+				k, since = 0, time.Time{}
 			}
 		}
 		seen = p.cur.Load()
@@ -694,14 +714,15 @@ func (p *workPool) do(n int, run func(int)) {
 	p.cur.Store(b)
 	p.signal()
 	b.work()
+	var since time.Time
 	for k := 0; b.finished.Load() < int64(n); k++ {
-		if k >= spinRounds {
+		if !spinning(&since, k) {
 			p.callerParked.Store(true)
 			if b.finished.Load() < int64(n) {
 				<-p.done
 			}
 			p.callerParked.Store(false)
-			k = 0
+			k, since = 0, time.Time{}
 		}
 	}
 }
