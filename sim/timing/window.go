@@ -2,11 +2,11 @@ package timing
 
 import (
 	"fmt"
-	"time"
 	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sarchlab/akita/v3/sim"
 	"github.com/warpgraph/warpgraph/sim/exec"
