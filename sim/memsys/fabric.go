@@ -222,12 +222,16 @@ type crossing struct {
 }
 
 func newFabricDomain(f *fabric, index int, engine sim.Engine) *fabricDomain {
+	ring := cycleRing
+	if index > 0 {
+		ring = smCycleRing
+	}
 	return &fabricDomain{
 		f:           f,
 		index:       index,
 		engine:      engine,
-		wakes:       newCycleMap[*wakeBucket](),
-		eventCycles: newCycleMap[bool](),
+		wakes:       newCycleMap[*wakeBucket](ring),
+		eventCycles: newCycleMap[bool](ring),
 		lastEvent:   -1,
 	}
 }
@@ -864,6 +868,7 @@ type delivery struct {
 // a map. (Go maps here took some 2% of a full-occupancy BFS level.)
 type cycleMap[V any] struct {
 	ring []cycleSlot[V]
+	mask int64 // len(ring) - 1
 	far  map[int64]V
 }
 
@@ -872,15 +877,20 @@ type cycleSlot[V any] struct {
 	v   V
 }
 
-// cycleRing is the ring's size, a power of two.
-const cycleRing = 4096
+// cycleRing is the ring's size, a power of two; smCycleRing an SM's
+// domain's (fabricDomain), whose deliveries are due sooner and whose ring
+// is one of many.
+const (
+	cycleRing   = 4096
+	smCycleRing = 1024
+)
 
-func newCycleMap[V any]() cycleMap[V] {
-	return cycleMap[V]{ring: make([]cycleSlot[V], cycleRing), far: map[int64]V{}}
+func newCycleMap[V any](size int) cycleMap[V] {
+	return cycleMap[V]{ring: make([]cycleSlot[V], size), mask: int64(size - 1), far: map[int64]V{}}
 }
 
 func (m *cycleMap[V]) get(c int64) (V, bool) {
-	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == c+1 {
 		return s.v, true
 	}
 	if len(m.far) > 0 {
@@ -898,7 +908,7 @@ func (m *cycleMap[V]) put(c int64, v V) {
 			return
 		}
 	}
-	if s := &m.ring[c&(cycleRing-1)]; s.key == 0 || s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == 0 || s.key == c+1 {
 		s.key, s.v = c+1, v
 		return
 	}
@@ -906,7 +916,7 @@ func (m *cycleMap[V]) put(c int64, v V) {
 }
 
 func (m *cycleMap[V]) del(c int64) {
-	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == c+1 {
 		*s = cycleSlot[V]{}
 		return
 	}
