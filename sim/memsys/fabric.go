@@ -1,8 +1,10 @@
 package memsys
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -584,9 +586,9 @@ func (d *fabricDomain) nextSeq() uint64 {
 
 // mergeOutboxes returns the messages of the outboxes of the domains from
 // (ascending) in the order of their due cycles, then of their domains,
-// then of their sending (in f.crossBuf). Each outbox, mostly in order
-// already, is sorted by an insertion sort that keeps the order of equal
-// cycles, then the outboxes are merged through a heap of their heads.
+// then of their sending (in f.crossBuf). Each outbox is sorted, keeping
+// the order of equal cycles, then the outboxes are merged through a heap
+// of their heads.
 func (f *fabric) mergeOutboxes(from []int) []crossing {
 	all := f.crossBuf[:0]
 	runs := f.runs[:0] // by domain order; the heap holds their indices
@@ -596,8 +598,9 @@ func (f *fabric) mergeOutboxes(from []int) []crossing {
 			continue
 		}
 		for j := 1; j < len(box); j++ {
-			for k := j; k > 0 && box[k].at < box[k-1].at; k-- {
-				box[k], box[k-1] = box[k-1], box[k]
+			if box[j].at < box[j-1].at {
+				slices.SortStableFunc(box, func(a, b crossing) int { return cmp.Compare(a.at, b.at) })
+				break
 			}
 		}
 		runs = append(runs, box)
