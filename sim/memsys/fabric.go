@@ -213,6 +213,9 @@ type fabricDomain struct {
 	// this domain received in it.
 	outbox  []crossing
 	credits []*fabricEnd
+	// spareEvents are handled events for reuse (with more than one
+	// domain, where no hooks are allowed).
+	spareEvents []*fabricEvent
 }
 
 // crossing is a message between two domains, due at cycle at before the
@@ -479,6 +482,11 @@ func (f *fabric) Handle(e sim.Event) error {
 	if d.wakeCycles.len() > 0 {
 		d.scheduleEvent(int64(*d.wakeCycles.peek()))
 	}
+	if len(f.doms) > 1 && f.NumHooks() == 0 {
+		// No hook keeps the event (the window engine takes none): reuse
+		// it.
+		d.spareEvents = append(d.spareEvents, evt)
+	}
 	return nil
 }
 
@@ -576,7 +584,15 @@ func (d *fabricDomain) scheduleEvent(cycle int64) {
 	if t < now {
 		t = now
 	}
-	d.engine.Schedule(&fabricEvent{time: t, cycle: cycle, fabric: d.f, dom: d})
+	var evt *fabricEvent
+	if n := len(d.spareEvents); n > 0 {
+		evt = d.spareEvents[n-1]
+		d.spareEvents = d.spareEvents[:n-1]
+	} else {
+		evt = &fabricEvent{}
+	}
+	*evt = fabricEvent{time: t, cycle: cycle, fabric: d.f, dom: d}
+	d.engine.Schedule(evt)
 }
 
 func (d *fabricDomain) nextSeq() uint64 {

@@ -3,6 +3,7 @@ package timing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,8 @@ type windowEngine struct {
 	// events are queued by the window's end or a launch's start, and
 	// touched lists the domains they went to).
 	nextAt    []uint64
+	busy      []int // the domains whose nextAt is not never, in no order
+	busyAt    []int // each domain's index in busy (-1: none)
 	between   bool
 	touched   []int
 	isTouched []bool
@@ -125,7 +128,26 @@ func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine
 	for i, e := range sms {
 		e.domain, e.touched = i+1, we.touch
 	}
+	we.busyAt = make([]int, n+1)
+	for d := range we.busyAt {
+		we.busyAt[d] = -1
+	}
 	return we
+}
+
+// track keeps domain d in busy, the domains with events, or out of it,
+// after its nextAt changed.
+func (we *windowEngine) track(d int) {
+	switch at := we.busyAt[d]; {
+	case we.nextAt[d] == never && at >= 0:
+		last := we.busy[len(we.busy)-1]
+		we.busy[at], we.busyAt[last] = last, at
+		we.busy = we.busy[:len(we.busy)-1]
+		we.busyAt[d] = -1
+	case we.nextAt[d] != never && at < 0:
+		we.busyAt[d] = len(we.busy)
+		we.busy = append(we.busy, d)
+	}
 }
 
 // touch hears of an event queued on a domain's engine: outside the
@@ -315,8 +337,8 @@ func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
 // none).
 func (we *windowEngine) nextCycle() uint64 {
 	next := uint64(never)
-	for _, c := range we.nextAt {
-		next = min(next, c)
+	for _, d := range we.busy {
+		next = min(next, we.nextAt[d])
 	}
 	return next
 }
@@ -330,6 +352,7 @@ func (we *windowEngine) run() {
 	}
 	for d := range we.nextAt {
 		we.refresh(d)
+		we.track(d)
 	}
 	we.clearTouched()
 	t := we.r.startCycle
@@ -346,27 +369,41 @@ func (we *windowEngine) run() {
 			we.merge()
 			we.recycle()
 		}
-		we.tasks, we.ran = we.tasks[:0], we.ran[:0]
-		if we.nextAt[0] < end {
-			we.tasks = append(we.tasks, taskMem)
-			we.ran = append(we.ran, 0)
-		}
-		if we.pendAny {
-			we.tasks = append(we.tasks, taskMerge)
-		}
-		for i, c := range we.nextAt[1:] {
-			if c < end {
-				we.tasks = append(we.tasks, i)
-				we.ran = append(we.ran, i+1)
+		// The domains with events in the window, in order: the L2
+		// side, then the SMs by index.
+		we.ran = we.ran[:0]
+		for _, d := range we.busy {
+			if we.nextAt[d] < end {
+				we.ran = append(we.ran, d)
 			}
+		}
+		slices.Sort(we.ran)
+		we.tasks = we.tasks[:0]
+		for k, d := range we.ran {
+			if d == 0 {
+				we.tasks = append(we.tasks, taskMem)
+			}
+			if k == 0 && we.pendAny {
+				we.tasks = append(we.tasks, taskMerge)
+			}
+			if d > 0 {
+				we.tasks = append(we.tasks, d-1)
+			}
+		}
+		if len(we.ran) == 0 && we.pendAny {
+			we.tasks = append(we.tasks, taskMerge)
 		}
 		we.between = false
 		we.runTasks(endTime)
 		we.between = true
+		for _, d := range we.ran {
+			we.track(d)
+		}
 		we.recycle()
 		we.endWindow(t, end)
 		for _, d := range we.touched {
 			we.refresh(d)
+			we.track(d)
 		}
 		we.clearTouched()
 		t = end
@@ -454,6 +491,14 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		clear(rs)
 	}
 	we.retired = rs[:0]
+
+	// The SMs' progress (exec.Grid.FoldProgress) for the deadlock
+	// detector.
+	for _, i := range we.tasks {
+		if i >= 0 {
+			we.grid.FoldProgress(i)
+		}
+	}
 
 	// The earliest error of the window stops the launch.
 	var first *SM
