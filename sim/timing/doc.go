@@ -263,8 +263,12 @@
 // refused with an UnsupportedError rather than simulated differently. The
 // application of values and the L2 side each run as one task per window,
 // and a window's end is serial, which bounds the speed-up with many
-// threads; windows are half an L1 hit long, so a launch with few busy
-// SMs spends much of its time synchronising.
+// threads. Windows are half an L1 hit long, so a launch with few busy SMs
+// spends much of its time between windows: one busy warp runs slower than
+// on the serial engine, at any thread count. The goroutines spin between
+// windows for a while before they park; on a host whose cores are busy
+// with other work a descheduled goroutine holds up every window, so the
+// engine wants no more threads than free cores.
 //
 // # Speed
 //
