@@ -80,6 +80,7 @@ type windowEngine struct {
 	evCur     []int // and in its L1's changes
 	active    []int // the SMs with something in pend or pendEv, ascending
 	merged    bool  // the merge has applied pend (recycle)
+	pendOps   int   // the operations and L1 changes in pend
 
 	pool    workPool
 	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
@@ -437,7 +438,9 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 			we.takeLog(k)
 		}
 	}
-	if we.threads <= 1 || len(we.tasks) == 1 {
+	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.pendAny && we.pendOps < smallMerge {
+		// One task, or one beside a small merge: waking a helper would
+		// cost more than it saves.
 		for i := range we.tasks {
 			do(i)
 		}
@@ -445,6 +448,11 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 	}
 	we.pool.do(len(we.tasks), do)
 }
+
+// smallMerge is the most operations and L1 changes a merge may apply for
+// the window engine to run it on the goroutine of the window's only other
+// task.
+const smallMerge = 64
 
 // endWindow does what the end of the window [from, end) does with every
 // domain standing still (see windowEngine).
@@ -454,10 +462,15 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	// next runs.
 	we.pend, we.logged = we.logged, we.pend
 	we.pendEv, we.loggedEv = we.loggedEv, we.pendEv
+	we.pendOps = 0
 	for _, i := range we.tasks {
 		if i >= 0 && (we.pend[i] != nil || we.pendEv[i] != nil) {
 			we.active = append(we.active, i) // tasks list SMs ascending
 			we.pendAny = true
+			if we.pend[i] != nil {
+				we.pendOps += we.pend[i].Len()
+			}
+			we.pendOps += len(we.pendEv[i])
 		}
 	}
 	we.pendFrom = from
