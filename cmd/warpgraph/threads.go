@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/sim"
@@ -9,6 +11,8 @@ import (
 )
 
 // threadFlags is --sim-threads: the simulator's parallel timing engine.
+// It is a pflag.Value so that its help shows no default: without it the
+// serial engine runs.
 type threadFlags struct {
 	n int // -1: not given (the serial engine)
 }
@@ -18,8 +22,26 @@ const simThreadsHelp = "run timing mode on the parallel engine with N threads (0
 
 func (t *threadFlags) register(f *pflag.FlagSet) {
 	t.n = -1
-	f.IntVar(&t.n, "sim-threads", -1, simThreadsHelp)
+	f.Var(t, "sim-threads", simThreadsHelp)
 }
+
+func (t *threadFlags) String() string {
+	if t == nil || t.n < 0 {
+		return ""
+	}
+	return strconv.Itoa(t.n)
+}
+
+func (t *threadFlags) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number of threads", s)
+	}
+	t.n = n
+	return nil
+}
+
+func (t *threadFlags) Type() string { return "int" }
 
 // check rejects --sim-threads where it does not apply or where the
 // parallel engine cannot run yet.

@@ -38,7 +38,9 @@ import (
 // that changes no memory for longer than the window is reported as a
 // deadlock even though it would end.
 
-// Epoch is a count that changes whenever the launch makes progress.
+// Epoch is a count that changes whenever the launch makes progress (in a
+// split grid, the shards' progress counts as soon as it is made; the
+// Watchdog sees it once folded, FoldProgress).
 func (g *Grid) Epoch() uint64 {
 	e := g.epoch
 	for _, s := range g.shards {

@@ -74,6 +74,16 @@ func (g *Grid) FinishedCTAs() int {
 	return n
 }
 
+// FoldProgress adds the progress SM sm's warps made since the last call
+// (stores and atomics on shared memory, warps finishing: split mode counts
+// it in their shard) to the grid's, which the Watchdog reads. Call it with
+// the SM standing still.
+func (g *Grid) FoldProgress(sm int) {
+	s := g.shards[sm]
+	g.epoch += s.epoch
+	s.epoch = 0
+}
+
 // SetCycle sets the shard's SM's current cycle (%clock, and the cycle of
 // the operations it logs from now on).
 func (s *Shard) SetCycle(c uint64) { s.cycle = c }

@@ -1,8 +1,10 @@
 package memsys
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -211,6 +213,9 @@ type fabricDomain struct {
 	// this domain received in it.
 	outbox  []crossing
 	credits []*fabricEnd
+	// spareEvents are handled events for reuse (with more than one
+	// domain, where no hooks are allowed).
+	spareEvents []*fabricEvent
 }
 
 // crossing is a message between two domains, due at cycle at before the
@@ -222,12 +227,16 @@ type crossing struct {
 }
 
 func newFabricDomain(f *fabric, index int, engine sim.Engine) *fabricDomain {
+	ring := cycleRing
+	if index > 0 {
+		ring = smCycleRing
+	}
 	return &fabricDomain{
 		f:           f,
 		index:       index,
 		engine:      engine,
-		wakes:       newCycleMap[*wakeBucket](),
-		eventCycles: newCycleMap[bool](),
+		wakes:       newCycleMap[*wakeBucket](ring),
+		eventCycles: newCycleMap[bool](ring),
 		lastEvent:   -1,
 	}
 }
@@ -473,6 +482,11 @@ func (f *fabric) Handle(e sim.Event) error {
 	if d.wakeCycles.len() > 0 {
 		d.scheduleEvent(int64(*d.wakeCycles.peek()))
 	}
+	if len(f.doms) > 1 && f.NumHooks() == 0 {
+		// No hook keeps the event (the window engine takes none): reuse
+		// it.
+		d.spareEvents = append(d.spareEvents, evt)
+	}
 	return nil
 }
 
@@ -570,7 +584,15 @@ func (d *fabricDomain) scheduleEvent(cycle int64) {
 	if t < now {
 		t = now
 	}
-	d.engine.Schedule(&fabricEvent{time: t, cycle: cycle, fabric: d.f, dom: d})
+	var evt *fabricEvent
+	if n := len(d.spareEvents); n > 0 {
+		evt = d.spareEvents[n-1]
+		d.spareEvents = d.spareEvents[:n-1]
+	} else {
+		evt = &fabricEvent{}
+	}
+	*evt = fabricEvent{time: t, cycle: cycle, fabric: d.f, dom: d}
+	d.engine.Schedule(evt)
 }
 
 func (d *fabricDomain) nextSeq() uint64 {
@@ -580,9 +602,9 @@ func (d *fabricDomain) nextSeq() uint64 {
 
 // mergeOutboxes returns the messages of the outboxes of the domains from
 // (ascending) in the order of their due cycles, then of their domains,
-// then of their sending (in f.crossBuf). Each outbox, mostly in order
-// already, is sorted by an insertion sort that keeps the order of equal
-// cycles, then the outboxes are merged through a heap of their heads.
+// then of their sending (in f.crossBuf). Each outbox is sorted, keeping
+// the order of equal cycles, then the outboxes are merged through a heap
+// of their heads.
 func (f *fabric) mergeOutboxes(from []int) []crossing {
 	all := f.crossBuf[:0]
 	runs := f.runs[:0] // by domain order; the heap holds their indices
@@ -592,8 +614,9 @@ func (f *fabric) mergeOutboxes(from []int) []crossing {
 			continue
 		}
 		for j := 1; j < len(box); j++ {
-			for k := j; k > 0 && box[k].at < box[k-1].at; k-- {
-				box[k], box[k-1] = box[k-1], box[k]
+			if box[j].at < box[j-1].at {
+				slices.SortStableFunc(box, func(a, b crossing) int { return cmp.Compare(a.at, b.at) })
+				break
 			}
 		}
 		runs = append(runs, box)
@@ -864,6 +887,7 @@ type delivery struct {
 // a map. (Go maps here took some 2% of a full-occupancy BFS level.)
 type cycleMap[V any] struct {
 	ring []cycleSlot[V]
+	mask int64 // len(ring) - 1
 	far  map[int64]V
 }
 
@@ -872,15 +896,20 @@ type cycleSlot[V any] struct {
 	v   V
 }
 
-// cycleRing is the ring's size, a power of two.
-const cycleRing = 4096
+// cycleRing is the ring's size, a power of two; smCycleRing an SM's
+// domain's (fabricDomain), whose deliveries are due sooner and whose ring
+// is one of many.
+const (
+	cycleRing   = 4096
+	smCycleRing = 1024
+)
 
-func newCycleMap[V any]() cycleMap[V] {
-	return cycleMap[V]{ring: make([]cycleSlot[V], cycleRing), far: map[int64]V{}}
+func newCycleMap[V any](size int) cycleMap[V] {
+	return cycleMap[V]{ring: make([]cycleSlot[V], size), mask: int64(size - 1), far: map[int64]V{}}
 }
 
 func (m *cycleMap[V]) get(c int64) (V, bool) {
-	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == c+1 {
 		return s.v, true
 	}
 	if len(m.far) > 0 {
@@ -898,7 +927,7 @@ func (m *cycleMap[V]) put(c int64, v V) {
 			return
 		}
 	}
-	if s := &m.ring[c&(cycleRing-1)]; s.key == 0 || s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == 0 || s.key == c+1 {
 		s.key, s.v = c+1, v
 		return
 	}
@@ -906,7 +935,7 @@ func (m *cycleMap[V]) put(c int64, v V) {
 }
 
 func (m *cycleMap[V]) del(c int64) {
-	if s := &m.ring[c&(cycleRing-1)]; s.key == c+1 {
+	if s := &m.ring[c&m.mask]; s.key == c+1 {
 		*s = cycleSlot[V]{}
 		return
 	}

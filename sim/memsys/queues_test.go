@@ -84,7 +84,7 @@ func TestFillTableTracksFillsInFlight(t *testing.T) {
 // move between the ring and its overflow map.
 func TestCycleMapAgreesWithAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	m := newCycleMap[int]()
+	m := newCycleMap[int](cycleRing)
 	want := map[int64]int{}
 	for i := range 20000 {
 		c := int64(r.IntN(4))*cycleRing + int64(r.IntN(3))

@@ -185,6 +185,91 @@
 // the fabric's one lock, so little runs in parallel (mostly the L2's
 // ticks under akita_writeback). results/sim-speed has the measurements.
 //
+// # The window engine
+//
+// Builder.WithThreads(n) (sim.WithThreads, `--sim-threads N`) runs a GPU on
+// the window engine (window.go), which is parallel and deterministic:
+// every figure (cycles, counters, values, deadlock diagnoses) is the same
+// for every n, one included, and every run. It is a model of its own, not
+// the serial engine's: its figures may differ from the serial engine's,
+// which stays the default.
+//
+//   - Domains. Each SM, with its port and its L1, is a domain on a serial
+//     engine of its own; the L2 side (slices, atomic units, DRAM channels)
+//     is one more (memsys.Builder.WithDomains). The fabric keeps a
+//     calendar per domain. A message between an SM's domain and the L2
+//     side waits in its sender's outbox until the end of the window in
+//     which it was sent; there it joins its receiver's queue, the
+//     messages of every domain in the order of their due cycles, then of
+//     their senders' domains (the L2 side first, then the SMs by index),
+//     then of their sending, and the receiver's link is reserved in that
+//     order. The credit a delivery across domains returns to its sender's
+//     buffer returns at the window's end too.
+//   - Windows. The domains with events in a window [T, T+W) run up to its
+//     end concurrently, on a pool of n goroutines that take them as tasks
+//     in any order (no domain can affect another within a window, so
+//     which goroutine runs which changes nothing); between busy stretches
+//     the engine jumps to the next event. W is the shortest of: the
+//     fewest cycles a message takes between an SM's domain and the L2 side
+//     (memsys.System.MinCrossingCycles); cta_launch_cycles, since a CTA
+//     that a retirement lets in is placed at the window's end and issues
+//     no earlier than that after the retirement; and half of the value
+//     latency, below.
+//   - Values are split-phase (sim/exec's split mode). A warp's global
+//     loads, stores and atomics are logged when they issue, with their
+//     lanes' addresses, a store's values and an atomic's operands, and
+//     applied to the one memory image later, in the order the serial
+//     engine issues them: cycle by cycle, the SMs in the order that
+//     rotates with the cycle, each SM's operations in its own order, and,
+//     under memory.coherence l1, the L1s' fills and evictions after the
+//     cycle's ticks (the L1s log them; L1Values replays them, with a
+//     fence's invalidation marked at its place in its SM's log). So a
+//     load reads what the serial engine's would at the same issue cycle,
+//     stale L1 copies included. A window's log is applied while the next
+//     window runs (or before it, when the next would begin after the
+//     first cycle at which a logged load's values could be read). The
+//     value latency, the global load latency plus an L1 hit's cycles plus
+//     the cycle the SM takes the answer, is the fewest cycles before a
+//     load's results can be read, and a load's results are never ready
+//     earlier; a window being at most half of it, the values are in the
+//     registers before then.
+//   - The scoreboard counts register-file rows (registers whose live
+//     ranges never meet share one, exec.Program.Rows) rather than
+//     registers: a logged load writes its row late, when a later register
+//     may hold it. A destination that nothing reads afterwards
+//     (ptx.Function.DeadDefs) is not written at all, and keeps the serial
+//     engine's wait on the register itself in an entry past the rows.
+//   - At a window's end, with every domain standing still, the CTAs that
+//     retired in it free their SMs' resources and let waiting CTAs in,
+//     in the order of their retirements (cycle, then the SMs' order of
+//     the cycle); the earliest error of any SM stops the launch; and the
+//     deadlock detector and the context are checked, at the last cycle an
+//     SM ticked. The detector sees a store's progress when the store is
+//     applied, up to two windows after it issued.
+//
+// What differs from the serial engine, then: ties between messages of one
+// cycle that cross between the SMs and the L2 side (due cycle and domain,
+// rather than sending order), the moment a credit and a CTA's slot come
+// back (the window's end), the warp slots a placed CTA takes, register
+// rows that false sharing makes wait, and how soon a deadlock is noticed.
+// Values, for kernels whose results do not depend on the order of racing
+// warps, are the same; for racy kernels (Atos, colouring) the timing
+// decides which warp wins, as it does in the serial engine.
+//
+// What the window engine does not do yet: profiles, traces and the web
+// monitor (engine and SM hooks), memory.l1_model and memory.l2_model
+// other than sectored, akita's parallel engine, functional mode (which
+// stays single-threaded), and --sim-threads on micro and sweep; each is
+// refused with an UnsupportedError rather than simulated differently. The
+// application of values and the L2 side each run as one task per window,
+// and a window's end is serial, which bounds the speed-up with many
+// threads. Windows are half an L1 hit long, so a launch with few busy SMs
+// spends much of its time between windows: one busy warp runs slower than
+// on the serial engine, at any thread count. The goroutines spin between
+// windows for a while before they park; on a host whose cores are busy
+// with other work a descheduled goroutine holds up every window, so the
+// engine wants no more threads than free cores.
+//
 // # Speed
 //
 // A run costs its engine events times what each costs, so the model is

@@ -3,9 +3,11 @@ package timing
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sarchlab/akita/v3/sim"
 	"github.com/warpgraph/warpgraph/sim/exec"
@@ -65,11 +67,11 @@ type windowEngine struct {
 
 	// The last window's operations and L1 changes, per SM, waiting to be
 	// applied (merge), and the cycle that window began.
-	pend      []*exec.OpLog
-	pendEv    [][]memsys.L1Event
+	pend   []*exec.OpLog
+	pendEv [][]memsys.L1Event
 	// logged and loggedEv are this window's, which its SMs' tasks fill.
-	logged   []*exec.OpLog
-	loggedEv [][]memsys.L1Event
+	logged    []*exec.OpLog
+	loggedEv  [][]memsys.L1Event
 	pendFrom  uint64
 	pendAny   bool
 	spareLogs []*exec.OpLog
@@ -78,6 +80,7 @@ type windowEngine struct {
 	evCur     []int // and in its L1's changes
 	active    []int // the SMs with something in pend or pendEv, ascending
 	merged    bool  // the merge has applied pend (recycle)
+	pendOps   int   // the operations and L1 changes in pend
 
 	pool    workPool
 	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
@@ -89,6 +92,8 @@ type windowEngine struct {
 	// events are queued by the window's end or a launch's start, and
 	// touched lists the domains they went to).
 	nextAt    []uint64
+	busy      []int // the domains whose nextAt is not never, in no order
+	busyAt    []int // each domain's index in busy (-1: none)
 	between   bool
 	touched   []int
 	isTouched []bool
@@ -124,7 +129,26 @@ func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine
 	for i, e := range sms {
 		e.domain, e.touched = i+1, we.touch
 	}
+	we.busyAt = make([]int, n+1)
+	for d := range we.busyAt {
+		we.busyAt[d] = -1
+	}
 	return we
+}
+
+// track keeps domain d in busy, the domains with events, or out of it,
+// after its nextAt changed.
+func (we *windowEngine) track(d int) {
+	switch at := we.busyAt[d]; {
+	case we.nextAt[d] == never && at >= 0:
+		last := we.busy[len(we.busy)-1]
+		we.busy[at], we.busyAt[last] = last, at
+		we.busy = we.busy[:len(we.busy)-1]
+		we.busyAt[d] = -1
+	case we.nextAt[d] != never && at < 0:
+		we.busyAt[d] = len(we.busy)
+		we.busy = append(we.busy, d)
+	}
 }
 
 // touch hears of an event queued on a domain's engine: outside the
@@ -314,8 +338,8 @@ func analyseRows(fn *ptx.Function, rows []int32) []instInfo {
 // none).
 func (we *windowEngine) nextCycle() uint64 {
 	next := uint64(never)
-	for _, c := range we.nextAt {
-		next = min(next, c)
+	for _, d := range we.busy {
+		next = min(next, we.nextAt[d])
 	}
 	return next
 }
@@ -329,6 +353,7 @@ func (we *windowEngine) run() {
 	}
 	for d := range we.nextAt {
 		we.refresh(d)
+		we.track(d)
 	}
 	we.clearTouched()
 	t := we.r.startCycle
@@ -345,27 +370,41 @@ func (we *windowEngine) run() {
 			we.merge()
 			we.recycle()
 		}
-		we.tasks, we.ran = we.tasks[:0], we.ran[:0]
-		if we.nextAt[0] < end {
-			we.tasks = append(we.tasks, taskMem)
-			we.ran = append(we.ran, 0)
-		}
-		if we.pendAny {
-			we.tasks = append(we.tasks, taskMerge)
-		}
-		for i, c := range we.nextAt[1:] {
-			if c < end {
-				we.tasks = append(we.tasks, i)
-				we.ran = append(we.ran, i+1)
+		// The domains with events in the window, in order: the L2
+		// side, then the SMs by index.
+		we.ran = we.ran[:0]
+		for _, d := range we.busy {
+			if we.nextAt[d] < end {
+				we.ran = append(we.ran, d)
 			}
+		}
+		slices.Sort(we.ran)
+		we.tasks = we.tasks[:0]
+		for k, d := range we.ran {
+			if d == 0 {
+				we.tasks = append(we.tasks, taskMem)
+			}
+			if k == 0 && we.pendAny {
+				we.tasks = append(we.tasks, taskMerge)
+			}
+			if d > 0 {
+				we.tasks = append(we.tasks, d-1)
+			}
+		}
+		if len(we.ran) == 0 && we.pendAny {
+			we.tasks = append(we.tasks, taskMerge)
 		}
 		we.between = false
 		we.runTasks(endTime)
 		we.between = true
+		for _, d := range we.ran {
+			we.track(d)
+		}
 		we.recycle()
 		we.endWindow(t, end)
 		for _, d := range we.touched {
 			we.refresh(d)
+			we.track(d)
 		}
 		we.clearTouched()
 		t = end
@@ -399,7 +438,9 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 			we.takeLog(k)
 		}
 	}
-	if we.threads <= 1 || len(we.tasks) == 1 {
+	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.pendAny && we.pendOps < smallMerge {
+		// One task, or one beside a small merge: waking a helper would
+		// cost more than it saves.
 		for i := range we.tasks {
 			do(i)
 		}
@@ -407,6 +448,11 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 	}
 	we.pool.do(len(we.tasks), do)
 }
+
+// smallMerge is the most operations and L1 changes a merge may apply for
+// the window engine to run it on the goroutine of the window's only other
+// task.
+const smallMerge = 64
 
 // endWindow does what the end of the window [from, end) does with every
 // domain standing still (see windowEngine).
@@ -416,10 +462,15 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	// next runs.
 	we.pend, we.logged = we.logged, we.pend
 	we.pendEv, we.loggedEv = we.loggedEv, we.pendEv
+	we.pendOps = 0
 	for _, i := range we.tasks {
 		if i >= 0 && (we.pend[i] != nil || we.pendEv[i] != nil) {
 			we.active = append(we.active, i) // tasks list SMs ascending
 			we.pendAny = true
+			if we.pend[i] != nil {
+				we.pendOps += we.pend[i].Len()
+			}
+			we.pendOps += len(we.pendEv[i])
 		}
 	}
 	we.pendFrom = from
@@ -453,6 +504,14 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		clear(rs)
 	}
 	we.retired = rs[:0]
+
+	// The SMs' progress (exec.Grid.FoldProgress) for the deadlock
+	// detector.
+	for _, i := range we.tasks {
+		if i >= 0 {
+			we.grid.FoldProgress(i)
+		}
+	}
 
 	// The earliest error of the window stops the launch.
 	var first *SM
@@ -623,9 +682,27 @@ type batch struct {
 	run      func(int)
 }
 
-// spinRounds is how many times a helper looks for work, or the caller for
-// the end of a batch, before it parks.
-const spinRounds = 1 << 11
+// spinFor is how long a helper looks for work, or the caller for the end
+// of a batch, before it parks: a window's end takes some microseconds, and
+// waking a parked goroutine about as long again. On a host whose cores are
+// busy with other work, the spinning takes time from it and a descheduled
+// goroutine holds up every window: give the engine no more threads than
+// free cores.
+const spinFor = 100 * time.Microsecond
+
+// spinning says whether a wait that began at start (zero: not yet
+// looked at) should go on spinning at round k.
+func spinning(start *time.Time, k int) bool {
+	if k&127 != 0 {
+		return true
+	}
+	now := time.Now()
+	if start.IsZero() {
+		*start = now
+		return true
+	}
+	return now.Sub(*start) < spinFor
+}
 
 // start starts helpers goroutines.
 func (p *workPool) start(helpers int) {
@@ -645,17 +722,18 @@ func (p *workPool) helper(i int) {
 	defer p.exited.Done()
 	seen := p.cur.Load()
 	for {
+		var since time.Time
 		for k := 0; p.cur.Load() == seen; k++ {
 			if p.quit.Load() {
 				return
 			}
-			if k >= spinRounds {
+			if !spinning(&since, k) {
 				p.parked[i].Store(true)
 				if p.cur.Load() == seen && !p.quit.Load() {
 					<-p.wake[i]
 				}
 				p.parked[i].Store(false)
-				k = 0
+				k, since = 0, time.Time{}
 			}
 		}
 		seen = p.cur.Load()
@@ -694,14 +772,15 @@ func (p *workPool) do(n int, run func(int)) {
 	p.cur.Store(b)
 	p.signal()
 	b.work()
+	var since time.Time
 	for k := 0; b.finished.Load() < int64(n); k++ {
-		if k >= spinRounds {
+		if !spinning(&since, k) {
 			p.callerParked.Store(true)
 			if b.finished.Load() < int64(n) {
 				<-p.done
 			}
 			p.callerParked.Store(false)
-			k = 0
+			k, since = 0, time.Time{}
 		}
 	}
 }
