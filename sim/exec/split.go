@@ -186,23 +186,9 @@ func (w *Warp) ldGlobalSplit(x *xinst, m uint32) error {
 	w.memRecord(x, MemLoad, m)
 	w.polled(x)
 	base := w.row(x.abase)
-	n := uint64(len(w.g.mem.data))
-	size := uint64(x.size)
 	off := x.aoff
-	rec := w.rec
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		a := base[l] + off
-		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
-			if _, _, err := w.resolve(x, l, a, int(size), false); err != nil {
-				return err
-			}
-			panic("exec: ldGlobal and resolve disagree on an address")
-		}
-		if rec != nil {
-			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
-		}
+	if err := w.checkGlobalLanes(x, m, base, false); err != nil {
+		return err
 	}
 	op := w.logOp(opLoad, x, m)
 	op.dst[0] = w.lateRow(x, 0)
@@ -213,11 +199,11 @@ func (w *Warp) ldGlobalSplit(x *xinst, m uint32) error {
 	return nil
 }
 
-// stGlobalSplit is stGlobal in a split grid.
-func (w *Warp) stGlobalSplit(x *xinst, m uint32) error {
-	w.memRecord(x, MemStore, m)
-	base := w.row(x.abase)
-	s := w.src(&x.src[0], &w.sc.t[0])
+// checkGlobalLanes checks every active lane's global address (the error
+// resolve gives for one out of range or misaligned) and records the
+// addresses for the step record, as ldGlobal and stGlobal do before they
+// touch memory.
+func (w *Warp) checkGlobalLanes(x *xinst, m uint32, base *[32]uint64, store bool) error {
 	n := uint64(len(w.g.mem.data))
 	size := uint64(x.size)
 	off := x.aoff
@@ -227,14 +213,26 @@ func (w *Warp) stGlobalSplit(x *xinst, m uint32) error {
 		a := base[l] + off
 		o := a - GlobalBase
 		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
-			if _, _, err := w.resolve(x, l, a, int(size), true); err != nil {
+			if _, _, err := w.resolve(x, l, a, int(size), store); err != nil {
 				return err
 			}
-			panic("exec: stGlobal and resolve disagree on an address")
+			panic("exec: a global access and resolve disagree on an address")
 		}
 		if rec != nil {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
 		}
+	}
+	return nil
+}
+
+// stGlobalSplit is stGlobal in a split grid.
+func (w *Warp) stGlobalSplit(x *xinst, m uint32) error {
+	w.memRecord(x, MemStore, m)
+	base := w.row(x.abase)
+	s := w.src(&x.src[0], &w.sc.t[0])
+	off := x.aoff
+	if err := w.checkGlobalLanes(x, m, base, true); err != nil {
+		return err
 	}
 	w.logOp(opStore, x, m)
 	lg := w.sh.log
