@@ -17,7 +17,8 @@ import (
 
 // windowEngine runs a GPU's SMs and its memory system in parallel through
 // windows of time, with the same figures for any number of threads
-// (Builder.WithThreads; the package comment says how, under Engines).
+// (Builder.WithThreads; the package comment says how, under The window
+// engine).
 //
 // Each SM, with its L1, is a domain on an engine of its own, and the L2
 // side (slices, atomic units, DRAM channels) is one more
@@ -41,10 +42,12 @@ import (
 //     order the serial engine would have issued them (cycle, then the
 //     SMs' order of that cycle, then each SM's own order, with the L1s'
 //     changes of lines for memory.coherence l1 after the SMs' ticks of
-//     their cycle), while the next window runs. A load's results are not
-//     ready before valueLatency cycles after it issued, the fewest an L1
-//     hit takes, and a window is at most half of that, so the values are
-//     in the registers before any instruction can read them.
+//     their cycle), while the next window runs (before it, when it begins
+//     after a jump past the cycle from which those values could be
+//     read). A load's results are not ready before valueLatency cycles
+//     after it issued, the fewest an L1 hit takes, and a window is at
+//     most half of that, so the values are in the registers before any
+//     instruction can read them.
 //
 // Between busy stretches the engine jumps to the next event.
 type windowEngine struct {
