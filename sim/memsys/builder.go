@@ -23,8 +23,8 @@ type Builder struct {
 	freq   sim.Freq
 	config Config
 	numSMs int
-	// smEngines: WithDomains.
-	smEngines []sim.Engine
+	// smEngines: WithDomains; l2Engines: WithL2Domains.
+	smEngines, l2Engines []sim.Engine
 }
 
 // MakeBuilder returns a Builder with default settings.
@@ -59,6 +59,19 @@ func (b Builder) WithFreq(freq sim.Freq) Builder {
 // and L2, one engine per SM, and no akita parallel engine.
 func (b Builder) WithDomains(smEngines []sim.Engine) Builder {
 	b.smEngines = smEngines
+	return b
+}
+
+// WithL2Domains splits the L2 side of a system with domains
+// (WithDomains) further: the slices, each with its atomic unit and its
+// DRAM channel, are dealt into 1+len(engines) groups, the first on the
+// engine of WithEngine and group j on engines[j-1], which run
+// concurrently as the SMs' do (no slice sends to another; slices that
+// answer each other's reads, under Config.L2ReadsInPartition, share a
+// group). Their fabric domains follow the SMs': group j is domain
+// numSMs+j (SliceDomain).
+func (b Builder) WithL2Domains(engines []sim.Engine) Builder {
+	b.l2Engines = engines
 	return b
 }
 
@@ -108,6 +121,8 @@ func (b Builder) Build(name string) (*System, error) {
 		case parallel:
 			return nil, errors.New("memsys: domains do not run on akita's parallel engine")
 		}
+	} else if len(b.l2Engines) > 0 {
+		return nil, errors.New("memsys: WithL2Domains needs WithDomains")
 	}
 	cfg := b.config
 	t := cfg.timing()
@@ -134,6 +149,11 @@ func (b Builder) Build(name string) (*System, error) {
 		for i, e := range b.smEngines {
 			s.fabric.doms = append(s.fabric.doms, newFabricDomain(s.fabric, i+1, e))
 		}
+		for j, e := range b.l2Engines {
+			s.fabric.doms = append(s.fabric.doms, newFabricDomain(s.fabric, b.numSMs+1+j, e))
+		}
+		s.l2Groups = 1 + len(b.l2Engines)
+		s.groupPools = make([]memPools, s.l2Groups)
 		s.smPools = make([]memPools, b.numSMs)
 	}
 
@@ -285,7 +305,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		mshrs:         newLineTable[l2MSHR](),
 		fetches:       make(map[uint64]l2Fetch),
 		ids:           NewIDSource(name),
-		pools:         &s.pools,
+		pools:         s.slicePools(i),
 		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
 		combineReads:  cfg.L2CombineReads,
 		storesWait:    cfg.L2StoresWaitForAtomics,
@@ -325,25 +345,28 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		slice:         c,
 		latency:       float64(s.timing.dramLatency),
 		ids:           NewIDSource(dramName),
-		pools:         &s.pools,
+		pools:         s.slicePools(i),
 	}
 	d.port = newSinkPort(dramName+".TopPort", d.accept)
 	d.port.owner = d
 	d.AddPort("Top", d.port)
 	c.dram = d
+	domain := s.SliceDomain(i)
 	s.fabric.plug(d.port, endSpec{
 		zone:          zoneL2,
 		bufSize:       unboundedBuf,
 		bytesPerCycle: channelBytesPerCycle,
 		dram:          true,
+		domain:        domain,
 	})
 	s.fabric.plug(c.top, endSpec{
 		zone:          zoneL2,
 		bufSize:       unboundedBuf,
 		bytesPerCycle: cfg.L2SliceBytesPerCycle,
 		slice:         i + 1,
+		domain:        domain,
 	})
-	s.fabric.plug(c.bottom, endSpec{zone: zoneL2, bufSize: unboundedBuf})
+	s.fabric.plug(c.bottom, endSpec{zone: zoneL2, bufSize: unboundedBuf, domain: domain})
 	s.fabric.dirtyHolders = append(s.fabric.dirtyHolders, c)
 	s.l2Top = append(s.l2Top, c.top)
 	s.l2Stats = append(s.l2Stats, c)
@@ -385,9 +408,10 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	u.AddPort("Top", u.topPort)
 	u.AddPort("L2", u.l2Port)
 	u.AddPort("Load", u.loadPort)
-	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf})
-	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices), slice: slice + 1})
-	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true})
+	domain := s.SliceDomain(slice)
+	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, domain: domain})
+	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices), slice: slice + 1, domain: domain})
+	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true, domain: domain})
 	return u
 }
 

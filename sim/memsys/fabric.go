@@ -1,10 +1,8 @@
 package memsys
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"sync"
 
@@ -76,15 +74,9 @@ type fabric struct {
 	// the system was built WithDomains, and then doms[0] is the L2 side's
 	// and doms[1+i] SM i's.
 	doms []*fabricDomain
-	// lateCrossings counts the messages between domains that Exchange
-	// found due before the window's end (it delivers them at the end): a
-	// window longer than the crossing allows (tests check it stays 0).
-	lateCrossings uint64
-	crossBuf      []crossing
-	runs          [][]crossing
-	runHeap       []int
-
-	dramReadBytes, dramWriteBytes uint64
+	// receivers and creditors are scratch of exchange: the domains that
+	// received crossings in a window, and those whose credits came back.
+	receivers, creditors []int
 
 	// dirtyHolders are the L2 slices' records of their dirty sectors
 	// (sectored slices, or the shadows of akita's).
@@ -213,6 +205,23 @@ type fabricDomain struct {
 	// this domain received in it.
 	outbox  []crossing
 	credits []*fabricEnd
+	// sealed: outbox is sorted by receiving domain, then due cycle, and
+	// credits by sending domain (seal), which were sealedLens long;
+	// outRuns and creditRuns are their stretches per domain.
+	sealed              bool
+	sealedLens          [2]int
+	outRuns, creditRuns []domainRun
+	// inRuns are the outboxes' stretches this domain receives in the
+	// window, by sending domain, and creditsIn the credits' stretches
+	// that come back to it, by receiving domain (exchange); inHeap is
+	// scratch of the merge of inRuns; late counts the crossings it
+	// received due before the window's end (fabric.lateCrossings).
+	inRuns, creditsIn []domainRun
+	inHeap, inHead    []int
+	late              uint64
+	// dramReadBytes and dramWriteBytes count the DRAM traffic delivered
+	// in this domain (fabric.account).
+	dramReadBytes, dramWriteBytes uint64
 	// spareEvents are handled events for reuse (with more than one
 	// domain, where no hooks are allowed).
 	spareEvents []*fabricEvent
@@ -600,123 +609,6 @@ func (d *fabricDomain) nextSeq() uint64 {
 	return d.seq
 }
 
-// mergeOutboxes returns the messages of the outboxes of the domains from
-// (ascending) in the order of their due cycles, then of their domains,
-// then of their sending (in f.crossBuf). Each outbox is sorted, keeping
-// the order of equal cycles, then the outboxes are merged through a heap
-// of their heads.
-func (f *fabric) mergeOutboxes(from []int) []crossing {
-	all := f.crossBuf[:0]
-	runs := f.runs[:0] // by domain order; the heap holds their indices
-	for _, i := range from {
-		box := f.doms[i].outbox
-		if len(box) == 0 {
-			continue
-		}
-		for j := 1; j < len(box); j++ {
-			if box[j].at < box[j-1].at {
-				slices.SortStableFunc(box, func(a, b crossing) int { return cmp.Compare(a.at, b.at) })
-				break
-			}
-		}
-		runs = append(runs, box)
-	}
-	if len(runs) == 1 {
-		all = append(all, runs[0]...)
-	} else if len(runs) > 1 {
-		less := func(a, b int) bool {
-			return runs[a][0].at < runs[b][0].at || runs[a][0].at == runs[b][0].at && a < b
-		}
-		h := f.runHeap[:0]
-		for r := range runs {
-			h = append(h, r)
-		}
-		down := func(i int) {
-			for {
-				c := 2*i + 1
-				if c >= len(h) {
-					return
-				}
-				if c+1 < len(h) && less(h[c+1], h[c]) {
-					c++
-				}
-				if !less(h[c], h[i]) {
-					return
-				}
-				h[i], h[c] = h[c], h[i]
-				i = c
-			}
-		}
-		for i := len(h)/2 - 1; i >= 0; i-- {
-			down(i)
-		}
-		for len(h) > 0 {
-			r := h[0]
-			all = append(all, runs[r][0])
-			if runs[r] = runs[r][1:]; len(runs[r]) == 0 {
-				h[0] = h[len(h)-1]
-				h = h[:len(h)-1]
-			}
-			down(0)
-		}
-		f.runHeap = h[:0]
-	}
-	clear(runs)
-	f.runs = runs[:0]
-	return all
-}
-
-// exchange ends a window of the domains (WithDomains) at cycle end, from
-// is the domains that ran in it, ascending (no other has sent or received
-// anything since the last exchange): the
-// messages sent between domains in it join their receivers' queues, in
-// the order of their due cycles, then of their senders' domains and the
-// order sent, with the receivers' links reserved in that order; and the
-// credits of the messages delivered across domains go back to their
-// senders, in the order of the receivers' domains and of delivery, a
-// sender waiting for space being notified at time now (the window's last
-// cycle). Every domain's engine must stand still.
-func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int) {
-	all := f.mergeOutboxes(from)
-	if len(all) > 0 {
-		for _, c := range all {
-			at := c.at
-			if at < float64(end) {
-				f.lateCrossings++
-				at = float64(end)
-			}
-			dst := c.dst
-			if dst.bytesPerCycle > 0 {
-				if b := f.payload(c.msg, dst.dram); b > 0 {
-					at = math.Max(at, dst.ingressFree)
-					dst.ingressFree = at + b/dst.bytesPerCycle
-				}
-			}
-			dst.pending.push(delivery{msg: c.msg, at: at, seq: dst.dom.nextSeq(), src: c.src})
-			f.scheduleNext(dst)
-		}
-	}
-	clear(all)
-	f.crossBuf = all[:0]
-	for _, i := range from {
-		d := f.doms[i]
-		clear(d.outbox)
-		d.outbox = d.outbox[:0]
-	}
-	for _, i := range from {
-		d := f.doms[i]
-		for i, src := range d.credits {
-			src.undelivered--
-			if src.waitingForSpace {
-				src.waitingForSpace = false
-				src.port.NotifyAvailable(now)
-			}
-			d.credits[i] = nil
-		}
-		d.credits = d.credits[:0]
-	}
-}
-
 // dueCycle is the cycle at which a message that may arrive at cycle `at`
 // is delivered. A receiver acts on a message at its first tick after the
 // delivery, so delivering a message due at a fractional cycle at the whole
@@ -762,9 +654,9 @@ func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
 	}
 	switch m := msg.(type) {
 	case *mem.ReadReq:
-		f.dramReadBytes += m.AccessByteSize
+		end.dom.dramReadBytes += m.AccessByteSize
 	case *mem.WriteReq:
-		f.dramWriteBytes += uint64(writtenBytes(m, f.sectorSize))
+		end.dom.dramWriteBytes += uint64(writtenBytes(m, f.sectorSize))
 	}
 }
 
@@ -775,7 +667,10 @@ func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
 func (f *fabric) dramBytes() (read, written uint64) {
 	f.lock()
 	defer f.unlock()
-	written = f.dramWriteBytes
+	for _, d := range f.doms {
+		read += d.dramReadBytes
+		written += d.dramWriteBytes
+	}
 	// A write-back leaves the slice's dirty sectors before it reaches DRAM,
 	// so while the engine runs the change can be negative.
 	if dirty := f.dirtyBytes(); dirty >= f.dirtyAtReset {
@@ -783,14 +678,15 @@ func (f *fabric) dramBytes() (read, written uint64) {
 	} else {
 		written -= min(written, f.dirtyAtReset-dirty)
 	}
-	return f.dramReadBytes, written
+	return read, written
 }
 
 func (f *fabric) resetStats() {
 	f.lock()
 	defer f.unlock()
-	f.dramReadBytes = 0
-	f.dramWriteBytes = 0
+	for _, d := range f.doms {
+		d.dramReadBytes, d.dramWriteBytes = 0, 0
+	}
 	f.dirtyAtReset = f.dirtyBytes()
 }
 

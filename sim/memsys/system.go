@@ -58,6 +58,11 @@ type System struct {
 	// domains (Builder.WithDomains), each L1's.
 	pools   memPools
 	smPools []memPools
+	// l2Groups is the number of domains the L2 side is dealt into
+	// (Builder.WithL2Domains; 1 without), and groupPools their messages
+	// (slicePools).
+	l2Groups   int
+	groupPools []memPools
 	// parallel: the engine is akita's parallel one, under which nothing
 	// is recycled (RecycleLoads).
 	parallel bool
@@ -168,23 +173,64 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 }
 
 // Exchange ends a window of the domains (Builder.WithDomains) at cycle
-// end, with every engine standing still: the messages sent between an SM's
-// domain and the L2 side's in the window join their receivers' queues (in
-// the order of their due cycles, then of the senders' domains, the L2
-// side's first, then the order sent), and the credits of the messages
-// delivered across join their senders (a sender waiting for space hears
-// of it at time now, the window's last cycle). The order depends only on
-// what the domains did, not on which ran first. ran lists the domains
-// that ran in the window, ascending: 0 for the L2 side, 1+i for SM i; the
-// others must have done nothing since the last exchange.
-func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int) {
-	s.fabric.exchange(now, end, ran)
+// end, with every engine standing still: the messages sent between
+// domains in the window join their receivers' queues (each receiver's in
+// the order of their due cycles, then of the senders' domains, then the
+// order sent), and the credits of the messages delivered across join
+// their senders (a sender waiting for space hears of it at time now, the
+// window's last cycle). The order depends only on what the domains did,
+// not on which ran first nor on how many goroutines run the exchange.
+// ran lists the domains that ran in the window, ascending; the others
+// must have done nothing since the last exchange. parallel, when not nil,
+// runs n independent tasks, each of which touches one domain's state
+// alone (the caller's engines must allow it), and returns when all are
+// done; nil runs them in turn.
+func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int, parallel func(n int, task func(int))) {
+	s.fabric.exchange(now, end, ran, parallel)
+}
+
+// SealDomain readies domain d's window for the exchange (sorting what it
+// sent and the credits it owes): a domain's task may call it when its
+// window's run is done, concurrently with other domains', to take the
+// work off Exchange. Exchange seals whatever is not sealed.
+func (s *System) SealDomain(d int) { s.fabric.doms[d].seal() }
+
+// SliceDomain is the fabric domain of L2 slice i, its atomic unit and its
+// DRAM channel: 0 for the first group of WithL2Domains (and without it),
+// numSMs+j for group j. Slices that answer each other's reads
+// (Config.L2ReadsInPartition) share a group.
+func (s *System) SliceDomain(i int) int {
+	if g := s.sliceGroup(i); g > 0 {
+		return s.numSMs + g
+	}
+	return 0
+}
+
+// sliceGroup is the group of WithL2Domains that slice i belongs to.
+func (s *System) sliceGroup(i int) int {
+	if s.l2Groups <= 1 {
+		return 0
+	}
+	place := i
+	if cfg := s.config; cfg.L2ReadsInPartition && cfg.L2Partitions > 1 {
+		place = i % (cfg.L2Slices / cfg.L2Partitions)
+	}
+	return place % s.l2Groups
+}
+
+// slicePools are the messages of slice i's group: a group's slices and
+// DRAM channels run concurrently with the other groups'.
+func (s *System) slicePools(i int) *memPools {
+	if g := s.sliceGroup(i); g > 0 {
+		return &s.groupPools[g]
+	}
+	return &s.pools
 }
 
 // LateCrossings is the number of messages between domains that were due
 // before the end of the window they were sent in (Exchange delays them to
 // its end): none when the windows are no longer than MinCrossingCycles.
-func (s *System) LateCrossings() uint64 { return s.fabric.lateCrossings }
+func (s *System) LateCrossings() uint64 { return s.fabric.lateCrossings() }
 
 // MinCrossingCycles is the fewest cycles a message takes between an SM's
 // domain and the L2 side's, either way (Builder.WithDomains): windows no

@@ -195,16 +195,19 @@
 // which stays the default.
 //
 //   - Domains. Each SM, with its port and its L1, is a domain on a serial
-//     engine of its own; the L2 side (slices, atomic units, DRAM channels)
-//     is one more (memsys.Builder.WithDomains). The fabric keeps a
-//     calendar per domain. A message between an SM's domain and the L2
-//     side waits in its sender's outbox until the end of the window in
-//     which it was sent; there it joins its receiver's queue, the
-//     messages of every domain in the order of their due cycles, then of
-//     their senders' domains (the L2 side first, then the SMs by index),
-//     then of their sending, and the receiver's link is reserved in that
-//     order. The credit a delivery across domains returns to its sender's
-//     buffer returns at the window's end too.
+//     engine of its own; the L2 side's slices, each with its atomic unit
+//     and its DRAM channel, are dealt into 16 more (memsys.Builder's
+//     WithDomains and WithL2Domains; a fixed count, not the thread count,
+//     since it sets the order of ties). The fabric keeps a calendar per
+//     domain. A message between domains waits in its sender's outbox
+//     until the end of the window in which it was sent; there it joins
+//     its receiver's queue, each receiver's messages in the order of their
+//     due cycles, then of their senders' domains (the first L2 group, the
+//     SMs by index, the other L2 groups), then of their sending, and the
+//     receiver's link is reserved in that order. The credit a delivery
+//     across domains returns to its sender's buffer returns at the
+//     window's end too. The exchange's deliveries, receiver by receiver,
+//     and then its credits, sender by sender, are tasks on the pool.
 //   - Windows. The domains with events in a window [T, T+W) run up to its
 //     end concurrently, on a pool of n goroutines that take them as tasks
 //     in any order (no domain can affect another within a window, so
@@ -261,9 +264,10 @@
 // other than sectored, akita's parallel engine, functional mode (which
 // stays single-threaded), and --sim-threads on micro and sweep; each is
 // refused with an UnsupportedError rather than simulated differently. The
-// application of values and the L2 side each run as one task per window,
-// and a window's end is serial, which bounds the speed-up with many
-// threads. Windows are half an L1 hit long, so a launch with few busy SMs
+// application of values runs as one task per window, an L2 group whose
+// slice is hot (a work queue's counter) is one task however many SMs
+// send to it, and the rest of a window's end is serial, which bounds the
+// speed-up with many threads. Windows are half an L1 hit long, so a launch with few busy SMs
 // spends much of its time between windows: one busy warp runs slower than
 // on the serial engine, at any thread count. The goroutines spin between
 // windows for a while before they park; on a host whose cores are busy

@@ -152,7 +152,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 		WithFreq(b.freq).
 		WithConfig(b.memory).
 		WithNumSMs(b.limits.SMs)
-	var smEngines []*serialEngine
+	var smEngines, l2Engines []*serialEngine
 	if b.threads > 0 {
 		engines := make([]sim.Engine, b.limits.SMs)
 		for i := range engines {
@@ -160,7 +160,13 @@ func (b Builder) Build(name string) (*GPU, error) {
 			smEngines = append(smEngines, e)
 			engines[i] = e
 		}
-		mb = mb.WithDomains(engines)
+		var l2 []sim.Engine
+		for range min(l2Groups, b.memory.L2Slices) - 1 {
+			e := newSerialEngine(b.freq.Period())
+			l2Engines = append(l2Engines, e)
+			l2 = append(l2, e)
+		}
+		mb = mb.WithDomains(engines).WithL2Domains(l2)
 	}
 	mem, err := mb.Build(name + ".Mem")
 	if err != nil {
@@ -184,7 +190,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 		g.clockReads = map[*ptx.Function][]bool{}
 	}
 	if b.threads > 0 {
-		g.window = newWindowEngine(g, b.threads, g.serial, smEngines)
+		g.window = newWindowEngine(g, b.threads, append([]*serialEngine{g.serial}, l2Engines...), smEngines)
 	}
 	for i := range b.limits.SMs {
 		g.sms = append(g.sms, newSM(g, i))

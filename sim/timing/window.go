@@ -53,8 +53,10 @@ import (
 type windowEngine struct {
 	g       *GPU
 	threads int
-	mem     *serialEngine   // the L2 side's domain
-	sms     []*serialEngine // each SM's domain
+	// mems are the L2 side's domains (memsys.Builder.WithL2Domains):
+	// mems[0] is domain 0, mems[j] domain len(sms)+j.
+	mems []*serialEngine
+	sms  []*serialEngine // each SM's domain, 1+i
 
 	// window is W, in cycles, and valueLatency the cycles from a load's
 	// issue before its values may be read (sized at the first launch).
@@ -86,8 +88,8 @@ type windowEngine struct {
 	pendOps   int   // the operations and L1 changes in pend
 
 	pool    workPool
-	tasks   []int // this window's tasks: taskMem, taskMerge or an SM's index
-	ran     []int // the domains that ran in it (0: the L2 side, 1+i: SM i)
+	tasks   []int // this window's tasks: taskMerge or a domain
+	ran     []int // the domains that ran in it, ascending
 	retired []retirementAt
 
 	// nextAt is each domain's next event cycle (never: none), kept up to
@@ -100,24 +102,33 @@ type windowEngine struct {
 	between   bool
 	touched   []int
 	isTouched []bool
+	// exchanging: the exchange's tasks run, each queueing events on its
+	// own domains, which exTouched records until the exchange is done.
+	exchanging bool
+	exTouched  []bool
 }
 
-const (
-	taskMem   = -1
-	taskMerge = -2
-)
+// taskMerge is the task that applies the last window's log (merge).
+const taskMerge = -1
+
+// l2Groups is how many domains the L2 side's slices are dealt into (at
+// most one per slice). It is fixed, not chosen by the thread count, since
+// it sets the order of ties between the slices' messages.
+const l2Groups = 16
 
 // markInvalidateL1 is the marker an SM logs (exec.Shard.Mark) where a
 // fence empties its L1, so that memory.coherence l1's values forget the
 // L1's copies at that point of the SM's order.
 const markInvalidateL1 = 1
 
-func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine) *windowEngine {
+func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngine {
 	n := len(sms)
+	domains := n + len(mems)
 	we := &windowEngine{
-		g: g, threads: threads, mem: mem, sms: sms,
-		nextAt:    make([]uint64, n+1),
-		isTouched: make([]bool, n+1),
+		g: g, threads: threads, mems: mems, sms: sms,
+		nextAt:    make([]uint64, domains),
+		isTouched: make([]bool, domains),
+		exTouched: make([]bool, domains),
 		infoRows:  map[*ptx.Function][]int32{},
 		pend:      make([]*exec.OpLog, n),
 		pendEv:    make([][]memsys.L1Event, n),
@@ -128,11 +139,16 @@ func newWindowEngine(g *GPU, threads int, mem *serialEngine, sms []*serialEngine
 		cur:       make([]int, n),
 		evCur:     make([]int, n),
 	}
-	mem.domain, mem.touched = 0, we.touch
+	for j, e := range mems {
+		e.domain, e.touched = 0, we.touch
+		if j > 0 {
+			e.domain = n + j
+		}
+	}
 	for i, e := range sms {
 		e.domain, e.touched = i+1, we.touch
 	}
-	we.busyAt = make([]int, n+1)
+	we.busyAt = make([]int, domains)
 	for d := range we.busyAt {
 		we.busyAt[d] = -1
 	}
@@ -158,18 +174,63 @@ func (we *windowEngine) track(d int) {
 // windows' runs (the window's end, a launch's start), the domain's next
 // event may have moved.
 func (we *windowEngine) touch(e *serialEngine) {
-	if we.between && !we.isTouched[e.domain] {
+	switch {
+	case !we.between:
+	case we.exchanging:
+		we.exTouched[e.domain] = true
+	case !we.isTouched[e.domain]:
 		we.isTouched[e.domain] = true
 		we.touched = append(we.touched, e.domain)
 	}
 }
 
-// engine is domain d's engine (0: the L2 side's, 1+i: SM i's).
-func (we *windowEngine) engine(d int) *serialEngine {
-	if d == 0 {
-		return we.mem
+// exchange ends the window at cycle end in the memory system
+// (memsys.System.Exchange), its tasks on the pool.
+func (we *windowEngine) exchange(end uint64) {
+	g := we.g
+	we.exchanging = true
+	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran, we.runExchange)
+	we.exchanging = false
+	for d, t := range we.exTouched {
+		if t {
+			we.exTouched[d] = false
+			if !we.isTouched[d] {
+				we.isTouched[d] = true
+				we.touched = append(we.touched, d)
+			}
+		}
 	}
-	return we.sms[d-1]
+}
+
+// runExchange runs the exchange's n tasks, on the pool where there are
+// enough of them to pay for waking it.
+func (we *windowEngine) runExchange(n int, task func(int)) {
+	if we.threads <= 1 || n < minExchangeTasks {
+		for i := range n {
+			task(i)
+		}
+		return
+	}
+	we.pool.do(n, task)
+}
+
+// minExchangeTasks is the fewest tasks of an exchange step worth the pool.
+const minExchangeTasks = 4
+
+// engine is domain d's engine.
+func (we *windowEngine) engine(d int) *serialEngine {
+	if sm, ok := we.smOf(d); ok {
+		return we.sms[sm]
+	}
+	if d == 0 {
+		return we.mems[0]
+	}
+	return we.mems[d-len(we.sms)]
+}
+
+// smOf is the SM whose domain is d, if d is an SM's.
+func (we *windowEngine) smOf(d int) (int, bool) {
+	return d - 1, d >= 1 && d <= len(we.sms)
 }
 
 // refresh updates domain d's next event cycle.
@@ -272,7 +333,10 @@ func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
 		}
 	}
 	we.pendAny = false
-	start := g.freq.Cycle(we.mem.CurrentTime())
+	start := uint64(0)
+	for _, e := range we.mems {
+		start = max(start, g.freq.Cycle(e.CurrentTime()))
+	}
 	for _, e := range we.sms {
 		start = max(start, g.freq.Cycle(e.CurrentTime()))
 	}
@@ -373,8 +437,7 @@ func (we *windowEngine) run() {
 			we.merge()
 			we.recycle()
 		}
-		// The domains with events in the window, in order: the L2
-		// side, then the SMs by index.
+		// The domains with events in the window, ascending.
 		we.ran = we.ran[:0]
 		for _, d := range we.busy {
 			if we.nextAt[d] < end {
@@ -382,20 +445,21 @@ func (we *windowEngine) run() {
 			}
 		}
 		slices.Sort(we.ran)
+		// The tasks, the longest first (the merge, the L2 side's), so
+		// that the SMs' fill in around them.
 		we.tasks = we.tasks[:0]
-		for k, d := range we.ran {
-			if d == 0 {
-				we.tasks = append(we.tasks, taskMem)
-			}
-			if k == 0 && we.pendAny {
-				we.tasks = append(we.tasks, taskMerge)
-			}
-			if d > 0 {
-				we.tasks = append(we.tasks, d-1)
+		if we.pendAny {
+			we.tasks = append(we.tasks, taskMerge)
+		}
+		for _, d := range we.ran {
+			if _, ok := we.smOf(d); !ok {
+				we.tasks = append(we.tasks, d)
 			}
 		}
-		if len(we.ran) == 0 && we.pendAny {
-			we.tasks = append(we.tasks, taskMerge)
+		for _, d := range we.ran {
+			if _, ok := we.smOf(d); ok {
+				we.tasks = append(we.tasks, d)
+			}
 		}
 		we.between = false
 		we.runTasks(endTime)
@@ -429,16 +493,16 @@ func (we *windowEngine) clearTouched() {
 // goroutines and this one.
 func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 	do := func(i int) {
-		switch k := we.tasks[i]; k {
-		case taskMem:
-			we.mem.runBefore(end)
-			we.refresh(0)
-		case taskMerge:
+		d := we.tasks[i]
+		if d == taskMerge {
 			we.merge()
-		default:
-			we.sms[k].runBefore(end)
-			we.refresh(k + 1)
-			we.takeLog(k)
+			return
+		}
+		we.engine(d).runBefore(end)
+		we.refresh(d)
+		we.g.mem.SealDomain(d)
+		if sm, ok := we.smOf(d); ok {
+			we.takeLog(sm)
 		}
 	}
 	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.pendAny && we.pendOps < smallMerge {
@@ -466,9 +530,9 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	we.pend, we.logged = we.logged, we.pend
 	we.pendEv, we.loggedEv = we.loggedEv, we.pendEv
 	we.pendOps = 0
-	for _, i := range we.tasks {
-		if i >= 0 && (we.pend[i] != nil || we.pendEv[i] != nil) {
-			we.active = append(we.active, i) // tasks list SMs ascending
+	for _, d := range we.ran {
+		if i, ok := we.smOf(d); ok && (we.pend[i] != nil || we.pendEv[i] != nil) {
+			we.active = append(we.active, i) // ran lists SMs ascending
 			we.pendAny = true
 			if we.pend[i] != nil {
 				we.pendOps += we.pend[i].Len()
@@ -477,12 +541,13 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		}
 	}
 	we.pendFrom = from
-	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran)
+	we.exchange(end)
 
 	// Retirements, in the order the serial engine would have made them.
 	rs := we.retired[:0]
-	for _, i := range we.tasks {
-		if i < 0 {
+	for _, d := range we.ran {
+		i, ok := we.smOf(d)
+		if !ok {
 			continue
 		}
 		s := g.sms[i]
@@ -510,8 +575,8 @@ func (we *windowEngine) endWindow(from, end uint64) {
 
 	// The SMs' progress (exec.Grid.FoldProgress) for the deadlock
 	// detector.
-	for _, i := range we.tasks {
-		if i >= 0 {
+	for _, d := range we.ran {
+		if i, ok := we.smOf(d); ok {
 			we.grid.FoldProgress(i)
 		}
 	}
@@ -519,8 +584,9 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	// The earliest error of the window stops the launch.
 	var first *SM
 	ticked, last := false, uint64(0)
-	for _, i := range we.tasks {
-		if i < 0 {
+	for _, d := range we.ran {
+		i, ok := we.smOf(d)
+		if !ok {
 			continue
 		}
 		s := g.sms[i]
