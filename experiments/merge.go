@@ -41,6 +41,7 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 	}
 	var plan Plan
 	var shardCommand string
+	var simThreads int
 	var e *Experiment
 	var rows []Row
 	from := map[string]string{} // key -> folder
@@ -51,12 +52,14 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 			return nil, badInput("shard folder %s: %w", dir, err)
 		}
 		if i == 0 {
-			plan, shardCommand = pf.Plan, pf.Command
+			plan, shardCommand, simThreads = pf.Plan, pf.Command, pf.SimThreads
 			if e, err = reg.Lookup(plan.Experiment); err != nil {
 				return nil, badInput("%s: %w", dir, err)
 			}
 		} else if !plan.sameSweep(pf.Plan) {
 			return nil, badInput("%s holds another sweep than %s (experiment, target, configurations, mode, parameters or filter differ)", dir, dirs[0])
+		} else if (pf.SimThreads > 0) != (simThreads > 0) {
+			return nil, badInput("%s was simulated on %s and %s on %s, whose figures may differ", dir, engine(pf.SimThreads), dirs[0], engine(simThreads))
 		}
 		header, got, err := ReadCSV(filepath.Join(dir, DataFile))
 		if err != nil {
@@ -111,10 +114,10 @@ func Merge(reg *Registry, dirs []string, out, command, commit string) (*MergeRes
 	if err := writeAtomically(filepath.Join(out, DataFile), func(w io.Writer) error { return writeCSV(w, header, rows) }); err != nil {
 		return nil, err
 	}
-	if err := writePlan(out, planFile{whole, shardCommand}); err != nil {
+	if err := writePlan(out, planFile{whole, shardCommand, simThreads}); err != nil {
 		return nil, err
 	}
-	files, err := Report(e, out, rows, ReportInfo{Commands: []string{shardCommand + "  (the first shard's; the shards differ only in --shard and --out)", command}, Commit: commit})
+	files, err := Report(e, out, rows, ReportInfo{Commands: []string{shardCommand + "  (the first shard's; the shards differ only in --shard and --out)", command}, Commit: commit, SimThreads: simThreads})
 	return &MergeResult{Plan: whole, Rows: len(rows), Files: files}, err
 }
 

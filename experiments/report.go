@@ -20,6 +20,9 @@ type ReportInfo struct {
 	// NotRun are the keys of the plan's points missing from rows (a
 	// report-only sweep of an unfinished plan).
 	NotRun []string
+	// SimThreads is the window engine's threads per point (0: the serial
+	// engine).
+	SimThreads int
 }
 
 // Report draws the experiment's plots from rows into dir and writes
@@ -61,6 +64,9 @@ func writeReadme(w io.Writer, e *Experiment, rows []Row, info ReportInfo, plots 
 	fmt.Fprintf(w, "- **Commit:** %s\n", commits)
 	fmt.Fprintf(w, "- **Machine:** %s\n", distinct(rows, "machine"))
 	fmt.Fprintf(w, "- **Device:** %s\n", distinct(rows, "device"))
+	if info.SimThreads > 0 {
+		fmt.Fprintf(w, "- **Simulator engine:** the parallel window engine, %d threads per point (--sim-threads); its figures are the same for every thread count and may differ from the serial engine's\n", info.SimThreads)
+	}
 	fmt.Fprintf(w, "- **Date:** %s\n", dateRange(rows))
 	counts := map[string]int{}
 	var wall float64

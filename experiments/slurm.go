@@ -22,6 +22,20 @@ type SlurmJob struct {
 	// Options are sbatch options (partition, time, GPUs), one per
 	// #SBATCH line.
 	Options []string
+	// CPUsPerTask, when positive, is each task's --cpus-per-task: the
+	// threads of its simulations (--sim-threads × --jobs).
+	CPUsPerTask int
+}
+
+// SetsCPUsPerTask says whether sbatch options (SlurmOptions) set
+// --cpus-per-task (or -c).
+func SetsCPUsPerTask(options []string) bool {
+	for _, o := range options {
+		if strings.HasPrefix(o, "--cpus-per-task") || strings.HasPrefix(o, "-c") && !strings.HasPrefix(o, "--") {
+			return true
+		}
+	}
+	return false
 }
 
 // ShardDir is the output folder of shard i of n under out.
@@ -58,6 +72,9 @@ func (j SlurmJob) Script() string {
 	fmt.Fprintf(&b, "#SBATCH --job-name=warpgraph-%s\n", j.Experiment)
 	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", n)
 	fmt.Fprintf(&b, "#SBATCH --ntasks=1\n")
+	if j.CPUsPerTask > 0 {
+		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", j.CPUsPerTask)
+	}
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(j.Out, "slurm-%A_%a.out"))
 	for _, o := range j.Options {
 		fmt.Fprintf(&b, "#SBATCH %s\n", o)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,13 +38,25 @@ type Opener func(target, config, simMode string) (kernels.Device, error)
 // OpenDevice opens the simulator with a configuration and mode, or the
 // first GPU (device 0) for TargetHW.
 func OpenDevice(target, config, simMode string) (kernels.Device, error) {
+	return openDevice(target, config, simMode)
+}
+
+// windowEngine returns an Opener whose simulators run on the parallel
+// window engine with threads threads (sim.WithThreads).
+func windowEngine(threads int) Opener {
+	return func(target, config, simMode string) (kernels.Device, error) {
+		return openDevice(target, config, simMode, sim.WithThreads(threads))
+	}
+}
+
+func openDevice(target, config, simMode string, simOpts ...sim.Option) (kernels.Device, error) {
 	switch target {
 	case TargetSim:
 		m, err := sim.ParseMode(simMode)
 		if err != nil {
 			return nil, err
 		}
-		return sim.Open(config, sim.WithMode(m))
+		return sim.Open(config, append([]sim.Option{sim.WithMode(m)}, simOpts...)...)
 	case TargetHW:
 		return hw.Open(0)
 	}
@@ -60,9 +73,15 @@ type Options struct {
 	// RetryFailed runs again the points recorded with status error; by
 	// default every recorded point counts as finished.
 	RetryFailed bool
-	// Open opens a point's device (nil: OpenDevice).
-	Open     Opener
-	Progress Progress
+	// Open opens a point's device (nil: OpenDevice, or the window engine
+	// with SimThreads).
+	Open Opener
+	// SimThreads > 0 runs the simulator points on the parallel window
+	// engine with that many threads each (sim.WithThreads; 0: the serial
+	// engine). Rows do not depend on the count; sweep.json and the README
+	// record it, as the engine's figures may differ from the serial one's.
+	SimThreads int
+	Progress   Progress
 	// Commit, Machine and Now stamp every row (zero: BuildCommit, Machine,
 	// time.Now).
 	Commit, Machine string
@@ -101,6 +120,17 @@ const (
 type planFile struct {
 	Plan
 	Command string `json:"command,omitempty"`
+	// SimThreads is the window engine's threads per point; absent: the
+	// serial engine made the figures.
+	SimThreads int `json:"sim_threads,omitempty"`
+}
+
+// engine names the simulator engine that made a sweep's figures.
+func engine(simThreads int) string {
+	if simThreads > 0 {
+		return "the window engine (--sim-threads)"
+	}
+	return "the serial engine"
 }
 
 // Sweep runs every point of the plan that the output folder does not
@@ -130,7 +160,11 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return nil, err
 	}
 	defer st.close()
-	if err := writePlan(o.Out, planFile{o.Plan, o.Command}); err != nil {
+	simThreads, err := o.engineOver(rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := writePlan(o.Out, planFile{o.Plan, o.Command, simThreads}); err != nil {
 		return nil, err
 	}
 	done := map[string]Row{}
@@ -201,7 +235,7 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if o.Plan.Shards == 0 {
-		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}, Commit: o.Commit, NotRun: notRun})
+		files, err := Report(e, o.Out, all, ReportInfo{Commands: []string{o.Command}, Commit: o.Commit, NotRun: notRun, SimThreads: simThreads})
 		sum.Files = files
 		if err != nil {
 			return sum, err
@@ -264,6 +298,9 @@ func (o *Options) defaults() {
 	}
 	if o.Open == nil {
 		o.Open = OpenDevice
+		if o.SimThreads > 0 {
+			o.Open = windowEngine(o.SimThreads)
+		}
 	}
 	if o.Commit == "" {
 		o.Commit = BuildCommit()
@@ -274,6 +311,31 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+}
+
+// engineOver returns the window engine's threads to record in sweep.json
+// beside the rows already in the output folder: a sweep does not mix the
+// engines' figures in one data.csv, and a report-only one keeps the
+// engine that made them.
+func (o Options) engineOver(rows []Row) (int, error) {
+	if len(rows) == 0 || o.Plan.Target != TargetSim {
+		return o.SimThreads, nil
+	}
+	before, err := readPlan(o.Out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return o.SimThreads, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if o.ReportOnly {
+		return before.SimThreads, nil
+	}
+	if (before.SimThreads > 0) != (o.SimThreads > 0) {
+		return 0, fmt.Errorf("the points in %s were simulated on %s, this sweep uses %s, whose figures may differ: use another --out",
+			o.Out, engine(before.SimThreads), engine(o.SimThreads))
+	}
+	return o.SimThreads, nil
 }
 
 // sameSettings refuses to count a recorded row as the point when it was

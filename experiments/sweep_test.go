@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/sim"
 )
 
 // fakeExperiment is a sweep over a 3×4 grid whose points need no device:
@@ -336,6 +337,14 @@ func TestSlurmScript(t *testing.T) {
 	job := SlurmJob{Experiment: "atomics", Shards: 4, Out: "/tmp/out dir", Binary: "/opt/wg/warpgraph", Workdir: "/repo",
 		Args: []string{"--target", "sim", "--config", "tiny", "--points", "degree=1|2"}, Options: SlurmOptions("--partition=gpu -t 1:00:00 --gres=gpu:1")}
 	s := job.Script()
+	assert.NotContains(t, s, "--cpus-per-task", "Slurm's default unless asked")
+	job.CPUsPerTask = 6
+	assert.Contains(t, job.Script(), "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=6\n")
+	assert.False(t, SetsCPUsPerTask(job.Options))
+	for _, opts := range []string{"--cpus-per-task=4", "--cpus-per-task 4", "-c 4", "-c4"} {
+		assert.True(t, SetsCPUsPerTask(SlurmOptions("-p gpu "+opts)), opts)
+	}
+	assert.False(t, SetsCPUsPerTask(SlurmOptions("-C gpu --comment=x")))
 	for _, want := range []string{
 		"#SBATCH --array=1-4\n",
 		"#SBATCH --partition=gpu\n#SBATCH -t 1:00:00\n#SBATCH --gres=gpu:1\n",
@@ -473,4 +482,69 @@ func TestReportOnlyRendersWhatIsRecorded(t *testing.T) {
 	readme, err = os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(readme), "Not run yet")
+}
+
+// The window engine's thread count reaches every simulator point's
+// device and is recorded in sweep.json and the README, not in the rows:
+// they equal the serial engine's sweep of a device-free experiment. One
+// folder, or one merge, does not mix the engines' figures.
+func TestSimThreadsAreRecordedBesideTheRows(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	threads := map[int]bool{}
+	e := fakeExperiment(nil)
+	run := e.Run
+	e.Run = func(ctx context.Context, env *Env, p Point) (Outcome, error) {
+		dev, err := env.Device()
+		if err != nil {
+			return Outcome{}, err
+		}
+		mu.Lock()
+		threads[dev.(*sim.Device).Threads()] = true
+		mu.Unlock()
+		return run(ctx, env, p)
+	}
+	sweepOn := func(out string, simThreads int, pl Plan, reportOnly bool) error {
+		_, err := Sweep(context.Background(), e, Options{Plan: pl, Out: out, Commit: "abc1234", Now: fixedClock,
+			Command: "warpgraph sweep fake", SimThreads: simThreads, ReportOnly: reportOnly})
+		return err
+	}
+	window, serial := filepath.Join(dir, "window"), filepath.Join(dir, "serial")
+	require.NoError(t, sweepOn(window, 2, simPlan(), false))
+	assert.Equal(t, map[int]bool{2: true}, threads)
+	require.NoError(t, sweepOn(serial, 0, simPlan(), false))
+	assert.Equal(t, map[int]bool{2: true, 0: true}, threads)
+	assert.Equal(t, stable(t, filepath.Join(serial, DataFile)), stable(t, filepath.Join(window, DataFile)))
+
+	pf, err := readPlan(window)
+	require.NoError(t, err)
+	assert.Equal(t, 2, pf.SimThreads)
+	readme, err := os.ReadFile(filepath.Join(window, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "- **Simulator engine:** the parallel window engine, 2 threads per point")
+	readme, err = os.ReadFile(filepath.Join(serial, "README.md"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(readme), "Simulator engine")
+
+	assert.ErrorContains(t, sweepOn(window, 0, simPlan(), false), "simulated on the window engine (--sim-threads), this sweep uses the serial engine")
+	assert.ErrorContains(t, sweepOn(serial, 1, simPlan(), false), "simulated on the serial engine, this sweep uses the window engine")
+	require.NoError(t, sweepOn(window, 0, simPlan(), true), "a report-only sweep runs nothing")
+	pf, err = readPlan(window)
+	require.NoError(t, err)
+	assert.Equal(t, 2, pf.SimThreads, "a report-only sweep keeps the engine of the points")
+
+	reg := NewRegistry()
+	reg.Register(e)
+	var shards []string
+	for i, simThreads := range []int{2, 0} {
+		pl := simPlan()
+		pl.Shard, pl.Shards = i+1, 2
+		out := ShardDir(filepath.Join(dir, "sharded"), i+1, 2)
+		require.NoError(t, sweepOn(out, simThreads, pl, false))
+		shards = append(shards, out)
+	}
+	_, err = Merge(reg, shards, filepath.Join(dir, "merged"), "", "")
+	var in *InputError
+	require.ErrorAs(t, err, &in)
+	assert.ErrorContains(t, err, "on the serial engine and "+shards[0]+" on the window engine (--sim-threads), whose figures may differ")
 }

@@ -55,7 +55,7 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 			return nil, err
 		}
 		env, err := openSimulator(o.simMode, o.config, mon, append(o.profile.options(), o.threads.options()...)...)
-		if err != nil && o.threads != nil && o.threads.n >= 0 {
+		if err != nil && o.threads.on() {
 			return nil, threadsError(err)
 		}
 		return env, err

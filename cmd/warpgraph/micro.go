@@ -37,6 +37,9 @@ type microOptions struct {
 	// profile is --profile and --trace: one profile over every
 	// benchmark's device.
 	profile *profileFlags
+	// threads is --sim-threads: every benchmark's device runs on the
+	// parallel engine.
+	threads *threadFlags
 	// simModeSet: --sim-mode was given.
 	simModeSet bool
 }
@@ -59,6 +62,9 @@ func newMicroCommand() *cobra.Command {
 			}
 			o.simModeSet = cmd.Flags().Changed("sim-mode")
 			if err := o.check(); err != nil {
+				return err
+			}
+			if err := o.threads.checkConfigs([]string{o.config}); err != nil {
 				return err
 			}
 			o.progress = cmd.ErrOrStderr()
@@ -111,6 +117,8 @@ func newMicroCommand() *cobra.Command {
 	o.monitor.register(f)
 	o.profile = &profileFlags{}
 	o.profile.register(f)
+	o.threads = &threadFlags{}
+	o.threads.register(f, "")
 	return cmd
 }
 
@@ -147,7 +155,7 @@ func runMicros(ctx context.Context, out io.Writer, names []string, o microOption
 // the next: each gives what it gives alone.
 // It also returns every launch's statistics, for --json.
 func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*micro.Table, []launchRecord, error) {
-	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config, monitor: o.monitor, profile: o.profile, progress: o.progress})
+	env, err := openDevice(runOptions{target: o.target, simMode: o.simMode, config: o.config, monitor: o.monitor, profile: o.profile, threads: o.threads, progress: o.progress})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,5 +227,8 @@ func (o microOptions) check() error {
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return err
 	}
-	return o.monitor.check(o.target, o.simMode)
+	if err := o.monitor.check(o.target, o.simMode); err != nil {
+		return err
+	}
+	return o.threads.check(o.target, o.simMode, o.monitor, o.profile)
 }

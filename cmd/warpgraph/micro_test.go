@@ -72,3 +72,19 @@ func TestMicroJSONCarriesEveryLaunch(t *testing.T) {
 	assert.Equal(t, "atomic_contention_shared", launches[0].Kernel)
 	assert.Equal(t, "atomic_contention_global", launches[1].Kernel)
 }
+
+// micro --sim-threads prints the same tables and launches (cycles,
+// counters) at every thread count.
+func TestMicroSimThreadsGiveIdenticalFigures(t *testing.T) {
+	var first string
+	for _, n := range []string{"1", "2"} {
+		out, status, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json", "--sim-threads", n)
+		require.NoError(t, err, out)
+		require.Equal(t, 0, status)
+		if first == "" {
+			first = out
+			continue
+		}
+		assert.Equal(t, first, out, "--sim-threads %s against 1", n)
+	}
+}

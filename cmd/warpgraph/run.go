@@ -178,7 +178,7 @@ func newRunCommand() *cobra.Command {
 	o.profile = &profileFlags{}
 	o.profile.register(f)
 	o.threads = &threadFlags{}
-	o.threads.register(f)
+	o.threads.register(f, "")
 	return cmd
 }
 
@@ -247,7 +247,7 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return nil, err
 	}
-	if err := o.threads.check(o); err != nil {
+	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile); err != nil {
 		return nil, err
 	}
 	if o.target == "cpu" {

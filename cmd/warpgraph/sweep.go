@@ -32,6 +32,7 @@ type sweepOptions struct {
 	slurm                       bool
 	shards, jobs                int
 	slurmOpts, slurmBinary      string
+	threads                     *threadFlags
 }
 
 // sweepRegistry is the registry the sweep commands read (tests add their
@@ -75,11 +76,13 @@ running anything.`,
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per point (default 1h in simulation, 5m on hardware)")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
 	f.BoolVar(&o.reportOnly, "report-only", false, "run nothing: write data.csv in sweep order, the plots and README.md from the points recorded so far (the README lists the points not run yet)")
-	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU); the hardware runs one at a time")
+	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU, or with --sim-threads N one per N CPUs, at least one); the hardware runs one at a time; --jobs × --sim-threads may not exceed the CPUs")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
 	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
 	f.StringVar(&o.slurmBinary, "slurm-binary", "", "with --slurm: the warpgraph binary the jobs run (default: this one)")
+	o.threads = &threadFlags{}
+	o.threads.register(f, "with --slurm each task asks N × --jobs CPUs (--cpus-per-task; 0: one thread per CPU that --slurm-opts asks); sweep.json and the README record the engine")
 	cmd.AddCommand(newSweepListCommand(), newSweepMergeCommand(), newSweepJoinCommand(), newSweepCrossCheckCommand())
 	return cmd
 }
@@ -145,22 +148,29 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if o.reportOnly && (o.slurm || o.retryFailed || pl.Shards > 0) {
 		return badInput("--report-only runs nothing and reports a whole sweep: leave out --slurm, --retry-failed and --shard")
 	}
+	if err := o.threads.check(o.target, o.simMode, nil, nil); err != nil {
+		return err
+	}
+	if err := o.threads.checkConfigs(pl.Configs); err != nil {
+		return err
+	}
 	if o.slurm {
 		return writeSlurm(cmd, e, o, out)
 	}
-	jobs := o.jobs
-	switch {
-	case jobs < 0:
-		return badInput("--jobs %d: give 1 or more points at once, or 0 for one per CPU", jobs)
-	case jobs == 0:
-		jobs = runtime.NumCPU()
+	jobs, err := sweepJobs(o.jobs, o.threads, runtime.NumCPU())
+	if err != nil {
+		return err
 	}
 	if jobs > 1 && pl.Target != experiments.TargetSim {
 		return badInput("--jobs %d with --target %s: only simulator points run in parallel (GPU runs at once would time each other)", jobs, pl.Target)
 	}
+	simThreads := 0
+	if o.threads.on() {
+		simThreads = o.threads.perRun(runtime.NumCPU())
+	}
 	// main cancels the context on SIGINT and SIGTERM.
 	sum, err := experiments.Sweep(cmd.Context(), e, experiments.Options{
-		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, ReportOnly: o.reportOnly,
+		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, SimThreads: simThreads, ReportOnly: o.reportOnly,
 		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),
 	})
@@ -183,6 +193,42 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 		return fmt.Errorf("sweep %s: %d points failed or did not validate (their rows say why)", e.Name, sum.Invalid+sum.Errors)
 	}
 	return nil
+}
+
+// sweepJobs resolves --jobs on a host of cores CPUs: 0 is one point per
+// CPU, or with --sim-threads N one per N CPUs (at least one). More threads
+// in all than CPUs is refused: the parallel engine's threads spin while
+// they wait for each other.
+func sweepJobs(jobs int, threads *threadFlags, cores int) (int, error) {
+	switch {
+	case jobs < 0:
+		return 0, badInput("--jobs %d: give 1 or more points at once, or 0 for one per CPU", jobs)
+	case !threads.on() && jobs == 0:
+		return cores, nil
+	case !threads.on():
+		return jobs, nil
+	}
+	perPoint := threads.perRun(cores)
+	resolved := jobs
+	if jobs == 0 {
+		resolved = max(cores/perPoint, 1)
+	}
+	if resolved*perPoint <= cores {
+		return resolved, nil
+	}
+	jobsSpelled, threadsSpelled := strconv.Itoa(jobs), strconv.Itoa(threads.n)
+	if jobs == 0 {
+		jobsSpelled += " (one point)"
+	}
+	if threads.n == 0 {
+		threadsSpelled += fmt.Sprintf(" (one per CPU: %d)", perPoint)
+	}
+	fix := fmt.Sprintf("give --jobs %d at most, or 0 for that many", cores/perPoint)
+	if perPoint > cores {
+		fix = "lower --sim-threads"
+	}
+	return 0, badInput("--jobs %s × --sim-threads %s is %d threads, more than this host's %d CPUs: %s",
+		jobsSpelled, threadsSpelled, resolved*perPoint, cores, fix)
 }
 
 // commitForRows is the commit stamped on rows: the one make device-build
@@ -262,6 +308,16 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	}
 	job := experiments.SlurmJob{Experiment: e.Name, Shards: o.shards, Out: abs, Binary: bin, Workdir: wd,
 		Args: args, Options: experiments.SlurmOptions(o.slurmOpts)}
+	if o.threads.on() {
+		job.Args = append(job.Args, "--sim-threads", strconv.Itoa(o.threads.n))
+		// 0 (one per CPU) takes the CPUs the task is given (--slurm-opts).
+		if o.threads.n > 0 {
+			job.CPUsPerTask = o.threads.n * max(o.jobs, 1)
+			if experiments.SetsCPUsPerTask(job.Options) {
+				return badInput("--slurm-opts sets --cpus-per-task, which --sim-threads %d sets to %d (--jobs × --sim-threads): leave it out", o.threads.n, job.CPUsPerTask)
+			}
+		}
+	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}

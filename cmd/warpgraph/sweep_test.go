@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -206,5 +207,65 @@ func TestSweepCommands(t *testing.T) {
 	assert.Contains(t, string(script), "#SBATCH --array=1-3\n#SBATCH --ntasks=1\n")
 	assert.Contains(t, string(script), "#SBATCH --time=10\n")
 	assert.Contains(t, string(script), "sweep test-slow --target sim --config tiny --sim-mode timing --shard")
+	assert.NotContains(t, string(script), "--cpus-per-task")
 	assert.NoFileExists(t, filepath.Join(dir, "slurm", experiments.DataFile))
+}
+
+// sweep --sim-threads records the same rows at every thread count (the
+// serial engine's, on this small sweep), and says in sweep.json and the
+// README which engine made them.
+func TestSweepSimThreadsGiveIdenticalRows(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("--sim-threads 2 needs 2 CPUs")
+	}
+	dir := t.TempDir()
+	args := []string{"sweep", "schedulers", "--config", "tiny", "--param", "rmat_spec=rmat:scale=6", "--param", "grid_spec=grid:w=4,h=4",
+		"--points", "algorithm=bfs|sssp;variant=bsp"}
+	data := map[string][]string{}
+	for _, n := range []string{"1", "2"} {
+		out := filepath.Join(dir, n)
+		_, stderr, status := runCLI(t, append(args, "--out", out, "--sim-threads", n)...)
+		require.Equal(t, exitSuccess, status, stderr)
+		data[n] = stableCSV(t, filepath.Join(out, experiments.DataFile))
+		plan, err := os.ReadFile(filepath.Join(out, experiments.PlanFile))
+		require.NoError(t, err)
+		assert.Contains(t, string(plan), `"sim_threads": `+n)
+		assert.Contains(t, string(plan), "--sim-threads "+n)
+		readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+		require.NoError(t, err)
+		assert.Contains(t, string(readme), "the parallel window engine, "+n+" threads per point")
+	}
+	require.Len(t, data["1"], 4)
+	assert.Equal(t, data["1"], data["2"])
+
+	// The serial engine's figures may differ: it does not resume them.
+	_, stderr, status := runCLI(t, append(args, "--out", filepath.Join(dir, "1"))...)
+	assert.Equal(t, exitFailure, status)
+	assert.Contains(t, stderr, "simulated on the window engine (--sim-threads), this sweep uses the serial engine")
+}
+
+// sweep --slurm asks each task for --jobs × --sim-threads CPUs and passes
+// --sim-threads on to the tasks.
+func TestSweepSlurmAsksForTheThreads(t *testing.T) {
+	dir := t.TempDir()
+	scripts := 0
+	script := func(extra ...string) string {
+		scripts++
+		out := filepath.Join(dir, fmt.Sprint(scripts))
+		_, stderr, status := runCLI(t, append([]string{"sweep", "test-slow", "--slurm", "--out", out}, extra...)...)
+		require.Equal(t, exitSuccess, status, stderr)
+		s, err := os.ReadFile(filepath.Join(out, "sweep.sbatch"))
+		require.NoError(t, err)
+		return string(s)
+	}
+	s := script("--sim-threads", "3")
+	assert.Contains(t, s, "#SBATCH --cpus-per-task=3\n")
+	assert.Contains(t, s, "--sim-threads 3 --shard")
+	s = script("--sim-threads", "3", "--jobs", "2")
+	assert.Contains(t, s, "#SBATCH --cpus-per-task=6\n")
+	assert.Contains(t, s, "--jobs 2 --sim-threads 3 --shard")
+	s = script("--sim-threads", "0", "--slurm-opts", "--cpus-per-task=8")
+	assert.Contains(t, s, "#SBATCH --cpus-per-task=8\n", "0: one thread per CPU the task is given")
+	assert.Equal(t, 1, strings.Count(s, "--cpus-per-task"))
+	assert.Contains(t, s, "--sim-threads 0 --shard")
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -116,4 +118,73 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 		require.Equal(t, exitBadInput, status, stderr.String())
 		require.Equal(t, "warpgraph: "+tc.want+"\n", stderr.String())
 	}
+}
+
+// TestMicroAndSweepSimThreadsRefusals checks that micro and sweep refuse
+// --sim-threads as run does, and sweep more threads in all (--jobs ×
+// --sim-threads) than the host has CPUs: exit status 2, one line.
+func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
+	cpus := runtime.NumCPU()
+	micro := []string{"micro", "stream", "--target", "sim", "--config", "tiny", "--sim-threads", "1"}
+	sweep := []string{"sweep", "test-slow", "--out", t.TempDir(), "--sim-threads", "1"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(micro, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
+		{append(micro, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
+		{append(micro, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
+		{append(micro, "--sim-mode", "sampled"), "--sim-threads does not yet support --sim-mode sampled"},
+		{append(micro, "--profile"), "--sim-threads does not yet support --profile"},
+		{append(micro, "--trace", t.TempDir()+"/t"), "--sim-threads does not yet support --trace"},
+		{append(micro, "--monitor"), "--sim-threads does not yet support --monitor"},
+		{append(micro, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},
+		{append(sweep, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
+		{append(sweep, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
+		{append(sweep, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
+		{append(sweep, "--sim-mode", "sampled"), "--sim-threads does not yet support --sim-mode sampled"},
+		{append(sweep, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},
+		{append(sweep, "--sim-threads", fmt.Sprint(cpus+1)),
+			fmt.Sprintf("--jobs 1 × --sim-threads %d is %d threads, more than this host's %d CPUs: lower --sim-threads", cpus+1, cpus+1, cpus)},
+		{append(sweep, "--sim-threads", fmt.Sprint(cpus+1), "--jobs", "0"),
+			fmt.Sprintf("--jobs 0 (one point) × --sim-threads %d is %d threads, more than this host's %d CPUs: lower --sim-threads", cpus+1, cpus+1, cpus)},
+		{append(sweep, "--sim-threads", "0", "--jobs", "2"),
+			fmt.Sprintf("--jobs 2 × --sim-threads 0 (one per CPU: %d) is %d threads, more than this host's %d CPUs: give --jobs 1 at most, or 0 for that many", cpus, 2*cpus, cpus)},
+		{append(sweep, "--slurm", "--sim-threads", "2", "--slurm-opts", "-c 2"),
+			"--slurm-opts sets --cpus-per-task, which --sim-threads 2 sets to 2 (--jobs × --sim-threads): leave it out"},
+	} {
+		t.Run(strings.Join(tc.args[len(tc.args)-2:], " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			status := runMain(newRootCommand, tc.args, &stderr)
+			require.Equal(t, exitBadInput, status, stderr.String())
+			require.Equal(t, "warpgraph: "+tc.want+"\n", stderr.String())
+		})
+	}
+}
+
+// sweepJobs shares the CPUs among the points: --jobs 0 with --sim-threads
+// N runs one point per N CPUs, at least one.
+func TestSweepJobsShareTheCPUs(t *testing.T) {
+	threads := func(n int) *threadFlags { return &threadFlags{n: n, given: true} }
+	for _, tc := range []struct {
+		jobs    int
+		threads *threadFlags
+		cores   int
+		want    int
+	}{
+		{0, nil, 8, 8},
+		{3, nil, 2, 3},
+		{0, threads(2), 8, 4},
+		{0, threads(3), 8, 2},
+		{0, threads(8), 8, 1},
+		{0, threads(0), 8, 1},
+		{2, threads(4), 8, 2},
+		{1, threads(0), 8, 1},
+	} {
+		got, err := sweepJobs(tc.jobs, tc.threads, tc.cores)
+		require.NoError(t, err, "%+v", tc)
+		assert.Equal(t, tc.want, got, "%+v", tc)
+	}
+	_, err := sweepJobs(3, threads(3), 8)
+	assert.EqualError(t, err, "--jobs 3 × --sim-threads 3 is 9 threads, more than this host's 8 CPUs: give --jobs 2 at most, or 0 for that many")
 }
