@@ -411,6 +411,37 @@ func (w *Warp) atomSplit(x *xinst, m uint32) error {
 // counts as progress when it changes memory. It reports whether memory
 // changed.
 func (g *Grid) ApplyOp(l *OpLog, i int) bool {
+	changed := g.applyOp(l, i, AddressPart{}, g.l1)
+	if changed {
+		g.epoch++
+	}
+	return changed
+}
+
+// AddressPart is one part of memory, the addresses a with (a >> Shift) &
+// Mask == Index; the zero AddressPart is all of it.
+type AddressPart struct {
+	Shift       uint
+	Mask, Index uint64
+}
+
+func (p AddressPart) has(a uint64) bool { return a>>p.Shift&p.Mask == p.Index }
+
+// ApplyOpPart is ApplyOp for the lanes (and a vector's elements) whose
+// addresses are in part p, through l1 (p's view of the grid's L1, nil for
+// none). Calls for different parts of the same operations may run at
+// once; applying each part's lanes of a sequence of operations in order
+// has the effect of ApplyOp on the sequence. It reports whether the
+// part's memory changed and does not count progress (NoteChanges).
+func (g *Grid) ApplyOpPart(l *OpLog, i int, p AddressPart, l1 L1) bool {
+	return g.applyOp(l, i, p, l1)
+}
+
+// NoteChanges counts n operations that changed memory (ApplyOpPart) as
+// progress.
+func (g *Grid) NoteChanges(n uint64) { g.epoch += n }
+
+func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
 	op := &l.ops[i]
 	x := op.x
 	n := bits.OnesCount32(op.lanes)
@@ -422,8 +453,8 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 	switch op.kind {
 	case opLoad:
 		var l1 L1
-		if g.l1 != nil && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) && weakLoad(x.in) && g.l1.HasStale(sm) {
-			l1 = g.l1
+		if gl1 != nil && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) && weakLoad(x.in) && gl1.HasStale(sm) {
+			l1 = gl1
 		}
 		for e := 0; e < int(x.vec); e++ {
 			d := op.dst[e]
@@ -431,6 +462,9 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 			for mm := op.lanes; mm != 0; mm &= mm - 1 {
 				a := addrs[k] + uint64(e*size)
 				k++
+				if !p.has(a) {
+					continue
+				}
 				v := load(data, a-GlobalBase, size)
 				if l1 != nil {
 					v = l1.LoadWeak(sm, a, size, v)
@@ -446,14 +480,16 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 		for k, a := range addrs {
 			o := a - GlobalBase
 			v := vals[k*vec : (k+1)*vec]
-			if g.l1 != nil {
-				for e := range vec {
-					eo := o + uint64(e*size)
-					g.l1.Write(sm, a+uint64(e*size), size, load(data, eo, size), v[e]&sizeMask(size))
-				}
-			}
 			for e := range vec {
-				changed = storeChanged(data, o+uint64(e*size), size, v[e]) || changed
+				ea := a + uint64(e*size)
+				if !p.has(ea) {
+					continue
+				}
+				eo := o + uint64(e*size)
+				if gl1 != nil {
+					gl1.Write(sm, ea, size, load(data, eo, size), v[e]&sizeMask(size))
+				}
+				changed = storeChanged(data, eo, size, v[e]) || changed
 			}
 		}
 	case opAtom:
@@ -467,6 +503,10 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 		k := 0
 		for mm := op.lanes; mm != 0; mm &= mm - 1 {
 			a := addrs[k]
+			if !p.has(a) {
+				k++
+				continue
+			}
 			o := a - GlobalBase
 			var c uint64
 			if cs != nil {
@@ -474,8 +514,8 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 			}
 			v := load(data, o, size)
 			nv := atomApply(in, v, bs[k], c)
-			if g.l1 != nil {
-				g.l1.Write(sm, a, size, v, nv&sizeMask(size))
+			if gl1 != nil {
+				gl1.Write(sm, a, size, v, nv&sizeMask(size))
 			}
 			if nv != v {
 				store(data, o, size, nv)
@@ -488,9 +528,6 @@ func (g *Grid) ApplyOp(l *OpLog, i int) bool {
 		}
 	default:
 		panic("exec: ApplyOp of a marker")
-	}
-	if changed {
-		g.epoch++
 	}
 	return changed
 }

@@ -69,6 +69,11 @@ type staleWord struct {
 // updates a line it holds), a fill makes the sectors it brings current, and
 // an eviction or invalidation forgets the line's stale bytes with it.
 //
+// Its state is split by line into parts (ValueParts; one without domains):
+// what concerns a line lives in the part of its line (PartOf), so callers
+// may work on different parts at once (Part), each applying in order what
+// falls in its part, with the same result as one caller applying it all.
+//
 // It implements exec.L1 (without importing sim/exec). Its methods take the
 // fabric's lock: the SMs call them from their ticks while the L1s change
 // their lines in the fabric's deliveries.
@@ -77,6 +82,20 @@ type L1Values struct {
 	l1s       []*sectoredL1
 	lineShift uint
 
+	parts    []*valuesPart
+	partMask uint64
+
+	// mirror: the system has domains (Builder.WithDomains). The L1s do not
+	// call in; their changes come through Replay and InvalidateSM, in the
+	// caller's order, and a part's held keeps, per SM, the sectors its L1
+	// holds of each line by that order (the L1's tags run ahead of it).
+	mirror      bool
+	sectorShift uint
+}
+
+// valuesPart is L1Values' state for the lines of one part.
+type valuesPart struct {
+	v       *L1Values
 	holders lineTable[smBits] // by line address: SMs whose L1 has the line
 	free    []*smBits
 	// stale is per SM, by line address, the lines with stale bytes (by
@@ -88,16 +107,15 @@ type L1Values struct {
 	// (a warp's lanes mostly load from one line); any change to the SM's
 	// stale lines forgets it.
 	seen []seenLine
-
-	// mirror: the system has domains (Builder.WithDomains). The L1s do not
-	// call in; their changes come through Replay and InvalidateSM, in the
-	// caller's order, and held keeps, per SM, the sectors its L1 holds of
-	// each line by that order (the L1's tags run ahead of it).
-	mirror      bool
-	held        []lineTable[heldLine]
-	freeHeld    []*heldLine
-	sectorShift uint
+	// held (mirror) is per SM the sectors its L1 holds of each line.
+	held     []lineTable[heldLine]
+	freeHeld []*heldLine
 }
+
+// ValueParts is how many parts L1Values splits its lines into on a system
+// with domains: enough for a merge of a window's operations to spread
+// over a host's cores.
+const ValueParts = 16
 
 // heldLine is the sectors an L1 holds of a line (mirror).
 type heldLine struct{ mask uint32 }
@@ -121,19 +139,35 @@ func newL1Values(s *System, mirror bool) *L1Values {
 		l1s:         s.sectoredL1s,
 		lineShift:   uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
 		sectorShift: uint(bits.TrailingZeros(uint(s.config.SectorSizeBytes))),
-		holders:     newLineTable[smBits](),
-		stale:       make([]lineTable[staleLine], len(s.sectoredL1s)),
-		seen:        make([]seenLine, len(s.sectoredL1s)),
 		mirror:      mirror,
 	}
+	nparts := 1
 	if mirror {
-		v.held = make([]lineTable[heldLine], len(s.sectoredL1s))
+		nparts = ValueParts
+	}
+	v.partMask = uint64(nparts - 1)
+	n := len(s.sectoredL1s)
+	for range nparts {
+		p := &valuesPart{
+			v:       v,
+			holders: newLineTable[smBits](),
+			stale:   make([]lineTable[staleLine], n),
+			seen:    make([]seenLine, n),
+		}
+		for i := range n {
+			p.stale[i] = newLineTable[staleLine]()
+		}
+		if mirror {
+			p.held = make([]lineTable[heldLine], n)
+			for i := range n {
+				p.held[i] = newLineTable[heldLine]()
+			}
+		}
+		v.parts = append(v.parts, p)
 	}
 	for i, c := range s.sectoredL1s {
-		v.stale[i] = newLineTable[staleLine]()
 		c.sm = i
 		if mirror {
-			v.held[i] = newLineTable[heldLine]()
 			c.logEvents = true
 		} else {
 			c.vals = v
@@ -141,6 +175,49 @@ func newL1Values(s *System, mirror bool) *L1Values {
 	}
 	return v
 }
+
+// Parts is the number of parts of the values' lines (see L1Values).
+func (v *L1Values) Parts() int { return len(v.parts) }
+
+// PartShift and PartMask say which part address a is in: (a >> PartShift)
+// & PartMask, the same for every address of a line.
+func (v *L1Values) PartShift() uint     { return v.lineShift }
+func (v *L1Values) PartMask() uint64    { return v.partMask }
+func (v *L1Values) PartOf(a uint64) int { return int(a >> v.lineShift & v.partMask) }
+
+// part is the part of line (or of any address in it).
+func (v *L1Values) part(line uint64) *valuesPart { return v.parts[line>>v.lineShift&v.partMask] }
+
+// Part returns part k's view, an exec.L1 for addresses in part k alone:
+// its HasStale answers for the part's lines only. Views of different
+// parts may be used at once.
+func (v *L1Values) Part(k int) *L1ValuesPart { return (*L1ValuesPart)(v.parts[k]) }
+
+// L1ValuesPart is one part of L1Values (L1Values.Part).
+type L1ValuesPart valuesPart
+
+// HasStale reports whether SM sm's L1 holds a byte of the part's lines
+// that differs from memory.
+func (p *L1ValuesPart) HasStale(sm int) bool { return p.stale[sm].len() != 0 }
+
+// LoadWeak is L1Values.LoadWeak for an address of the part.
+func (p *L1ValuesPart) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
+	return (*valuesPart)(p).loadWeak(sm, a, n, mem)
+}
+
+// Write is L1Values.Write for an address of the part.
+func (p *L1ValuesPart) Write(sm int, a uint64, n int, old, new uint64) {
+	(*valuesPart)(p).write(sm, a, n, old, new)
+}
+
+// Replay is L1Values.Replay for an event of the part's lines (EventPart).
+func (p *L1ValuesPart) Replay(sm int, e *L1Event) { (*valuesPart)(p).replay(sm, e) }
+
+// InvalidateSM is L1Values.InvalidateSM for the part's lines.
+func (p *L1ValuesPart) InvalidateSM(sm int) { (*valuesPart)(p).invalidateAll(sm) }
+
+// EventPart is the part of the line an L1 event concerns.
+func (v *L1Values) EventPart(e *L1Event) int { return v.PartOf(e.line) }
 
 // L1Values returns the value side of CoherenceL1, or nil when the system
 // models ideal coherence.
@@ -167,7 +244,12 @@ func wideMask(m uint8) uint64 {
 func (v *L1Values) HasStale(sm int) bool {
 	v.f.lock()
 	defer v.f.unlock()
-	return v.stale[sm].len() != 0
+	for _, p := range v.parts {
+		if p.stale[sm].len() != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadWeak returns what a weak load of n bytes (1, 2, 4 or 8, aligned) at
@@ -178,13 +260,18 @@ func (v *L1Values) HasStale(sm int) bool {
 func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 	v.f.lock()
 	defer v.f.unlock()
-	if v.stale[sm].len() == 0 {
+	return v.part(a).loadWeak(sm, a, n, mem)
+}
+
+func (p *valuesPart) loadWeak(sm int, a uint64, n int, mem uint64) uint64 {
+	if p.stale[sm].len() == 0 {
 		return mem
 	}
+	v := p.v
 	line := v.lineOf(a)
-	seen := &v.seen[sm]
+	seen := &p.seen[sm]
 	if !seen.valid || seen.line != line {
-		*seen = seenLine{valid: true, line: line, sl: v.stale[sm].get(line)}
+		*seen = seenLine{valid: true, line: line, sl: p.stale[sm].get(line)}
 	}
 	sl := seen.sl
 	if sl == nil {
@@ -211,20 +298,25 @@ func (v *L1Values) LoadWeak(sm int, a uint64, n int, mem uint64) uint64 {
 func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 	v.f.lock()
 	defer v.f.unlock()
+	v.part(a).write(sm, a, n, old, new)
+}
+
+func (p *valuesPart) write(sm int, a uint64, n int, old, new uint64) {
+	v := p.v
 	bm := byteMask(a, n)
 	line, wi := v.lineOf(a), v.wordIndex(a)
-	if st := &v.stale[sm]; st.len() != 0 {
+	if st := &p.stale[sm]; st.len() != 0 {
 		if sl := st.get(line); sl != nil && sl.words[wi].mask != 0 {
 			sl.words[wi].mask &^= bm
 			if sl.words[wi].mask == 0 {
-				v.dropWord(sm, line, sl)
+				p.dropWord(sm, line, sl)
 			}
 		}
 	}
 	if old == new {
 		return
 	}
-	hs := v.holders.get(line)
+	hs := p.holders.get(line)
 	if hs == nil {
 		return
 	}
@@ -238,18 +330,18 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 			}
 			c := v.l1s[t]
 			if v.mirror {
-				if h := v.held[t].get(line); h == nil || h.mask&c.sectorMask(a, uint64(n)) == 0 {
+				if h := p.held[t].get(line); h == nil || h.mask&c.sectorMask(a, uint64(n)) == 0 {
 					continue
 				}
 			} else if ln := c.lookup(line); ln == nil || ln.valid&c.sectorMask(a, uint64(n)) == 0 {
 				continue
 			}
-			st := &v.stale[t]
+			st := &p.stale[t]
 			sl := st.get(line)
 			if sl == nil {
-				sl = v.newLine()
+				sl = p.newLine()
 				st.put(line, sl)
-				v.seen[t].valid = false
+				p.seen[t].valid = false
 			}
 			e := &sl.words[wi]
 			if add := bm &^ e.mask; add != 0 {
@@ -267,38 +359,53 @@ func (v *L1Values) Write(sm int, a uint64, n int, old, new uint64) {
 // The sectored L1s report their lines (the fabric's lock is held).
 
 // hold records that SM sm's L1 allocated line.
-func (v *L1Values) hold(sm int, line uint64) {
-	hs := v.holders.get(line)
+func (v *L1Values) hold(sm int, line uint64) { v.part(line).hold(sm, line) }
+
+func (p *valuesPart) hold(sm int, line uint64) {
+	hs := p.holders.get(line)
 	if hs == nil {
-		if n := len(v.free); n > 0 {
-			hs = v.free[n-1]
-			v.free = v.free[:n-1]
+		if n := len(p.free); n > 0 {
+			hs = p.free[n-1]
+			p.free = p.free[:n-1]
 		} else {
 			hs = new(smBits)
 		}
-		v.holders.put(line, hs)
+		p.holders.put(line, hs)
 	}
 	hs.add(sm)
 }
 
 // evict records that SM sm's L1 dropped line.
 func (v *L1Values) evict(sm int, line uint64, lineBytes uint64) {
-	if hs := v.holders.get(line); hs != nil && hs.has(sm) {
-		hs.remove(sm)
-		if hs.empty() {
-			v.holders.del(line)
-			v.free = append(v.free, hs)
-		}
-	}
-	v.forget(sm, line, lineBytes)
+	v.part(line).evict(sm, line, lineBytes)
 }
 
-// forget drops SM sm's stale bytes in [addr, addr+bytes).
-func (v *L1Values) forget(sm int, addr, bytes uint64) {
-	st := &v.stale[sm]
+func (p *valuesPart) evict(sm int, line uint64, lineBytes uint64) {
+	p.unhold(sm, line)
+	p.forget(sm, line, lineBytes)
+}
+
+// unhold drops sm from line's holders.
+func (p *valuesPart) unhold(sm int, line uint64) {
+	if hs := p.holders.get(line); hs != nil && hs.has(sm) {
+		hs.remove(sm)
+		if hs.empty() {
+			p.holders.del(line)
+			p.free = append(p.free, hs)
+		}
+	}
+}
+
+// forget drops SM sm's stale bytes in [addr, addr+bytes), which lie in
+// one line.
+func (v *L1Values) forget(sm int, addr, bytes uint64) { v.part(addr).forget(sm, addr, bytes) }
+
+func (p *valuesPart) forget(sm int, addr, bytes uint64) {
+	st := &p.stale[sm]
 	if st.len() == 0 {
 		return
 	}
+	v := p.v
 	for w := addr &^ 7; w < addr+bytes; {
 		line := v.lineOf(w)
 		end := min(addr+bytes, line+1<<v.lineShift)
@@ -306,7 +413,7 @@ func (v *L1Values) forget(sm int, addr, bytes uint64) {
 			for ; w < end; w += 8 {
 				if e := &sl.words[v.wordIndex(w)]; e.mask != 0 {
 					*e = staleWord{}
-					v.dropWord(sm, line, sl)
+					p.dropWord(sm, line, sl)
 				}
 			}
 		}
@@ -320,24 +427,24 @@ func (v *L1Values) lineOf(a uint64) uint64 { return a >> v.lineShift << v.lineSh
 func (v *L1Values) wordIndex(a uint64) int { return int(a&(1<<v.lineShift-1)) >> 3 }
 
 // newLine returns an empty staleLine.
-func (v *L1Values) newLine() *staleLine {
-	if n := len(v.freeLines); n > 0 {
-		sl := v.freeLines[n-1]
-		v.freeLines = v.freeLines[:n-1]
+func (p *valuesPart) newLine() *staleLine {
+	if n := len(p.freeLines); n > 0 {
+		sl := p.freeLines[n-1]
+		p.freeLines = p.freeLines[:n-1]
 		return sl
 	}
-	return &staleLine{words: make([]staleWord, max(1, 1<<v.lineShift>>3))}
+	return &staleLine{words: make([]staleWord, max(1, 1<<p.v.lineShift>>3))}
 }
 
 // dropWord counts a word of sl that became current, dropping the line from
 // SM sm's stale lines when it was the last.
-func (v *L1Values) dropWord(sm int, line uint64, sl *staleLine) {
+func (p *valuesPart) dropWord(sm int, line uint64, sl *staleLine) {
 	sl.n--
 	if sl.n == 0 {
-		v.stale[sm].del(line)
-		v.seen[sm].valid = false
+		p.stale[sm].del(line)
+		p.seen[sm].valid = false
 		clear(sl.words)
-		v.freeLines = append(v.freeLines, sl)
+		p.freeLines = append(p.freeLines, sl)
 	}
 }
 
@@ -346,17 +453,13 @@ func (v *L1Values) dropWord(sm int, line uint64, sl *staleLine) {
 func (v *L1Values) invalidateSM(sm int, lines []l1Line) {
 	for i := range lines {
 		if lines[i].valid != 0 {
-			if hs := v.holders.get(lines[i].tag); hs != nil {
-				hs.remove(sm)
-				if hs.empty() {
-					v.holders.del(lines[i].tag)
-					v.free = append(v.free, hs)
-				}
-			}
+			v.part(lines[i].tag).unhold(sm, lines[i].tag)
 		}
 	}
-	v.stale[sm].reset()
-	v.seen[sm].valid = false
+	for _, p := range v.parts {
+		p.stale[sm].reset()
+		p.seen[sm].valid = false
+	}
 }
 
 // L1Event is a change of an L1's lines under domains
@@ -390,34 +493,37 @@ func (s *System) TakeL1Events(sm int, buf []L1Event) []L1Event {
 
 // Replay applies a change of SM sm's L1 lines (TakeL1Events) to the values
 // (mirror): what the L1 did to L1Values when it made the change.
-func (v *L1Values) Replay(sm int, e *L1Event) {
+func (v *L1Values) Replay(sm int, e *L1Event) { v.part(e.line).replay(sm, e) }
+
+func (p *valuesPart) replay(sm int, e *L1Event) {
+	v := p.v
 	switch e.kind {
 	case l1Add:
 		for m := e.sectors; m != 0; m &= m - 1 {
 			k := uint64(bits.TrailingZeros32(m))
-			v.forget(sm, e.line+k<<v.sectorShift, 1<<v.sectorShift)
+			p.forget(sm, e.line+k<<v.sectorShift, 1<<v.sectorShift)
 		}
-		if h := v.held[sm].get(e.line); h != nil {
+		if h := p.held[sm].get(e.line); h != nil {
 			h.mask |= e.sectors
 		}
 	case l1Hold:
-		v.hold(sm, e.line)
-		h := v.held[sm].get(e.line)
+		p.hold(sm, e.line)
+		h := p.held[sm].get(e.line)
 		if h == nil {
-			if n := len(v.freeHeld); n > 0 {
-				h = v.freeHeld[n-1]
-				v.freeHeld = v.freeHeld[:n-1]
+			if n := len(p.freeHeld); n > 0 {
+				h = p.freeHeld[n-1]
+				p.freeHeld = p.freeHeld[:n-1]
 			} else {
 				h = new(heldLine)
 			}
-			v.held[sm].put(e.line, h)
+			p.held[sm].put(e.line, h)
 		}
 		h.mask = e.sectors
 	case l1Evict:
-		v.evict(sm, e.line, 1<<v.lineShift)
-		if h := v.held[sm].get(e.line); h != nil {
-			v.held[sm].del(e.line)
-			v.freeHeld = append(v.freeHeld, h)
+		p.evict(sm, e.line, 1<<v.lineShift)
+		if h := p.held[sm].get(e.line); h != nil {
+			p.held[sm].del(e.line)
+			p.freeHeld = append(p.freeHeld, h)
 		}
 	}
 }
@@ -425,19 +531,25 @@ func (v *L1Values) Replay(sm int, e *L1Event) {
 // InvalidateSM records (mirror) that SM sm's L1 dropped every line: at a
 // launch, or at a fence wider than the CTA.
 func (v *L1Values) InvalidateSM(sm int) {
-	v.held[sm].each(func(line uint64, h *heldLine) {
-		if hs := v.holders.get(line); hs != nil {
+	for _, p := range v.parts {
+		p.invalidateAll(sm)
+	}
+}
+
+func (p *valuesPart) invalidateAll(sm int) {
+	p.held[sm].each(func(line uint64, h *heldLine) {
+		if hs := p.holders.get(line); hs != nil {
 			hs.remove(sm)
 			if hs.empty() {
-				v.holders.del(line)
-				v.free = append(v.free, hs)
+				p.holders.del(line)
+				p.free = append(p.free, hs)
 			}
 		}
-		v.freeHeld = append(v.freeHeld, h)
+		p.freeHeld = append(p.freeHeld, h)
 	})
-	v.held[sm].reset()
-	v.stale[sm].reset()
-	v.seen[sm].valid = false
+	p.held[sm].reset()
+	p.stale[sm].reset()
+	p.seen[sm].valid = false
 }
 
 // check verifies the bookkeeping against the L1s' tags (tests).
@@ -451,38 +563,45 @@ func (v *L1Values) check() error {
 				continue
 			}
 			n++
-			if hs := v.holders.get(ln.tag); hs == nil || !hs.has(sm) {
+			if hs := v.part(ln.tag).holders.get(ln.tag); hs == nil || !hs.has(sm) {
 				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
 			}
 		}
 		var err error
-		v.stale[sm].each(func(line uint64, sl *staleLine) {
-			k := 0
-			for i, e := range sl.words {
-				if e.mask == 0 {
-					continue
+		for _, p := range v.parts {
+			p.stale[sm].each(func(line uint64, sl *staleLine) {
+				k := 0
+				for i, e := range sl.words {
+					if e.mask == 0 {
+						continue
+					}
+					k++
+					w := line + uint64(8*i)
+					ln := c.lookup(line)
+					if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
+						err = cmp.Or(err, fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w))
+					}
 				}
-				k++
-				w := line + uint64(8*i)
-				ln := c.lookup(line)
-				if ln == nil || ln.valid&c.sectorMask(w, 8) == 0 {
-					err = cmp.Or(err, fmt.Errorf("memsys: SM %d keeps stale bytes at %#x outside its L1", sm, w))
+				if k == 0 || k != sl.n {
+					err = cmp.Or(err, fmt.Errorf("memsys: SM %d's line %#x counts %d stale words, has %d", sm, line, sl.n, k))
 				}
-			}
-			if k == 0 || k != sl.n {
-				err = cmp.Or(err, fmt.Errorf("memsys: SM %d's line %#x counts %d stale words, has %d", sm, line, sl.n, k))
-			}
-		})
+				if v.part(line) != p {
+					err = cmp.Or(err, fmt.Errorf("memsys: SM %d's stale line %#x is in another part", sm, line))
+				}
+			})
+		}
 		if err != nil {
 			return err
 		}
 	}
 	m := 0
-	v.holders.each(func(_ uint64, hs *smBits) {
-		for _, b := range hs {
-			m += bits.OnesCount64(b)
-		}
-	})
+	for _, p := range v.parts {
+		p.holders.each(func(_ uint64, hs *smBits) {
+			for _, b := range hs {
+				m += bits.OnesCount64(b)
+			}
+		})
+	}
 	if m != n {
 		return fmt.Errorf("memsys: %d lines recorded, %d held", m, n)
 	}

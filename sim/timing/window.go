@@ -81,11 +81,12 @@ type windowEngine struct {
 	pendAny   bool
 	spareLogs []*exec.OpLog
 	spareEv   [][]memsys.L1Event
-	cur       []int // merge's place in each SM's log
-	evCur     []int // and in its L1's changes
 	active    []int // the SMs with something in pend or pendEv, ascending
 	merged    bool  // the merge has applied pend (recycle)
 	pendOps   int   // the operations and L1 changes in pend
+	// parts are the merge's parts of memory (mergeParts), each applied
+	// by a task of its own.
+	parts []mergePart
 
 	pool    workPool
 	tasks   []int // this window's tasks: taskMerge or a domain
@@ -108,8 +109,17 @@ type windowEngine struct {
 	exTouched  []bool
 }
 
-// taskMerge is the task that applies the last window's log (merge).
-const taskMerge = -1
+// The merge's tasks: mergeTask(k) applies part k of the last window's log
+// (mergePart), taskMergeAll every part.
+const taskMergeAll = math.MinInt
+
+// mergeTask is the task of merge part k, and the part of such a task.
+func mergeTask(k int) int { return -1 - k }
+
+// mergeParts is how many parts of memory the merge applies separately:
+// L1Values' parts under memory.coherence l1 (by line), as many by line
+// without it.
+const mergeParts = memsys.ValueParts
 
 // l2Groups is how many domains the L2 side's slices are dealt into (at
 // most one per slice). It is fixed, not chosen by the thread count, since
@@ -136,8 +146,7 @@ func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngi
 		loggedEv:  make([][]memsys.L1Event, n),
 		spareLogs: make([]*exec.OpLog, n),
 		spareEv:   make([][]memsys.L1Event, n),
-		cur:       make([]int, n),
-		evCur:     make([]int, n),
+		parts:     make([]mergePart, mergeParts),
 	}
 	for j, e := range mems {
 		e.domain, e.touched = 0, we.touch
@@ -448,8 +457,14 @@ func (we *windowEngine) run() {
 		// The tasks, the longest first (the merge, the L2 side's), so
 		// that the SMs' fill in around them.
 		we.tasks = we.tasks[:0]
-		if we.pendAny {
-			we.tasks = append(we.tasks, taskMerge)
+		switch {
+		case !we.pendAny:
+		case we.pendOps < smallMerge:
+			we.tasks = append(we.tasks, taskMergeAll)
+		default:
+			for k := range we.parts {
+				we.tasks = append(we.tasks, mergeTask(k))
+			}
 		}
 		for _, d := range we.ran {
 			if _, ok := we.smOf(d); !ok {
@@ -463,6 +478,9 @@ func (we *windowEngine) run() {
 		}
 		we.between = false
 		we.runTasks(endTime)
+		if we.pendAny && !we.merged {
+			we.mergeDone()
+		}
 		we.between = true
 		for _, d := range we.ran {
 			we.track(d)
@@ -494,8 +512,14 @@ func (we *windowEngine) clearTouched() {
 func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 	do := func(i int) {
 		d := we.tasks[i]
-		if d == taskMerge {
-			we.merge()
+		switch {
+		case d == taskMergeAll:
+			for k := range we.parts {
+				we.mergePart(k)
+			}
+			return
+		case d < 0:
+			we.mergePart(mergeTask(d))
 			return
 		}
 		we.engine(d).runBefore(end)
@@ -505,7 +529,7 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 			we.takeLog(sm)
 		}
 	}
-	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.pendAny && we.pendOps < smallMerge {
+	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.tasks[0] == taskMergeAll {
 		// One task, or one beside a small merge: waking a helper would
 		// cost more than it saves.
 		for i := range we.tasks {
@@ -639,26 +663,73 @@ type retirementAt struct {
 	sm *SM
 }
 
+// mergePart is one part's state in a merge: its place in each SM's log
+// and L1 changes, and the operations that changed its memory.
+type mergePart struct {
+	cur, evCur []int
+	changes    uint64
+	_          [64]byte // apart from the next part's, on another cache line
+}
+
 // merge applies the operations and L1 changes the last window logged
-// (pend), in the serial engine's order: cycle by cycle, the SMs' ticks of
+// (pend), every part of memory on the pool.
+func (we *windowEngine) merge() {
+	if we.threads <= 1 || we.pendOps < smallMerge {
+		for k := range we.parts {
+			we.mergePart(k)
+		}
+	} else {
+		we.pool.do(len(we.parts), we.mergePart)
+	}
+	we.mergeDone()
+}
+
+// mergeDone ends a merge whose parts are applied: their changes count as
+// progress.
+func (we *windowEngine) mergeDone() {
+	n := uint64(0)
+	for k := range we.parts {
+		n += we.parts[k].changes
+		we.parts[k].changes = 0
+	}
+	we.grid.NoteChanges(n)
+	we.merged = true
+}
+
+// mergePart applies what the last window logged (pend) to part k of
+// memory, in the serial engine's order: cycle by cycle, the SMs' ticks of
 // the cycle in their order of that cycle (SM.tieRank), each SM's
 // operations in its order, then the L1s' changes of lines (made by the
 // fabric's deliveries of the cycle, after every tick; each L1's concern
-// only its own SM's copies).
-func (we *windowEngine) merge() {
+// only its own SM's copies). Operations on different lines commute, so
+// the parts, each with the lanes and lines of its own, may be applied at
+// once, and together do what applying the whole log in that order does.
+func (we *windowEngine) mergePart(k int) {
 	n := len(we.pend)
+	mp := &we.parts[k]
+	if len(mp.cur) != n {
+		mp.cur, mp.evCur = make([]int, n), make([]int, n)
+	}
+	part := exec.AddressPart{Shift: mergePartShift, Mask: mergeParts - 1, Index: uint64(k)}
+	var l1 exec.L1
+	var view *memsys.L1ValuesPart
+	if we.vals != nil {
+		view = we.vals.Part(k)
+		l1 = view
+		part.Shift = we.vals.PartShift()
+	}
 	active := we.active // ascending
 	for _, sm := range active {
-		we.cur[sm], we.evCur[sm] = 0, 0
+		mp.cur[sm], mp.evCur[sm] = 0, 0
 	}
 	// next is the cycle of SM sm's next operation or change (never: none).
 	next := func(sm int) uint64 {
 		c := uint64(never)
-		if log := we.pend[sm]; log != nil && we.cur[sm] < log.Len() {
-			c = log.Cycle(we.cur[sm])
+		if log := we.pend[sm]; log != nil && mp.cur[sm] < log.Len() {
+			c = log.Cycle(mp.cur[sm])
 		}
-		if evs := we.pendEv[sm]; we.evCur[sm] < len(evs) {
-			c = min(c, evs[we.evCur[sm]].Cycle)
+		if evs := we.pendEv[sm]; mp.evCur[sm] < len(evs) {
+			c = min(c, evs[mp.evCur[sm]].Cycle)
 		}
 		return c
 	}
@@ -675,35 +746,42 @@ func (we *windowEngine) merge() {
 		}
 		// The SMs' ticks of cycle c, SM c mod n first.
 		at := sort.SearchInts(active, int(c%uint64(n)))
-		for k := range active {
-			sm := active[(at+k)%len(active)]
+		for j := range active {
+			sm := active[(at+j)%len(active)]
 			log := we.pend[sm]
 			if log == nil {
 				continue
 			}
-			for we.cur[sm] < log.Len() && log.Cycle(we.cur[sm]) == c {
-				i := we.cur[sm]
-				we.cur[sm]++
+			for mp.cur[sm] < log.Len() && log.Cycle(mp.cur[sm]) == c {
+				i := mp.cur[sm]
+				mp.cur[sm]++
 				if tag, ok := log.Mark(i); ok {
-					if tag == markInvalidateL1 && we.vals != nil {
-						we.vals.InvalidateSM(sm)
+					if tag == markInvalidateL1 && view != nil {
+						view.InvalidateSM(sm)
 					}
 					continue
 				}
-				we.grid.ApplyOp(log, i)
+				if we.grid.ApplyOpPart(log, i, part, l1) {
+					mp.changes++
+				}
 			}
 		}
 		// Then the deliveries of cycle c.
 		for _, sm := range active {
 			evs := we.pendEv[sm]
-			for we.evCur[sm] < len(evs) && evs[we.evCur[sm]].Cycle == c {
-				we.vals.Replay(sm, &evs[we.evCur[sm]])
-				we.evCur[sm]++
+			for mp.evCur[sm] < len(evs) && evs[mp.evCur[sm]].Cycle == c {
+				if e := &evs[mp.evCur[sm]]; we.vals.EventPart(e) == k {
+					view.Replay(sm, e)
+				}
+				mp.evCur[sm]++
 			}
 		}
 	}
-	we.merged = true
 }
+
+// mergePartShift is the granule of the merge's parts without L1 values:
+// a line of 128 bytes, which no access crosses.
+const mergePartShift = 7
 
 // recycle keeps the logs the merge applied for the SMs' next windows; the
 // window's end calls it (the merge runs beside SMs' tasks, which take their
