@@ -411,37 +411,47 @@ func (w *Warp) atomSplit(x *xinst, m uint32) error {
 // counts as progress when it changes memory. It reports whether memory
 // changed.
 func (g *Grid) ApplyOp(l *OpLog, i int) bool {
-	changed := g.applyOp(l, i, AddressPart{}, g.l1)
+	changed := g.applyOp(l, i, l.ops[i].lanes, g.l1)
 	if changed {
 		g.epoch++
 	}
 	return changed
 }
 
-// AddressPart is one part of memory, the addresses a with (a >> Shift) &
-// Mask == Index; the zero AddressPart is all of it.
-type AddressPart struct {
-	Shift       uint
-	Mask, Index uint64
+// SplitLanes deals the lanes of operation i of the log (not a marker) by
+// the part of memory each lane's address a is in, (a >> shift) & mask
+// (below 64): by[p] gets the lanes of part p added, and the mask of the
+// parts it touched is returned. A lane's vector elements are in its
+// address's line, vectors being aligned to their size.
+func (l *OpLog) SplitLanes(i int, shift uint, mask uint64, by *[64]uint32) (parts uint64) {
+	op := &l.ops[i]
+	k := 0
+	for mm := op.lanes; mm != 0; mm &= mm - 1 {
+		p := l.vals[int(op.at)+k] >> shift & mask
+		by[p] |= mm & -mm
+		parts |= 1 << p
+		k++
+	}
+	return parts
 }
 
-func (p AddressPart) has(a uint64) bool { return a>>p.Shift&p.Mask == p.Index }
-
-// ApplyOpPart is ApplyOp for the lanes (and a vector's elements) whose
-// addresses are in part p, through l1 (p's view of the grid's L1, nil for
-// none). Calls for different parts of the same operations may run at
-// once; applying each part's lanes of a sequence of operations in order
-// has the effect of ApplyOp on the sequence. It reports whether the
-// part's memory changed and does not count progress (NoteChanges).
-func (g *Grid) ApplyOpPart(l *OpLog, i int, p AddressPart, l1 L1) bool {
-	return g.applyOp(l, i, p, l1)
+// ApplyOpLanes is ApplyOp for some of the operation's lanes (SplitLanes),
+// through l1 (the view of the grid's L1 for those lanes' addresses, nil
+// for none). Calls for disjoint lanes of the same operations may run at
+// once when no two touch the same line; applying each part's lanes of a
+// sequence of operations in order has the effect of ApplyOp on the
+// sequence. It reports whether memory changed and does not count
+// progress (NoteChanges).
+func (g *Grid) ApplyOpLanes(l *OpLog, i int, lanes uint32, l1 L1) bool {
+	return g.applyOp(l, i, lanes, l1)
 }
 
-// NoteChanges counts n operations that changed memory (ApplyOpPart) as
+// NoteChanges counts n operations that changed memory (ApplyOpLanes) as
 // progress.
 func (g *Grid) NoteChanges(n uint64) { g.epoch += n }
 
-func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
+// applyOp applies lanes sub of operation i.
+func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {
 	op := &l.ops[i]
 	x := op.x
 	n := bits.OnesCount32(op.lanes)
@@ -450,6 +460,8 @@ func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
 	size := int(x.size)
 	sm := int(op.sm)
 	changed := false
+	// index is lane's place among the operation's lanes.
+	index := func(lane int) int { return bits.OnesCount32(op.lanes & (1<<lane - 1)) }
 	switch op.kind {
 	case opLoad:
 		var l1 L1
@@ -458,38 +470,34 @@ func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
 		}
 		for e := 0; e < int(x.vec); e++ {
 			d := op.dst[e]
-			k := 0
-			for mm := op.lanes; mm != 0; mm &= mm - 1 {
-				a := addrs[k] + uint64(e*size)
-				k++
-				if !p.has(a) {
-					continue
-				}
+			for mm := sub; mm != 0; mm &= mm - 1 {
+				lane := bits.TrailingZeros32(mm)
+				a := addrs[index(lane)] + uint64(e*size)
 				v := load(data, a-GlobalBase, size)
 				if l1 != nil {
 					v = l1.LoadWeak(sm, a, size, v)
 				}
 				if d != nil {
-					d[bits.TrailingZeros32(mm)] = ext(x, v)
+					d[lane] = ext(x, v)
 				}
 			}
 		}
 	case opStore:
 		vec := int(x.vec)
 		vals := l.vals[int(op.at)+n : int(op.at)+n+n*vec]
-		for k, a := range addrs {
+		for mm := sub; mm != 0; mm &= mm - 1 {
+			k := index(bits.TrailingZeros32(mm))
+			a := addrs[k]
 			o := a - GlobalBase
 			v := vals[k*vec : (k+1)*vec]
+			if gl1 != nil {
+				for e := range vec {
+					eo := o + uint64(e*size)
+					gl1.Write(sm, a+uint64(e*size), size, load(data, eo, size), v[e]&sizeMask(size))
+				}
+			}
 			for e := range vec {
-				ea := a + uint64(e*size)
-				if !p.has(ea) {
-					continue
-				}
-				eo := o + uint64(e*size)
-				if gl1 != nil {
-					gl1.Write(sm, ea, size, load(data, eo, size), v[e]&sizeMask(size))
-				}
-				changed = storeChanged(data, eo, size, v[e]) || changed
+				changed = storeChanged(data, o+uint64(e*size), size, v[e]) || changed
 			}
 		}
 	case opAtom:
@@ -500,13 +508,10 @@ func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
 			cs = l.vals[int(op.at)+2*n : int(op.at)+3*n]
 		}
 		d := op.dst[0]
-		k := 0
-		for mm := op.lanes; mm != 0; mm &= mm - 1 {
+		for mm := sub; mm != 0; mm &= mm - 1 {
+			lane := bits.TrailingZeros32(mm)
+			k := index(lane)
 			a := addrs[k]
-			if !p.has(a) {
-				k++
-				continue
-			}
 			o := a - GlobalBase
 			var c uint64
 			if cs != nil {
@@ -522,9 +527,8 @@ func (g *Grid) applyOp(l *OpLog, i int, p AddressPart, gl1 L1) bool {
 				changed = true
 			}
 			if d != nil {
-				d[bits.TrailingZeros32(mm)] = v
+				d[lane] = v
 			}
-			k++
 		}
 	default:
 		panic("exec: ApplyOp of a marker")

@@ -3,6 +3,8 @@ package timing
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -85,8 +87,12 @@ type windowEngine struct {
 	merged    bool  // the merge has applied pend (recycle)
 	pendOps   int   // the operations and L1 changes in pend
 	// parts are the merge's parts of memory (mergeParts), each applied
-	// by a task of its own.
-	parts []mergePart
+	// by a task of its own once seqReady says the sequence is dealt.
+	parts    []mergePart
+	seqReady atomic.Bool
+	cur      []int // mergeSequence's place in each SM's log
+	evCur    []int // and in its L1's changes
+	laneBuf  [64]uint32
 
 	pool    workPool
 	tasks   []int // this window's tasks: taskMerge or a domain
@@ -109,9 +115,13 @@ type windowEngine struct {
 	exTouched  []bool
 }
 
-// The merge's tasks: mergeTask(k) applies part k of the last window's log
-// (mergePart), taskMergeAll every part.
-const taskMergeAll = math.MinInt
+// The merge's tasks: taskMergeSequence orders the last window's log and
+// deals it into parts (mergeSequence), mergeTask(k) applies part k once
+// that is done (mergePart), and taskMergeAll does both for every part.
+const (
+	taskMergeAll      = math.MinInt
+	taskMergeSequence = math.MinInt + 1
+)
 
 // mergeTask is the task of merge part k, and the part of such a task.
 func mergeTask(k int) int { return -1 - k }
@@ -147,6 +157,8 @@ func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngi
 		spareLogs: make([]*exec.OpLog, n),
 		spareEv:   make([][]memsys.L1Event, n),
 		parts:     make([]mergePart, mergeParts),
+		cur:       make([]int, n),
+		evCur:     make([]int, n),
 	}
 	for j, e := range mems {
 		e.domain, e.touched = 0, we.touch
@@ -456,15 +468,16 @@ func (we *windowEngine) run() {
 		slices.Sort(we.ran)
 		// The tasks, the longest first (the merge, the L2 side's), so
 		// that the SMs' fill in around them.
+		// A large merge is the sequencing first and the parts last, by
+		// when the sequence is ready (mergeSequence).
 		we.tasks = we.tasks[:0]
+		split := we.pendAny && we.pendOps >= smallMerge && we.threads > 1
 		switch {
-		case !we.pendAny:
-		case we.pendOps < smallMerge:
+		case split:
+			we.seqReady.Store(false)
+			we.tasks = append(we.tasks, taskMergeSequence)
+		case we.pendAny:
 			we.tasks = append(we.tasks, taskMergeAll)
-		default:
-			for k := range we.parts {
-				we.tasks = append(we.tasks, mergeTask(k))
-			}
 		}
 		for _, d := range we.ran {
 			if _, ok := we.smOf(d); !ok {
@@ -474,6 +487,11 @@ func (we *windowEngine) run() {
 		for _, d := range we.ran {
 			if _, ok := we.smOf(d); ok {
 				we.tasks = append(we.tasks, d)
+			}
+		}
+		if split {
+			for k := range we.parts {
+				we.tasks = append(we.tasks, mergeTask(k))
 			}
 		}
 		we.between = false
@@ -514,11 +532,19 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 		d := we.tasks[i]
 		switch {
 		case d == taskMergeAll:
+			we.mergeSequence()
 			for k := range we.parts {
 				we.mergePart(k)
 			}
 			return
+		case d == taskMergeSequence:
+			we.mergeSequence()
+			we.seqReady.Store(true)
+			return
 		case d < 0:
+			for !we.seqReady.Load() {
+				runtime.Gosched()
+			}
 			we.mergePart(mergeTask(d))
 			return
 		}
@@ -663,17 +689,27 @@ type retirementAt struct {
 	sm *SM
 }
 
-// mergePart is one part's state in a merge: its place in each SM's log
-// and L1 changes, and the operations that changed its memory.
+// mergePart is one part's share of a merge: what it applies, in order,
+// and how many of its operations changed its memory.
 type mergePart struct {
-	cur, evCur []int
-	changes    uint64
-	_          [64]byte // apart from the next part's, on another cache line
+	items   []mergeItem
+	changes uint64
+	_       [64]byte // apart from the next part's, on another cache line
+}
+
+// mergeItem is an entry of a part's sequence: operation i of SM sm's log,
+// an invalidation of its L1 (i < 0 and ev false), or its L1 change i (ev).
+type mergeItem struct {
+	sm    int32
+	i     int32
+	lanes uint32 // an operation's lanes in the part
+	ev    bool
 }
 
 // merge applies the operations and L1 changes the last window logged
-// (pend), every part of memory on the pool.
+// (pend), the parts on the pool when there is enough to share.
 func (we *windowEngine) merge() {
+	we.mergeSequence()
 	if we.threads <= 1 || we.pendOps < smallMerge {
 		for k := range we.parts {
 			we.mergePart(k)
@@ -696,40 +732,37 @@ func (we *windowEngine) mergeDone() {
 	we.merged = true
 }
 
-// mergePart applies what the last window logged (pend) to part k of
-// memory, in the serial engine's order: cycle by cycle, the SMs' ticks of
-// the cycle in their order of that cycle (SM.tieRank), each SM's
+// mergeSequence deals what the last window logged (pend) into the parts'
+// sequences, in the serial engine's order: cycle by cycle, the SMs' ticks
+// of the cycle in their order of that cycle (SM.tieRank), each SM's
 // operations in its order, then the L1s' changes of lines (made by the
 // fabric's deliveries of the cycle, after every tick; each L1's concern
-// only its own SM's copies). Operations on different lines commute, so
-// the parts, each with the lanes and lines of its own, may be applied at
-// once, and together do what applying the whole log in that order does.
-func (we *windowEngine) mergePart(k int) {
+// only its own SM's copies). An operation goes to the parts its lanes'
+// addresses are in, an L1 change to its line's, an invalidation to all.
+// Operations on different lines commute, so the parts, each applying the
+// lanes and lines of its own in that order, may run at once, and together
+// do what applying the whole log in that order does.
+func (we *windowEngine) mergeSequence() {
 	n := len(we.pend)
-	mp := &we.parts[k]
-	if len(mp.cur) != n {
-		mp.cur, mp.evCur = make([]int, n), make([]int, n)
+	for k := range we.parts {
+		we.parts[k].items = we.parts[k].items[:0]
 	}
-	part := exec.AddressPart{Shift: mergePartShift, Mask: mergeParts - 1, Index: uint64(k)}
-	var l1 exec.L1
-	var view *memsys.L1ValuesPart
+	shift, mask := uint(mergePartShift), uint64(mergeParts-1)
 	if we.vals != nil {
-		view = we.vals.Part(k)
-		l1 = view
-		part.Shift = we.vals.PartShift()
+		shift, mask = we.vals.PartShift(), we.vals.PartMask()
 	}
 	active := we.active // ascending
 	for _, sm := range active {
-		mp.cur[sm], mp.evCur[sm] = 0, 0
+		we.cur[sm], we.evCur[sm] = 0, 0
 	}
 	// next is the cycle of SM sm's next operation or change (never: none).
 	next := func(sm int) uint64 {
 		c := uint64(never)
-		if log := we.pend[sm]; log != nil && mp.cur[sm] < log.Len() {
-			c = log.Cycle(mp.cur[sm])
+		if log := we.pend[sm]; log != nil && we.cur[sm] < log.Len() {
+			c = log.Cycle(we.cur[sm])
 		}
-		if evs := we.pendEv[sm]; mp.evCur[sm] < len(evs) {
-			c = min(c, evs[mp.evCur[sm]].Cycle)
+		if evs := we.pendEv[sm]; we.evCur[sm] < len(evs) {
+			c = min(c, evs[we.evCur[sm]].Cycle)
 		}
 		return c
 	}
@@ -752,28 +785,55 @@ func (we *windowEngine) mergePart(k int) {
 			if log == nil {
 				continue
 			}
-			for mp.cur[sm] < log.Len() && log.Cycle(mp.cur[sm]) == c {
-				i := mp.cur[sm]
-				mp.cur[sm]++
+			for we.cur[sm] < log.Len() && log.Cycle(we.cur[sm]) == c {
+				i := we.cur[sm]
+				we.cur[sm]++
 				if tag, ok := log.Mark(i); ok {
-					if tag == markInvalidateL1 && view != nil {
-						view.InvalidateSM(sm)
+					if tag == markInvalidateL1 && we.vals != nil {
+						for k := range we.parts {
+							we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: -1})
+						}
 					}
 					continue
 				}
-				if we.grid.ApplyOpPart(log, i, part, l1) {
-					mp.changes++
+				for m := log.SplitLanes(i, shift, mask, &we.laneBuf); m != 0; m &= m - 1 {
+					k := bits.TrailingZeros64(m)
+					we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(i), lanes: we.laneBuf[k]})
+					we.laneBuf[k] = 0
 				}
 			}
 		}
 		// Then the deliveries of cycle c.
 		for _, sm := range active {
 			evs := we.pendEv[sm]
-			for mp.evCur[sm] < len(evs) && evs[mp.evCur[sm]].Cycle == c {
-				if e := &evs[mp.evCur[sm]]; we.vals.EventPart(e) == k {
-					view.Replay(sm, e)
-				}
-				mp.evCur[sm]++
+			for we.evCur[sm] < len(evs) && evs[we.evCur[sm]].Cycle == c {
+				k := we.vals.EventPart(&evs[we.evCur[sm]])
+				we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(we.evCur[sm]), ev: true})
+				we.evCur[sm]++
+			}
+		}
+	}
+}
+
+// mergePart applies part k's sequence (mergeSequence).
+func (we *windowEngine) mergePart(k int) {
+	mp := &we.parts[k]
+	var l1 exec.L1
+	var view *memsys.L1ValuesPart
+	if we.vals != nil {
+		view = we.vals.Part(k)
+		l1 = view
+	}
+	for _, it := range mp.items {
+		sm := int(it.sm)
+		switch {
+		case it.ev:
+			view.Replay(sm, &we.pendEv[sm][it.i])
+		case it.i < 0:
+			view.InvalidateSM(sm)
+		default:
+			if we.grid.ApplyOpLanes(we.pend[sm], int(it.i), it.lanes, l1) {
+				mp.changes++
 			}
 		}
 	}
