@@ -230,7 +230,12 @@
 //     load reads what the serial engine's would at the same issue cycle,
 //     stale L1 copies included. A window's log is applied while the next
 //     window runs (or before it, when the next would begin after the
-//     first cycle at which a logged load's values could be read). The
+//     first cycle at which a logged load's values could be read): one
+//     task puts it in that order and deals each operation's lanes, and
+//     each L1 change, into 16 parts of memory by line; a task per part
+//     then applies its own (memsys.L1Values keeps its state by the same
+//     parts). Operations on different lines commute, so the result is
+//     that of one merge in order, whatever runs when. The
 //     value latency, the global load latency plus an L1 hit's cycles plus
 //     the cycle the SM takes the answer, is the fewest cycles before a
 //     load's results can be read, and a load's results are never ready
@@ -262,14 +267,15 @@
 // What the window engine does not do yet: profiles, traces and the web
 // monitor (engine and SM hooks), memory.l1_model and memory.l2_model
 // other than sectored, akita's parallel engine, functional mode (which
-// stays single-threaded), and --sim-threads on micro and sweep; each is
-// refused with an UnsupportedError rather than simulated differently. The
-// application of values runs as one task per window, an L2 group whose
-// slice is hot (a work queue's counter) is one task however many SMs
-// send to it, and the rest of a window's end is serial, which bounds the
-// speed-up with many threads. Windows are half an L1 hit long, so a launch with few busy SMs
-// spends much of its time between windows: one busy warp runs slower than
-// on the serial engine, at any thread count. The goroutines spin between
+// stays single-threaded), and sampled mode; each is refused with an
+// UnsupportedError rather than simulated differently. The merge's
+// ordering of a window's log is one task, an L2 group whose slice is hot
+// (a work queue's counter) is one task however many SMs send to it, and
+// the rest of a window's end is serial, which bounds the speed-up with
+// many threads (results/sim-scale). Windows are half an L1 hit long, so a
+// launch with few busy SMs spends much of its time between windows: one
+// busy warp runs slower than on the serial engine, at any thread count.
+// The goroutines spin between
 // windows for a while before they park; on a host whose cores are busy
 // with other work a descheduled goroutine holds up every window, so the
 // engine wants no more threads than free cores.
