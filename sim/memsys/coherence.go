@@ -176,9 +176,6 @@ func newL1Values(s *System, mirror bool) *L1Values {
 	return v
 }
 
-// Parts is the number of parts of the values' lines (see L1Values).
-func (v *L1Values) Parts() int { return len(v.parts) }
-
 // PartShift and PartMask say which part address a is in: (a >> PartShift)
 // & PartMask, the same for every address of a line.
 func (v *L1Values) PartShift() uint     { return v.lineShift }
