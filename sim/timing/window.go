@@ -95,7 +95,7 @@ type windowEngine struct {
 	laneBuf  [64]uint32
 
 	pool    workPool
-	tasks   []int // this window's tasks: taskMerge or a domain
+	tasks   []int // this window's tasks: the merge's (taskMergeAll, ...) or a domain
 	ran     []int // the domains that ran in it, ascending
 	retired []retirementAt
 
@@ -466,10 +466,9 @@ func (we *windowEngine) run() {
 			}
 		}
 		slices.Sort(we.ran)
-		// The tasks, the longest first (the merge, the L2 side's), so
-		// that the SMs' fill in around them.
-		// A large merge is the sequencing first and the parts last, by
-		// when the sequence is ready (mergeSequence).
+		// The tasks, the longest first (the merge's sequencing, the L2
+		// groups'), so that the SMs' fill in around them; a large
+		// merge's parts last, by when its sequence is ready.
 		we.tasks = we.tasks[:0]
 		split := we.pendAny && we.pendOps >= smallMerge && we.threads > 1
 		switch {
