@@ -314,7 +314,21 @@ func medianOf(runs []Timing, f func(Timing) time.Duration) time.Duration {
 	return kernels.Median(s)
 }
 
+// reserver is a device that can make room for allocations ahead
+// (sim.Device.Reserve).
+type reserver interface{ Reserve(bytes int) }
+
 func (e *Enactment) upload(g *graph.Graph) *deviceGraph {
+	if r, ok := e.Buffers.dev.(reserver); ok {
+		// The graph's arrays and a quarter more for the buffers a run
+		// allocates after them, so the simulator's image is made once
+		// rather than copied as it grows.
+		words := len(g.Offsets) + len(g.Targets)
+		if g.Weighted() {
+			words += len(g.Weights)
+		}
+		r.Reserve(5 * words)
+	}
 	d := &deviceGraph{n: g.NumVertices()}
 	d.offsets = e.Buffers.Copy(g.Offsets, "row offsets")
 	d.targets = e.Buffers.Copy(g.Targets, "column indices")

@@ -225,6 +225,14 @@ type watchedSimulator struct {
 
 func (d *watchedSimulator) HostClock() time.Duration { return d.clock.HostClock() }
 
+// Reserve passes the scheduler's room hint on to the simulator
+// (sim.Device.Reserve).
+func (d *watchedSimulator) Reserve(bytes int) {
+	if r, ok := d.Device.(interface{ Reserve(int) }); ok {
+		r.Reserve(bytes)
+	}
+}
+
 // watchDevice wraps dev so that w sees its launches.
 func watchDevice(dev kernels.Device, w *launchWatch) kernels.Device {
 	if c, ok := dev.(interface{ HostClock() time.Duration }); ok {

@@ -36,6 +36,9 @@ type Memory struct {
 	limit uint64 // most bytes the image may hold
 	live  []span // live allocations (size rounded), sorted by address
 	free  []span // free spans below len(data), sorted by address
+	// used is how far into data's array the image has ever reached: the
+	// bytes past it are still the zeros make gave them.
+	used uint64
 }
 
 type span struct{ addr, size uint64 }
@@ -81,10 +84,51 @@ func (m *Memory) Alloc(n int) (uint64, error) {
 	if top+size > m.limit {
 		return 0, fmt.Errorf("out of device memory: %d bytes requested, %d of %d in use", n, top, m.limit)
 	}
-	m.data = append(m.data, make([]byte, size)...)
+	m.grow(size)
 	addr := GlobalBase + top
 	m.live = insertSpan(m.live, span{addr, size})
 	return addr, nil
+}
+
+// grow extends the image by size zeroed bytes. Past the array's capacity
+// the image moves to a new array with a quarter more room than it needs
+// (Reserve sets the room ahead). The array is made, not appended to:
+// append zeroes a new array's whole capacity, so the host would hold
+// memory no allocation uses, while the untouched tail of a made array
+// takes no host memory until an allocation reaches it; for the same
+// reason only the bytes below used are cleared.
+func (m *Memory) grow(size uint64) {
+	top := uint64(len(m.data))
+	end := top + size
+	if end > uint64(cap(m.data)) {
+		m.move(min(max(end, end+end/4), max(m.limit, end)))
+	}
+	m.data = m.data[:end]
+	clear(m.data[top:min(end, max(m.used, top))])
+	m.used = max(m.used, end)
+}
+
+// move copies the image into a new array of capacity c.
+func (m *Memory) move(c uint64) {
+	data := make([]byte, len(m.data), c)
+	copy(data, m.data)
+	m.data = data
+	m.used = uint64(len(data))
+}
+
+// Reserve makes room for n more bytes of allocations without moving the
+// image again: a host that knows its next allocations (a graph's arrays)
+// saves the copies of a growing image and the time the host holds the old
+// array beside the new one. Addresses and contents are as without it; the
+// room is capped at the memory's limit.
+func (m *Memory) Reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	c := min(uint64(len(m.data))+uint64(n), max(m.limit, uint64(len(m.data))))
+	if c > uint64(cap(m.data)) {
+		m.move(c)
+	}
 }
 
 // Free releases an allocation made by Alloc.

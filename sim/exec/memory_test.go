@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +50,46 @@ func TestAllocator(t *testing.T) {
 	assert.ErrorContains(t, err, "out of device memory")
 	_, err = m.Alloc(-1)
 	assert.Error(t, err)
+}
+
+func TestImageGrowth(t *testing.T) {
+	tests := []struct {
+		name    string
+		reserve int
+	}{
+		{"growing", 0},
+		{"reserved", 64 << 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewMemory(1 << 20)
+			m.Reserve(tc.reserve)
+			var addrs []uint64
+			for i := range 24 {
+				a, err := m.Alloc(1000 + i)
+				require.NoError(t, err)
+				require.NoError(t, m.Fill(a, 0xCD, 1000+i))
+				addrs = append(addrs, a)
+			}
+			for i, a := range addrs {
+				assert.Equal(t, GlobalBase+uint64(i)*4*AllocAlign, a, "Reserve never changes an address")
+				got := make([]byte, 1000+i)
+				require.NoError(t, m.Read(got, a))
+				assert.Equal(t, bytes.Repeat([]byte{0xCD}, 1000+i), got, "moving the image keeps its contents")
+			}
+			// Shrink the image, then reach into the bytes it left.
+			for _, a := range addrs[12:] {
+				require.NoError(t, m.Free(a))
+			}
+			a, err := m.Alloc(30 << 10)
+			require.NoError(t, err)
+			assert.Equal(t, addrs[12], a)
+			got := make([]byte, 30<<10)
+			require.NoError(t, m.Read(got, a))
+			assert.Equal(t, make([]byte, 30<<10), got, "an allocation over bytes the image used before is zeroed")
+		})
+	}
+	m := NewMemory(4096)
+	m.Reserve(1 << 20)
+	assert.LessOrEqual(t, cap(m.data), 4096, "the room is capped at the limit")
 }
