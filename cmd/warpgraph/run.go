@@ -43,6 +43,9 @@ type runOptions struct {
 	profile *profileFlags
 	// threads is --sim-threads (nil: the command has none).
 	threads *threadFlags
+	// sampleInside is --sample-inside: sampled mode runs each detailed
+	// launch in detailed and functional stretches.
+	sampleInside bool
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -159,6 +162,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
 	f.StringVar(&o.scheduler, "scheduler", scheduler.DefaultVariant, "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default), functional (exact values, no cycles) or sampled (some launches in detail, the rest functional with predicted cycles)")
+	f.BoolVar(&o.sampleInside, "sample-inside", false, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, charging the functional ones at the detailed ones' rate of progress (for long launches; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
 	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
@@ -240,6 +244,9 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	}
 	if err := checkSimMode(o.target, o.simMode, o.set["sim-mode"]); err != nil {
 		return nil, err
+	}
+	if o.sampleInside && (o.target != "sim" || o.simMode != "sampled") {
+		return nil, badInput("--sample-inside applies to --target sim --sim-mode sampled")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err
@@ -397,6 +404,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	paceGC(g)
 	// After the load, whose own progress bar would fight with this line.
 	watch.begin()
 	defer watch.end()
