@@ -89,6 +89,8 @@ type options struct {
 	hitsAsMessages bool
 	// samplePolicy: withSamplePolicy (nil: the default policy).
 	samplePolicy *samplePolicy
+	// sampleInside: WithSamplingInside.
+	sampleInside bool
 }
 
 // withHitsAsMessages sends every L1 hit through the memory system as
@@ -118,6 +120,14 @@ func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 // Cycle counts may then differ from the serial engine's, and from run to
 // run, by up to a few percent. The serial engine is the default.
 func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel = on } }
+
+// WithSamplingInside makes sampled mode (ModeSampled) run each launch it
+// simulates in detail in detailed and functional stretches
+// (sampled_launch.go) rather than whole. Off by default: a functional
+// stretch of an asynchronous kernel whose work depends on the
+// interleaving of its warps (Atos's label propagation) does other work
+// than the timing model would, and its charge is then off.
+func WithSamplingInside(on bool) Option { return func(o *options) { o.sampleInside = on } }
 
 // WithThreads runs timing mode on the parallel window engine with n
 // threads (0: one per core, runtime.NumCPU): the SMs and the memory system
@@ -193,6 +203,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 			p = *o.samplePolicy
 		}
 		d.sampler = newSampler(p)
+		d.sampler.inside = o.sampleInside
 	}
 	if cfg.AttrsGPU != "" {
 		t, err := kernels.LoadAttrs(cfg.AttrsGPU)
@@ -708,6 +719,13 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 
 // launchTiming runs a launch on the timing model. d.mu is held.
 func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch) (kernels.LaunchStats, error) {
+	return d.launchTimingProbed(ctx, k, a, cfg, p, el, nil)
+}
+
+// launchTimingProbed runs a launch on the timing model; with probe (sampled
+// mode) the launch may stop in steady state and finish functionally, its
+// cycles extrapolated (sampled_launch.go). d.mu is held.
+func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch, probe *steadyProbe) (kernels.LaunchStats, error) {
 	var stats kernels.LaunchStats
 	gpu, err := d.timingGPU()
 	if err != nil {
@@ -742,13 +760,21 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 	if d.opts.monitor != nil {
 		d.opts.monitor.beginLaunch(k.Name, g.CTAs())
 	}
-	st, runErr := gpu.Run(ctx, l)
-	d.opts.profiling.record(gpu, runErr)
+	var st timing.Stats
+	var runErr error
+	var counters map[string]float64
+	if probe != nil {
+		st, counters, runErr = d.runInStretches(ctx, gpu, l, probe)
+	} else {
+		st, runErr = gpu.Run(ctx, l)
+		d.opts.profiling.record(gpu, runErr)
+		counters = st.Counters()
+	}
 	d.lastStats = &st
 	stats.Cycles = st.Cycles
 	stats.Elapsed = d.cfg.Host.kernelTime(st.Cycles, d.cfg.ClockMHz)
 	d.hostClock += d.cfg.Host.launchCost(stats.Elapsed)
-	stats.Counters = st.Counters()
+	stats.Counters = counters
 	if runErr != nil {
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}

@@ -85,8 +85,39 @@
 // conflicts) a sampled run may take a different number of iterations
 // than a timing run, as a functional one may. The gain is bounded by
 // functional mode's own speed: a run with all but a few launches
-// functional costs about a functional run. A long persistent or
-// grid-stride launch is one sample however long it runs: sampling inside
-// a launch (Photon's idea) is not done. Profiles, traces and the monitor
-// need every launch in detail and refuse sampled mode.
+// functional costs about a functional run. Profiles, traces and the
+// monitor need every launch in detail and refuse sampled mode.
+//
+// # Sampling inside a launch
+//
+// Without more, a long persistent or grid-stride launch is one sample
+// however long it runs. WithSamplingInside (run's --sample-inside) runs
+// every launch that sampled mode simulates in detail in stretches, after
+// the idea of Photon and of SMARTS's systematic sampling: the first
+// SampleFirstCycles cycles in detail, then, in turn, a functional stretch
+// (exec.Grid.Continue, from the state the timing model stopped in: the
+// timing model's values are written when instructions issue, so a launch
+// stopped at any tick is consistent once its requests in flight drain)
+// and a detailed one of SampleUnitCycles (the timing model resumed on the
+// CTAs where they are, timing.Launch.Resume), until the launch ends in
+// either. A functional stretch runs until it has made the progress the
+// last detailed stretch would make in SampleFunctionalRatio of its length,
+// or issued as many warp-instructions, and is charged its progress at the
+// rate the detailed stretch measured over its second half (the first half
+// warms the L1s and L2 the functional stretch left cold); a detailed
+// stretch whose second half changed memory fewer than SampleMinChanges
+// times is followed by another detailed one. Progress is the instructions
+// that changed memory (exec.Grid.Changes), not instructions: spinning
+// warps issue instructions that change nothing, and a functional stretch
+// spins differently. The charges' estimated error is each functional
+// stretch's charge × the change of the rate it was charged at from the
+// one before (unknown with one functional stretch).
+//
+// Its limit is the work itself. Where the work a kernel does depends on
+// how its warps interleave (asynchronous label propagation and
+// relaxations: Atos's WCC, BFS and SSSP redo work a racing warp made
+// stale), a functional stretch does less or other work than the timing
+// model would in the same span, and its charge is off by the difference:
+// results/sampled measures it (WCC under Atos on an R-MAT graph: half the
+// timing figure). It is therefore off by default.
 package sim

@@ -63,11 +63,16 @@ const (
 type samplePolicy struct {
 	warmup, minInterval, divisor, warming int
 	far                                   float64
+	// firstCycles, unitCycles and ratio (0: no launch runs in stretches)
+	// are the sampling inside a launch's (sampled_launch.go).
+	firstCycles, unitCycles, ratio, minChanges uint64
 }
 
 var defaultSamplePolicy = samplePolicy{
 	warmup: SampleWarmupLaunches, minInterval: SampleMinInterval,
 	divisor: SampleIntervalDivisor, far: SampleFarFactor, warming: SampleWarmingLaunches,
+	firstCycles: SampleFirstCycles, unitCycles: SampleUnitCycles, ratio: SampleFunctionalRatio,
+	minChanges: SampleMinChanges,
 }
 
 // withSamplePolicy replaces the sampling policy (tests).
@@ -110,13 +115,24 @@ type kernelSampling struct {
 	heldOut         [2][]float64
 	predictedCycles [2]uint64
 	predictedFar    int
+	// stopped counts the detailed launches run in stretches;
+	// stoppedDetail and stoppedExtra sum their cycles simulated in detail
+	// and charged to functional stretches, stoppedErr the charges' likely
+	// error in cycles; stoppedUnknown: a launch had one functional
+	// stretch, whose rate nothing checked.
+	stopped                     int
+	stoppedDetail, stoppedExtra uint64
+	stoppedErr                  float64
+	stoppedUnknown              bool
 }
 
 // sampler decides, per launch, between detail and functional execution,
 // and predicts the functional launches' cycles. The Device's mutex
 // guards it.
 type sampler struct {
-	policy  samplePolicy
+	policy samplePolicy
+	// inside: detailed launches run in stretches (WithSamplingInside).
+	inside  bool
 	kernels map[string]*kernelSampling
 	order   []string
 	// clocks caches readsClock per program.
@@ -174,9 +190,11 @@ func (s *sampler) decide(key string, sh launchShape, clock bool) (detail, sample
 
 // detailed records a detailed launch: first, when the kernel has earlier
 // samples, the held-out error of predicting it from them; then the sample.
-func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64) {
+func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64, extrapolated bool) {
 	k := s.kernel(key)
-	if pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 {
+	// An extrapolated launch's cycles are themselves a prediction: it is a
+	// sample for later launches but does not measure the predictions.
+	if pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 && !extrapolated {
 		stratum := near
 		if beyond {
 			stratum = far
@@ -333,6 +351,17 @@ type SamplingReport struct {
 	// unknown).
 	EstimatedErrorSeconds float64 `json:"estimated_error_seconds"`
 	EstimatedError        float64 `json:"estimated_error"`
+	// Stopped counts the detailed launches run in stretches, detailed and
+	// functional (sampling inside a launch); StoppedDetailSeconds is the
+	// time of their detailed stretches, ExtrapolatedSeconds the time
+	// charged to their functional ones. Their likely error (each
+	// functional stretch's charge × the relative change of the rate it
+	// was charged at from the one before it) is part of
+	// EstimatedErrorSeconds; a launch with one functional stretch makes
+	// the estimate unknown.
+	Stopped              int     `json:"stopped"`
+	StoppedDetailSeconds float64 `json:"stopped_detail_seconds"`
+	ExtrapolatedSeconds  float64 `json:"extrapolated_seconds"`
 	// Method names the method and its policy in one line.
 	Method string `json:"method"`
 }
@@ -353,6 +382,12 @@ type KernelSampling struct {
 	HeldOutFar         int            `json:"held_out_far"`
 	PredictedFar       int            `json:"predicted_far"`
 	PredictedCycles    uint64         `json:"predicted_cycles"`
+	// Stopped counts the kernel's detailed launches run in stretches;
+	// StoppedDetailCycles and ExtrapolatedCycles sum their cycles
+	// simulated in detail and charged to functional stretches.
+	Stopped             int    `json:"stopped"`
+	StoppedDetailCycles uint64 `json:"stopped_detail_cycles"`
+	ExtrapolatedCycles  uint64 `json:"extrapolated_cycles"`
 }
 
 // SamplingMethod describes the policy in one line.
@@ -361,8 +396,12 @@ func SamplingMethod() string {
 		"and from launch i the next after max(%d, i/%d) launches (the %d before it too, to warm the L2); "+
 		"the rest functional, charged the cycles of the kernel's latest detailed launch of like size, scaled by "+
 		"the ratio of warp-instructions to the power fitted on the samples (log-log, within [0, 1]; "+
-		"the next launch in detail when %gx outside the samples)",
-		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleWarmingLaunches, SampleFarFactor)
+		"the next launch in detail when %gx outside the samples); "+
+		"a launch in detail runs its first %d cycles in detail, then alternates functional stretches of the progress "+
+		"(instructions that changed memory) of %d detailed stretches at the last one's rate of progress over its second half, "+
+		"charged at that rate, and detailed stretches of %d cycles",
+		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleWarmingLaunches, SampleFarFactor,
+		SampleFirstCycles, SampleFunctionalRatio, SampleUnitCycles)
 }
 
 // SamplingReport returns the report of a sampled device (ModeSampled), and
@@ -379,13 +418,18 @@ func (d *Device) SamplingReport() (SamplingReport, bool) {
 func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 	r := SamplingReport{HostSeconds: host.Seconds(), Method: SamplingMethod()}
 	var all [2][]float64
-	var predicted, expected float64
+	var predicted, expected, stoppedDetail, extrapolated float64
 	unknown := false
 	for _, key := range s.order {
 		k := s.kernels[key]
 		ks := KernelSampling{Kernel: k.name, Launches: k.launches, Detailed: k.detailed,
 			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut[near]), HeldOutFar: len(k.heldOut[far]),
-			PredictedFar: k.predictedFar, PredictedCycles: k.predictedCycles[near] + k.predictedCycles[far]}
+			PredictedFar: k.predictedFar, PredictedCycles: k.predictedCycles[near] + k.predictedCycles[far],
+			Stopped: k.stopped, StoppedDetailCycles: k.stoppedDetail, ExtrapolatedCycles: k.stoppedExtra}
+		r.Stopped += k.stopped
+		stoppedDetail += float64(k.stoppedDetail)
+		extrapolated += float64(k.stoppedExtra)
+		expected += k.stoppedErr
 		ks.HeldOutMedianError, ks.HeldOutMaxError, _ = errorStats(k.heldOut[near])
 		r.Kernels = append(r.Kernels, ks)
 		r.Launches += k.launches
@@ -403,7 +447,7 @@ func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 			}
 			expected += mae * p
 		}
-		if ks.PredictedCycles > 0 && len(both) == 0 {
+		if ks.PredictedCycles > 0 && len(both) == 0 || k.stoppedUnknown {
 			unknown = true
 		}
 	}
@@ -412,6 +456,7 @@ func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 	r.HeldOutFarMedianError, _, _ = errorStats(all[far])
 	hz := float64(cfg.ClockMHz) * 1e6
 	r.PredictedSeconds = predicted / hz
+	r.StoppedDetailSeconds, r.ExtrapolatedSeconds = stoppedDetail/hz, extrapolated/hz
 	switch {
 	case unknown:
 		r.EstimatedError = -1
@@ -457,9 +502,13 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		d.sampler.clocks[p] = clock
 	}
 	if detail, sample := d.sampler.decide(key, sh, clock); detail {
-		stats, err := d.launchTiming(ctx, k, a, cfg, p, el)
+		var probe *steadyProbe
+		if !clock && !d.opts.parallel && !d.opts.profiling.profiles() {
+			probe = d.sampler.newProbe(key, resident)
+		}
+		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)
 		if sample && err == nil && d.lastStats != nil {
-			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles)
+			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles, d.lastStats.StoppedAt > 0)
 		}
 		return stats, err
 	}

@@ -181,7 +181,7 @@ func TestSampledClockKernelsRunInDetail(t *testing.T) {
 	for range 20 {
 		detail, sample := s.decide("clock", sh, true)
 		require.True(t, detail && sample)
-		s.detailed("clock", sh, 100, 1000)
+		s.detailed("clock", sh, 100, 1000, false)
 	}
 	assert.Equal(t, map[string]int{reasonClock: 20}, s.kernels["clock"].reasons)
 }
@@ -244,7 +244,7 @@ func TestSamplerSchedule(t *testing.T) {
 		d, sample := s.decide("k", sh, false)
 		if d && sample {
 			detail = append(detail, i)
-			s.detailed("k", sh, 100, 1000)
+			s.detailed("k", sh, 100, 1000, false)
 		} else if d {
 			warming = append(warming, i)
 		} else {
@@ -271,4 +271,42 @@ func TestParseModeSampled(t *testing.T) {
 	require.NoError(t, err)
 	_, err = New(cfg, WithMode(ModeSampled), WithProfile())
 	assert.Error(t, err, "profiles cover every launch; sampled mode simulates only some")
+}
+
+// insidePolicy is the default policy with stretches short enough for the
+// tiny configuration's launches.
+func insidePolicy() samplePolicy {
+	p := defaultSamplePolicy
+	p.firstCycles, p.unitCycles, p.ratio, p.minChanges = 4096, 2048, 2, 16
+	return p
+}
+
+// TestSampledInsideStretches: with WithSamplingInside, launches in detail
+// run in detailed and functional stretches (a timing launch resumed after
+// exec.Grid.Continue), their values are timing mode's, their cycles a
+// charge near timing mode's, the report counts them, and two runs agree;
+// without it no launch is split.
+func TestSampledInsideStretches(t *testing.T) {
+	const spec = "rmat:scale=10+perm=1"
+	for _, variant := range []string{"bsp", "atos"} {
+		t.Run(variant, func(t *testing.T) {
+			timing, _ := enactOn(t, ModeTiming, "bfs", variant, spec)
+			plain, pd := enactOn(t, ModeSampled, "bfs", variant, spec, withSamplePolicy(insidePolicy()))
+			r, _ := pd.SamplingReport()
+			assert.Zero(t, r.Stopped, "stretches only with WithSamplingInside")
+
+			opts := []Option{withSamplePolicy(insidePolicy()), WithSamplingInside(true)}
+			inside, d := enactOn(t, ModeSampled, "bfs", variant, spec, opts...)
+			again, _ := enactOn(t, ModeSampled, "bfs", variant, spec, opts...)
+			r, _ = d.SamplingReport()
+			require.Positive(t, r.Stopped, "some launch ran in stretches")
+			assert.Positive(t, r.ExtrapolatedSeconds)
+			assert.Positive(t, r.StoppedDetailSeconds)
+			assert.Equal(t, timing.Values, inside.Values, "BFS depths do not depend on the interleaving")
+			assert.Equal(t, inside.Total.Cycles, again.Total.Cycles, "deterministic")
+			assert.InEpsilon(t, float64(timing.Total.Cycles), float64(inside.Total.Cycles), 0.35,
+				"timing %d cycles, stretches %d", timing.Total.Cycles, inside.Total.Cycles)
+			assert.NotEqual(t, plain.Total.Cycles, inside.Total.Cycles)
+		})
+	}
 }

@@ -54,7 +54,11 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		env, err := openSimulator(o.simMode, o.config, mon, append(o.profile.options(), o.threads.options()...)...)
+		extra := append(o.profile.options(), o.threads.options()...)
+		if o.sampleInside {
+			extra = append(extra, sim.WithSamplingInside(true))
+		}
+		env, err := openSimulator(o.simMode, o.config, mon, extra...)
 		if err != nil && o.threads.on() {
 			return nil, threadsError(err)
 		}

@@ -37,6 +37,10 @@ func (e *deviceEnv) sampling() *samplingReport {
 func samplingLine(r sim.SamplingReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d launches simulated in detail, the rest functionally with predicted cycles", r.Detailed, r.Launches)
+	if r.Stopped > 0 {
+		fmt.Fprintf(&b, "; %d of them in detailed and functional stretches (%.3g ms in detail, %.3g ms charged to functional stretches)",
+			r.Stopped, 1e3*r.StoppedDetailSeconds, 1e3*r.ExtrapolatedSeconds)
+	}
 	if r.HeldOut > 0 {
 		fmt.Fprintf(&b, "; held-out prediction error median %.1f%%, max %.1f%% (%d launches)", 100*r.HeldOutMedianError, 100*r.HeldOutMaxError, r.HeldOut)
 	}
@@ -49,7 +53,7 @@ func samplingLine(r sim.SamplingReport) string {
 	switch {
 	case r.EstimatedError < 0:
 		b.WriteString("; estimated error unknown (no prediction could be checked)")
-	case r.Detailed == r.Launches:
+	case r.Detailed == r.Launches && r.Stopped == 0:
 		b.WriteString("; estimated error ±0% (every launch in detail)")
 	default:
 		fmt.Fprintf(&b, "; estimated error ±%.2f%% of the simulated time", 100*r.EstimatedError)

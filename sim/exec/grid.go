@@ -2,7 +2,9 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -56,7 +58,9 @@ type Grid struct {
 	// store or atomic that changed memory, a CTA starting, a warp or CTA
 	// finishing.
 	epoch uint64
-	pool  []*CTA
+	// changes counts the instructions that changed memory (Changes).
+	changes uint64
+	pool    []*CTA
 	// l1, when set, serves weak global loads from the SMs' L1 copies (see
 	// L1).
 	l1 L1
@@ -424,6 +428,11 @@ type RunOptions struct {
 	// finishing; see Watchdog) before the livelock check starts (default
 	// 1<<20).
 	QuietWindow uint64
+	// StopAfterChanges and StopAfterInsts (Continue only), when not 0,
+	// stop the run at the end of the warp slice in which this many more
+	// instructions have changed memory (Changes), or this many more
+	// warp-instructions have run, the CTAs left as they are.
+	StopAfterChanges, StopAfterInsts uint64
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
@@ -437,6 +446,66 @@ type RunOptions struct {
 // quiet for the whole window, the error wraps both a DeadlockError and
 // ctx's error.
 func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
+	resident := min(max(opt.Resident, 1), g.ctas)
+	slots := make([]*CTA, resident)
+	for i := range slots {
+		slots[i] = g.Dispatch(i % g.L.SMs)
+	}
+	return g.runSlots(ctx, opt, slots)
+}
+
+// Started returns the CTAs started and not yet retired, in CTA order.
+func (g *Grid) Started() []*CTA {
+	ctas := slices.Clone(g.resident)
+	slices.SortFunc(ctas, func(a, b *CTA) int { return a.Linear - b.Linear })
+	return ctas
+}
+
+// Continue runs functionally a launch that another executor (the timing
+// model, stopped mid-way) started, until it finishes (done) or
+// opt.StopAfterChanges or opt.StopAfterInsts: the resident CTAs go on from where they are, in
+// CTA order, each in a slot of its own, and waiting CTAs start in free
+// slots, at most opt.Resident CTAs in all and Resident/SMs (rounded up) on
+// one SM, on the SM with the fewest; from then on it runs as Run does.
+// Barrier waits, finished warps and CTAs not yet retired carry over as
+// they are.
+func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err error) {
+	slots := g.Started()
+	perSM := (opt.Resident + g.L.SMs - 1) / g.L.SMs
+	count := make([]int, g.L.SMs)
+	for _, c := range slots {
+		count[c.SM]++
+	}
+	for len(slots) < opt.Resident && g.Pending() > 0 {
+		sm := 0
+		for i, n := range count {
+			if n < count[sm] {
+				sm = i
+			}
+		}
+		if count[sm] >= perSM {
+			break
+		}
+		count[sm]++
+		slots = append(slots, g.Dispatch(sm))
+	}
+	if len(slots) == 0 {
+		return g.Pending() == 0, nil
+	}
+	err = g.runSlots(ctx, opt, slots)
+	if errors.Is(err, errProgressBudget) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
+// StopAfterInsts.
+var errProgressBudget = errors.New("exec: progress budget reached")
+
+// runSlots runs the CTAs in slots round robin (Run), each finished one's
+// slot taking the next waiting CTA on the same SM.
+func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error {
 	slice := opt.Slice
 	if slice <= 0 {
 		slice = 256
@@ -445,13 +514,15 @@ func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 	if window == 0 {
 		window = 1 << 20
 	}
-	resident := min(max(opt.Resident, 1), g.ctas)
-	slots := make([]*CTA, resident)
-	for i := range slots {
-		slots[i] = g.Dispatch(i % g.L.SMs)
+	live := 0
+	for _, c := range slots {
+		if c != nil {
+			live++
+		}
 	}
-	live := resident
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
+	budget, changes0 := opt.StopAfterChanges, g.changes
+	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
 	for live > 0 {
 		progressed := false
 		for i, c := range slots {
@@ -468,6 +539,9 @@ func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 				}
 				if n > 0 {
 					progressed = true
+				}
+				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts-insts0 >= instBudget {
+					return errProgressBudget
 				}
 			}
 			if c.Done() {

@@ -49,12 +49,20 @@ func (g *Grid) Epoch() uint64 {
 	return e
 }
 
-// progressIf records progress when cond holds.
+// progressIf records progress, a change of memory, when cond holds.
 func (w *Warp) progressIf(cond bool) {
 	if cond {
+		if w.sh == nil {
+			w.g.changes++
+		}
 		w.progress()
 	}
 }
+
+// Changes counts the warp-instructions (stores and atomics) that changed
+// memory, on a grid that is not split (Split); a split grid's shards do
+// not count them.
+func (g *Grid) Changes() uint64 { return g.changes }
 
 // progress records progress, in the warp's shard when the grid is split.
 func (w *Warp) progress() {

@@ -298,6 +298,27 @@ type Launch struct {
 	// occupancy); 0 means no cap. CapReason says where it comes from.
 	MaxCTAsPerSM int
 	CapReason    string
+	// Probe, when set, is called with the launch's progress at the first
+	// SM tick of every ProbeCycles cycles (the serial engine only). When
+	// it returns true the launch stops there: no warp issues again, the
+	// requests in flight drain, and Run returns with Stats.StoppedAt set
+	// and the grid's unfinished CTAs left as they are, for
+	// exec.Grid.Continue to finish. A launch's values are written when
+	// its instructions issue, so the grid is consistent at any tick.
+	Probe       func(Progress) bool
+	ProbeCycles uint64
+	// Resume: the grid's launch ran in part already (a Probe stopped it,
+	// then exec.Grid.Continue ran it on): its started CTAs go back on
+	// their SMs where they are, then waiting CTAs start as usual.
+	Resume bool
+}
+
+// Progress is what a Probe sees of a launch in progress.
+type Progress struct {
+	// Cycles have passed since the launch started; WarpInsts
+	// warp-instructions have issued; Changes of them changed memory
+	// (exec.Grid.Changes), all since the grid's start.
+	Cycles, WarpInsts, Changes uint64
 }
 
 // launchRun is the state of the launch in progress.
@@ -330,6 +351,10 @@ type launchRun struct {
 	ticks        uint64
 	err          error
 	stopped      bool
+	// nextProbe is the cycle from which the next Probe call is due;
+	// probeStop is the cycle at which a Probe stopped the launch (0: it
+	// did not).
+	nextProbe, probeStop uint64
 }
 
 // Run executes a launch to completion and returns its statistics. Every
@@ -348,6 +373,9 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	r := &launchRun{Launch: l, ctx: ctx, kernel: prog.Name()}
 	for _, fn := range prog.Module.PTX.Funcs {
 		r.maxRegs = max(r.maxRegs, fn.NumRegs)
+	}
+	if l.Probe != nil && (g.window != nil || l.ProbeCycles == 0) {
+		return Stats{}, errors.New("timing: a launch probe needs the serial engine and a probe interval")
 	}
 	if g.window != nil {
 		if err := g.window.check(); err != nil {
@@ -380,10 +408,16 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 		start = g.window.begin(r, prog)
 	}
 	r.startCycle, r.endCycle = start, start
+	r.nextProbe = start + l.ProbeCycles
 	r.watch = exec.NewWatchdog(l.Grid, start, uint64(g.cfg.DeadlockWindowCycles), spinSampleCycles)
 	g.now = start
 	for _, s := range g.sms {
 		s.reset(r, start)
+	}
+	if l.Resume {
+		if err := g.resume(start); err != nil {
+			return Stats{}, err
+		}
 	}
 	g.dispatch(start)
 	for _, s := range g.sms {
@@ -396,6 +430,11 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	}
 	if g.profile {
 		g.lastProfile = g.finishProfile(g.launchEnd())
+	}
+	if r.probeStop != 0 {
+		st := g.stats()
+		st.StoppedAt = r.probeStop - r.startCycle
+		return st, r.err
 	}
 	if r.err == nil && r.finished < l.Grid.CTAs() {
 		if s, w := g.runnable(); w != nil {
@@ -537,6 +576,13 @@ func (g *GPU) check(cyc uint64) {
 	}
 	if r.watch.Stuck(cyc) {
 		g.fail(r.watch.Livelock(cyc, "cycles", fmt.Sprintf("at cycle %d of the launch; %s", cyc-r.startCycle, g.describe())))
+		return
+	}
+	if r.Probe != nil && cyc >= r.nextProbe {
+		r.nextProbe = cyc + r.ProbeCycles
+		if r.Probe(Progress{Cycles: cyc - r.startCycle, WarpInsts: r.Grid.WarpInsts, Changes: r.Grid.Changes()}) {
+			r.stopped, r.probeStop = true, cyc
+		}
 	}
 }
 
@@ -608,6 +654,35 @@ func (g *GPU) dispatch(cyc uint64) {
 			return
 		}
 	}
+}
+
+// resume puts the CTAs a resumed launch (Launch.Resume) started before
+// back on the SMs, in CTA order: each on its SM, or where it fits when it
+// does not fit there.
+func (g *GPU) resume(cyc uint64) error {
+	r := g.run
+	started := r.Grid.Started()
+	r.finished = r.Grid.CTAs() - r.Grid.Pending() - len(started)
+	for _, c := range started {
+		s := g.sms[c.SM%len(g.sms)]
+		if !g.fits(s) {
+			s = nil
+			for _, o := range g.sms {
+				if g.fits(o) {
+					s = o
+					break
+				}
+			}
+		}
+		if s == nil {
+			return fmt.Errorf("timing: kernel %s: resumed CTA %d fits on no SM", r.kernel, c.Linear)
+		}
+		c.SM = s.id
+		s.start(c, cyc, cyc)
+		r.resident++
+		r.maxResident = max(r.maxResident, r.resident)
+	}
+	return nil
 }
 
 // ctaDone records a finished CTA and starts waiting ones.

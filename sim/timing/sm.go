@@ -336,13 +336,21 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 		if s.prof != nil {
 			s.prof.start(w, cyc, r.startCycle)
 		}
-		if ew.State() == exec.WarpDone { // an empty warp cannot happen, but be safe
-			s.warpDone(w, cyc)
-		}
 	}
 	s.ctas = append(s.ctas, ctx)
 	if s.prof != nil {
 		s.prof.started++
+	}
+	// A CTA resumed after functional execution (Launch.Resume) may have
+	// warps waiting at a barrier or finished.
+	for _, w := range ctx.warps {
+		switch w.w.State() {
+		case exec.WarpAtBarrier:
+			w.atBarrier, w.wakeAt = true, never
+			ctx.barriers++
+		case exec.WarpDone:
+			s.warpDone(w, cyc)
+		}
 	}
 	s.wakeAtCycle(first)
 }

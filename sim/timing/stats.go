@@ -17,6 +17,10 @@ type Stats struct {
 	// first CTA starts to the cycle its last CTA finishes or its last
 	// memory request completes, whichever is later.
 	Cycles uint64 `json:"cycles"`
+	// StoppedAt, when not 0, is the cycle of the launch at which its
+	// Probe stopped it (Launch.Probe); the other figures cover the cycles
+	// up to then and the requests that drained after.
+	StoppedAt uint64 `json:"-"`
 	// SMs is the number of SMs of the device.
 	SMs int `json:"sms"`
 	// CTAs is the number of CTAs the launch ran; MaxResidentCTAs the most

@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/timing"
+)
+
+// Sampling inside a launch (sampled mode): a launch that runs in detail
+// runs in stretches. The first SampleFirstCycles cycles are simulated in
+// detail; from then on the launch alternates a functional stretch, which
+// makes the progress of SampleFunctionalRatio detailed stretches at the
+// rate the last one measured, and a detailed stretch of SampleUnitCycles,
+// until it ends in either. A functional stretch is charged its progress at the rate of
+// progress over the second half of the detailed stretch before it (the
+// first half warms the caches the functional stretch left cold).
+//
+// Progress is the instructions that changed memory (stores and atomics,
+// exec.Grid.Changes). A spinning warp issues instructions that change
+// nothing, and a functional stretch spins a different number of times than
+// the timing model would, while the changes it makes are the launch's own
+// work; so changes, not instructions, carry the time across. (Warps and
+// CTAs that start or finish are not progress here: a launch's warps finish
+// in a burst at its end.)
+const (
+	SampleFirstCycles     = 32768
+	SampleUnitCycles      = 8192
+	SampleFunctionalRatio = 8
+	// SampleMinChanges: a detailed stretch whose second half changed
+	// memory fewer times is followed by another detailed stretch, not a
+	// functional one: its rate rests on too few events (a latency-bound
+	// launch whose changes come in a burst at its end).
+	SampleMinChanges = 16
+	// sampleProbeCycles is how often a detailed stretch records its
+	// progress.
+	sampleProbeCycles = 256
+)
+
+// steadyProbe runs one launch in stretches (runInStretches) and keeps
+// what its estimate needs.
+type steadyProbe struct {
+	key   string
+	first uint64 // cycles of the first detailed stretch
+	unit  uint64 // cycles of each later one
+	ratio uint64
+	// minChanges: SampleMinChanges.
+	minChanges uint64
+	resident   int
+	// points are the current detailed stretch's probes.
+	points []timing.Progress
+	// rates are the progress rates measured at the end of each detailed
+	// stretch that a functional one followed.
+	rates []float64
+}
+
+// newProbe returns a probe for a detailed launch of kernel key with
+// resident co-resident CTAs, or nil when the device samples no launch
+// inside (WithSamplingInside).
+func (s *sampler) newProbe(key string, resident int) *steadyProbe {
+	if !s.inside || s.policy.ratio == 0 {
+		return nil
+	}
+	return &steadyProbe{key: key, first: s.policy.firstCycles, unit: s.policy.unitCycles,
+		ratio: s.policy.ratio, minChanges: s.policy.minChanges, resident: resident}
+}
+
+// stretch returns the Probe that stops a detailed stretch after cycles.
+func (p *steadyProbe) stretch(cycles uint64) func(timing.Progress) bool {
+	p.points = p.points[:0]
+	return func(pt timing.Progress) bool {
+		p.points = append(p.points, pt)
+		return pt.Cycles >= cycles
+	}
+}
+
+// rate is the progress and the warp-instructions per cycle over the second
+// half of the stretch that just stopped (0, 0 when it made fewer than
+// SampleMinChanges changes there).
+func (p *steadyProbe) rate() (progress, issue float64) {
+	n := len(p.points)
+	if n < 2 {
+		return 0, 0
+	}
+	last := p.points[n-1]
+	mid := p.points[0]
+	for _, pt := range p.points {
+		if pt.Cycles <= last.Cycles/2 {
+			mid = pt
+		}
+	}
+	if last.Cycles <= mid.Cycles || last.Changes-mid.Changes < p.minChanges {
+		return 0, 0
+	}
+	span := float64(last.Cycles - mid.Cycles)
+	return float64(last.Changes-mid.Changes) / span, float64(last.WarpInsts-mid.WarpInsts) / span
+}
+
+// runInStretches runs launch l in detailed and functional stretches
+// (above) and returns the launch's statistics: cycles are the detailed
+// stretches' plus the functional ones' charges, instruction counts are
+// the whole launch's, the other counters sum the detailed stretches'.
+// d.mu is held.
+func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.Launch, p *steadyProbe) (timing.Stats, map[string]float64, error) {
+	g := l.Grid
+	l.ProbeCycles = sampleProbeCycles
+	l.Probe = p.stretch(p.first)
+	first, err := gpu.Run(ctx, l)
+	counters := first.Counters()
+	if err != nil || first.StoppedAt == 0 {
+		return first, counters, err
+	}
+	var detail, charged uint64
+	var chargedErr float64
+	st := first
+	for {
+		detail += st.StoppedAt + 1
+		rate, issue := p.rate()
+		done := false
+		if rate > 0 {
+			start := g.Changes()
+			// The stretch ends at ratio units' progress or
+			// warp-instructions, whichever comes first: where warps spin
+			// (a launch's tail), the instructions end it early, and the
+			// next detailed stretch measures the slower progress.
+			span := float64(p.ratio * p.unit)
+			budget := max(uint64(math.Round(rate*span)), 1)
+			instBudget := max(uint64(math.Round(issue*span)), 1)
+			// Functional execution reads memory as it is: the L1s'
+			// copies belong to the timing model.
+			g.SetL1(nil)
+			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.opts.slice,
+				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget})
+			if err != nil {
+				return st, counters, err
+			}
+			c := uint64(math.Round(float64(g.Changes()-start) / rate))
+			charged += c
+			if n := len(p.rates); n > 0 {
+				// Held out: the rate this stretch was charged at
+				// against the last one's.
+				chargedErr += float64(c) * math.Abs(rate-p.rates[n-1]) / rate
+			}
+			p.rates = append(p.rates, rate)
+		}
+		if done {
+			break
+		}
+		l.Resume = true
+		l.Probe = p.stretch(p.unit)
+		st, err = gpu.Run(ctx, l)
+		addCounters(counters, st.Counters())
+		if err != nil {
+			return st, counters, err
+		}
+		if st.StoppedAt == 0 {
+			detail += st.Cycles
+			break
+		}
+	}
+	total := first
+	total.Cycles = detail + charged
+	total.StoppedAt = detail
+	total.WarpInstructions, total.ThreadInstructions = g.WarpInsts, g.ThreadInsts
+	total.CTAs = g.CTAs()
+	counters["cycles"] = float64(total.Cycles)
+	counters["ctas"] = float64(total.CTAs)
+	counters["warp_instructions"] = float64(g.WarpInsts)
+	counters["thread_instructions"] = float64(g.ThreadInsts)
+	counters["ipc_total"] = float64(g.WarpInsts) / float64(max(total.Cycles, 1))
+	counters["ipc"] = counters["ipc_total"] / max(counters["sms"], 1)
+	counters["warp_execution_efficiency"] = float64(g.ThreadInsts) / (32 * float64(max(g.WarpInsts, 1)))
+	if d.sampler != nil {
+		d.sampler.extrapolated(p, detail, charged, chargedErr)
+	}
+	return total, counters, nil
+}
+
+// addCounters adds a detailed stretch's counters to the launch's: counts
+// add, the largest of maxima is kept and ratios are recomputed from the
+// counts (those of instructions and cycles by runInStretches).
+func addCounters(sum, more map[string]float64) {
+	for k, v := range more {
+		switch {
+		case k == "sms":
+		case strings.HasPrefix(k, "max_"):
+			sum[k] = max(sum[k], v)
+		default:
+			sum[k] += v
+		}
+	}
+	ratio := func(num, den string) float64 {
+		if sum[den] == 0 {
+			return 0
+		}
+		return sum[num] / sum[den]
+	}
+	sum["l1_hit_rate"] = ratio("l1_read_hits", "l1_reads")
+	sum["l2_hit_rate"] = ratio("l2_read_hits", "l2_reads")
+	sum["achieved_occupancy"] = ratio("resident_warp_cycles", "warp_slot_cycles")
+}
+
+// extrapolated records a launch run in stretches: detail cycles simulated,
+// charged cycles of functional stretches, and their likely error in
+// cycles (each functional stretch after the first × the relative change
+// of the rate it was charged at from the one before; the first's at the
+// mean relative change of the rest).
+func (s *sampler) extrapolated(p *steadyProbe, detail, charged uint64, chargedErr float64) {
+	k := s.kernel(p.key)
+	k.stopped++
+	k.stoppedDetail += detail
+	k.stoppedExtra += charged
+	if n := len(p.rates); n > 1 {
+		chargedErr *= float64(n) / float64(n-1)
+	} else {
+		k.stoppedUnknown = true
+	}
+	k.stoppedErr += chargedErr
+}
