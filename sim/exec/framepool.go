@@ -49,7 +49,10 @@ func (p *framePool) putParams(s []byte) {
 }
 
 // releaseFrames hands the warp's spare call frames to its program once its
-// CTA retired (no thread group of it is in a call any more).
+// CTA retired (no thread group of it is in a call any more). The frames
+// its calls returned from stay in w.frames' array past its length; they
+// are dropped too, so that a retired CTA, which its program keeps for the
+// next launch, holds no callee register file that the pool has let go.
 func (w *Warp) releaseFrames() {
 	pool := &w.g.prog.frames
 	for i := range w.spare {
@@ -58,4 +61,5 @@ func (w *Warp) releaseFrames() {
 		w.spare[i] = frame{}
 	}
 	w.spare = w.spare[:0]
+	clear(w.frames[len(w.frames):cap(w.frames)])
 }
