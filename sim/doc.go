@@ -102,7 +102,10 @@
 // CTAs where they are, timing.Launch.Resume), until the launch ends in
 // either. A functional stretch runs until it has made the progress the
 // last detailed stretch would make in SampleFunctionalRatio of its length,
-// or issued as many warp-instructions, and is charged its progress at the
+// or issued as many warp-instructions, or until the share of its
+// instructions that change memory falls below half of its first window's
+// (most warps have come to wait or spin: the launch's pace has changed,
+// and a detailed stretch measures the new one), and is charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
 // warms the L1s and L2 the functional stretch left cold); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges

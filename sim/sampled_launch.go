@@ -132,7 +132,8 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// copies belong to the timing model.
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.opts.slice,
-				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget})
+				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
+				StopOnSlowdown: true, SlowdownWindow: instBudget / 8})
 			if err != nil {
 				return st, counters, err
 			}

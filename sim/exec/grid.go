@@ -433,6 +433,13 @@ type RunOptions struct {
 	// instructions have changed memory (Changes), or this many more
 	// warp-instructions have run, the CTAs left as they are.
 	StopAfterChanges, StopAfterInsts uint64
+	// StopOnSlowdown (Continue only) stops the run at the end of a round
+	// when, over the last window of SlowdownWindow warp-instructions (at
+	// least 4096), the share of instructions that changed memory has
+	// fallen below half of the first window's: most warps have come to
+	// wait or spin (a launch's tail), and the work's pace has changed.
+	StopOnSlowdown bool
+	SlowdownWindow uint64
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
@@ -499,6 +506,30 @@ func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err err
 	return err == nil, err
 }
 
+// slowdown follows the share of warp-instructions that change memory over
+// windows of a run (RunOptions.StopOnSlowdown).
+type slowdown struct {
+	window         uint64
+	insts, changes uint64  // at the current window's start
+	first          float64 // the first window's share, once measured
+	measured       bool
+}
+
+// slowed closes a window once it is long enough and says whether its
+// share fell below half of the first's.
+func (s *slowdown) slowed(insts, changes uint64) bool {
+	if insts-s.insts < s.window {
+		return false
+	}
+	share := float64(changes-s.changes) / float64(insts-s.insts)
+	s.insts, s.changes = insts, changes
+	if !s.measured {
+		s.first, s.measured = share, true
+		return false
+	}
+	return share < s.first/2
+}
+
 // errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
@@ -523,6 +554,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	budget, changes0 := opt.StopAfterChanges, g.changes
 	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
+	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes}
 	for live > 0 {
 		progressed := false
 		for i, c := range slots {
@@ -556,6 +588,9 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		if err := ctx.Err(); err != nil {
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
 			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
+		}
+		if opt.StopOnSlowdown && live > 0 && slow.slowed(g.WarpInsts, g.changes) {
+			return errProgressBudget
 		}
 		if !progressed {
 			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "every remaining warp waits at a barrier that cannot complete: " + g.DescribeWarps()}
