@@ -99,9 +99,10 @@
 // timing model's values are written when instructions issue, so a launch
 // stopped at any tick is consistent once its requests in flight drain)
 // and a detailed one of SampleUnitCycles (the timing model resumed on the
-// CTAs where they are, timing.Launch.Resume), until the launch ends in
-// either. A functional stretch runs until it has made the progress the
-// last detailed stretch would make in SampleFunctionalRatio of its length,
+// CTAs where they are, timing.Launch.Resume; twice the last one's when
+// that one changed memory too seldom to measure a rate), until the launch
+// ends in either. A functional stretch runs until it has made the progress the
+// last detailed stretch would make in SampleFunctionalRatio times its length,
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's
 // (most warps have come to wait or spin: the launch's pace has changed,
@@ -113,8 +114,10 @@
 // that changed memory (exec.Grid.Changes), not instructions: spinning
 // warps issue instructions that change nothing, and a functional stretch
 // spins differently. The charges' estimated error is each functional
-// stretch's charge × the change of the rate it was charged at from the
-// one before (unknown with one functional stretch).
+// stretch's charge × the relative change of the rate it was charged at
+// from the one before; a launch's first functional stretch, which none
+// precedes, at the mean such change of its kernel (of all kernels where
+// its own has none).
 //
 // Its limit is the work itself. Where the work a kernel does depends on
 // how its warps interleave (asynchronous label propagation and

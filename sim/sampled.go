@@ -117,13 +117,14 @@ type kernelSampling struct {
 	predictedFar    int
 	// stopped counts the detailed launches run in stretches;
 	// stoppedDetail and stoppedExtra sum their cycles simulated in detail
-	// and charged to functional stretches, stoppedErr the charges' likely
-	// error in cycles; stoppedUnknown: a launch had one functional
-	// stretch, whose rate nothing checked.
-	stopped                     int
-	stoppedDetail, stoppedExtra uint64
-	stoppedErr                  float64
-	stoppedUnknown              bool
+	// and charged to functional stretches, stoppedUnchecked those charged
+	// by each launch's first functional stretch, stoppedErr the other
+	// charges' likely error in cycles; rateChanges are the relative
+	// changes of rate from one functional stretch to the next.
+	stopped                                       int
+	stoppedDetail, stoppedExtra, stoppedUnchecked uint64
+	stoppedErr                                    float64
+	rateChanges                                   []float64
 }
 
 // sampler decides, per launch, between detail and functional execution,
@@ -354,11 +355,12 @@ type SamplingReport struct {
 	// Stopped counts the detailed launches run in stretches, detailed and
 	// functional (sampling inside a launch); StoppedDetailSeconds is the
 	// time of their detailed stretches, ExtrapolatedSeconds the time
-	// charged to their functional ones. Their likely error (each
-	// functional stretch's charge × the relative change of the rate it
-	// was charged at from the one before it) is part of
-	// EstimatedErrorSeconds; a launch with one functional stretch makes
-	// the estimate unknown.
+	// charged to their functional ones. Their likely error is part of
+	// EstimatedErrorSeconds: each functional stretch's charge × the
+	// relative change of the rate it was charged at from the one before
+	// it; for a launch's first functional stretch, which none precedes,
+	// the mean such change of its kernel (of every kernel where its own
+	// has none; unknown where no stretch has one).
 	Stopped              int     `json:"stopped"`
 	StoppedDetailSeconds float64 `json:"stopped_detail_seconds"`
 	ExtrapolatedSeconds  float64 `json:"extrapolated_seconds"`
@@ -447,9 +449,30 @@ func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 			}
 			expected += mae * p
 		}
-		if ks.PredictedCycles > 0 && len(both) == 0 || k.stoppedUnknown {
+		if ks.PredictedCycles > 0 && len(both) == 0 {
 			unknown = true
 		}
+	}
+	// The first functional stretch of each launch run in stretches: at the
+	// mean relative change of rate of its kernel's checked stretches, or
+	// of every kernel's where its own has none.
+	var allChanges []float64
+	for _, key := range s.order {
+		allChanges = append(allChanges, s.kernels[key].rateChanges...)
+	}
+	for _, key := range s.order {
+		k := s.kernels[key]
+		if k.stoppedUnchecked == 0 {
+			continue
+		}
+		_, _, mean := errorStats(k.rateChanges)
+		if len(k.rateChanges) == 0 {
+			_, _, mean = errorStats(allChanges)
+		}
+		if len(allChanges) == 0 {
+			unknown = true
+		}
+		expected += float64(k.stoppedUnchecked) * mean
 	}
 	r.HeldOut, r.HeldOutFar = len(all[near]), len(all[far])
 	r.HeldOutMedianError, r.HeldOutMaxError, _ = errorStats(all[near])

@@ -13,8 +13,9 @@ import (
 // runs in stretches. The first SampleFirstCycles cycles are simulated in
 // detail; from then on the launch alternates a functional stretch, which
 // makes the progress of SampleFunctionalRatio detailed stretches at the
-// rate the last one measured, and a detailed stretch of SampleUnitCycles,
-// until it ends in either. A functional stretch is charged its progress at the rate of
+// rate the last one measured, and a detailed stretch of SampleUnitCycles
+// (twice the last one's, up to maxStretchCycles, when the last one made
+// too few changes to measure a rate), until it ends in either. A functional stretch is charged its progress at the rate of
 // progress over the second half of the detailed stretch before it (the
 // first half warms the caches the functional stretch left cold).
 //
@@ -34,6 +35,9 @@ const (
 	// functional one: its rate rests on too few events (a latency-bound
 	// launch whose changes come in a burst at its end).
 	SampleMinChanges = 16
+	// maxStretchCycles bounds a detailed stretch lengthened for want of
+	// changes.
+	maxStretchCycles = 1 << 24
 	// sampleProbeCycles is how often a detailed stretch records its
 	// progress.
 	sampleProbeCycles = 256
@@ -112,20 +116,29 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	if err != nil || first.StoppedAt == 0 {
 		return first, counters, err
 	}
-	var detail, charged uint64
+	var detail, charged, unchecked uint64
 	var chargedErr float64
+	var changes []float64
 	st := first
+	// stretch is the length of the detailed stretch just run, when it was
+	// lengthened for want of changes; the unit otherwise.
+	stretch := p.unit
 	for {
 		detail += st.StoppedAt + 1
 		rate, issue := p.rate()
 		done := false
-		if rate > 0 {
+		next := p.unit
+		if rate == 0 {
+			// Too few changes to measure a rate (one warp on a hub's
+			// edges): a detailed stretch twice as long.
+			next = min(2*max(stretch, p.unit), maxStretchCycles)
+		} else {
 			start := g.Changes()
 			// The stretch ends at ratio units' progress or
 			// warp-instructions, whichever comes first: where warps spin
 			// (a launch's tail), the instructions end it early, and the
 			// next detailed stretch measures the slower progress.
-			span := float64(p.ratio * p.unit)
+			span := float64(p.ratio * stretch)
 			budget := max(uint64(math.Round(rate*span)), 1)
 			instBudget := max(uint64(math.Round(issue*span)), 1)
 			// Functional execution reads memory as it is: the L1s'
@@ -142,15 +155,20 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			if n := len(p.rates); n > 0 {
 				// Held out: the rate this stretch was charged at
 				// against the last one's.
-				chargedErr += float64(c) * math.Abs(rate-p.rates[n-1]) / rate
+				change := math.Abs(rate-p.rates[n-1]) / rate
+				chargedErr += float64(c) * change
+				changes = append(changes, change)
+			} else {
+				unchecked += c
 			}
 			p.rates = append(p.rates, rate)
 		}
 		if done {
 			break
 		}
+		stretch = next
 		l.Resume = true
-		l.Probe = p.stretch(p.unit)
+		l.Probe = p.stretch(stretch)
 		st, err = gpu.Run(ctx, l)
 		addCounters(counters, st.Counters())
 		if err != nil {
@@ -174,7 +192,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	counters["ipc"] = counters["ipc_total"] / max(counters["sms"], 1)
 	counters["warp_execution_efficiency"] = float64(g.ThreadInsts) / (32 * float64(max(g.WarpInsts, 1)))
 	if d.sampler != nil {
-		d.sampler.extrapolated(p, detail, charged, chargedErr)
+		d.sampler.extrapolated(p, detail, charged, unchecked, chargedErr, changes)
 	}
 	return total, counters, nil
 }
@@ -204,19 +222,16 @@ func addCounters(sum, more map[string]float64) {
 }
 
 // extrapolated records a launch run in stretches: detail cycles simulated,
-// charged cycles of functional stretches, and their likely error in
-// cycles (each functional stretch after the first × the relative change
-// of the rate it was charged at from the one before; the first's at the
-// mean relative change of the rest).
-func (s *sampler) extrapolated(p *steadyProbe, detail, charged uint64, chargedErr float64) {
+// charged cycles of functional stretches, unchecked of them charged by the
+// launch's first functional stretch (whose rate no earlier one checks),
+// chargedErr the likely error of the others (each charge × the relative
+// change of its rate from the one before, in changes).
+func (s *sampler) extrapolated(p *steadyProbe, detail, charged, unchecked uint64, chargedErr float64, changes []float64) {
 	k := s.kernel(p.key)
 	k.stopped++
 	k.stoppedDetail += detail
 	k.stoppedExtra += charged
-	if n := len(p.rates); n > 1 {
-		chargedErr *= float64(n) / float64(n-1)
-	} else {
-		k.stoppedUnknown = true
-	}
+	k.stoppedUnchecked += unchecked
 	k.stoppedErr += chargedErr
+	k.rateChanges = append(k.rateChanges, changes...)
 }
