@@ -255,10 +255,6 @@ func (s *SM) reset(r *launchRun, start uint64) {
 		w.gen++
 		w.w, w.cta, w.fn, w.infos, w.next = nil, nil, nil, nil, nil
 		w.wakeAt, w.heldSince, w.readyBy = never, never, never
-		if cap(w.ready) < r.maxRegs {
-			w.ready = make([]uint64, r.maxRegs)
-		}
-		w.ready = w.ready[:r.maxRegs]
 	}
 	for i := range s.scheds {
 		s.scheds[i] = scheduler{warps: s.scheds[i].warps[:0]}
@@ -320,6 +316,12 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 	}
 	for _, ew := range c.Warps() {
 		w := s.freeSlot()
+		// The scoreboard is sized when a slot gets a warp: a grid of a
+		// few CTAs per SM leaves most slots without one.
+		if cap(w.ready) < r.maxRegs {
+			w.ready = make([]uint64, r.maxRegs)
+		}
+		w.ready = w.ready[:r.maxRegs]
 		w.gen++
 		w.w, w.cta = ew, ctx
 		w.fn, w.infos, w.next = nil, nil, nil
