@@ -89,8 +89,8 @@ type options struct {
 	hitsAsMessages bool
 	// samplePolicy: withSamplePolicy (nil: the default policy).
 	samplePolicy *samplePolicy
-	// sampleInside: WithSamplingInside.
-	sampleInside bool
+	// sampleInside: WithSamplingInside's ratio (0: off).
+	sampleInside int
 }
 
 // withHitsAsMessages sends every L1 hit through the memory system as
@@ -123,11 +123,13 @@ func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel =
 
 // WithSamplingInside makes sampled mode (ModeSampled) run each launch it
 // simulates in detail in detailed and functional stretches
-// (sampled_launch.go) rather than whole. Off by default: a functional
+// (sampled_launch.go) rather than whole, each functional stretch making
+// the progress of ratio detailed ones (0: off, the default; the
+// suggested ratio is SampleFunctionalRatio). Off by default: a functional
 // stretch of an asynchronous kernel whose work depends on the
 // interleaving of its warps (Atos's label propagation) does other work
 // than the timing model would, and its charge is then off.
-func WithSamplingInside(on bool) Option { return func(o *options) { o.sampleInside = on } }
+func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleInside = max(ratio, 0) } }
 
 // WithThreads runs timing mode on the parallel window engine with n
 // threads (0: one per core, runtime.NumCPU): the SMs and the memory system
@@ -202,8 +204,11 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 		if o.samplePolicy != nil {
 			p = *o.samplePolicy
 		}
+		if o.sampleInside > 0 {
+			p.ratio = uint64(o.sampleInside)
+		}
 		d.sampler = newSampler(p)
-		d.sampler.inside = o.sampleInside
+		d.sampler.inside = o.sampleInside > 0
 	}
 	if cfg.AttrsGPU != "" {
 		t, err := kernels.LoadAttrs(cfg.AttrsGPU)

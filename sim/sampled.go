@@ -392,18 +392,21 @@ type KernelSampling struct {
 	ExtrapolatedCycles  uint64 `json:"extrapolated_cycles"`
 }
 
-// SamplingMethod describes the policy in one line.
-func SamplingMethod() string {
-	return fmt.Sprintf("launch sampling per kernel: in detail the first %d launches, each new grid/block shape, "+
+// method describes the sampler's policy in one line.
+func (s *sampler) method() string {
+	m := fmt.Sprintf("launch sampling per kernel: in detail the first %d launches, each new grid/block shape, "+
 		"and from launch i the next after max(%d, i/%d) launches (the %d before it too, to warm the L2); "+
 		"the rest functional, charged the cycles of the kernel's latest detailed launch of like size, scaled by "+
 		"the ratio of warp-instructions to the power fitted on the samples (log-log, within [0, 1]; "+
-		"the next launch in detail when %gx outside the samples); "+
-		"a launch in detail runs its first %d cycles in detail, then alternates functional stretches of the progress "+
-		"(instructions that changed memory) of %d detailed stretches at the last one's rate of progress over its second half, "+
-		"charged at that rate, and detailed stretches of %d cycles",
-		SampleWarmupLaunches, SampleMinInterval, SampleIntervalDivisor, SampleWarmingLaunches, SampleFarFactor,
-		SampleFirstCycles, SampleFunctionalRatio, SampleUnitCycles)
+		"the next launch in detail when %gx outside the samples)",
+		s.policy.warmup, s.policy.minInterval, s.policy.divisor, s.policy.warming, s.policy.far)
+	if s.inside {
+		m += fmt.Sprintf("; a launch in detail runs its first %d cycles in detail, then alternates functional stretches of the progress "+
+			"(instructions that changed memory) of %d detailed stretches at the last one's rate of progress over its second half, "+
+			"charged at that rate, and detailed stretches of %d cycles",
+			s.policy.firstCycles, s.policy.ratio, s.policy.unitCycles)
+	}
+	return m
 }
 
 // SamplingReport returns the report of a sampled device (ModeSampled), and
@@ -418,7 +421,7 @@ func (d *Device) SamplingReport() (SamplingReport, bool) {
 }
 
 func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
-	r := SamplingReport{HostSeconds: host.Seconds(), Method: SamplingMethod()}
+	r := SamplingReport{HostSeconds: host.Seconds(), Method: s.method()}
 	var all [2][]float64
 	var predicted, expected, stoppedDetail, extrapolated float64
 	unknown := false

@@ -27,8 +27,9 @@ import (
 // CTAs that start or finish are not progress here: a launch's warps finish
 // in a burst at its end.)
 const (
-	SampleFirstCycles     = 32768
-	SampleUnitCycles      = 8192
+	SampleFirstCycles = 32768
+	SampleUnitCycles  = 8192
+	// SampleFunctionalRatio is the suggested ratio (WithSamplingInside).
 	SampleFunctionalRatio = 8
 	// SampleMinChanges: a detailed stretch whose second half changed
 	// memory fewer times is followed by another detailed stretch, not a

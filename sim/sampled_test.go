@@ -295,7 +295,7 @@ func TestSampledInsideStretches(t *testing.T) {
 			r, _ := pd.SamplingReport()
 			assert.Zero(t, r.Stopped, "stretches only with WithSamplingInside")
 
-			opts := []Option{withSamplePolicy(insidePolicy()), WithSamplingInside(true)}
+			opts := []Option{withSamplePolicy(insidePolicy()), WithSamplingInside(2)}
 			inside, d := enactOn(t, ModeSampled, "bfs", variant, spec, opts...)
 			again, _ := enactOn(t, ModeSampled, "bfs", variant, spec, opts...)
 			r, _ = d.SamplingReport()

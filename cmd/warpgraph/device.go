@@ -55,8 +55,8 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 			return nil, err
 		}
 		extra := append(o.profile.options(), o.threads.options()...)
-		if o.sampleInside {
-			extra = append(extra, sim.WithSamplingInside(true))
+		if o.sampleInside > 0 {
+			extra = append(extra, sim.WithSamplingInside(o.sampleInside))
 		}
 		env, err := openSimulator(o.simMode, o.config, mon, extra...)
 		if err != nil && o.threads.on() {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/scheduler"
+	"github.com/warpgraph/warpgraph/sim"
 )
 
 // Targets an algorithm can run on.
@@ -44,8 +45,9 @@ type runOptions struct {
 	// threads is --sim-threads (nil: the command has none).
 	threads *threadFlags
 	// sampleInside is --sample-inside: sampled mode runs each detailed
-	// launch in detailed and functional stretches.
-	sampleInside bool
+	// launch in detailed and functional stretches, a functional stretch
+	// making the progress of this many detailed ones (0: off).
+	sampleInside int
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -162,7 +164,8 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.target, "target", "cpu", "where to run: cpu (reference), sim (simulator), hw (CUDA GPU)")
 	f.StringVar(&o.scheduler, "scheduler", scheduler.DefaultVariant, "scheduler variant for sim and hw: "+strings.Join(scheduler.SchedulerNames(), ", ")+" (NAME or NAME:key=value,...)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default), functional (exact values, no cycles) or sampled (some launches in detail, the rest functional with predicted cycles)")
-	f.BoolVar(&o.sampleInside, "sample-inside", false, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, charging the functional ones at the detailed ones' rate of progress (for long launches; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
+	f.IntVar(&o.sampleInside, "sample-inside", 0, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, a functional stretch making N detailed stretches' progress and charged at their rate (--sample-inside=N; alone, N = 8; larger N, less wall time and more error; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
+	f.Lookup("sample-inside").NoOptDefVal = strconv.Itoa(sim.SampleFunctionalRatio)
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
 	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
@@ -245,7 +248,10 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	if err := checkSimMode(o.target, o.simMode, o.set["sim-mode"]); err != nil {
 		return nil, err
 	}
-	if o.sampleInside && (o.target != "sim" || o.simMode != "sampled") {
+	switch {
+	case o.sampleInside < 0:
+		return nil, badInput("--sample-inside %d must be a positive ratio (0: off)", o.sampleInside)
+	case o.sampleInside > 0 && (o.target != "sim" || o.simMode != "sampled"):
 		return nil, badInput("--sample-inside applies to --target sim --sim-mode sampled")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {

@@ -29,6 +29,9 @@ func TestSampledModeWhereItDoesNotApply(t *testing.T) {
 		{"micro on hw", []string{"micro", "stream", "--sim-mode", "sampled"}, "--sim-mode sampled applies to --target sim"},
 		{"sweep on hw", []string{"sweep", "simhw", "--target", "hw", "--sim-mode", "sampled", "--out", t.TempDir()}, "--sim-mode sampled applies to --target sim"},
 		{"sweep unknown mode", []string{"sweep", "simhw", "--sim-mode", "fast", "--out", t.TempDir()}, "unknown mode"},
+		{"inside in timing mode", append(bfs, "--target", "sim", "--config", "tiny", "--sample-inside"), "--sample-inside applies to --target sim --sim-mode sampled"},
+		{"inside on hw", append(bfs, "--target", "hw", "--sample-inside=4"), "--sample-inside applies to --target sim --sim-mode sampled"},
+		{"inside negative", append(sampled, "--sample-inside=-1"), "--sample-inside -1 must be a positive ratio"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
