@@ -86,7 +86,10 @@
 // than a timing run, as a functional one may. The gain is bounded by
 // functional mode's own speed: a run with all but a few launches
 // functional costs about a functional run. Profiles, traces and the
-// monitor need every launch in detail and refuse sampled mode.
+// monitor need every launch in detail and refuse sampled mode. With
+// WithThreads the detailed launches run on the window engine, whose
+// figures are the same for every thread count, so a sampled run's are
+// too.
 //
 // # Sampling inside a launch
 //
@@ -125,5 +128,7 @@
 // stale), a functional stretch does less or other work than the timing
 // model would in the same span, and its charge is off by the difference:
 // results/sampled measures it (WCC under Atos on an R-MAT graph: half the
-// timing figure). It is therefore off by default.
+// timing figure). It is therefore off by default. It needs the serial
+// engine: the window engine's loads take their values when the memory
+// side serves them, so a launch stopped there is not consistent at once.
 package sim

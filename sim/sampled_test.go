@@ -310,3 +310,27 @@ func TestSampledInsideStretches(t *testing.T) {
 		})
 	}
 }
+
+// TestSampledOnTheWindowEngine: sampled mode runs its detailed launches on
+// the window engine (WithThreads), with the same figures at every thread
+// count; sampling inside launches needs the serial engine and is refused.
+func TestSampledOnTheWindowEngine(t *testing.T) {
+	const spec = "grid:w=16,h=16"
+	one, d1 := enactOn(t, ModeSampled, "bfs", "bsp", spec, WithThreads(1))
+	two, d2 := enactOn(t, ModeSampled, "bfs", "bsp", spec, WithThreads(2))
+	r1, _ := d1.SamplingReport()
+	r2, _ := d2.SamplingReport()
+	assert.Less(t, r1.Detailed, r1.Launches, "some launches ran functionally")
+	assert.Equal(t, r1, r2)
+	assert.Equal(t, one.Total.Cycles, two.Total.Cycles)
+	assert.Equal(t, one.EndToEnd, two.EndToEnd)
+	assert.Equal(t, one.Values, two.Values)
+	for i := range one.Iterations {
+		assert.Equal(t, one.Iterations[i].Stats.Cycles, two.Iterations[i].Stats.Cycles)
+	}
+
+	cfg, err := ConfigByName("tiny")
+	require.NoError(t, err)
+	_, err = New(cfg, WithMode(ModeSampled), WithThreads(2), WithSamplingInside(4))
+	require.ErrorContains(t, err, "sampling inside launches")
+}

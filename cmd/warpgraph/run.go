@@ -253,6 +253,8 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--sample-inside %d must be a positive ratio (0: off)", o.sampleInside)
 	case o.sampleInside > 0 && (o.target != "sim" || o.simMode != "sampled"):
 		return nil, badInput("--sample-inside applies to --target sim --sim-mode sampled")
+	case o.sampleInside > 0 && o.threads.on():
+		return nil, unsupportedThreads("--sample-inside")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ type threadFlags struct {
 	given bool // without the flag the serial engine runs
 }
 
-const simThreadsHelp = "run timing mode on the parallel engine with N threads (0: one per core); its figures are the same for every N and every run, " +
+const simThreadsHelp = "run timing mode (and sampled mode's detailed launches) on the parallel engine with N threads (0: one per core); its figures are the same for every N and every run, " +
 	"and may differ from those of the serial engine, which runs without the flag (sim/timing's package comment, Engines)"
 
 // register adds the flag; more, when not empty, ends its help.
@@ -60,9 +60,10 @@ func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profi
 		return badInput("--sim-threads %d is negative (0: one thread per core)", t.n)
 	case target != "sim":
 		return badInput("--sim-threads runs the simulator's parallel engine: it needs --target sim, not %s", target)
-	case simMode != string(sim.ModeTiming):
-		// sim.New refuses every other mode, sampled's detailed launches
-		// included: say so before anything runs.
+	case simMode != string(sim.ModeTiming) && simMode != string(sim.ModeSampled):
+		// sim.New refuses functional mode, which has no timing engine:
+		// say so before anything runs. Sampled mode runs its detailed
+		// launches on the parallel engine.
 		return unsupportedThreads("--sim-mode " + simMode)
 	case monitor != nil && monitor.port.on:
 		return unsupportedThreads("--monitor")

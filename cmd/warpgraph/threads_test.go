@@ -96,6 +96,7 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 		{[]string{"--trace", t.TempDir() + "/t"}, "--sim-threads does not yet support --trace"},
 		{[]string{"--monitor"}, "--sim-threads does not yet support --monitor"},
 		{[]string{"--sim-mode", "functional"}, "--sim-threads does not yet support --sim-mode functional"},
+		{[]string{"--sim-mode", "sampled", "--sample-inside"}, "--sim-threads does not yet support --sample-inside"},
 		{[]string{"--config", "tiny+memory.l2_model=akita_writeback"}, "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{[]string{"--config", "tiny+memory.coherence=ideal+memory.l1_model=akita_writearound"}, "--sim-threads does not yet support memory.l1_model akita_writearound"},
 	} {
@@ -134,7 +135,6 @@ func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
 		{append(micro, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
 		{append(micro, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
 		{append(micro, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
-		{append(micro, "--sim-mode", "sampled"), "--sim-threads does not yet support --sim-mode sampled"},
 		{append(micro, "--profile"), "--sim-threads does not yet support --profile"},
 		{append(micro, "--trace", t.TempDir()+"/t"), "--sim-threads does not yet support --trace"},
 		{append(micro, "--monitor"), "--sim-threads does not yet support --monitor"},
@@ -142,7 +142,6 @@ func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
 		{append(sweep, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
 		{append(sweep, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
 		{append(sweep, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
-		{append(sweep, "--sim-mode", "sampled"), "--sim-threads does not yet support --sim-mode sampled"},
 		{append(sweep, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{append(sweep, "--sim-threads", fmt.Sprint(cpus+1)),
 			fmt.Sprintf("--jobs 1 × --sim-threads %d is %d threads, more than this host's %d CPUs: lower --sim-threads", cpus+1, cpus+1, cpus)},
