@@ -14,6 +14,9 @@
 # stderr and RSS files end up in $OUT/sim-scale-cells.tar.gz) with the cell's wall
 # seconds and peak RSS (GNU time's, where /usr/bin/time exists) added; a
 # table is printed last. EXTRA adds flags to every run (e.g. EXTRA="--sim-threads 16").
+# CELLSET=anchor runs the anchor cells instead (rmat:scale=20+perm=1 and
+# grid:w=1000,h=1000, each algorithm under its fastest variant on the
+# H100), as they ran there: the default grid, source 0 for traversals.
 set -u
 WG=${1:-./warpgraph}
 LIMIT=${2:-560}
@@ -21,22 +24,39 @@ OUT=${OUT:-/tmp/sim-scale}
 CELLDIR=$(mktemp -d)
 mkdir -p "$OUT" /tmp/sim-scale-graphs
 G=/tmp/sim-scale-graphs
-for spec in "rmat:scale=18+perm=1 rmat18" "grid:w=512,h=512 grid512"; do
-  set -- $spec
-  [ -f "$G/$2.wgc" ] || "$WG" convert --graph "$1" --out "$G/$2.wgc" >/dev/null || exit 1
-done
+GRAPHS="rmat:scale=18+perm=1 rmat18;grid:w=512,h=512 grid512"
 CELLS="rmat18:bfs:bsp rmat18:bfs:simdx rmat18:bfs:atos rmat18:sssp:bsp rmat18:sssp:simdx rmat18:sssp:atos
 rmat18:sswp:atos rmat18:wcc:bsp rmat18:wcc:simdx rmat18:wcc:atos rmat18:pr:simdx rmat18:pr:atos
 grid512:bfs:simdx:fusion=all grid512:sssp:atos"
+if [ "${CELLSET:-}" = anchor ]; then
+  # The anchor cells: rmat20 and grid1000, each algorithm under the
+  # variant that was fastest on the H100 (results/beyond-gunrock/baseline).
+  GRAPHS="rmat:scale=20+perm=1 rmat20;grid:w=1000,h=1000 grid1000"
+  CELLS="rmat20:bfs:simdx:fusion=all,local=cta rmat20:sssp:atos rmat20:sswp:atos rmat20:pr:atos:local=on
+rmat20:wcc:hq:queue=wbg,layout=naive,local=off rmat20:color:atos:local=on,dedup=off rmat20:kcore:bsp
+grid1000:bfs:atos:local=on,dedup=off grid1000:sssp:atos:local=on,dedup=off grid1000:sswp:atos:local=on,dedup=off
+grid1000:pr:atos:local=on,dedup=off grid1000:wcc:atos:local=on,dedup=off grid1000:color:atos:local=on grid1000:kcore:bsp"
+fi
+IFS=';' read -ra SPECS <<<"$GRAPHS"
+for spec in "${SPECS[@]}"; do
+  set -- $spec
+  [ -f "$G/$2.wgc" ] || "$WG" convert --graph "$1" --out "$G/$2.wgc" >/dev/null || exit 1
+done
 run_cell() {
   local graph=${1%%:*} rest=${1#*:}
   local algo=${rest%%:*} variant=${rest#*:}
   local tag="$graph-$algo-${variant//[:=,]/_}"
   local start=$(date +%s.%N)
+  # The anchor cells run as on the H100: the default grid, source 0.
+  local launch=(--grid 132)
+  if [ "${CELLSET:-}" = anchor ]; then
+    launch=()
+    case $algo in bfs|sssp|sswp) launch=(--source 0) ;; esac
+  fi
   local timer=()
   [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%M' -o "$CELLDIR/$tag.rss")
   "${timer[@]}" timeout "$LIMIT" "$WG" run --algo "$algo" --graph "$G/$graph.wgc" \
-    --target sim --config h100 --grid 132 --scheduler "$variant" --heartbeat 0 --json ${EXTRA:-} >"$CELLDIR/$tag.json" 2>"$CELLDIR/$tag.err"
+    --target sim --config h100 "${launch[@]}" --scheduler "$variant" --heartbeat 0 --json ${EXTRA:-} >"$CELLDIR/$tag.json" 2>"$CELLDIR/$tag.err"
   local rc=$? end=$(date +%s.%N)
   local rss=$(tail -1 "$CELLDIR/$tag.rss" 2>/dev/null | tr -dc 0-9)
   python3 - "$CELLDIR/$tag.json" "$graph" "$algo" "$variant" "$rc" "$start" "$end" "${rss:-0}" <<'PY' >>"$OUT/sim-scale.jsonl"
