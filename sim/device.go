@@ -734,7 +734,7 @@ func (d *Device) launchTiming(ctx context.Context, k *kernels.Kernel, a kernelAt
 // launchTimingProbed runs a launch on the timing model; with probe (sampled
 // mode) the launch may stop in steady state and finish functionally, its
 // cycles extrapolated (sampled_launch.go). d.mu is held.
-func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch, probe *steadyProbe) (kernels.LaunchStats, error) {
+func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a kernelAttrs, cfg kernels.LaunchConfig, p *exec.Program, el exec.Launch, probe *stretchProbe) (kernels.LaunchStats, error) {
 	var stats kernels.LaunchStats
 	gpu, err := d.timingGPU()
 	if err != nil {

@@ -528,7 +528,7 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		d.sampler.clocks[p] = clock
 	}
 	if detail, sample := d.sampler.decide(key, sh, clock); detail {
-		var probe *steadyProbe
+		var probe *stretchProbe
 		if !clock && !d.opts.parallel && d.opts.threads <= 0 && !d.opts.profiling.profiles() {
 			probe = d.sampler.newProbe(key, resident)
 		}

@@ -15,9 +15,10 @@ import (
 // makes the progress of SampleFunctionalRatio detailed stretches at the
 // rate the last one measured, and a detailed stretch of SampleUnitCycles
 // (twice the last one's, up to maxStretchCycles, when the last one made
-// too few changes to measure a rate), until it ends in either. A functional stretch is charged its progress at the rate of
-// progress over the second half of the detailed stretch before it (the
-// first half warms the caches the functional stretch left cold).
+// too few changes to measure a rate), until it ends in either. A
+// functional stretch is charged its progress at the rate of progress over
+// the second half of the detailed stretch before it (the first half warms
+// the caches the functional stretch left cold).
 //
 // Progress is the instructions that changed memory (stores and atomics,
 // exec.Grid.Changes). A spinning warp issues instructions that change
@@ -44,9 +45,10 @@ const (
 	sampleProbeCycles = 256
 )
 
-// steadyProbe runs one launch in stretches (runInStretches) and keeps
-// what its estimate needs.
-type steadyProbe struct {
+// stretchProbe follows one launch run in stretches (runInStretches): it
+// stops each detailed stretch and keeps what the charges and their
+// estimate need.
+type stretchProbe struct {
 	key   string
 	first uint64 // cycles of the first detailed stretch
 	unit  uint64 // cycles of each later one
@@ -64,16 +66,16 @@ type steadyProbe struct {
 // newProbe returns a probe for a detailed launch of kernel key with
 // resident co-resident CTAs, or nil when the device samples no launch
 // inside (WithSamplingInside).
-func (s *sampler) newProbe(key string, resident int) *steadyProbe {
+func (s *sampler) newProbe(key string, resident int) *stretchProbe {
 	if !s.inside || s.policy.ratio == 0 {
 		return nil
 	}
-	return &steadyProbe{key: key, first: s.policy.firstCycles, unit: s.policy.unitCycles,
+	return &stretchProbe{key: key, first: s.policy.firstCycles, unit: s.policy.unitCycles,
 		ratio: s.policy.ratio, minChanges: s.policy.minChanges, resident: resident}
 }
 
 // stretch returns the Probe that stops a detailed stretch after cycles.
-func (p *steadyProbe) stretch(cycles uint64) func(timing.Progress) bool {
+func (p *stretchProbe) stretch(cycles uint64) func(timing.Progress) bool {
 	p.points = p.points[:0]
 	return func(pt timing.Progress) bool {
 		p.points = append(p.points, pt)
@@ -84,7 +86,7 @@ func (p *steadyProbe) stretch(cycles uint64) func(timing.Progress) bool {
 // rate is the progress and the warp-instructions per cycle over the second
 // half of the stretch that just stopped (0, 0 when it made fewer than
 // SampleMinChanges changes there).
-func (p *steadyProbe) rate() (progress, issue float64) {
+func (p *stretchProbe) rate() (progress, issue float64) {
 	n := len(p.points)
 	if n < 2 {
 		return 0, 0
@@ -108,7 +110,7 @@ func (p *steadyProbe) rate() (progress, issue float64) {
 // stretches' plus the functional ones' charges, instruction counts are
 // the whole launch's, the other counters sum the detailed stretches'.
 // d.mu is held.
-func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.Launch, p *steadyProbe) (timing.Stats, map[string]float64, error) {
+func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.Launch, p *stretchProbe) (timing.Stats, map[string]float64, error) {
 	g := l.Grid
 	l.ProbeCycles = sampleProbeCycles
 	l.Probe = p.stretch(p.first)
@@ -227,7 +229,7 @@ func addCounters(sum, more map[string]float64) {
 // launch's first functional stretch (whose rate no earlier one checks),
 // chargedErr the likely error of the others (each charge × the relative
 // change of its rate from the one before, in changes).
-func (s *sampler) extrapolated(p *steadyProbe, detail, charged, unchecked uint64, chargedErr float64, changes []float64) {
+func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint64, chargedErr float64, changes []float64) {
 	k := s.kernel(p.key)
 	k.stopped++
 	k.stoppedDetail += detail
