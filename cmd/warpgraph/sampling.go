@@ -58,6 +58,11 @@ func samplingLine(r sim.SamplingReport) string {
 	default:
 		fmt.Fprintf(&b, "; estimated error ±%.2f%% of the simulated time", 100*r.EstimatedError)
 	}
+	if r.Stopped > 0 {
+		// Measured against full timing, stretches missed by more than
+		// their estimate where warps race (results/sampled).
+		b.WriteString(" (the stretches' part of it sees changes of pace only, not other work that racing warps do in functional stretches)")
+	}
 	return b.String()
 }
 
@@ -73,7 +78,11 @@ func addSamplingRows(t *table, s *samplingReport) {
 		for _, reason := range slices.Sorted(maps.Keys(k.Reasons)) {
 			why = append(why, fmt.Sprintf("%s %d", reason, k.Reasons[reason]))
 		}
-		kernels = append(kernels, fmt.Sprintf("%s %d/%d (%s)", k.Kernel, k.Detailed, k.Launches, strings.Join(why, ", ")))
+		line := fmt.Sprintf("%s %d/%d (%s)", k.Kernel, k.Detailed, k.Launches, strings.Join(why, ", "))
+		if k.Stopped > 0 {
+			line = fmt.Sprintf("%s %d/%d (%s; %d in stretches)", k.Kernel, k.Detailed, k.Launches, strings.Join(why, ", "), k.Stopped)
+		}
+		kernels = append(kernels, line)
 	}
 	t.add("sampled kernels", strings.Join(kernels, "; "))
 	t.add("note", "sampled mode: times add predicted cycles; memory and contention counters count only the launches simulated in detail")
