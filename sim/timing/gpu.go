@@ -678,7 +678,8 @@ func (g *GPU) resume(cyc uint64) error {
 			return fmt.Errorf("timing: kernel %s: resumed CTA %d fits on no SM", r.kernel, c.Linear)
 		}
 		c.SM = s.id
-		s.start(c, cyc, cyc)
+		// It was running: no launch latency, its warps go on at once.
+		s.startAt(c, cyc, cyc+1)
 		r.resident++
 		r.maxResident = max(r.maxResident, r.resident)
 	}

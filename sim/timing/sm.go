@@ -287,6 +287,12 @@ func (s *SM) reset(r *launchRun, start uint64) {
 // coming at cycle turn (>= cyc); its warps issue from turn+CTALaunchCycles
 // on (at least the cycle after turn).
 func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
+	s.startAt(c, cyc, turn+max(uint64(s.cfg.CTALaunchCycles), 1))
+}
+
+// startAt places CTA c on the SM at cycle cyc, its warps issuing from
+// cycle first on.
+func (s *SM) startAt(c *exec.CTA, cyc, first uint64) {
 	r := s.g.run
 	if s.NumHooks() > 0 {
 		s.InvokeHook(sim.HookCtx{Domain: s, Pos: HookPosCTAStart, Item: CTAInfo{Cycle: cyc, SM: s.id, CTA: c.Linear}})
@@ -307,7 +313,6 @@ func (s *SM) start(c *exec.CTA, cyc, turn uint64) {
 	s.usedRegs += r.RegistersPerCTA
 	s.usedShared += r.SharedPerCTA
 	s.resCTAs++
-	first := turn + max(uint64(s.cfg.CTALaunchCycles), 1)
 	ctx := &ctaCtx{c: c}
 	if s.NumHooks() > 0 {
 		// A tracer (sim.WithTrace) sees the CTA as a task.
