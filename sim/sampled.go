@@ -534,7 +534,7 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		}
 		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)
 		if sample && err == nil && d.lastStats != nil {
-			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles, d.lastStats.StoppedAt > 0)
+			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles, probe != nil && probe.stretched)
 		}
 		return stats, err
 	}

@@ -58,9 +58,10 @@ type stretchProbe struct {
 	resident   int
 	// points are the current detailed stretch's probes.
 	points []timing.Progress
-	// rates are the progress rates measured at the end of each detailed
-	// stretch that a functional one followed.
-	rates []float64
+	// lastRate is the rate the last functional stretch was charged at (0:
+	// none yet); stretched, the launch stopped at least once.
+	lastRate  float64
+	stretched bool
 }
 
 // newProbe returns a probe for a detailed launch of kernel key with
@@ -155,16 +156,16 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			}
 			c := uint64(math.Round(float64(g.Changes()-start) / rate))
 			charged += c
-			if n := len(p.rates); n > 0 {
+			if p.lastRate > 0 {
 				// Held out: the rate this stretch was charged at
 				// against the last one's.
-				change := math.Abs(rate-p.rates[n-1]) / rate
+				change := math.Abs(rate-p.lastRate) / rate
 				chargedErr += float64(c) * change
 				changes = append(changes, change)
 			} else {
 				unchecked += c
 			}
-			p.rates = append(p.rates, rate)
+			p.lastRate = rate
 		}
 		if done {
 			break
@@ -182,18 +183,16 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			break
 		}
 	}
+	p.stretched = true
 	total := first
 	total.Cycles = detail + charged
-	total.StoppedAt = detail
 	total.WarpInstructions, total.ThreadInstructions = g.WarpInsts, g.ThreadInsts
 	total.CTAs = g.CTAs()
-	counters["cycles"] = float64(total.Cycles)
-	counters["ctas"] = float64(total.CTAs)
-	counters["warp_instructions"] = float64(g.WarpInsts)
-	counters["thread_instructions"] = float64(g.ThreadInsts)
-	counters["ipc_total"] = float64(g.WarpInsts) / float64(max(total.Cycles, 1))
-	counters["ipc"] = counters["ipc_total"] / max(counters["sms"], 1)
-	counters["warp_execution_efficiency"] = float64(g.ThreadInsts) / (32 * float64(max(g.WarpInsts, 1)))
+	total.DeriveRates()
+	whole := total.Counters()
+	for _, k := range []string{"cycles", "ctas", "warp_instructions", "thread_instructions", "ipc", "ipc_total", "warp_execution_efficiency"} {
+		counters[k] = whole[k]
+	}
 	if d.sampler != nil {
 		d.sampler.extrapolated(p, detail, charged, unchecked, chargedErr, changes)
 	}

@@ -469,13 +469,12 @@ func (g *Grid) Started() []*CTA {
 }
 
 // Continue runs functionally a launch that another executor (the timing
-// model, stopped mid-way) started, until it finishes (done) or
-// opt.StopAfterChanges or opt.StopAfterInsts: the resident CTAs go on from where they are, in
-// CTA order, each in a slot of its own, and waiting CTAs start in free
-// slots, at most opt.Resident CTAs in all and Resident/SMs (rounded up) on
-// one SM, on the SM with the fewest; from then on it runs as Run does.
-// Barrier waits, finished warps and CTAs not yet retired carry over as
-// they are.
+// model, stopped mid-way) started, until it finishes (done) or a budget
+// of RunOptions stops it. The started CTAs go on from where they are, in
+// CTA order, each in a slot of its own; waiting CTAs start in free slots,
+// at most opt.Resident in all and Resident/SMs (rounded up) on one SM,
+// on the SM with the fewest; from then on it runs as Run does. Barrier
+// waits, finished warps and CTAs not yet retired carry over as they are.
 func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err error) {
 	slots := g.Started()
 	perSM := (opt.Resident + g.L.SMs - 1) / g.L.SMs

@@ -722,13 +722,7 @@ func (g *GPU) stats() Stats {
 		warpCycles += s.stats.warpCycles
 		activeCycles += s.stats.activeCycles
 	}
-	if st.Cycles > 0 {
-		st.IPCTotal = float64(st.WarpInstructions) / float64(st.Cycles)
-		st.IPC = st.IPCTotal / float64(len(g.sms))
-	}
-	if st.WarpInstructions > 0 {
-		st.WarpExecutionEfficiency = float64(st.ThreadInstructions) / (32 * float64(st.WarpInstructions))
-	}
+	st.DeriveRates()
 	st.ResidentWarpCycles = warpCycles
 	st.WarpSlotCycles = activeCycles * uint64(g.limits.MaxWarpsPerSM)
 	if activeCycles > 0 {

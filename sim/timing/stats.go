@@ -98,6 +98,19 @@ type Stats struct {
 	Memory memsys.Stats `json:"memory"`
 }
 
+// DeriveRates sets IPC, IPCTotal and WarpExecutionEfficiency from the
+// cycles, the SMs and the instruction counts.
+func (s *Stats) DeriveRates() {
+	s.IPC, s.IPCTotal, s.WarpExecutionEfficiency = 0, 0, 0
+	if s.Cycles > 0 {
+		s.IPCTotal = float64(s.WarpInstructions) / float64(s.Cycles)
+		s.IPC = s.IPCTotal / float64(max(s.SMs, 1))
+	}
+	if s.WarpInstructions > 0 {
+		s.WarpExecutionEfficiency = float64(s.ThreadInstructions) / (32 * float64(s.WarpInstructions))
+	}
+}
+
 // Counters returns the statistics as a map with stable snake_case names:
 // every scalar field under its JSON name, and the histogram as
 // bank_conflict_degree_1 ... bank_conflict_degree_32.
