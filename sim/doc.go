@@ -127,8 +127,8 @@
 // relaxations: Atos's WCC, BFS and SSSP redo work a racing warp made
 // stale), a functional stretch does less or other work than the timing
 // model would in the same span, and its charge is off by the difference:
-// results/sampled measures it (WCC under Atos on an R-MAT graph: half the
-// timing figure). It is therefore off by default. It needs the serial
+// results/sampled and results/sim-scale measure it. It is therefore off
+// by default. It needs the serial
 // engine: the window engine's loads take their values when the memory
 // side serves them, so a launch stopped there is not consistent at once.
 package sim
