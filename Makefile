@@ -44,7 +44,7 @@ test: vet
 	@echo "test: $(GO) test ./... (every package's tests: about 2 minutes, more on an empty build cache; one line per package as it finishes)"
 	@$(GO) test ./...
 	@echo "test: the parallel timing engine's tests under the race detector (about 2 minutes)"
-	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsRunSchedulers' ./sim/timing ./sim
+	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers' ./sim/timing ./sim
 
 vet:
 	@echo "vet: $(GO) vet ./... (compiles and checks every package: about 2 minutes on an empty build cache, seconds after)"

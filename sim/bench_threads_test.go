@@ -17,7 +17,7 @@ import (
 // rmat:scale=14+perm=1) in timing mode on the h100 configuration (or
 // WG_BENCH_CONFIG) on the serial engine and on the window engine with each
 // thread count of WG_BENCH_THREADS (default "1,2"), a fresh device per
-// iteration. Compare the window engine's ns/op across thread counts for
+// iteration; WG_BENCH_GRID forces the grid as run's --grid does. Compare the window engine's ns/op across thread counts for
 // its speed-up; its cycles/op are the same for every count.
 //
 //	go test -run '^$' -bench Threads -benchtime 3x ./sim
@@ -38,6 +38,12 @@ func BenchmarkThreads(b *testing.B) {
 	cfg, err := ConfigByName(name)
 	if err != nil {
 		b.Fatal(err)
+	}
+	var ro scheduler.RunOptions
+	if s := os.Getenv("WG_BENCH_GRID"); s != "" {
+		if ro.Grid, err = strconv.Atoi(s); err != nil {
+			b.Fatalf("WG_BENCH_GRID %q: %v", s, err)
+		}
 	}
 	counts := []int{-1}
 	list := os.Getenv("WG_BENCH_THREADS")
@@ -68,7 +74,7 @@ func BenchmarkThreads(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				res, err := scheduler.Enact(context.Background(), d, a, v, g, nil, scheduler.RunOptions{})
+				res, err := scheduler.Enact(context.Background(), d, a, v, g, nil, ro)
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)

@@ -138,8 +138,8 @@ func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleIn
 // them (see sim/timing's package comment, Engines). Every figure is the
 // same for every n and every run; they may differ from the serial
 // engine's, which runs without the option. It needs timing mode and the
-// sectored L1 and L2, and does not yet support profiles, traces, a
-// monitor or akita's parallel engine: New refuses those with a
+// sectored L1 and L2, and does not yet support traces, a monitor or
+// akita's parallel engine: New refuses those with a
 // *timing.UnsupportedError.
 func WithThreads(n int) Option { return func(o *options) { o.threads = max(n, 0) } }
 
@@ -249,8 +249,6 @@ func (o *options) checkThreads() error {
 		return &timing.UnsupportedError{What: "the monitor"}
 	case o.profiling != nil && o.profiling.tracePath != "":
 		return &timing.UnsupportedError{What: "traces"}
-	case o.profiling.profiles():
-		return &timing.UnsupportedError{What: "profiles"}
 	}
 	return nil
 }

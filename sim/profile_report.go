@@ -140,14 +140,16 @@ type lineKey struct {
 type lineAcc struct {
 	counts  timing.ReasonCounts
 	best    uint64 // the most cycles of one of its instructions
-	near    string
+	near    string // that instruction's (of those with best, the least)
+	seen    bool
 	kernels []string
 }
 
 func (a *lineAcc) take(ip *instProfile, kernel string) {
 	a.counts.Add(&ip.counts)
-	if t := ip.counts.Total(); t > a.best {
-		a.best, a.near = t, ip.near
+	// Ties go to the least near, whatever order the instructions come in.
+	if t := ip.counts.Total(); !a.seen || t > a.best || t == a.best && ip.near < a.near {
+		a.best, a.near, a.seen = t, ip.near, true
 	}
 	if !slices.Contains(a.kernels, kernel) {
 		a.kernels = append(a.kernels, kernel)

@@ -67,7 +67,28 @@ func launchWith(t *testing.T, d *Device, k *kernels.Kernel, grid, block int, arg
 // spends its cycles on the line that reads the shared array, waiting for
 // the extra passes.
 func TestProfileBankConflictsByLine(t *testing.T) {
-	d := tinyDevice(t, WithProfile())
+	forEachEngine(t, func(t *testing.T, opts ...Option) {
+		profileBankConflictsByLine(t, tinyDevice(t, append(opts, WithProfile())...))
+	})
+}
+
+// profileEngines are the timing engines the profile tests run on: the
+// serial engine and the window engine, whose profiles must say the same
+// of these kernels.
+var profileEngines = []struct {
+	name string
+	opts []Option
+}{{"serial", nil}, {"window", []Option{WithThreads(2)}}}
+
+// forEachEngine runs f as a subtest per engine of profileEngines, with
+// the engine's options.
+func forEachEngine(t *testing.T, f func(t *testing.T, opts ...Option)) {
+	for _, e := range profileEngines {
+		t.Run(e.name, func(t *testing.T) { f(t, e.opts...) })
+	}
+}
+
+func profileBankConflictsByLine(t *testing.T, d *Device) {
 	k, err := kernels.Lookup("bank_stride")
 	require.NoError(t, err)
 	st, err := launchWith(t, d, k, 2, 128, zeros[uint32](t, d, 256), uint32(32), uint32(32))
@@ -90,9 +111,15 @@ func TestProfileBankConflictsByLine(t *testing.T) {
 // deadlocks, and the profile charges their cycles, as spinning, to the
 // lines they spin on.
 func TestProfileSpinsByLine(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts ...Option) {
+		profileSpinsByLine(t, opts...)
+	})
+}
+
+func profileSpinsByLine(t *testing.T, opts ...Option) {
 	for _, tc := range spinCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			d := tinyDevice(t, WithProfile())
+			d := tinyDevice(t, append(opts, WithProfile())...)
 			_, err := launchWith(t, d, progressKernel(t, tc.kernel), tc.grid, 64, tc.args(t, d)...)
 			var dl *kernels.DeadlockError
 			require.ErrorAs(t, err, &dl)
@@ -113,7 +140,12 @@ func TestProfileSpinsByLine(t *testing.T) {
 // barrier, their other warps wait at the __syncthreads after it, and the
 // last CTA's warps are never resident.
 func TestProfileBarrierAtItsDeadlockLimit(t *testing.T) {
-	d := tinyDevice(t, WithProfile())
+	forEachEngine(t, func(t *testing.T, opts ...Option) {
+		profileBarrierAtItsDeadlockLimit(t, tinyDevice(t, append(opts, WithProfile())...))
+	})
+}
+
+func profileBarrierAtItsDeadlockLimit(t *testing.T, d *Device) {
 	k, err := kernels.Lookup("global_barrier")
 	require.NoError(t, err)
 	perSM, err := d.Occupancy(k, 128, 0)

@@ -88,6 +88,56 @@ func TestThreadsRunSchedulers(t *testing.T) {
 	}
 }
 
+// TestThreadsGiveTheSameProfiles profiles the kernel cases of
+// TestThreadsGiveTheSameFigures, the spins of sim/testdata/progress.cu and
+// BFS under Atos (racy) and bsp on a small graph on the window engine with
+// 1, 2 and 3 threads (run it with -race): every profile is the same, and
+// its cycles add up.
+func TestThreadsGiveTheSameProfiles(t *testing.T) {
+	type profiled struct {
+		name string
+		run  func(t *testing.T, d *Device)
+	}
+	var cases []profiled
+	for _, tc := range engineCases(t) {
+		cases = append(cases, profiled{tc.name, func(t *testing.T, d *Device) { tc.run(t, d) }})
+	}
+	for _, tc := range spinCases() {
+		cases = append(cases, profiled{"spin/" + tc.name, func(t *testing.T, d *Device) {
+			_, err := launchWith(t, d, progressKernel(t, tc.kernel), tc.grid, 64, tc.args(t, d)...)
+			var dl *kernels.DeadlockError
+			require.ErrorAs(t, err, &dl)
+		}})
+	}
+	g, err := graph.Load("rmat:scale=8+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	for _, variant := range []string{"atos", "bsp"} {
+		cases = append(cases, profiled{"bfs/" + variant, func(t *testing.T, d *Device) {
+			a, v := schedulerCell(t, "bfs", variant)
+			res, err := scheduler.Enact(context.Background(), d, a, v, g, nil, scheduler.RunOptions{})
+			require.NoError(t, err)
+			require.True(t, res.Validation.OK(), res.Validation.String())
+		}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var first *ProfileReport
+			for _, n := range []int{1, 2, 3} {
+				d := tinyDevice(t, WithThreads(n), WithProfile())
+				tc.run(t, d)
+				r := d.Profile().Report()
+				checkReport(t, r)
+				require.Positive(t, r.WarpCycles)
+				if first == nil {
+					first = r
+					continue
+				}
+				assert.Equal(t, first, r, "%d threads", n)
+			}
+		})
+	}
+}
+
 // TestThreadsRefuse checks that New refuses what the window engine does not
 // support yet, with a *timing.UnsupportedError.
 func TestThreadsRefuse(t *testing.T) {
@@ -102,7 +152,6 @@ func TestThreadsRefuse(t *testing.T) {
 	}{
 		{"functional", cfg, []Option{WithMode(ModeFunctional)}},
 		{"akita's parallel engine", cfg, []Option{WithParallelEngine(true)}},
-		{"profile", cfg, []Option{WithProfileInto(NewProfile())}},
 		{"akita's L2", akita, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

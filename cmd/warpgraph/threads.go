@@ -51,7 +51,7 @@ func (t *threadFlags) Type() string { return "int" }
 
 // check rejects --sim-threads where it does not apply or where the
 // parallel engine cannot run yet; monitor and profile are the command's
-// --monitor and --profile/--trace (nil: it has none).
+// --monitor and --trace (nil: it has none).
 func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profile *profileFlags) error {
 	switch {
 	case !t.on():
@@ -67,8 +67,6 @@ func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profi
 		return unsupportedThreads("--sim-mode " + simMode)
 	case monitor != nil && monitor.port.on:
 		return unsupportedThreads("--monitor")
-	case profile != nil && profile.file.on:
-		return unsupportedThreads("--profile")
 	case profile != nil && profile.trace != "":
 		return unsupportedThreads("--trace")
 	}

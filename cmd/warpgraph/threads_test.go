@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -83,6 +84,26 @@ func TestSimThreadsGiveIdenticalFigures(t *testing.T) {
 	}
 }
 
+// TestSimThreadsProfileTheSame profiles a racy cell (BFS under Atos) on the
+// parallel engine at 1 and 2 threads: the profiles run writes are the same
+// byte for byte, and so are the runs' --json.
+func TestSimThreadsProfileTheSame(t *testing.T) {
+	dir := t.TempDir()
+	var profiles, outputs [][]byte
+	for _, n := range []int{1, 2} {
+		file := fmt.Sprintf("%s/profile-%d.json", dir, n)
+		_, data, err := runJSON([]string{"run", "--algo", "bfs", "--scheduler", "atos", "--graph", threadsGraph, "--target", "sim",
+			"--config", "tiny", "--json", "--profile=" + file, "--sim-threads", fmt.Sprint(n)})
+		require.NoError(t, err)
+		p, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.Contains(t, string(p), `"by_reason"`)
+		profiles, outputs = append(profiles, p), append(outputs, data)
+	}
+	assert.Equal(t, string(profiles[0]), string(profiles[1]))
+	assert.Equal(t, string(outputs[0]), string(outputs[1]))
+}
+
 // TestSimThreadsRefusesWhatItCannotDo checks that --sim-threads refuses,
 // with exit status 2 and one line, what the parallel engine does not
 // support yet, and its misuse.
@@ -92,7 +113,6 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 		extra []string
 		want  string
 	}{
-		{[]string{"--profile"}, "--sim-threads does not yet support --profile"},
 		{[]string{"--trace", t.TempDir() + "/t"}, "--sim-threads does not yet support --trace"},
 		{[]string{"--monitor"}, "--sim-threads does not yet support --monitor"},
 		{[]string{"--sim-mode", "functional"}, "--sim-threads does not yet support --sim-mode functional"},
@@ -135,7 +155,6 @@ func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
 		{append(micro, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
 		{append(micro, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
 		{append(micro, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
-		{append(micro, "--profile"), "--sim-threads does not yet support --profile"},
 		{append(micro, "--trace", t.TempDir()+"/t"), "--sim-threads does not yet support --trace"},
 		{append(micro, "--monitor"), "--sim-threads does not yet support --monitor"},
 		{append(micro, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},

@@ -97,6 +97,15 @@ func (s *Shard) Mark(tag int) {
 // Len is the number of operations and markers logged since TakeLog.
 func (s *Shard) Len() int { return len(s.log.ops) }
 
+// Writes reports whether logged operation i (since TakeLog) is a store or
+// an atomic: one that may change memory when it is applied.
+func (s *Shard) Writes(i int) bool { return s.log.Writes(i) }
+
+// Progress counts the progress the shard's warps made that the grid has
+// not folded in (FoldProgress): stores and atomics on shared memory,
+// warps finishing. Global stores and atomics count when they are applied.
+func (s *Shard) Progress() uint64 { return s.epoch }
+
 // TakeLog returns the operations logged since the last call and starts a
 // new log in spare (emptied; nil: a new one).
 func (s *Shard) TakeLog(spare *OpLog) *OpLog {
@@ -153,6 +162,9 @@ func (l *OpLog) Mark(i int) (tag int, ok bool) {
 	}
 	return l.ops[i].tag, true
 }
+
+// Writes reports whether operation i is a store or an atomic.
+func (l *OpLog) Writes(i int) bool { k := l.ops[i].kind; return k == opStore || k == opAtom }
 
 // Reset empties the log, keeping its storage.
 func (l *OpLog) Reset() {

@@ -107,7 +107,11 @@
 // change); a loop over new addresses is not one; the first iterations of
 // a spin, before it repeats, keep their reasons, and a launch that stops
 // in a spin charges the unfinished segment as spinning when the one
-// before was. Cycles add up: each warp's charges equal its lifetime
+// before was. Under the window engine a global store or atomic changes
+// memory (or not) when the merge applies it, a window or two after it
+// issued: a segment with such an instruction is tested once the merge has
+// applied all of its, and a warp's segments are tested in order, so the
+// profile is the same for every thread count. Cycles add up: each warp's charges equal its lifetime
 // (LaunchProfile.Unbalanced counts the warps whose did not; tests check
 // it is 0), so a launch's reasons sum to warps × cycles. Profiling does
 // not change the simulation; with it off each profiling point is a nil
@@ -264,7 +268,7 @@
 // warps, are the same; for racy kernels (Atos, colouring) the timing
 // decides which warp wins, as it does in the serial engine.
 //
-// What the window engine does not do yet: profiles, traces and the web
+// What the window engine does not do yet: traces and the web
 // monitor (engine and SM hooks), memory.l1_model and memory.l2_model
 // other than sectored, akita's parallel engine, functional mode (which
 // stays single-threaded), and stopping a launch mid-way (Launch.Probe,

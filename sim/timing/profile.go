@@ -222,9 +222,44 @@ type warpProf struct {
 	overflow   bool
 	nlog       int
 	log        [spinLogSize]charge
-	segs       [2 * spinPeriod]segment
-	nsegs      int
-	spinning   bool
+	hist       *spinHist
+	// open is the iteration in progress once it has logged a global
+	// store or atomic under the window engine (see deferredIteration).
+	open *deferredIteration
+}
+
+// spinHist is a warp's closed segments, newest first, for the spin test
+// (backEdge), whether the last was a spin, and, under the window engine,
+// the closed segments still waiting to hear whether their global stores
+// and atomics changed memory, oldest first.
+type spinHist struct {
+	segs     [2 * spinPeriod]segment
+	nsegs    int
+	spinning bool
+	pending  []*deferredIteration
+}
+
+// deferredIteration is a loop iteration of a warp under the window
+// engine, where a global store or atomic changes memory (or not) when the
+// merge applies it, after the warp issued it: the spin test of the
+// iteration's segment waits until the merge has applied each of them
+// (unresolved counts those not yet applied), and the segments of a warp
+// are tested in order.
+type deferredIteration struct {
+	hist       *spinHist
+	seg        segment
+	log        []charge
+	unresolved int
+	changed    bool // one of its stores or atomics changed memory
+	closed     bool // its segment ended (seg and log are set)
+}
+
+// loggedWrite is a global store or atomic that an SM's warp logged under
+// the window engine: its index in the SM's log of the window, and its
+// iteration.
+type loggedWrite struct {
+	i  int
+	it *deferredIteration
 }
 
 // spinPeriod is the most segments (stretches between taken backward
@@ -256,10 +291,19 @@ type smProf struct {
 	doneAcct    uint64 // the sum of their acct at the finish
 	unbalanced  int
 	maxAcct     uint64 // the latest acct of any warp
+
+	// Under the window engine: the global stores and atomics the SM
+	// logged in the window running (logged) and in the last one (pend),
+	// which the merge applies while the window runs (resolve).
+	logged, pend []loggedWrite
 }
 
 func newSMProf(slots int) *smProf {
-	return &smProf{warps: make([]warpProf, slots)}
+	p := &smProf{warps: make([]warpProf, slots)}
+	for i := range p.warps {
+		p.warps[i].hist = &spinHist{}
+	}
+	return p
 }
 
 // reset prepares the profiler for a launch.
@@ -373,7 +417,13 @@ func (p *smProf) start(w *warpCtx, cyc, launchStart uint64) {
 		wp.setWaitFor(p.countsAt(fn, pc), ReasonCTALaunch)
 	}
 	clear(wp.regs)
-	wp.nsegs, wp.spinning = 0, false
+	if len(wp.hist.pending) > 0 {
+		// The slot's last warp has segments waiting for the merge, which
+		// keep its history.
+		wp.hist = &spinHist{}
+	}
+	wp.hist.nsegs, wp.hist.spinning = 0, false
+	wp.open = nil
 	wp.resetIteration()
 	p.notResident += cyc - launchStart
 	p.maxAcct = max(p.maxAcct, cyc)
@@ -459,15 +509,36 @@ func (s *SM) profileResult(w *warpCtx, info *instInfo, kind Reason, cut1, cut2 u
 	}
 }
 
+// profileProgress is what profileIssued compares to see whether an
+// instruction changed memory: the grid's epoch, or under the window
+// engine the SM's shard's progress (whose global stores and atomics count
+// later, see deferredIteration), with the length of its log.
+func (s *SM) profileProgress() (epoch uint64, logged int) {
+	if s.win != nil {
+		return s.shard.Progress(), s.shard.Len()
+	}
+	return s.g.run.Grid.Epoch(), 0
+}
+
 // profileIssued follows up the issue of instruction pc of fn by w at cyc:
-// what it polled and whether it changed memory (epoch0 is the grid's
-// epoch before), what the warp waits for after it, and whether it closed a
-// loop iteration (a taken backward branch).
-func (s *SM) profileIssued(w *warpCtx, fn *ptx.Function, pc int, info *instInfo, st *exec.StepInfo, epoch0, cyc uint64) {
+// what it polled and whether it changed memory (epoch0 and logged0 are
+// profileProgress before), what the warp waits for after it, and whether
+// it closed a loop iteration (a taken backward branch).
+func (s *SM) profileIssued(w *warpCtx, fn *ptx.Function, pc int, info *instInfo, st *exec.StepInfo, epoch0 uint64, logged0 int, cyc uint64) {
 	p := s.prof
 	wp := &p.warps[w.slot]
-	if s.g.run.Grid.Epoch() != epoch0 {
+	epoch, logged := s.profileProgress()
+	if epoch != epoch0 {
 		wp.progressed = true
+	}
+	for i := logged0; i < logged; i++ {
+		if s.shard.Writes(i) {
+			if wp.open == nil {
+				wp.open = &deferredIteration{hist: wp.hist}
+			}
+			wp.open.unresolved++
+			p.logged = append(p.logged, loggedWrite{i, wp.open})
+		}
 	}
 	mix := func(v uint64) {
 		wp.hash ^= v
@@ -533,16 +604,42 @@ func (s *SM) profileIssued(w *warpCtx, fn *ptx.Function, pc int, info *instInfo,
 // addresses may not (a loop over new addresses is work). The segment that
 // completes such a repetition is charged to ReasonSpinning; so the first
 // iterations of a spin, before it has repeated, keep their reasons.
+//
+// Under the window engine a segment with global stores or atomics is
+// tested once the merge has applied them, after the segments before it
+// (deferredIteration); its charges move then.
 func (p *smProf) backEdge(wp *warpProf, fn *ptx.Function, pc int) {
-	copy(wp.segs[1:], wp.segs[:len(wp.segs)-1])
-	wp.segs[0] = segment{fn: fn, pc: pc, hash: wp.hash, polled: wp.polled, progressed: wp.progressed || wp.overflow}
-	wp.nsegs = min(wp.nsegs+1, len(wp.segs))
+	seg := segment{fn: fn, pc: pc, hash: wp.hash, polled: wp.polled, progressed: wp.progressed || wp.overflow}
+	h := wp.hist
+	if wp.open == nil && len(h.pending) == 0 {
+		spinTest(h, seg, wp.log[:wp.nlog])
+	} else {
+		it := wp.open
+		if it == nil {
+			it = &deferredIteration{hist: h}
+		}
+		it.seg, it.closed = seg, true
+		it.log = append(it.log[:0], wp.log[:wp.nlog]...)
+		h.pending = append(h.pending, it)
+		wp.open = nil
+		h.testResolved()
+	}
+	wp.resetIteration()
+}
+
+// spinTest adds the closed segment seg, whose charges are log, to the
+// history h, and moves the charges to ReasonSpinning if it completes a
+// spin (see backEdge).
+func spinTest(h *spinHist, seg segment, log []charge) {
+	copy(h.segs[1:], h.segs[:len(h.segs)-1])
+	h.segs[0] = seg
+	h.nsegs = min(h.nsegs+1, len(h.segs))
 	spin := false
-	for period := 1; period <= spinPeriod && 2*period <= wp.nsegs && !spin; period++ {
+	for period := 1; period <= spinPeriod && 2*period <= h.nsegs && !spin; period++ {
 		spin = true
 		polled := false
 		for i := range period {
-			a, b := &wp.segs[i], &wp.segs[i+period]
+			a, b := &h.segs[i], &h.segs[i+period]
 			if a.fn != b.fn || a.pc != b.pc || a.hash != b.hash || a.progressed || b.progressed {
 				spin = false
 				break
@@ -552,21 +649,67 @@ func (p *smProf) backEdge(wp *warpProf, fn *ptx.Function, pc int) {
 		spin = spin && polled
 	}
 	if spin {
-		p.respin(wp)
+		respinCharges(log)
 	}
-	wp.spinning = spin
-	wp.resetIteration()
+	h.spinning = spin
+}
+
+// testResolved tests the pending segments, oldest first, whose stores and
+// atomics have all been applied.
+func (h *spinHist) testResolved() {
+	k := 0
+	for ; k < len(h.pending) && h.pending[k].unresolved == 0; k++ {
+		it := h.pending[k]
+		seg := it.seg
+		seg.progressed = seg.progressed || it.changed
+		spinTest(h, seg, it.log)
+		h.pending[k] = nil
+	}
+	if k > 0 {
+		h.pending = append(h.pending[:0], h.pending[k:]...)
+	}
+}
+
+// resolve hears from the merge which of the global stores and atomics the
+// SM logged in the last window changed memory (changed(i) for the log's
+// operation i), and tests the segments that were waiting only for them.
+func (p *smProf) resolve(changed func(i int) bool) {
+	for _, lw := range p.pend {
+		it := lw.it
+		if changed(lw.i) {
+			it.changed = true
+		}
+		it.unresolved--
+	}
+	for _, lw := range p.pend {
+		if it := lw.it; it.closed && it.unresolved == 0 {
+			it.hist.testResolved()
+		}
+	}
+	clear(p.pend)
+	p.pend = p.pend[:0]
+}
+
+// endWindow hands the writes logged in the window that ended to the
+// merge (resolve hears of them).
+func (p *smProf) endWindow() {
+	p.pend, p.logged = p.logged, p.pend
 }
 
 // respin moves the charges of the warp's current iteration to
 // ReasonSpinning.
 func (p *smProf) respin(wp *warpProf) {
-	for i := range wp.nlog {
-		c := &wp.log[i]
+	respinCharges(wp.log[:wp.nlog])
+	wp.nlog = 0
+}
+
+// respinCharges moves charges to ReasonSpinning.
+func respinCharges(log []charge) {
+	for i := range log {
+		c := &log[i]
 		c.at[c.r] -= c.n
 		c.at[ReasonSpinning] += c.n
 	}
-	wp.nlog = 0
 }
 
 // warpDone records that w finished (its exit issued at cyc).
@@ -581,7 +724,12 @@ func (p *smProf) warpDone(w *warpCtx) {
 
 // readsClock reports whether instruction pc of fn reads %clock,
 // %clock64 or %globaltimer (a poll of time).
-func (g *GPU) readsClock(fn *ptx.Function, pc int) bool {
+func (g *GPU) readsClock(fn *ptx.Function, pc int) bool { return g.clockReadsOf(fn)[pc] }
+
+// clockReadsOf says which instructions of fn read the clock (readsClock),
+// computed once per function: the window engine computes them for every
+// function of a launch before its SMs run at once.
+func (g *GPU) clockReadsOf(fn *ptx.Function) []bool {
 	c, ok := g.clockReads[fn]
 	if !ok {
 		c = make([]bool, len(fn.Insts))
@@ -595,7 +743,7 @@ func (g *GPU) readsClock(fn *ptx.Function, pc int) bool {
 		}
 		g.clockReads[fn] = c
 	}
-	return c[pc]
+	return c
 }
 
 func isClockReg(r ptx.SpecialReg) bool {
@@ -634,7 +782,8 @@ func (g *GPU) finishProfile(end uint64) *LaunchProfile {
 				}
 				wp := &p.warps[w.slot]
 				p.catchUp(w, end+1)
-				if wp.spinning && !wp.progressed && !wp.overflow {
+				progressed := wp.progressed || wp.overflow || wp.open != nil && wp.open.changed
+				if wp.hist.spinning && !progressed {
 					// The iteration the launch stopped in goes the way the
 					// previous one went.
 					p.respin(wp)

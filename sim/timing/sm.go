@@ -852,8 +852,9 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		}})
 	}
 	var epoch0 uint64
+	var logged0 int
 	if s.prof != nil {
-		epoch0 = s.g.run.Grid.Epoch()
+		epoch0, logged0 = s.profileProgress()
 		s.prof.issued(w, fn, pc, cyc)
 	}
 	st, err := w.w.Step()
@@ -913,7 +914,7 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		}
 	}
 	if s.prof != nil {
-		s.profileIssued(w, fn, pc, info, st, epoch0, cyc)
+		s.profileIssued(w, fn, pc, info, st, epoch0, logged0, cyc)
 	}
 	cta := w.cta
 	if st.Done {

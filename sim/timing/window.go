@@ -90,9 +90,13 @@ type windowEngine struct {
 	// by a task of its own once seqReady says the sequence is dealt.
 	parts    []mergePart
 	seqReady atomic.Bool
-	cur      []int // mergeSequence's place in each SM's log
-	evCur    []int // and in its L1's changes
-	laneBuf  [64]uint32
+	// changed says, per SM and operation of its log in pend, whether the
+	// merge found that it changed memory (only while the GPU profiles:
+	// smProf.resolve).
+	changed [][]atomic.Bool
+	cur     []int // mergeSequence's place in each SM's log
+	evCur   []int // and in its L1's changes
+	laneBuf [64]uint32
 
 	pool    workPool
 	tasks   []int // this window's tasks: the merge's (taskMergeAll, ...) or a domain
@@ -279,8 +283,6 @@ func (b Builder) windowSupported() error {
 	switch {
 	case b.parallel:
 		return &UnsupportedError{"akita's parallel engine"}
-	case b.profile:
-		return &UnsupportedError{"profiles"}
 	case b.memory.L1Model != "" && b.memory.L1Model != memsys.L1Sectored:
 		return &UnsupportedError{"memory.l1_model " + b.memory.L1Model}
 	case b.memory.L2Model != "" && b.memory.L2Model != memsys.L2Sectored:
@@ -346,6 +348,10 @@ func (we *windowEngine) begin(r *launchRun, prog *exec.Program) uint64 {
 		we.infoRows[fn] = rows
 		g.infos[fn] = analyseRows(fn, rows)
 	})
+	if g.profile {
+		// The SMs read it at once.
+		prog.Reachable(func(fn *ptx.Function) { g.clockReadsOf(fn) })
+	}
 	we.between = true
 	we.vals = g.mem.L1Values()
 	if we.vals != nil {
@@ -590,6 +596,13 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		}
 	}
 	we.pendFrom = from
+	if g.profile {
+		for _, d := range we.ran {
+			if i, ok := we.smOf(d); ok {
+				g.sms[i].prof.endWindow()
+			}
+		}
+	}
 	we.exchange(end)
 
 	// Retirements, in the order the serial engine would have made them.
@@ -729,6 +742,12 @@ func (we *windowEngine) mergeDone() {
 	}
 	we.grid.NoteChanges(n)
 	we.merged = true
+	if we.changed != nil {
+		for _, sm := range we.active {
+			bits := we.changed[sm]
+			we.g.sms[sm].prof.resolve(func(i int) bool { return bits[i].Swap(false) })
+		}
+	}
 }
 
 // mergeSequence deals what the last window logged (pend) into the parts'
@@ -753,6 +772,16 @@ func (we *windowEngine) mergeSequence() {
 	active := we.active // ascending
 	for _, sm := range active {
 		we.cur[sm], we.evCur[sm] = 0, 0
+	}
+	if we.g.profile {
+		if we.changed == nil {
+			we.changed = make([][]atomic.Bool, n)
+		}
+		for _, sm := range active {
+			if log := we.pend[sm]; log != nil && len(we.changed[sm]) < log.Len() {
+				we.changed[sm] = make([]atomic.Bool, 2*log.Len())
+			}
+		}
 	}
 	// next is the cycle of SM sm's next operation or change (never: none).
 	next := func(sm int) uint64 {
@@ -833,6 +862,9 @@ func (we *windowEngine) mergePart(k int) {
 		default:
 			if we.grid.ApplyOpLanes(we.pend[sm], int(it.i), it.lanes, l1) {
 				mp.changes++
+				if we.changed != nil {
+					we.changed[sm][it.i].Store(true)
+				}
 			}
 		}
 	}
