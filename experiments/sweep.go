@@ -128,9 +128,9 @@ type planFile struct {
 // engine names the simulator engine that made a sweep's figures.
 func engine(simThreads int) string {
 	if simThreads > 0 {
-		return "the window engine (--sim-threads)"
+		return "the parallel window engine (--sim-engine window, the default)"
 	}
-	return "the serial engine"
+	return "the serial engine (--sim-engine serial)"
 }
 
 // Sweep runs every point of the plan that the output folder does not
@@ -332,7 +332,7 @@ func (o Options) engineOver(rows []Row) (int, error) {
 		return before.SimThreads, nil
 	}
 	if (before.SimThreads > 0) != (o.SimThreads > 0) {
-		return 0, fmt.Errorf("the points in %s were simulated on %s, this sweep uses %s, whose figures may differ: use another --out",
+		return 0, fmt.Errorf("the points in %s were simulated on %s, this sweep uses %s, whose figures may differ: use another --out, or that engine",
 			o.Out, engine(before.SimThreads), engine(o.SimThreads))
 	}
 	return o.SimThreads, nil

@@ -526,8 +526,8 @@ func TestSimThreadsAreRecordedBesideTheRows(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(readme), "Simulator engine")
 
-	assert.ErrorContains(t, sweepOn(window, 0, simPlan(), false), "simulated on the window engine (--sim-threads), this sweep uses the serial engine")
-	assert.ErrorContains(t, sweepOn(serial, 1, simPlan(), false), "simulated on the serial engine, this sweep uses the window engine")
+	assert.ErrorContains(t, sweepOn(window, 0, simPlan(), false), "simulated on the parallel window engine (--sim-engine window, the default), this sweep uses the serial engine (--sim-engine serial)")
+	assert.ErrorContains(t, sweepOn(serial, 1, simPlan(), false), "simulated on the serial engine (--sim-engine serial), this sweep uses the parallel window engine")
 	require.NoError(t, sweepOn(window, 0, simPlan(), true), "a report-only sweep runs nothing")
 	pf, err = readPlan(window)
 	require.NoError(t, err)
@@ -546,5 +546,5 @@ func TestSimThreadsAreRecordedBesideTheRows(t *testing.T) {
 	_, err = Merge(reg, shards, filepath.Join(dir, "merged"), "", "")
 	var in *InputError
 	require.ErrorAs(t, err, &in)
-	assert.ErrorContains(t, err, "on the serial engine and "+shards[0]+" on the window engine (--sim-threads), whose figures may differ")
+	assert.ErrorContains(t, err, "on the serial engine (--sim-engine serial) and "+shards[0]+" on the parallel window engine (--sim-engine window, the default), whose figures may differ")
 }

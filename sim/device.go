@@ -137,7 +137,8 @@ func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleIn
 // values are applied in the order the serial engine would have issued
 // them (see sim/timing's package comment, Engines). Every figure is the
 // same for every n and every run; they may differ from the serial
-// engine's, which runs without the option. It needs timing mode and the
+// engine's, which runs without the option (the library's default; the
+// command line's is this engine). It needs timing mode and the
 // sectored L1 and L2, and does not yet support traces, a monitor or
 // akita's parallel engine: New refuses those with a
 // *timing.UnsupportedError.

@@ -8,6 +8,7 @@ import (
 	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // deviceEnv is an open executor: the simulator or a GPU.
@@ -31,6 +32,12 @@ func (e *deviceEnv) describe(r *runResult) {
 	r.Device = e.dev.Properties().Name
 	r.SimMode = e.simMode
 	r.Config = e.config
+	if e.sim != nil && e.timed() {
+		r.SimEngine, r.SimThreads = engineSerial, e.sim.Threads()
+		if r.SimThreads > 0 {
+			r.SimEngine = engineWindow
+		}
+	}
 }
 
 // openDevice opens the executor a --target names.
@@ -54,13 +61,22 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		extra := append(o.profile.options(), o.threads.options()...)
+		if o.threads == nil {
+			o.threads = defaultEngine()
+		}
+		extra := o.profile.options()
 		if o.sampleInside > 0 {
 			extra = append(extra, sim.WithSamplingInside(o.sampleInside))
 		}
-		env, err := openSimulator(o.simMode, o.config, mon, extra...)
-		if err != nil && o.threads.on() {
-			return nil, threadsError(err)
+		env, err := openSimulator(o.simMode, o.config, mon, append(extra, o.threads.options(o.simMode)...)...)
+		var u *timing.UnsupportedError
+		if err != nil && o.threads.window() && errors.As(err, &u) {
+			// A memory model the window engine cannot simulate yet.
+			if o.threads.explicit() {
+				return nil, o.threads.unsupportedError(err)
+			}
+			o.threads.serialFor = u.What
+			return openSimulator(o.simMode, o.config, mon, extra...)
 		}
 		return env, err
 	default:

@@ -64,9 +64,10 @@ func newMicroCommand() *cobra.Command {
 			if err := o.check(); err != nil {
 				return err
 			}
-			if err := o.threads.checkConfigs([]string{o.config}); err != nil {
+			if err := o.threads.checkConfigs(o.target, o.simMode, []string{o.config}); err != nil {
 				return err
 			}
+			o.threads.note(cmd.ErrOrStderr())
 			o.progress = cmd.ErrOrStderr()
 			timeout := o.timeout
 			if timeout <= 0 {
@@ -118,7 +119,7 @@ func newMicroCommand() *cobra.Command {
 	o.profile = &profileFlags{}
 	o.profile.register(f)
 	o.threads = &threadFlags{}
-	o.threads.register(f, "")
+	o.threads.register(f, false, "")
 	return cmd
 }
 
@@ -230,5 +231,5 @@ func (o microOptions) check() error {
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return err
 	}
-	return o.threads.check(o.target, o.simMode, o.monitor, o.profile)
+	return o.threads.check(o.target, o.simMode, o.monitor, o.profile, 0)
 }

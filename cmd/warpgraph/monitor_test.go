@@ -41,11 +41,14 @@ func TestMonitorFlagsWhereTheyDoNotApply(t *testing.T) {
 var monitorLine = regexp.MustCompile(`(?m)^monitor: (http://127\.0\.0\.1:\d+)$`)
 
 func TestRunMonitorServesAndKeepsResults(t *testing.T) {
+	// The monitor runs on the serial engine (it says so), the plain run is
+	// asked for it.
 	args := []string{"run", "--algo", "bfs", "--graph", "rmat:scale=8", "--target", "sim", "--config", "tiny", "--json"}
-	plainOut, stderr, status := runCLI(t, args...)
+	plainOut, stderr, status := runCLI(t, append(args, "--sim-engine", "serial")...)
 	require.Equal(t, exitSuccess, status, stderr)
 	watchedOut, stderr, status := runCLI(t, append(args, "--monitor")...)
 	require.Equal(t, exitSuccess, status, stderr)
+	assert.Contains(t, stderr, "warpgraph: --monitor runs on the serial timing engine")
 
 	m := monitorLine.FindStringSubmatch(stderr)
 	require.NotNil(t, m, "stderr names the monitor's URL: %s", stderr)

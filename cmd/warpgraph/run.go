@@ -91,12 +91,16 @@ type runResult struct {
 	Params  map[string]any `json:"params,omitempty"`
 	Target  string         `json:"target"`
 	SimMode string         `json:"sim_mode,omitempty"`
-	Config  string         `json:"config,omitempty"`
-	Device  string         `json:"device,omitempty"`
-	Block   int            `json:"block,omitempty"`
-	Grid    int            `json:"grid,omitempty"`
-	Warmup  int            `json:"warmup,omitempty"`
-	Repeat  int            `json:"repeat,omitempty"`
+	// SimEngine is the timing engine (window or serial) and SimThreads
+	// the window engine's threads, which change no figure.
+	SimEngine  string `json:"sim_engine,omitempty"`
+	SimThreads int    `json:"sim_threads,omitempty"`
+	Config     string `json:"config,omitempty"`
+	Device     string `json:"device,omitempty"`
+	Block      int    `json:"block,omitempty"`
+	Grid       int    `json:"grid,omitempty"`
+	Warmup     int    `json:"warmup,omitempty"`
+	Repeat     int    `json:"repeat,omitempty"`
 	// SpinBudget is the polls a spinning wait may make (0: unbounded);
 	// device runs only.
 	SpinBudget  *uint32 `json:"spin_budget,omitempty"`
@@ -185,7 +189,7 @@ func newRunCommand() *cobra.Command {
 	o.profile = &profileFlags{}
 	o.profile.register(f)
 	o.threads = &threadFlags{}
-	o.threads.register(f, "")
+	o.threads.register(f, false, "")
 	return cmd
 }
 
@@ -253,8 +257,6 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--sample-inside %d must be a positive ratio (0: off)", o.sampleInside)
 	case o.sampleInside > 0 && (o.target != "sim" || o.simMode != "sampled"):
 		return nil, badInput("--sample-inside applies to --target sim --sim-mode sampled")
-	case o.sampleInside > 0 && o.threads.on():
-		return nil, unsupportedThreads("--sample-inside")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err
@@ -262,11 +264,11 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return nil, err
 	}
-	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile); err != nil {
+	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile, o.sampleInside); err != nil {
 		return nil, err
 	}
 	if o.target == "cpu" {
-		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat", "sim-threads"} {
+		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat", "sim-threads", "sim-engine"} {
 			if o.set[name] {
 				return nil, badInput("--%s applies to device runs (--target sim or hw), not to the CPU reference", name)
 			}
@@ -404,6 +406,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		if env, err = openDevice(o); err != nil {
 			return nil, err
 		}
+		o.threads.note(o.progress)
 		defer env.close()
 		watch = newWatch(o)
 		env.dev = watchDevice(env.dev, watch)
@@ -513,7 +516,12 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 		t.add(name, r.Params[name])
 	}
 	target := r.Target
-	if r.SimMode != "" {
+	switch {
+	case r.SimEngine == engineWindow:
+		target += fmt.Sprintf(" (%s, config %s, parallel engine on %d threads)", r.SimMode, r.Config, r.SimThreads)
+	case r.SimEngine == engineSerial:
+		target += fmt.Sprintf(" (%s, config %s, serial engine)", r.SimMode, r.Config)
+	case r.SimMode != "":
 		target += fmt.Sprintf(" (%s, config %s)", r.SimMode, r.Config)
 	}
 	t.add("target", target)

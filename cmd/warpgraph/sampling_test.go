@@ -49,7 +49,7 @@ func TestRunSampledSaysSo(t *testing.T) {
 	run := []string{"run", "--algo", "bfs", "--graph", "grid:w=12,h=12", "--target", "sim", "--config", "tiny", "--sim-mode", "sampled"}
 	stdout, stderr, status := runCLI(t, run...)
 	require.Equal(t, exitSuccess, status, stderr)
-	assert.Contains(t, stdout, "sim (sampled, config tiny)")
+	assert.Regexp(t, `sim \(sampled, config tiny, parallel engine on \d+ threads\)`, stdout)
 	assert.Regexp(t, `(?m)^end-to-end time \(simulated\) +\S+`, stdout)
 	assert.Regexp(t, `(?m)^sampled +\d+ of \d+ launches simulated in detail, .*estimated error ±\d+\.\d+% of the simulated time`, stdout)
 	assert.Regexp(t, `(?m)^sampled kernels +bfs\.bfs_bsp_base_push \d+/\d+ \(.*warm-up 3`, stdout)

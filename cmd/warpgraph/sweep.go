@@ -82,7 +82,7 @@ running anything.`,
 	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
 	f.StringVar(&o.slurmBinary, "slurm-binary", "", "with --slurm: the warpgraph binary the jobs run (default: this one)")
 	o.threads = &threadFlags{}
-	o.threads.register(f, "with --slurm each task asks N × --jobs CPUs (--cpus-per-task; 0: one thread per CPU that --slurm-opts asks); sweep.json and the README record the engine")
+	o.threads.register(f, true, "with --slurm each task asks N × --jobs CPUs (--cpus-per-task; 0: one thread per CPU that --slurm-opts asks); sweep.json and the README record the engine")
 	cmd.AddCommand(newSweepListCommand(), newSweepMergeCommand(), newSweepJoinCommand(), newSweepCrossCheckCommand())
 	return cmd
 }
@@ -148,12 +148,13 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if o.reportOnly && (o.slurm || o.retryFailed || pl.Shards > 0) {
 		return badInput("--report-only runs nothing and reports a whole sweep: leave out --slurm, --retry-failed and --shard")
 	}
-	if err := o.threads.check(o.target, o.simMode, nil, nil); err != nil {
+	if err := o.threads.check(o.target, o.simMode, nil, nil, 0); err != nil {
 		return err
 	}
-	if err := o.threads.checkConfigs(pl.Configs); err != nil {
+	if err := o.threads.checkConfigs(o.target, o.simMode, pl.Configs); err != nil {
 		return err
 	}
+	o.threads.note(cmd.ErrOrStderr())
 	if o.slurm {
 		return writeSlurm(cmd, e, o, out)
 	}
@@ -165,8 +166,8 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 		return badInput("--jobs %d with --target %s: only simulator points run in parallel (GPU runs at once would time each other)", jobs, pl.Target)
 	}
 	simThreads := 0
-	if o.threads.on() {
-		simThreads = o.threads.perRun(runtime.NumCPU())
+	if o.threads.window() && pl.Target == experiments.TargetSim && o.simMode != string(sim.ModeFunctional) {
+		simThreads = o.threads.threads(runtime.NumCPU(), jobs)
 	}
 	// main cancels the context on SIGINT and SIGTERM.
 	sum, err := experiments.Sweep(cmd.Context(), e, experiments.Options{
@@ -196,19 +197,20 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 }
 
 // sweepJobs resolves --jobs on a host of cores CPUs: 0 is one point per
-// CPU, or with --sim-threads N one per N CPUs (at least one). More threads
+// CPU, or with --sim-threads N one per N CPUs (at least one); without
+// --sim-threads the points share the CPUs (threadFlags.threads). More threads
 // in all than CPUs is refused: the parallel engine's threads spin while
 // they wait for each other.
 func sweepJobs(jobs int, threads *threadFlags, cores int) (int, error) {
 	switch {
 	case jobs < 0:
 		return 0, badInput("--jobs %d: give 1 or more points at once, or 0 for one per CPU", jobs)
-	case !threads.on() && jobs == 0:
+	case !threads.given && jobs == 0:
 		return cores, nil
-	case !threads.on():
+	case !threads.given:
 		return jobs, nil
 	}
-	perPoint := threads.perRun(cores)
+	perPoint := threads.threads(cores, 1)
 	resolved := jobs
 	if jobs == 0 {
 		resolved = max(cores/perPoint, 1)
@@ -308,7 +310,10 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	}
 	job := experiments.SlurmJob{Experiment: e.Name, Shards: o.shards, Out: abs, Binary: bin, Workdir: wd,
 		Args: args, Options: experiments.SlurmOptions(o.slurmOpts)}
-	if o.threads.on() {
+	if o.threads.engine.name == engineSerial {
+		job.Args = append(job.Args, "--sim-engine", engineSerial)
+	}
+	if o.threads.given {
 		job.Args = append(job.Args, "--sim-threads", strconv.Itoa(o.threads.n))
 		// 0 (one per CPU) takes the CPUs the task is given (--slurm-opts).
 		if o.threads.n > 0 {

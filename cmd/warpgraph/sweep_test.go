@@ -239,9 +239,9 @@ func TestSweepSimThreadsGiveIdenticalRows(t *testing.T) {
 	assert.Equal(t, data["1"], data["2"])
 
 	// The serial engine's figures may differ: it does not resume them.
-	_, stderr, status := runCLI(t, append(args, "--out", filepath.Join(dir, "1"))...)
+	_, stderr, status := runCLI(t, append(args, "--out", filepath.Join(dir, "1"), "--sim-engine", "serial")...)
 	assert.Equal(t, exitFailure, status)
-	assert.Contains(t, stderr, "simulated on the window engine (--sim-threads), this sweep uses the serial engine")
+	assert.Contains(t, stderr, "simulated on the parallel window engine (--sim-engine window, the default), this sweep uses the serial engine (--sim-engine serial)")
 }
 
 // sweep --slurm asks each task for --jobs × --sim-threads CPUs and passes

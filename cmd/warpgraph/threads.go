@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -10,25 +12,68 @@ import (
 	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
-// threadFlags is --sim-threads: the simulator's parallel timing engine.
-// It is a pflag.Value so that its help shows no default: without it the
-// serial engine runs.
+// threadFlags is --sim-engine and --sim-threads: which timing engine runs
+// the simulator's timing mode (and sampled mode's detailed launches). The
+// parallel window engine is the default; a run that needs what only the
+// serial engine does (--monitor, --trace, --sample-inside, a memory model
+// other than the sectored caches) falls back to it and says so, unless
+// the flags asked for the window engine, which is then refused. It is a
+// pflag.Value so that its help shows its own default.
 type threadFlags struct {
-	n     int  // threads (0: one per core)
-	given bool // without the flag the serial engine runs
+	n     int  // --sim-threads (0: one per core)
+	given bool // --sim-threads given
+	// byJobs: without --sim-threads the threads are the CPUs shared by
+	// the points at once (sweep's --jobs), else one per CPU.
+	byJobs bool
+	engine engineName
+	// serialFor, set by check or checkConfigs, is what makes the serial
+	// engine run although the flags left the engine to its default.
+	serialFor string
 }
 
-const simThreadsHelp = "run timing mode (and sampled mode's detailed launches) on the parallel engine with N threads (0: one per core); its figures are the same for every N and every run, " +
-	"and may differ from those of the serial engine, which runs without the flag (sim/timing's package comment, Engines)"
+// engineName is --sim-engine's value.
+type engineName struct {
+	name  string // "window" or "serial"
+	given bool
+}
 
-// register adds the flag; more, when not empty, ends its help.
-func (t *threadFlags) register(f *pflag.FlagSet, more string) {
-	t.n = -1
-	help := simThreadsHelp
+const (
+	engineWindow = "window"
+	engineSerial = "serial"
+)
+
+func (e *engineName) String() string { return e.name }
+
+func (e *engineName) Set(s string) error {
+	if s != engineWindow && s != engineSerial {
+		return fmt.Errorf("%q is not an engine: window (the parallel engine) or serial", s)
+	}
+	e.name, e.given = s, true
+	return nil
+}
+
+func (e *engineName) Type() string { return "string" }
+
+const simThreadsHelp = "threads of the parallel timing engine (--sim-engine window; 0: one per CPU); its figures are the same for every N and every run"
+
+const simEngineHelp = "the simulator's timing engine: window (parallel and deterministic, --sim-threads) or serial (its figures may differ: sim/timing's package comment, Engines); " +
+	"--monitor, --trace, --sample-inside and memory models other than the sectored caches run on the serial engine"
+
+// register adds the flags; byJobs shares the CPUs among sweep's points
+// when --sim-threads is not given; more, when not empty, ends
+// --sim-threads' help.
+func (t *threadFlags) register(f *pflag.FlagSet, byJobs bool, more string) {
+	t.n, t.byJobs = -1, byJobs
+	t.engine = engineName{name: engineWindow}
+	help := simThreadsHelp + " (default: one per CPU)"
+	if byJobs {
+		help = simThreadsHelp + " (default: the CPUs ÷ --jobs, at least 1)"
+	}
 	if more != "" {
 		help += "; " + more
 	}
 	f.Var(t, "sim-threads", help)
+	f.Var(&t.engine, "sim-engine", simEngineHelp)
 }
 
 func (t *threadFlags) String() string {
@@ -49,42 +94,102 @@ func (t *threadFlags) Set(s string) error {
 
 func (t *threadFlags) Type() string { return "int" }
 
-// check rejects --sim-threads where it does not apply or where the
-// parallel engine cannot run yet; monitor and profile are the command's
-// --monitor and --trace (nil: it has none).
-func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profile *profileFlags) error {
+// defaultEngine is the engine of a run with no engine flags (demo's).
+func defaultEngine() *threadFlags {
+	return &threadFlags{n: -1, engine: engineName{name: engineWindow}}
+}
+
+// explicit says whether the flags asked for the window engine.
+func (t *threadFlags) explicit() bool {
+	return t.given || t.engine.given && t.engine.name == engineWindow
+}
+
+// window says whether the window engine runs (after check).
+func (t *threadFlags) window() bool {
+	return t == nil || t.engine.name != engineSerial && t.serialFor == ""
+}
+
+// check rejects the engine flags where they do not apply, and a
+// run the window engine cannot do yet when the flags asked for it;
+// otherwise such a run falls back to the serial engine (serialFor).
+// monitor and profile are the command's --monitor and --trace (nil: it
+// has none), sampleInside its --sample-inside.
+func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profile *profileFlags, sampleInside int) error {
+	t.serialFor = ""
 	switch {
-	case !t.on():
-		return nil
-	case t.n < 0:
+	case t.given && t.n < 0:
 		return badInput("--sim-threads %d is negative (0: one thread per core)", t.n)
-	case target != "sim":
+	case t.given && t.engine.name == engineSerial:
+		return badInput("--sim-threads sets the parallel engine's threads: leave it out with --sim-engine serial")
+	case t.given && target != "sim":
 		return badInput("--sim-threads runs the simulator's parallel engine: it needs --target sim, not %s", target)
+	case t.engine.given && target != "sim":
+		return badInput("--sim-engine picks the simulator's timing engine: it needs --target sim, not %s", target)
+	case target != "sim":
+		return nil
 	case simMode != string(sim.ModeTiming) && simMode != string(sim.ModeSampled):
 		// sim.New refuses functional mode, which has no timing engine:
-		// say so before anything runs. Sampled mode runs its detailed
-		// launches on the parallel engine.
-		return unsupportedThreads("--sim-mode " + simMode)
-	case monitor != nil && monitor.port.on:
-		return unsupportedThreads("--monitor")
-	case profile != nil && profile.trace != "":
-		return unsupportedThreads("--trace")
+		// say so before anything runs.
+		if t.given {
+			return t.unsupported("--sim-mode " + simMode)
+		}
+		if t.engine.given {
+			return badInput("--sim-engine picks the timing engine: --sim-mode %s has none", simMode)
+		}
+		return nil
 	}
+	what := ""
+	switch {
+	case monitor != nil && monitor.port.on:
+		what = "--monitor"
+	case profile != nil && profile.trace != "":
+		what = "--trace"
+	case sampleInside > 0:
+		what = "--sample-inside"
+	}
+	if what == "" || t.engine.name == engineSerial {
+		return nil
+	}
+	if t.explicit() {
+		return t.unsupported(what)
+	}
+	t.serialFor = what
 	return nil
 }
 
-// checkConfigs opens each configuration on the parallel engine and closes
-// it, so that a memory model the engine cannot simulate is refused before
-// anything runs. Other errors are left to the runs.
-func (t *threadFlags) checkConfigs(configs []string) error {
-	if !t.on() {
+// unsupported is the error of a run the window engine cannot do yet,
+// which the flags asked for.
+func (t *threadFlags) unsupported(what string) error {
+	if t.given {
+		return unsupportedThreads(what)
+	}
+	return badInput("--sim-engine window does not yet support %s", what)
+}
+
+// note says, on w, why the serial engine runs, if something made it.
+func (t *threadFlags) note(w io.Writer) {
+	if t != nil && t.serialFor != "" {
+		fmt.Fprintf(w, "warpgraph: %s runs on the serial timing engine (the parallel engine does not support it yet); its figures may differ from the parallel engine's\n", t.serialFor)
+	}
+}
+
+// checkConfigs opens each configuration of a simulator run in simMode on
+// the window engine and closes it, so that a memory model the engine cannot simulate is refused before
+// anything runs where the flags asked for the engine, and otherwise makes
+// the serial engine run (serialFor). Other errors are left to the runs.
+func (t *threadFlags) checkConfigs(target, simMode string, configs []string) error {
+	if !t.window() || target != "sim" || simMode == string(sim.ModeFunctional) {
 		return nil
 	}
 	for _, c := range configs {
 		dev, err := sim.Open(c, sim.WithThreads(1))
 		var u *timing.UnsupportedError
 		if errors.As(err, &u) {
-			return threadsError(err)
+			if t.explicit() {
+				return t.unsupportedError(err)
+			}
+			t.serialFor = u.What
+			return nil
 		}
 		if err == nil {
 			_ = dev.Close()
@@ -93,16 +198,19 @@ func (t *threadFlags) checkConfigs(configs []string) error {
 	return nil
 }
 
-// on says whether --sim-threads was given.
-func (t *threadFlags) on() bool { return t != nil && t.given }
-
-// perRun is the threads one simulation runs with on a host of cores
-// CPUs: N, or cores for 0.
-func (t *threadFlags) perRun(cores int) int {
-	if t.n == 0 {
+// threads is the window engine's thread count on a host of cores CPUs
+// running jobs points at once: N, or cores for 0; without the flag,
+// cores (run, micro) or cores ÷ jobs (sweep), at least one.
+func (t *threadFlags) threads(cores, jobs int) int {
+	switch {
+	case t.given && t.n == 0:
 		return cores
+	case t.given:
+		return t.n
+	case t.byJobs:
+		return max(cores/max(jobs, 1), 1)
 	}
-	return t.n
+	return cores
 }
 
 // unsupportedThreads is the error of a run the parallel engine cannot do
@@ -111,20 +219,24 @@ func unsupportedThreads(what string) error {
 	return badInput("--sim-threads does not yet support %s", what)
 }
 
-// options returns the device options of the flag.
-func (t *threadFlags) options() []sim.Option {
-	if !t.on() || t.n < 0 {
+// options returns the device options of the flags for a run in simMode.
+func (t *threadFlags) options(simMode string) []sim.Option {
+	if !t.window() || simMode == string(sim.ModeFunctional) {
 		return nil
 	}
-	return []sim.Option{sim.WithThreads(t.n)}
+	n := runtime.NumCPU()
+	if t != nil {
+		n = t.threads(n, 1)
+	}
+	return []sim.Option{sim.WithThreads(n)}
 }
 
-// threadsError rephrases what the parallel engine refused (a
-// configuration's memory model) as a --sim-threads error.
-func threadsError(err error) error {
+// unsupportedError rephrases what the parallel engine refused (a
+// configuration's memory model) as an error of the flag that asked for it.
+func (t *threadFlags) unsupportedError(err error) error {
 	var u *timing.UnsupportedError
 	if errors.As(err, &u) {
-		return unsupportedThreads(u.What)
+		return t.unsupported(u.What)
 	}
 	return err
 }

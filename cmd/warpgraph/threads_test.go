@@ -14,9 +14,9 @@ import (
 )
 
 // wallClockFields are the fields of run --json that measure the host, not
-// the simulation: the only ones that may differ between two runs of one
-// cell.
-var wallClockFields = []string{"load_seconds", "host_seconds"}
+// the simulation, or say how it ran (the window engine's threads): the
+// only ones that may differ between two runs of one cell.
+var wallClockFields = []string{"load_seconds", "host_seconds", "sim_threads"}
 
 // threadCounts are the --sim-threads values the determinism test compares.
 var threadCounts = []int{1, 2, 3}
@@ -141,6 +141,55 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 	}
 }
 
+// TestSimEngineDefaultAndFallback: without engine flags a run is on the
+// parallel engine; one that needs the serial engine (a trace, a memory
+// model the parallel engine lacks) runs there and says so on stderr, while
+// --sim-engine window refuses it; --sim-engine serial runs the serial
+// engine, and its misuse is refused with exit status 2 and one line.
+func TestSimEngineDefaultAndFallback(t *testing.T) {
+	base := []string{"run", "--algo", "bfs", "--graph", "grid:w=4,h=4", "--target", "sim", "--config", "tiny", "--json"}
+	engineOf := func(args ...string) (string, string) {
+		t.Helper()
+		stdout, stderr, status := runCLI(t, append(append([]string(nil), base...), args...)...)
+		require.Equal(t, exitSuccess, status, stderr)
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+		return fmt.Sprint(v["sim_engine"]), stderr
+	}
+	engine, stderr := engineOf()
+	assert.Equal(t, "window", engine)
+	assert.NotContains(t, stderr, "serial")
+	engine, _ = engineOf("--sim-engine", "serial")
+	assert.Equal(t, "serial", engine)
+	engine, stderr = engineOf("--trace", t.TempDir()+"/t")
+	assert.Equal(t, "serial", engine)
+	assert.Contains(t, stderr, "warpgraph: --trace runs on the serial timing engine (the parallel engine does not support it yet); its figures may differ from the parallel engine's\n")
+	engine, stderr = engineOf("--config", "tiny+memory.l2_model=akita_writeback")
+	assert.Equal(t, "serial", engine)
+	assert.Contains(t, stderr, "warpgraph: memory.l2_model akita_writeback runs on the serial timing engine")
+	engine, _ = engineOf("--sim-mode", "functional")
+	assert.Equal(t, "<nil>", engine, "functional mode has no timing engine")
+
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--sim-engine", "window", "--trace", t.TempDir() + "/t"}, "--sim-engine window does not yet support --trace"},
+		{[]string{"--sim-engine", "window", "--config", "tiny+memory.l2_model=akita_writeback"}, "--sim-engine window does not yet support memory.l2_model akita_writeback"},
+		{[]string{"--sim-engine", "serial", "--sim-threads", "2"}, "--sim-threads sets the parallel engine's threads: leave it out with --sim-engine serial"},
+		{[]string{"--sim-engine", "fast"}, `invalid argument "fast" for "--sim-engine" flag: "fast" is not an engine: window (the parallel engine) or serial`},
+		{[]string{"--sim-engine", "serial", "--sim-mode", "functional"}, "--sim-engine picks the timing engine: --sim-mode functional has none"},
+		{[]string{"--sim-engine", "serial", "--target", "cpu"}, "--sim-engine picks the simulator's timing engine: it needs --target sim, not cpu"},
+	} {
+		t.Run(strings.Join(tc.extra, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			status := runMain(newRootCommand, append(append([]string(nil), base...), tc.extra...), &stderr)
+			require.Equal(t, exitBadInput, status, stderr.String())
+			require.Equal(t, "warpgraph: "+tc.want+"\n", stderr.String())
+		})
+	}
+}
+
 // TestMicroAndSweepSimThreadsRefusals checks that micro and sweep refuse
 // --sim-threads as run does, and sweep more threads in all (--jobs ×
 // --sim-threads) than the host has CPUs: exit status 2, one line.
@@ -184,14 +233,15 @@ func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
 // N runs one point per N CPUs, at least one.
 func TestSweepJobsShareTheCPUs(t *testing.T) {
 	threads := func(n int) *threadFlags { return &threadFlags{n: n, given: true} }
+	unset := &threadFlags{n: -1, byJobs: true}
 	for _, tc := range []struct {
 		jobs    int
 		threads *threadFlags
 		cores   int
 		want    int
 	}{
-		{0, nil, 8, 8},
-		{3, nil, 2, 3},
+		{0, unset, 8, 8},
+		{3, unset, 2, 3},
 		{0, threads(2), 8, 4},
 		{0, threads(3), 8, 2},
 		{0, threads(8), 8, 1},
@@ -203,6 +253,11 @@ func TestSweepJobsShareTheCPUs(t *testing.T) {
 		require.NoError(t, err, "%+v", tc)
 		assert.Equal(t, tc.want, got, "%+v", tc)
 	}
+	// Without --sim-threads the points share the CPUs.
+	assert.Equal(t, 1, unset.threads(8, 8))
+	assert.Equal(t, 4, unset.threads(8, 2))
+	assert.Equal(t, 1, unset.threads(2, 3))
+	assert.Equal(t, 8, (&threadFlags{n: -1}).threads(8, 2), "run and micro: one per CPU")
 	_, err := sweepJobs(3, threads(3), 8)
 	assert.EqualError(t, err, "--jobs 3 × --sim-threads 3 is 9 threads, more than this host's 8 CPUs: give --jobs 2 at most, or 0 for that many")
 }

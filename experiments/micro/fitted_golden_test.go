@@ -29,10 +29,12 @@ var updateFitted = flag.Bool("update", false, "rewrite testdata/fitted_h100.json
 // go test ./experiments/micro -run FittedH100 -update.
 const fittedGolden = "testdata/fitted_h100.json"
 
-// TestFittedH100FiguresArePinned runs the fitted microbenchmarks and
-// compares every cycle count with the golden file.
+// TestFittedH100FiguresArePinned runs the fitted microbenchmarks on the
+// command line's default engine (the window engine, here on one thread:
+// its figures are the same on any number) and compares every cycle count
+// with the golden file.
 func TestFittedH100FiguresArePinned(t *testing.T) {
-	dev, err := sim.Open("h100+sms=2", sim.WithMode(sim.ModeTiming))
+	dev, err := sim.Open("h100+sms=2", sim.WithMode(sim.ModeTiming), sim.WithThreads(1))
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Close() })
 	got := map[string]uint64{}

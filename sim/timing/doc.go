@@ -193,10 +193,13 @@
 //
 // Builder.WithThreads(n) (sim.WithThreads, `--sim-threads N`) runs a GPU on
 // the window engine (window.go), which is parallel and deterministic:
-// every figure (cycles, counters, values, deadlock diagnoses) is the same
-// for every n, one included, and every run. It is a model of its own, not
-// the serial engine's: its figures may differ from the serial engine's,
-// which stays the default.
+// every figure (cycles, counters, values, deadlock diagnoses, profiles) is
+// the same for every n, one included, and every run. It is a model of its
+// own, not the serial engine's: its figures may differ from the serial
+// engine's. It is the command line's default engine (`--sim-engine
+// window`); the serial engine stays this package's and sim's default (a
+// Builder without WithThreads), the reference its tests and the
+// command line's --monitor, --trace and --sample-inside run on.
 //
 //   - Domains. Each SM, with its port and its L1, is a domain on a serial
 //     engine of its own; the L2 side's slices, each with its atomic unit
