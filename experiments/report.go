@@ -65,7 +65,11 @@ func writeReadme(w io.Writer, e *Experiment, rows []Row, info ReportInfo, plots 
 	fmt.Fprintf(w, "- **Machine:** %s\n", distinct(rows, "machine"))
 	fmt.Fprintf(w, "- **Device:** %s\n", distinct(rows, "device"))
 	if info.SimThreads > 0 {
-		fmt.Fprintf(w, "- **Simulator engine:** the parallel window engine, %d threads per point (--sim-threads); its figures are the same for every thread count and may differ from the serial engine's\n", info.SimThreads)
+		threads := fmt.Sprintf("%d threads", info.SimThreads)
+		if info.SimThreads == 1 {
+			threads = "1 thread"
+		}
+		fmt.Fprintf(w, "- **Simulator engine:** the parallel window engine, %s per point (--sim-threads); its figures are the same for every thread count and may differ from the serial engine's\n", threads)
 	}
 	fmt.Fprintf(w, "- **Date:** %s\n", dateRange(rows))
 	counts := map[string]int{}

@@ -233,7 +233,7 @@ func TestSweepSimThreadsGiveIdenticalRows(t *testing.T) {
 		assert.Contains(t, string(plan), "--sim-threads "+n)
 		readme, err := os.ReadFile(filepath.Join(out, "README.md"))
 		require.NoError(t, err)
-		assert.Contains(t, string(readme), "the parallel window engine, "+n+" threads per point")
+		assert.Contains(t, string(readme), map[string]string{"1": "the parallel window engine, 1 thread per point", "2": "the parallel window engine, 2 threads per point"}[n])
 	}
 	require.Len(t, data["1"], 4)
 	assert.Equal(t, data["1"], data["2"])
