@@ -31,3 +31,81 @@ WG_ACC_ENTRIES(wcc, wcc_acc)
 
 // Asynchronous under Atos as it is: compute reads the source's current value.
 WG_ATOS_ENTRIES(wcc, wcc_acc)
+
+// ---- the forest form: entries wcc_afforest_* (scheduler/forest.go) -------
+// meta0 holds each vertex's parent; a root is its own parent (the labels
+// start as the vertices' ids). Linking puts the larger of two roots under
+// the smaller, so a tree's root is its smallest vertex and, once every
+// edge is linked and the trees are compressed, every vertex's parent is
+// its component's smallest id: the propagation form's label. Parents are
+// read with volatile loads: other SMs change them, and an L1 copy may be
+// stale.
+
+WG_DEV uint32_t wcc_parent(const uint32_t *parent, uint32_t v) { return wg_load_volatile(parent + v); }
+
+// wcc_link joins the trees of u and v: it hooks the larger root under the
+// smaller with a compare-and-swap, climbing again when another thread
+// hooked first.
+WG_DEV void wcc_link(uint32_t *parent, uint32_t u, uint32_t v) {
+  uint32_t p1 = wcc_parent(parent, u), p2 = wcc_parent(parent, v);
+  while (p1 != p2) {
+    uint32_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
+    uint32_t ph = wcc_parent(parent, high);
+    if (ph == low || (ph == high && atomicCAS(&parent[high], high, low) == high))
+      return;
+    p1 = wcc_parent(parent, ph);
+    p2 = wcc_parent(parent, low);
+  }
+}
+
+// link_round: a thread per vertex links it to its neighbour number
+// `iteration` (in CSR order), if it has one.
+extern "C" __global__ void wcc_afforest_link_round(WG_ACC_PARAMS) {
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t *parent = (uint32_t *)meta0;
+  uint32_t v = wg_global_id();
+  if (v < num_vertices && g.begin(v) + iteration < g.end(v))
+    wcc_link(parent, v, g.targets[g.begin(v) + iteration]);
+}
+
+// compress: a thread per vertex points it at its root. No link runs
+// meanwhile, so roots stand still.
+extern "C" __global__ void wcc_afforest_compress(WG_ACC_PARAMS) {
+  uint32_t *parent = (uint32_t *)meta0;
+  uint32_t v = wg_global_id();
+  if (v >= num_vertices)
+    return;
+  uint32_t p = wcc_parent(parent, v), pp = wcc_parent(parent, p);
+  if (p == pp)
+    return;
+  while (p != pp) {
+    p = pp;
+    pp = wcc_parent(parent, p);
+  }
+  parent[v] = p;
+}
+
+// sample: thread i writes the root of a pseudo-random vertex (a
+// multiplicative hash of i), after compress, for the host to find the
+// largest component's root.
+extern "C" __global__ void wcc_afforest_sample(WG_ACC_PARAMS, uint32_t *roots, uint32_t samples) {
+  const uint32_t *parent = (const uint32_t *)meta0;
+  uint32_t i = wg_global_id();
+  if (i < samples)
+    roots[i] = parent[(uint32_t)(((unsigned long long)i * 2654435761ull) % num_vertices)];
+}
+
+// link_rest: a warp per vertex outside the component rooted at skip (all
+// of them when skip is none, 0xFFFFFFFF) links it to its neighbours from
+// number `iteration` on, the lanes striding over them. A vertex of the
+// skipped component is joined to every other through the other's side of
+// their edge (the graph is symmetric).
+extern "C" __global__ void wcc_afforest_link_rest(WG_ACC_PARAMS, uint32_t skip) {
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t *parent = (uint32_t *)meta0;
+  uint32_t v = wg_global_id() / 32;
+  if (v >= num_vertices || wcc_parent(parent, v) == skip)
+    return;
+  for (uint32_t e = g.begin(v) + iteration + wg_lane_id(); e < g.end(v); e += 32)
+    wcc_link(parent, v, g.targets[e]);
+}

@@ -8,10 +8,12 @@ import (
 )
 
 // WCC (kernels/wcc.cu): label[v], the smallest vertex id of v's weakly
-// connected component, by minimum-label propagation.
+// connected component, by minimum-label propagation (the ACC form) or as
+// a forest of parent pointers whose roots are those ids (the Forest form,
+// scheduler/forest.go; the labels are the parents, starting at the ids).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "wcc", About: "weakly connected components (minimum label)", Kernel: "wcc",
-		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupWCC}, CPU: cpuWCC})
+		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupWCC, Forest: setupWCC}, CPU: cpuWCC})
 }
 
 func cpuWCC(g *graph.Graph, _ Params) CPUResult {

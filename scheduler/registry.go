@@ -56,10 +56,15 @@ const (
 	// state does not fit the ACC contract (belief propagation's lives on
 	// edges) or it has rounds of its own (colouring's assign and detect).
 	Own
+	// Forest is connected components as a forest of parent pointers:
+	// entries <kernel>_afforest_{link_round,compress,sample,link_rest}
+	// that link trees by hooking roots and flatten them by pointer
+	// jumping (scheduler/forest.go), meta0 the parents.
+	Forest
 )
 
 func (f Form) String() string {
-	return [...]string{"acc", "pull-then-push", "tasks", "own"}[f]
+	return [...]string{"acc", "pull-then-push", "tasks", "own", "forest"}[f]
 }
 
 // Setup builds an algorithm's problem on g (already loaded and checked)
@@ -101,7 +106,7 @@ type Algorithm struct {
 // Forms lists the forms the algorithm provides, in Form order.
 func (a *Algorithm) Forms() []Form {
 	var out []Form
-	for f := ACC; f <= Own; f++ {
+	for f := ACC; f <= Forest; f++ {
 		if a.Setups[f] != nil {
 			out = append(out, f)
 		}
