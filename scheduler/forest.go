@@ -10,8 +10,8 @@ import (
 // The forest scheduler runs the Forest form: connected components as a
 // forest of parent pointers (the idea of Afforest, Sutton et al.). Each
 // vertex is first linked to a few of its neighbours (a launch per
-// neighbour number, `sample` of them) and the trees are compressed by
-// pointer jumping; a sample of vertices then names the root of the
+// neighbour number, `sample` of them, each followed by a compression of
+// the trees by pointer jumping); a sample of vertices then names the root of the
 // largest component, whose vertices skip the rest of their edges (their
 // edges to other components are linked from the other side, the graph
 // being symmetric); every other vertex links its remaining edges, and a
@@ -82,20 +82,25 @@ func forestRun(e *Enactment) error {
 	perVertex := (n + block - 1) / block
 	rounds := e.Variant.Int("sample")
 
-	it := IterationStats{Iteration: 0, Phases: fmt.Sprintf("link×%d+compress", rounds), Direction: "push", FrontierIn: n}
+	// An iteration per neighbour number: link, then compress, so that the
+	// next round's links climb short paths.
+	var it IterationStats
 	for r := range rounds {
+		it = IterationStats{Iteration: r, Phases: "link+compress", Direction: "push", FrontierIn: n}
 		if err := e.launch(&it, linkRound, perVertex, e.accArgs(e.out, r)...); err != nil {
 			return err
 		}
-	}
-	if rounds > 0 {
 		if err := e.launch(&it, compress, perVertex, e.accArgs(e.out, 0)...); err != nil {
 			return err
+		}
+		if r < rounds-1 {
+			e.record(it)
 		}
 	}
 	skip := uint32(noSkip)
 	if rounds > 0 && e.Variant.Get("skip") == "on" {
 		st := e.State.(*forestState)
+		it.Phases += "+sample"
 		if err := e.launch(&it, sample, (forestSamples+block-1)/block, append(e.accArgs(e.out, 0), st.roots, uint32(forestSamples))...); err != nil {
 			return err
 		}
@@ -104,9 +109,11 @@ func forestRun(e *Enactment) error {
 			return err
 		}
 	}
-	e.record(it)
+	if rounds > 0 {
+		e.record(it)
+	}
 
-	it = IterationStats{Iteration: 1, Phases: "link_rest+compress", Direction: "push", FrontierIn: n}
+	it = IterationStats{Iteration: rounds, Phases: "link_rest+compress", Direction: "push", FrontierIn: n}
 	warps := (n*32 + block - 1) / block
 	if err := e.launch(&it, linkRest, warps, append(e.accArgs(e.out, rounds), skip)...); err != nil {
 		return err
