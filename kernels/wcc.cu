@@ -68,21 +68,20 @@ extern "C" __global__ void wcc_afforest_link_round(WG_ACC_PARAMS) {
     wcc_link(parent, v, g.targets[g.begin(v) + iteration]);
 }
 
-// compress: a thread per vertex points it at its root. No link runs
-// meanwhile, so roots stand still.
+// compress: a thread per vertex points it at its root by pointer jumping,
+// writing each step, so that the threads of the vertices below it climb
+// the shorter path. No link runs meanwhile, so roots stand still.
 extern "C" __global__ void wcc_afforest_compress(WG_ACC_PARAMS) {
   uint32_t *parent = (uint32_t *)meta0;
   uint32_t v = wg_global_id();
   if (v >= num_vertices)
     return;
   uint32_t p = wcc_parent(parent, v), pp = wcc_parent(parent, p);
-  if (p == pp)
-    return;
   while (p != pp) {
+    wg_store_volatile(parent + v, pp);
     p = pp;
     pp = wcc_parent(parent, p);
   }
-  parent[v] = p;
 }
 
 // sample: thread i writes the root of a pseudo-random vertex (a

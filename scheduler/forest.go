@@ -82,26 +82,32 @@ func forestRun(e *Enactment) error {
 	perVertex := (n + block - 1) / block
 	rounds := e.Variant.Int("sample")
 
-	// An iteration per neighbour number: link, then compress, so that the
-	// next round's links climb short paths.
-	var it IterationStats
+	// An iteration per launch, so that each phase's time shows: a link
+	// per neighbour number, each followed by a compression, so that the
+	// next round's links climb short paths; the sample; the other edges;
+	// the last compression.
+	iteration := 0
+	step := func(phase string, k *kernels.Kernel, grid int, args ...any) error {
+		it := IterationStats{Iteration: iteration, Phases: phase, Direction: "push", FrontierIn: n}
+		if err := e.launch(&it, k, grid, args...); err != nil {
+			return err
+		}
+		e.record(it)
+		iteration++
+		return nil
+	}
 	for r := range rounds {
-		it = IterationStats{Iteration: r, Phases: "link+compress", Direction: "push", FrontierIn: n}
-		if err := e.launch(&it, linkRound, perVertex, e.accArgs(e.out, r)...); err != nil {
+		if err := step(fmt.Sprintf("link %d", r), linkRound, perVertex, e.accArgs(e.out, r)...); err != nil {
 			return err
 		}
-		if err := e.launch(&it, compress, perVertex, e.accArgs(e.out, 0)...); err != nil {
+		if err := step("compress", compress, perVertex, e.accArgs(e.out, 0)...); err != nil {
 			return err
-		}
-		if r < rounds-1 {
-			e.record(it)
 		}
 	}
 	skip := uint32(noSkip)
 	if rounds > 0 && e.Variant.Get("skip") == "on" {
 		st := e.State.(*forestState)
-		it.Phases += "+sample"
-		if err := e.launch(&it, sample, (forestSamples+block-1)/block, append(e.accArgs(e.out, 0), st.roots, uint32(forestSamples))...); err != nil {
+		if err := step("sample", sample, (forestSamples+block-1)/block, append(e.accArgs(e.out, 0), st.roots, uint32(forestSamples))...); err != nil {
 			return err
 		}
 		var err error
@@ -109,19 +115,13 @@ func forestRun(e *Enactment) error {
 			return err
 		}
 	}
-	if rounds > 0 {
-		e.record(it)
-	}
-
-	it = IterationStats{Iteration: rounds, Phases: "link_rest+compress", Direction: "push", FrontierIn: n}
 	warps := (n*32 + block - 1) / block
-	if err := e.launch(&it, linkRest, warps, append(e.accArgs(e.out, rounds), skip)...); err != nil {
+	if err := step("link rest", linkRest, warps, append(e.accArgs(e.out, rounds), skip)...); err != nil {
 		return err
 	}
-	if err := e.launch(&it, compress, perVertex, e.accArgs(e.out, 0)...); err != nil {
+	if err := step("compress", compress, perVertex, e.accArgs(e.out, 0)...); err != nil {
 		return err
 	}
-	e.record(it)
 	if skip != noSkip {
 		e.Statistic("skipped_root", "largest sampled component", float64(skip), fmt.Sprintf("rooted at %d, its vertices skip their other edges", skip))
 	}
