@@ -43,34 +43,28 @@ WG_ATOS_ENTRIES(wcc, wcc_acc)
 
 WG_DEV uint32_t wcc_parent(const uint32_t *parent, uint32_t v) { return wg_load_volatile(parent + v); }
 
-// wcc_find returns v's root, making each vertex it passes point at its
-// grandparent (intermediate pointer jumping), so that the trees stay
-// shallow while they are linked. A parent is never larger than its child,
-// and a root is its own parent. Another thread's jump may write the same
-// pointer: either value is an ancestor, and a non-root's pointer is never
-// swapped.
-WG_DEV uint32_t wcc_find(uint32_t *parent, uint32_t v) {
-  uint32_t p = wcc_parent(parent, v), prev = v, next;
-  while (p < prev && p > (next = wcc_parent(parent, p))) {
-    wg_store_volatile(parent + prev, next);
-    prev = p;
-    p = next;
-  }
-  return p;
-}
-
 // wcc_link joins the trees of u and v: it hooks the larger root under the
-// smaller with a compare-and-swap and, when another thread hooked that root
-// first, finds the roots again.
+// smaller with a compare-and-swap, climbing again when another thread
+// hooked first. The climb reads parents with weak loads, which the L1 may
+// answer with a stale value (the roots of a large tree are read by many
+// threads at once); a stale parent is still an ancestor, and a stale root
+// only fails its compare-and-swap, whose answer is the current parent,
+// smaller than the root it replaces, so every retry climbs.
 WG_DEV void wcc_link(uint32_t *parent, uint32_t u, uint32_t v) {
-  uint32_t ru = wcc_find(parent, u), rv = wcc_find(parent, v);
-  while (ru != rv) {
-    uint32_t high = ru > rv ? ru : rv, low = ru > rv ? rv : ru;
-    uint32_t was = atomicCAS(&parent[high], high, low);
-    if (was == high)
+  uint32_t p1 = parent[u], p2 = parent[v];
+  while (p1 != p2) {
+    uint32_t high = p1 > p2 ? p1 : p2, low = p1 > p2 ? p2 : p1;
+    uint32_t ph = parent[high];
+    if (ph == low)
       return;
-    ru = wcc_find(parent, was);
-    rv = wcc_find(parent, low);
+    if (ph == high) {
+      uint32_t was = atomicCAS(&parent[high], high, low);
+      if (was == high)
+        return;
+      ph = was;
+    }
+    p1 = parent[ph];
+    p2 = parent[low];
   }
 }
 
