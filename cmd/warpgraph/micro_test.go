@@ -16,7 +16,7 @@ func TestMicroAllMatchesEachBenchmarkAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every microbenchmark twice in simulation")
 	}
-	flags := []string{"--target", "sim", "--config", "tiny", "--grids", "2", "--no-boundary", "--json"}
+	flags := []string{"--target", "sim", "--config", "tiny", "--grids", "2", "--no-boundary", "--json", "--heartbeat", "0"}
 	tables := func(name string) []micro.Table {
 		out, status, err := execute(t, append([]string{"micro", name}, flags...)...)
 		require.NoError(t, err, out)
@@ -53,7 +53,7 @@ func TestMicroStreamTableNamesTheDefaultSizes(t *testing.T) {
 // atomic-contention sweep launches a shared and a global kernel per
 // degree, each with its cycles and counters.
 func TestMicroJSONCarriesEveryLaunch(t *testing.T) {
-	out, _, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json")
+	out, _, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json", "--heartbeat", "0")
 	require.NoError(t, err)
 	var got []struct {
 		Rows     [][]string     `json:"rows"`
@@ -78,7 +78,7 @@ func TestMicroJSONCarriesEveryLaunch(t *testing.T) {
 func TestMicroSimThreadsGiveIdenticalFigures(t *testing.T) {
 	var first string
 	for _, n := range []string{"1", "2"} {
-		out, status, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json", "--sim-threads", n)
+		out, status, err := execute(t, "micro", "atomic_contention", "--target", "sim", "--config", "tiny", "--json", "--heartbeat", "0", "--sim-threads", n)
 		require.NoError(t, err, out)
 		require.Equal(t, 0, status)
 		if first == "" {
