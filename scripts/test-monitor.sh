@@ -19,7 +19,8 @@
 #   - continues the simulation, waits for the run to end and validate,
 #     checks that --monitor-hold keeps the page up, interrupts the process
 #     (Ctrl-C) and checks that it exits with the run's status, 0;
-#   - runs the same simulation without --monitor: the cycles must match.
+#   - runs the same simulation without --monitor, on the serial engine the
+#     monitor runs on (and says so): the cycles must match.
 #
 # Without CI=true it skips (exit 0) where chromium cannot be installed;
 # with CI=true that is a failure.
@@ -179,8 +180,9 @@ PID=""
 took=$(($(date +%s) - start))
 
 # --- the same run unwatched ----------------------------------------------------
-echo "test-monitor: the same run without --monitor"
-"$WORK/warpgraph" "${RUN[@]}" >"$WORK/plain.out" 2>&1 || fail "the unwatched run failed: $(tail -3 "$WORK/plain.out")"
+echo "test-monitor: the same run without --monitor, on the serial engine"
+grep -q 'runs on the serial timing engine' "$WORK/run.err" || fail "stderr does not say the monitored run is on the serial engine: $(head -3 "$WORK/run.err")"
+"$WORK/warpgraph" "${RUN[@]}" --sim-engine serial >"$WORK/plain.out" 2>&1 || fail "the unwatched run failed: $(tail -3 "$WORK/plain.out")"
 plain=$(awk '$1 == "cycles" { print $2 }' "$WORK/plain.out")
 [ -n "$cycles" ] && [ "$cycles" = "$plain" ] || fail "watched (and paused) the run took $cycles cycles, unwatched $plain"
 echo "test-monitor: PASS: the watched run validated in $took s with the same $cycles cycles as the unwatched one, the page stayed up under --monitor-hold, and Ctrl-C ended it with status 0"
