@@ -2,6 +2,7 @@
 // in-edges built on demand, optional uint32 weights), the file readers
 // (Matrix Market, SNAP/plain edge lists, METIS, DIMACS .gr, and the binary
 // CSR cache), the deterministic generators (R-MAT, grid, Erdős–Rényi), the
-// transformations, graph specs and statistics. It imports nothing of
+// transformations, graph specs and statistics, and partitions of the
+// vertices over devices with their boundary statistics. It imports nothing of
 // warpgraph's own; CPU reference algorithms live in graph/ref.
 package graph
