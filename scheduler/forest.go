@@ -31,11 +31,28 @@ func init() {
 				Values: []string{"on", "off"}, Default: "on"},
 		},
 		Forms:    []Form{Forest},
+		Supports: func(a *Algorithm, _ Variant) error { _, err := forestEntries(a); return err },
 		Prepare:  forestPrepare,
 		Run:      forestRun,
 		Variants: []string{"afforest", "afforest:skip=off", "afforest:sample=0"},
-		Label:    func(Variant) string { return "base" },
 	})
+}
+
+// forestPhases are the Forest form's entries, <kernel>_afforest_<phase>.
+var forestPhases = []string{"link_round", "compress", "sample", "link_rest"}
+
+// forestEntries looks up a's Forest entries by phase, naming the first
+// one the kernel catalog lacks.
+func forestEntries(a *Algorithm) (map[string]*kernels.Kernel, error) {
+	out := make(map[string]*kernels.Kernel, len(forestPhases))
+	for _, phase := range forestPhases {
+		k, err := kernels.Lookup(a.Kernel + "_afforest_" + phase)
+		if err != nil {
+			return nil, fmt.Errorf("%s has no entry %s_afforest_%s for afforest", a.Name, a.Kernel, phase)
+		}
+		out[phase] = k
+	}
+	return out, nil
 }
 
 // forestSamples is how many vertices' roots name the largest component.
@@ -59,25 +76,11 @@ func forestRun(e *Enactment) error {
 	if n == 0 {
 		return nil
 	}
-	entry := func(phase string) (*kernels.Kernel, error) {
-		return kernels.Lookup(e.Algorithm.Kernel + "_afforest_" + phase)
-	}
-	linkRound, err := entry("link_round")
+	entries, err := forestEntries(e.Algorithm)
 	if err != nil {
 		return err
 	}
-	compress, err := entry("compress")
-	if err != nil {
-		return err
-	}
-	sample, err := entry("sample")
-	if err != nil {
-		return err
-	}
-	linkRest, err := entry("link_rest")
-	if err != nil {
-		return err
-	}
+	linkRound, compress, sample, linkRest := entries["link_round"], entries["compress"], entries["sample"], entries["link_rest"]
 	block := e.Options.Block
 	perVertex := (n + block - 1) / block
 	rounds := e.Variant.Int("sample")
