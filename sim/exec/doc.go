@@ -28,7 +28,9 @@
 // functional mode: the warps of all co-resident CTAs interleave
 // round-robin, a bounded slice each, so kernels that wait on other CTAs
 // (global barriers, task queues) run as on hardware; later CTAs start as
-// resident ones finish. A timing model instead dispatches CTAs itself
+// resident ones finish. A warp whose turns only poll (strong loads and
+// atomics that change nothing) backs off, and then waits until some warp
+// changes memory (Grid.runSlots), so idle pollers cost little. A timing model instead dispatches CTAs itself
 // (Grid.Dispatch, Grid.Retire) and issues one warp-instruction at a time
 // with Warp.Step, which reports what it needs (StepInfo: the instruction,
 // masks, per-lane memory addresses, barrier and exit events). Both run the

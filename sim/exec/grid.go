@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/warpgraph/warpgraph/kernels"
@@ -443,8 +444,8 @@ type RunOptions struct {
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
-// the resident CTAs, each running a slice per turn, until every CTA has
-// finished. It checks ctx once per round.
+// the resident CTAs, each running a slice per turn (polling warps back off:
+// backOff), until every CTA has finished. It checks ctx once per round.
 //
 // Two hangs end with a *kernels.DeadlockError instead of waiting for ctx:
 // every remaining warp blocked at a barrier that cannot complete, and a
@@ -529,6 +530,88 @@ func (s *slowdown) slowed(insts, changes uint64) bool {
 	return share < s.first/2
 }
 
+// Back-off of polling warps. A turn is idle when the warp ran its whole
+// slice, none of its stores or atomics changed memory, and it read global
+// or shared memory, only through strong loads and atomics (volatile,
+// relaxed or acquire above the CTA: what a spin loop polls through; a
+// weak load is work, such as a gather, and a turn of arithmetic alone
+// polls nothing). After k idle turns in a row the warp sits out its next
+// 2^k - 1 turns (k at most maxIdleTurns), and after that until some warp
+// has changed memory since its last turn: until then its polls would read
+// what they read. The first turn that is not idle ends the back-off. So
+// thousands of warps polling a queue or a grid barrier do not each run a
+// slice for every slice of the warps with work. Functional mode has no
+// time: this changes only the interleaving (a racy kernel may take
+// another valid path), never what a run may compute.
+const maxIdleTurns = 10
+
+// turnReads says how a warp's turn read memory: readWeak, readStrong or
+// both.
+type turnReads uint8
+
+const (
+	readWeak turnReads = 1 << iota
+	readStrong
+)
+
+// sitsOut says whether the warp sits this turn out, counting it.
+func (w *Warp) sitsOut() bool {
+	if w.idleTurns == 0 {
+		return false
+	}
+	if w.skipTurns > 0 {
+		w.skipTurns--
+		return true
+	}
+	return w.g.changes == w.idleAt
+}
+
+// backOff records a turn: idle or not.
+func (w *Warp) backOff(idle bool) {
+	if !idle {
+		w.idleTurns, w.skipTurns = 0, 0
+		return
+	}
+	w.idleTurns = min(w.idleTurns+1, maxIdleTurns)
+	w.skipTurns = 1<<w.idleTurns - 1
+	w.idleAt = w.g.changes
+}
+
+// wakeIdle ends a round in which every ready warp sat out: it skips the
+// rounds until the first back-off ends, or, when every ready warp waits
+// for a change that no warp can make, lets all of them run again, so that
+// a spin budget or the Watchdog can end the wait.
+func wakeIdle(slots []*CTA) {
+	least := uint32(math.MaxUint32)
+	for _, c := range slots {
+		for _, w := range ctaWarps(c) {
+			if w.state == WarpReady && w.skipTurns > 0 {
+				least = min(least, w.skipTurns)
+			}
+		}
+	}
+	for _, c := range slots {
+		for _, w := range ctaWarps(c) {
+			if w.state != WarpReady {
+				continue
+			}
+			if least == math.MaxUint32 {
+				w.idleTurns = 0
+			} else if w.skipTurns > 0 {
+				w.skipTurns -= least
+			}
+		}
+	}
+}
+
+// ctaWarps is c's warps, none for an empty slot.
+func ctaWarps(c *CTA) []*Warp {
+	if c == nil {
+		return nil
+	}
+	return c.warps
+}
+
 // errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
@@ -555,7 +638,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes}
 	for live > 0 {
-		progressed := false
+		progressed, waiting := false, false
 		for i, c := range slots {
 			if c == nil {
 				continue
@@ -564,6 +647,12 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				if w.state != WarpReady {
 					continue
 				}
+				if w.sitsOut() {
+					waiting = true
+					continue
+				}
+				changes := g.changes
+				w.turnReads = 0
 				n, err := w.run(slice)
 				if err != nil {
 					return err
@@ -571,6 +660,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				if n > 0 {
 					progressed = true
 				}
+				w.backOff(n == slice && changes == g.changes && w.turnReads == readStrong)
 				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts-insts0 >= instBudget {
 					return errProgressBudget
 				}
@@ -590,6 +680,10 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		}
 		if opt.StopOnSlowdown && live > 0 && slow.slowed(g.WarpInsts, g.changes) {
 			return errProgressBudget
+		}
+		if !progressed && waiting {
+			wakeIdle(slots)
+			continue
 		}
 		if !progressed {
 			return &kernels.DeadlockError{Kernel: g.prog.Name(), Detail: "every remaining warp waits at a barrier that cannot complete: " + g.DescribeWarps()}

@@ -83,6 +83,16 @@ type pollSite struct {
 // polled records that the warp read through x: the last two distinct
 // sites are where a spinning warp spins.
 func (w *Warp) polled(x *xinst) {
+	switch x.in.Op {
+	case ptx.OpLd, ptx.OpLdu:
+		if weakLoad(x.in) {
+			w.turnReads |= readWeak
+		} else {
+			w.turnReads |= readStrong
+		}
+	case ptx.OpAtom:
+		w.turnReads |= readStrong
+	}
 	if w.polls[0].x != x {
 		w.polls[1], w.polls[0] = w.polls[0], pollSite{fn: w.fn, x: x}
 	}

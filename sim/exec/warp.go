@@ -123,6 +123,15 @@ type Warp struct {
 
 	// Call frames kept for reuse, by depth.
 	spare []frame
+
+	// The functional scheduler's back-off (Grid.runSlots, backOff):
+	// idleTurns counts the warp's last idle turns in a row, skipTurns the
+	// turns it still sits out for them, idleAt is the grid's change count
+	// after the last; turnReads says how the current turn read memory.
+	idleTurns uint8
+	skipTurns uint32
+	idleAt    uint64
+	turnReads turnReads
 }
 
 var zeroRow [32]uint64
