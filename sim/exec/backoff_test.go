@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -82,4 +83,36 @@ func TestBackedOffPollersStillDeadlock(t *testing.T) {
 	_, err := m.launch("pollwait", d1(8, 128), flag, data, 64, 0)
 	var dl *kernels.DeadlockError
 	require.True(t, errors.As(err, &dl), "want a deadlock, got %v", err)
+}
+
+// TestSatOutTurnsCountForTheStretchBudget: a functional stretch
+// (Continue) with an instruction budget counts the turns that polling
+// warps sat out as the slices they would have run, so it stops where it
+// would without the back-off, long before the worker's own instructions
+// reach the budget.
+func TestSatOutTurnsCountForTheStretchBudget(t *testing.T) {
+	m := newMachine(t, pollPTX, true)
+	const n = 4000
+	flag := m.zeros(4)
+	data := m.zeros(4 * n)
+	prog, err := m.mod.Program("pollwait")
+	require.NoError(t, err)
+	params := make([]byte, prog.Entry.KernelParamSize)
+	for i, v := range []uint64{flag, data, n, 1} {
+		p := prog.Entry.Inputs()[i]
+		for b := 0; b < p.Size; b++ {
+			params[p.Offset+b] = byte(v >> (8 * b))
+		}
+	}
+	g, err := NewGrid(prog, m.mem, Launch{Grid: [3]int{8, 1, 1}, Block: [3]int{128, 1, 1}, Params: params, SMs: 2, WarpSlotsPerSM: 64})
+	require.NoError(t, err)
+	const budget = 20000
+	done, err := g.Continue(context.Background(), RunOptions{Resident: 8, StopAfterInsts: budget})
+	require.NoError(t, err)
+	require.False(t, done)
+	require.Less(t, g.WarpInsts, uint64(budget/2), "the sat-out turns did not count")
+	done, err = g.Continue(context.Background(), RunOptions{Resident: 8})
+	require.NoError(t, err)
+	require.True(t, done)
+	require.Equal(t, uint32(1), m.u32s(flag, 1)[0])
 }

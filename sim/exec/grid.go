@@ -580,13 +580,18 @@ func (w *Warp) backOff(idle bool) {
 // wakeIdle ends a round in which every ready warp sat out: it skips the
 // rounds until the first back-off ends, or, when every ready warp waits
 // for a change that no warp can make, lets all of them run again, so that
-// a spin budget or the Watchdog can end the wait.
-func wakeIdle(slots []*CTA) {
+// a spin budget or the Watchdog can end the wait. It returns the turns
+// the ready warps sat out in the rounds skipped.
+func wakeIdle(slots []*CTA) uint64 {
 	least := uint32(math.MaxUint32)
+	ready := uint64(0)
 	for _, c := range slots {
 		for _, w := range ctaWarps(c) {
-			if w.state == WarpReady && w.skipTurns > 0 {
-				least = min(least, w.skipTurns)
+			if w.state == WarpReady {
+				ready++
+				if w.skipTurns > 0 {
+					least = min(least, w.skipTurns)
+				}
 			}
 		}
 	}
@@ -602,6 +607,10 @@ func wakeIdle(slots []*CTA) {
 			}
 		}
 	}
+	if least == math.MaxUint32 {
+		return 0
+	}
+	return uint64(least) * ready
 }
 
 // ctaWarps is c's warps, none for an empty slot.
@@ -635,6 +644,11 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	budget, changes0 := opt.StopAfterChanges, g.changes
+	// satOut is the warp-instructions the turns that polling warps sat out
+	// stand for, a slice each: the budget and the slowdown test count them
+	// as issued, so that they see a launch whose warps wait as they would
+	// without the back-off.
+	var satOut uint64
 	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes}
 	for live > 0 {
@@ -649,6 +663,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				}
 				if w.sitsOut() {
 					waiting = true
+					satOut += uint64(slice)
 					continue
 				}
 				changes := g.changes
@@ -661,7 +676,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 					progressed = true
 				}
 				w.backOff(n == slice && changes == g.changes && w.turnReads == readStrong)
-				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts-insts0 >= instBudget {
+				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget {
 					return errProgressBudget
 				}
 			}
@@ -678,11 +693,11 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
 			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
 		}
-		if opt.StopOnSlowdown && live > 0 && slow.slowed(g.WarpInsts, g.changes) {
+		if opt.StopOnSlowdown && live > 0 && slow.slowed(g.WarpInsts+satOut, g.changes) {
 			return errProgressBudget
 		}
 		if !progressed && waiting {
-			wakeIdle(slots)
+			satOut += wakeIdle(slots) * uint64(slice)
 			continue
 		}
 		if !progressed {
