@@ -108,10 +108,10 @@
 // last detailed stretch would make in SampleFunctionalRatio times its length,
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's
-// (both counting a turn that a polling warp sat out, exec's back-off, as
-// the slice it would have run)
 // (most warps have come to wait or spin: the launch's pace has changed,
-// and a detailed stretch measures the new one), and is charged its progress at the
+// and a detailed stretch measures the new one); both tests count a turn
+// that a polling warp sat out (exec's back-off) as the slice it would
+// have run. It is charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
 // warms the L1s and L2 the functional stretch left cold); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges
