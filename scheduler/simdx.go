@@ -31,6 +31,8 @@ func init() {
 				Values: BarrierKinds, Default: "counter"},
 			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; off by default: results/simdx-h100)",
 				Values: []string{"off", "cta"}, Default: "off"},
+			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most the grid; SIMD-X's mapping of tasks to the cores they need), grid launches the whole grid every time",
+				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			{Name: "bin", About: "entries of the online filter's thread bins", Default: "64", Quiet: true, Range: &KeyRange{Min: 1, Max: 1 << 16, Whole: true}},
 			{Name: "medium", About: "out-degree from which a warp processes a vertex", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
 			{Name: "large", About: "out-degree from which a CTA processes a vertex (at least medium)", Default: "256", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
@@ -51,6 +53,9 @@ func init() {
 			if a.Combine == Aggregation && v.Get("fusion") != "none" {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
 			}
+			if v.Get("launch") != "fit" && v.Get("fusion") != "none" {
+				return fmt.Errorf("launch=%s sizes host-driven launches; fused kernels (fusion=%s) launch once over the co-resident grid", v.Get("launch"), v.Get("fusion"))
+			}
 			if a.Combine == Voting && v.Get("fusion") == "none" && v.Get("local") == "cta" {
 				return fmt.Errorf("local=cta runs the small frontiers of fused kernels, or of PageRank's pushes (%s is not fused: use fusion=all or pushpull)", a.Name)
 			}
@@ -63,7 +68,7 @@ func init() {
 			"simdx:filter=strided", "simdx:filter=atomic", "simdx:direction=push",
 			"simdx:fusion=all", "simdx:fusion=pushpull", "simdx:fusion=all,barrier=monitor",
 			"simdx:fusion=all,barrier=tree", "simdx:fusion=all,barrier=coop", "simdx:fusion=pushpull,filter=ballot,barrier=monitor",
-			"simdx:fusion=all,local=cta", "simdx:local=cta", "simdx:filter=atomic,local=cta"},
+			"simdx:fusion=all,local=cta", "simdx:local=cta", "simdx:filter=atomic,local=cta", "simdx:launch=grid"},
 	})
 }
 
@@ -231,6 +236,10 @@ type simdxLoop struct {
 	n      int
 	// filter is the variant's; next the coming iteration's (jit picks).
 	filter, next string
+	// fit sizes list launches to the list (launch=fit); computeGrid is the
+	// last compute phase's grid, whose threads own the bins the gather reads.
+	fit         bool
+	computeGrid int
 }
 
 func simdxRun(e *Enactment) error {
@@ -246,7 +255,7 @@ func simdxRun(e *Enactment) error {
 	if e.Variant.Get("fusion") != "none" {
 		return simdxFused(e, st, ks)
 	}
-	l := &simdxLoop{e: e, st: st, t: listTuningOf(e.Variant), ks: ks, n: n, filter: e.Variant.Get("filter")}
+	l := &simdxLoop{e: e, st: st, t: listTuningOf(e.Variant), ks: ks, n: n, filter: e.Variant.Get("filter"), fit: e.Variant.Get("launch") == "fit"}
 	l.next = l.filter
 	if l.filter == "jit" {
 		l.next = "online"
@@ -443,15 +452,35 @@ func (l *simdxLoop) compute(it *IterationStats, iteration int, direction string,
 			return err
 		}
 		args := append(e.accArgs(in, iteration), e.out.offsets, st.pullLists, st.pullLen)
+		l.computeGrid = st.grid
 		return e.launch(it, l.ks["pull"], st.grid, append(args, emitArgs...)...)
 	}
+	grid := st.grid
+	if l.fit {
+		grid = l.listGrid()
+	}
+	l.computeGrid = grid
 	if e.Form == PullThenPush {
-		if err := e.launch(it, l.ks["take"], st.grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
+		if err := e.launch(it, l.ks["take"], grid, append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])...); err != nil {
 			return err
 		}
 	}
 	args := append(e.accArgs(e.out, iteration), st.lists[cur], st.lens[cur])
-	return e.launch(it, l.ks["push"], st.grid, append(args, emitArgs...)...)
+	return e.launch(it, l.ks["push"], grid, append(args, emitArgs...)...)
+}
+
+// listGrid is the grid that gives every entry of the current frontier's
+// lists (the last length record read) a worker of its own: a CTA per
+// large vertex, a warp per medium one, a thread per small one, at most
+// the full grid. The grid-stride loops hand entry i to CTA, warp or
+// thread i, so each entry meets the same worker as under the full grid,
+// and the idle CTAs are not launched.
+func (l *simdxLoop) listGrid() int {
+	block := l.e.Options.Block
+	warps := max(block/max(l.e.Dev.Properties().WarpSize, 1), 1)
+	small, medium, large := int(l.length[0]), int(l.length[1]), int(l.length[2])
+	need := max((small+block-1)/block, (medium+warps-1)/warps, large)
+	return max(1, min(need, l.st.grid))
 }
 
 // buildNext runs the filter that lists frontier nxt: the online filter's
@@ -460,7 +489,7 @@ func (l *simdxLoop) buildNext(it *IterationStats, nxt int, stamp uint32) error {
 	e, st, t := l.e, l.st, l.t
 	switch l.next {
 	case "online":
-		if err := e.launch(it, l.ks["simdx_gather"], st.grid, e.out.offsets, uint32(l.n), st.bins, st.binCount, uint32(t.BinSize), st.lists[nxt], st.lens[nxt], uint32(t.MediumFrom), uint32(t.LargeFrom)); err != nil {
+		if err := e.launch(it, l.ks["simdx_gather"], l.computeGrid, e.out.offsets, uint32(l.n), st.bins, st.binCount, uint32(t.BinSize), st.lists[nxt], st.lens[nxt], uint32(t.MediumFrom), uint32(t.LargeFrom)); err != nil {
 			return err
 		}
 		if err := l.readLengths(nxt); err != nil {

@@ -2,12 +2,15 @@
 # Functional mode against timing mode, and against an earlier binary's
 # functional mode, on every (algorithm, scheduler) cell of one graph:
 #   OUT=dir [JOBS=16] [LIMIT=240] [GRAPH=rmat:scale=14+perm=1] \
+#     [SCHEDULERS="simdx atos ..."] [BEFORE_KEYS=key=value,...] \
 #     bash scripts/functional-speed.sh ./warpgraph ./warpgraph-before
 # Each cell runs functional mode with both binaries and timing mode (one
-# simulator thread) with the first, one cell per job, JOBS at once; every
-# run is `warpgraph run --target sim --config h100 --json`, validated by
-# warpgraph itself. Writes OUT/cells.tsv (wall ms, warp-instructions,
-# iterations, validation, exit status; 124 is past LIMIT seconds).
+# simulator thread) with each, one cell per job, JOBS at once; every run
+# is `warpgraph run --target sim --config h100 --json`, validated by
+# warpgraph itself. BEFORE_KEYS adds scheduler keys to the second binary's
+# runs (the same binary twice then compares a key's values). Writes
+# OUT/cells.tsv (wall ms, warp-instructions, iterations, validation, exit
+# status; 124 is past LIMIT seconds).
 set -u
 WG=$(realpath "${1:?the binary to measure}")
 BEFORE=$(realpath "${2:?the binary to compare functional mode with}")
@@ -21,12 +24,13 @@ date -u; nproc; lscpu | grep "Model name"
 "$WG" convert --graph "$GRAPH" --out "$OUT/graph.wgc" >/dev/null || exit 1
 one() { # algo scheduler
   local a=$1 s=$2 line=""
-  for run in "functional $WG" "functional-before $BEFORE" "timing $WG"; do
+  for run in "functional $WG" "functional-before $BEFORE" "timing $WG" "timing-before $BEFORE"; do
     set -- $run
-    local mode=${1%-before} json="$OUT/json/$a-$s-$1.json" extra=""
+    local mode=${1%-before} json="$OUT/json/$a-$s-$1.json" extra="" variant=$s
     [ "$mode" = timing ] && extra="--sim-threads 1"
+    [ "$mode" != "$1" ] && [ -n "${BEFORE_KEYS:-}" ] && variant="$s:$BEFORE_KEYS"
     local t0=$(date +%s%N)
-    timeout "$LIMIT" "$2" run --algo "$a" --scheduler "$s" --graph "$OUT/graph.wgc" --target sim \
+    timeout "$LIMIT" "$2" run --algo "$a" --scheduler "$variant" --graph "$OUT/graph.wgc" --target sim \
       --config h100 --sim-mode "$mode" --json --heartbeat 0 $extra > "$json" 2>/dev/null
     local rc=$? t1=$(date +%s%N)
     [ "$rc" = 2 ] && return # the scheduler does not run the algorithm
@@ -37,9 +41,13 @@ one() { # algo scheduler
   done
   echo -e "$a\t$s$line"
 }
-export -f one; export WG BEFORE OUT LIMIT
-echo -e "algo\tscheduler\tfunctional_ms\tfunctional_warp_insts\tfunctional_iterations\tfunctional_valid\tfunctional_rc\tbefore_ms\tbefore_warp_insts\tbefore_iterations\tbefore_valid\tbefore_rc\ttiming_ms\ttiming_warp_insts\ttiming_iterations\ttiming_valid\ttiming_rc" > "$OUT/cells.tsv"
-for s in simdx atos bsp edge hq wseg vwc afforest; do # the slowest first
+export -f one; export WG BEFORE OUT LIMIT BEFORE_KEYS
+header="algo\tscheduler"
+for run in functional before timing timing_before; do
+  header="$header\t${run}_ms\t${run}_warp_insts\t${run}_iterations\t${run}_valid\t${run}_rc"
+done
+echo -e "$header" > "$OUT/cells.tsv"
+for s in ${SCHEDULERS:-simdx atos bsp edge hq wseg vwc afforest}; do # the slowest first
   for a in bfs sssp sswp wcc pr color mis kcore bp; do echo "$a $s"; done
 done | xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _ >> "$OUT/cells.tsv"
 (cd "$OUT" && tar czf cells-json.tar.gz json && rm -r json graph.wgc)
