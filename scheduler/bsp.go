@@ -105,10 +105,16 @@ func bspRun(e *Enactment) error {
 		}
 		it := IterationStats{Iteration: iteration, Direction: "push"}
 		if iteration == 0 && p.Start == nil {
-			if _, err := filter(&it, iteration); err != nil {
+			first, err := filter(&it, iteration)
+			if err != nil {
 				return err
 			}
 			it.Phases = "filter+"
+			if first == 0 { // the first bucket holds no vertex: admit the next that does
+				if _, err := e.nextBucket(iteration, &bound, func(it *IterationStats) (int, error) { return filter(it, iteration) }); err != nil {
+					return err
+				}
+			}
 		}
 		it.Phases += "push"
 		it.FrontierIn = f.Len

@@ -25,7 +25,9 @@ func (e *Enactment) startBuckets() error {
 
 // bucketNote says how the run uses buckets (Prepare adds it to the notes).
 func (e *Enactment) bucketNote() {
-	if b := e.Problem.Buckets; b != nil {
+	if b := e.Problem.Buckets; b != nil && b.Note != "" {
+		e.Notes = append(e.Notes, b.Note)
+	} else if b != nil {
 		e.Notes = append(e.Notes, fmt.Sprintf("delta-stepping: buckets of %d, a vertex improved beyond its bucket waits for the bucket that covers it", b.Delta))
 	}
 }

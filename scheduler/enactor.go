@@ -147,10 +147,8 @@ func NewPlan(a *Algorithm, v Variant, given Params) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.Scheduler.Supports != nil {
-		if err := v.Scheduler.Supports(a, v); err != nil {
-			return nil, err
-		}
+	if err := Supports(a, v); err != nil {
+		return nil, err
 	}
 	for _, d := range a.Params {
 		x, ok := given[d.Name]

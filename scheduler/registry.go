@@ -99,6 +99,9 @@ type Algorithm struct {
 	// Setups are the algorithm's forms; nil while the algorithm has no GPU
 	// kernels (Kernel is then empty).
 	Setups map[Form]Setup
+	// Requires are what a scheduler variant must offer to run the
+	// algorithm at all (coreness: Buckets).
+	Requires []Capability
 	// CPU runs the CPU reference and checks it independently.
 	CPU func(g *graph.Graph, p Params) CPUResult
 }
@@ -553,11 +556,16 @@ func Entries() []Entry {
 }
 
 // Supports says why variant v cannot run algorithm a (nil: it can): a
-// provides none of the forms the scheduler runs, or the scheduler's own
-// check refuses it.
+// provides none of the forms the scheduler runs, the variant lacks a
+// capability a requires, or the scheduler's own check refuses it.
 func Supports(a *Algorithm, v Variant) error {
 	if _, err := v.FormOf(a); err != nil {
 		return err
+	}
+	for _, c := range a.Requires {
+		if err := v.Offers(c); err != nil {
+			return fmt.Errorf("%s needs %s: %w", a.Name, c, err)
+		}
 	}
 	if v.Scheduler.Supports != nil {
 		return v.Scheduler.Supports(a, v)
@@ -572,6 +580,8 @@ func Supports(a *Algorithm, v Variant) error {
 type DeltaBuckets struct {
 	Delta uint32
 	Bound *Array
+	// Note says what the buckets are when they are not delta-stepping's.
+	Note string
 }
 
 // TaskSettings are what a problem tells the task-parallel scheduler.

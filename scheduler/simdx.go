@@ -268,7 +268,7 @@ func simdxRun(e *Enactment) error {
 	bound := e.Problem.bucketStart()
 	for iteration := first; ; iteration++ {
 		size := l.size()
-		if size == 0 && iteration > 0 { // a bucket's frontier emptied: admit the next bucket's
+		if size == 0 { // a bucket's frontier (or the first) emptied: admit the next bucket's
 			if size, err = l.admitBucket(iteration, &bound); err != nil {
 				return err
 			}

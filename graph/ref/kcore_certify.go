@@ -1,7 +1,9 @@
 package ref
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/warpgraph/warpgraph/graph"
 )
@@ -24,24 +26,7 @@ func CertifyKCoreMembers(g *graph.Graph, k uint32, members []bool) Report {
 		return r
 	}
 	n := g.NumVertices()
-	var in *graph.Graph
-	if g.Directed {
-		in = g.Reverse()
-	}
-	neighbours := func(v uint32, f func(u uint32)) {
-		for _, u := range g.Neighbors(v) {
-			if u != v {
-				f(u)
-			}
-		}
-		if in != nil {
-			for _, u := range in.Neighbors(v) {
-				if u != v {
-					f(u)
-				}
-			}
-		}
-	}
+	neighbours := coreNeighbours(g)
 	r := Report{Algorithm: name, Tolerance: KCoreCertificateTolerance, Checked: n}
 	// (1) minimum degree k inside the member set.
 	for v := range n {
@@ -91,6 +76,114 @@ func CertifyKCoreMembers(g *graph.Graph, k uint32, members []bool) Report {
 		if !members[v] && present[v] {
 			r.add(uint32(v), "peeled (not in the core)", fmt.Sprintf("a non-member that never falls below %d neighbours", k))
 		}
+	}
+	return r
+}
+
+// coreNeighbours visits v's neighbours as KCore counts them: out- and
+// in-edges of a directed graph, parallel edges once per copy, self-loops
+// never.
+func coreNeighbours(g *graph.Graph) func(v uint32, f func(u uint32)) {
+	var in *graph.Graph
+	if g.Directed {
+		in = g.Reverse()
+	}
+	return func(v uint32, f func(u uint32)) {
+		for _, u := range g.Neighbors(v) {
+			if u != v {
+				f(u)
+			}
+		}
+		if in != nil {
+			for _, u := range in.Neighbors(v) {
+				if u != v {
+					f(u)
+				}
+			}
+		}
+	}
+}
+
+// CoreNumbersCertificateTolerance is the rule CertifyCoreNumbers applies.
+const CoreNumbersCertificateTolerance = "certificate: every vertex keeps its core number of neighbours at its level or above, and each level's vertices peel away below the next level"
+
+// CertifyCoreNumbers checks core numbers by the definition, without
+// computing them: (1) every vertex v has at least cores[v] neighbours u with
+// cores[u] >= cores[v], so each set {v : cores[v] >= k} has minimum degree
+// k and no core number is too high; (2) level by level, k rising, the
+// vertices with cores[v] = k can be removed one by one, each with at most k
+// neighbours left among the vertices not yet removed, so none of them is
+// in the (k+1)-core and no core number is too low. Neighbours are counted
+// as KCore counts them.
+func CertifyCoreNumbers(g *graph.Graph, cores []uint32) Report {
+	const name = "core numbers"
+	if r, bad := checkLength(g, name, CoreNumbersCertificateTolerance, len(cores)); bad {
+		return r
+	}
+	n := g.NumVertices()
+	neighbours := coreNeighbours(g)
+	r := Report{Algorithm: name, Tolerance: CoreNumbersCertificateTolerance, Checked: n}
+	remaining := make([]uint32, n)
+	for v := range n {
+		atLevel := uint32(0)
+		neighbours(uint32(v), func(u uint32) {
+			remaining[v]++
+			if cores[u] >= cores[v] {
+				atLevel++
+			}
+		})
+		if atLevel < cores[v] {
+			r.add(uint32(v), fmt.Sprintf("at least %d neighbours with core number %d or more", cores[v], cores[v]),
+				fmt.Sprintf("%d such neighbours", atLevel))
+		}
+	}
+	// (2) the vertices in order of core number; at each level a worklist
+	// of those with at most k neighbours left.
+	order := make([]uint32, n)
+	for v := range order {
+		order[v] = uint32(v)
+	}
+	slices.SortStableFunc(order, func(a, b uint32) int { return cmp.Compare(cores[a], cores[b]) })
+	removed := make([]bool, n)
+	queued := make([]bool, n)
+	var work []uint32
+	for i := 0; i < n; {
+		k, end := cores[order[i]], i
+		for end < n && cores[order[end]] == k {
+			end++
+		}
+		for _, v := range order[i:end] {
+			if remaining[v] <= k {
+				work, queued[v] = append(work, v), true
+			}
+		}
+		for len(work) > 0 {
+			v := work[len(work)-1]
+			work = work[:len(work)-1]
+			removed[v] = true
+			neighbours(v, func(u uint32) {
+				if removed[u] {
+					return
+				}
+				remaining[u]--
+				if cores[u] == k && !queued[u] && remaining[u] <= k {
+					work, queued[u] = append(work, u), true
+				}
+			})
+		}
+		for _, v := range order[i:end] {
+			if !removed[v] {
+				r.add(v, fmt.Sprintf("peeled at level %d (at most %d neighbours left)", k, k),
+					fmt.Sprintf("%d neighbours left among the unpeeled", remaining[v]))
+				removed[v] = true // report it once and go on
+				neighbours(v, func(u uint32) {
+					if !removed[u] {
+						remaining[u]--
+					}
+				})
+			}
+		}
+		i = end
 	}
 	return r
 }

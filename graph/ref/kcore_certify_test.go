@@ -34,3 +34,34 @@ func TestCertifyKCoreMembers(t *testing.T) {
 		}
 	}
 }
+
+func TestCertifyCoreNumbers(t *testing.T) {
+	for _, spec := range []string{"rmat:scale=10", "rmat:scale=9,directed=1", "grid:w=9,h=7", "er:n=300,m=900"} {
+		g, err := graph.Load(spec, graph.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cores := KCore(g)
+		r := CertifyCoreNumbers(g, cores)
+		assert.True(t, r.OK(), "%s: %s", spec, r)
+		// Any single core number one too high breaks (1) at its vertex;
+		// one too low breaks (2): the vertex cannot be peeled a level early.
+		for v := range cores {
+			for _, delta := range []int{1, -1} {
+				if delta < 0 && cores[v] == 0 {
+					continue
+				}
+				wrong := append([]uint32(nil), cores...)
+				wrong[v] = uint32(int(wrong[v]) + delta)
+				if CertifyCoreNumbers(g, wrong).OK() {
+					t.Errorf("%s: core number of vertex %d moved by %d passed", spec, v, delta)
+				}
+			}
+			if v > 60 {
+				break
+			}
+		}
+		short := CertifyCoreNumbers(g, cores[:len(cores)-1])
+		assert.False(t, short.OK(), "%s: a short result passed", spec)
+	}
+}

@@ -65,10 +65,10 @@ func ValidateSSWP(g *graph.Graph, src uint32, got []uint32) Report {
 
 // ValidateKCore checks core numbers exactly against KCore(g).
 func ValidateKCore(g *graph.Graph, got []uint32) Report {
-	if r, bad := checkLength(g, "k-core", Exact, len(got)); bad {
+	if r, bad := checkLength(g, "core numbers", Exact, len(got)); bad {
 		return r
 	}
-	return compareExact("k-core", KCore(g), got, formatUint)
+	return compareExact("core numbers", KCore(g), got, formatUint)
 }
 
 // ValidateKCoreMembers checks k-core membership exactly against
