@@ -40,12 +40,7 @@ func init() {
 		},
 		Label: func(v Variant) string { return v.Get("fusion") },
 		Forms: []Form{PullThenPush, ACC},
-		Offers: map[Capability]func(Variant) error{Buckets: func(v Variant) error {
-			if v.Get("fusion") != "none" {
-				return fmt.Errorf("delta-stepping runs in SIMD-X's host-driven loop (fusion=none), not in fused kernels")
-			}
-			return nil
-		}},
+		Offers: map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
 		Supports: func(a *Algorithm, v Variant) error {
 			if t := listTuningOf(v); t.MediumFrom > t.LargeFrom {
 				return fmt.Errorf("medium=%d and large=%d: a vertex must not be medium from a degree above where it is large", t.MediumFrom, t.LargeFrom)
@@ -182,10 +177,8 @@ func classify(g *graph.Graph, t listTuning) ([]uint32, [3]uint32) {
 // work of the algorithm).
 func simdxReset(e *Enactment) error {
 	st := e.State.(*simdxState)
-	if e.Variant.Get("fusion") == "none" {
-		if err := e.startBuckets(); err != nil {
-			return err
-		}
+	if err := e.startBuckets(); err != nil {
+		return err
 	}
 	g, t := e.Problem.Graph, listTuningOf(e.Variant)
 	n := g.NumVertices()
@@ -773,6 +766,12 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 	if e.Variant.Get("local") == "cta" {
 		local = localMax
 	}
+	// Buckets: the kernel raises the bound when a frontier empties.
+	var bucketWords kernels.DevPtr
+	var bucketDelta uint32
+	if b := p.Buckets; b != nil {
+		bucketWords, bucketDelta = b.Bound.Ptr(), b.Delta
+	}
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(st.grid), Block: kernels.D1(e.Options.Block), Cooperative: BarrierCooperative(kind)}
 	launches := 0
 	for {
@@ -790,7 +789,7 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 		args := append(e.accArgs(e.out, int(control[ctlIteration])), in.offsets, in.targets, in.weights,
 			st.lists[0], st.lens[0], st.bins, st.binCount, st.ctaCounts, st.queued, st.pullLists, st.pullLen,
 			st.control, st.log, uint32(st.maxLog), uint32(t.BinSize), uint32(t.MediumFrom), uint32(t.LargeFrom),
-			pullEdges, filterCodes[filter], directionMode, maxIter, local, st.barrier, barrierCode)
+			pullEdges, filterCodes[filter], directionMode, maxIter, local, bucketWords, bucketDelta, st.barrier, barrierCode)
 		stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 		if err != nil {
 			return fmt.Errorf("fused %s launch %d: %w", k.Name, launches+1, err)

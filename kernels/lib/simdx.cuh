@@ -683,12 +683,13 @@ static __device__ __noinline__ bool wg_grid_sync_kind(uint32_t kind, uint32_t *s
       const uint32_t *pull_len, uint32_t *control, uint32_t *log, uint32_t max_log,                \
       uint32_t bin_size, uint32_t medium_from, uint32_t large_from, uint32_t pull_edges,           \
       uint32_t filter_mode, uint32_t direction_mode, uint32_t max_iterations, uint32_t local_max,   \
-      uint32_t *barrier_state, uint32_t barrier_kind, uint32_t spin_budget, int *abort_flag
+      uint32_t *bucket_words, uint32_t bucket_delta, uint32_t *barrier_state, uint32_t barrier_kind, \
+      uint32_t spin_budget, int *abort_flag
 #define WG_SIMDX_FUSED_ARGS                                                                        \
   WG_ACC_ARGS, in_offsets, in_targets, in_weights, lists, lens, bins, bin_count, cta_counts,       \
       queued, pull_lists, pull_len, control, log, max_log, bin_size, medium_from, large_from,      \
-      pull_edges, filter_mode, direction_mode, max_iterations, local_max, barrier_state,            \
-      barrier_kind, spin_budget, abort_flag
+      pull_edges, filter_mode, direction_mode, max_iterations, local_max, bucket_words,             \
+      bucket_delta, barrier_state, barrier_kind, spin_budget, abort_flag
 
 template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMDX_FUSED_PARAMS) {
   uint32_t n = num_vertices;
@@ -790,6 +791,47 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
       next_dir = direction_mode == 1 && edges > pull_edges ? 1u : 0u;
       why = size_out == 0 ? 0 : (!(PUSH && PULL) && next_dir != dir ? 1 : (iter >= max_iterations ? 2 : 3));
+    }
+    if (why == 0 && bucket_delta != 0) {
+      // Buckets (delta-stepping; coreness's levels): the frontier emptied,
+      // so the bound rises by bucket_delta and an admission pass (active,
+      // then a ballot scan) lists the vertices it now covers, as the
+      // host-driven loop does (scheduler/delta.go); a bucket that admits
+      // none is skipped past the least value the pass saw waiting. The
+      // stamp is the emptied iteration's, which no vertex holds.
+      uint32_t admit = iter + 1;
+      uint32_t bound = wg_load_volatile(&bucket_words[0]);
+      uint32_t next = bound > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : bound + bucket_delta;
+      for (;;) {
+        if (leader) {
+          bucket_words[0] = next, bucket_words[1] = 0xFFFFFFFFu;
+          for (uint32_t w = 0; w <= WG_LEN_EDGES; ++w)
+            nxt_len[w] = 0;
+        }
+        WG_SYNC();
+        wg_simdx_activate<ALG>(WG_ACC_ARGS, queued, admit);
+        WG_SYNC();
+        wg_simdx_scan_count(row_offsets, n, queued, admit, cta_counts, WG_SCAN_BALLOT, medium_from,
+                            large_from);
+        WG_SYNC();
+        wg_simdx_scan_write(row_offsets, n, queued, admit, cta_counts, WG_SCAN_BALLOT, nxt_lists,
+                            nxt_len, medium_from, large_from);
+        WG_SYNC();
+        size_out = 0;
+        for (uint32_t c = 0; c < 3; ++c)
+          size_out += wg_load_volatile(&nxt_len[c]);
+        uint32_t least = wg_load_volatile(&bucket_words[1]);
+        WG_SYNC(); // every thread has read the pass's words before the leader writes again
+        if (size_out > 0 || least == 0xFFFFFFFFu || next == 0xFFFFFFFFu)
+          break;
+        next = least / bucket_delta * bucket_delta;
+        next = next > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : next + bucket_delta;
+      }
+      if (size_out > 0) {
+        edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
+        next_dir = direction_mode == 1 && edges > pull_edges ? 1u : 0u;
+        why = !(PUSH && PULL) && next_dir != dir ? 1 : (iter >= max_iterations ? 2 : 3);
+      }
     }
     if (why != 3) {
       if (leader) {
