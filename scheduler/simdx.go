@@ -38,8 +38,8 @@ func init() {
 			{Name: "large", About: "out-degree from which a CTA processes a vertex (at least medium)", Default: "256", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
 			pullFractionKey,
 		},
-		Label: func(v Variant) string { return v.Get("fusion") },
-		Forms: []Form{PullThenPush, ACC},
+		Label:  func(v Variant) string { return v.Get("fusion") },
+		Forms:  []Form{PullThenPush, ACC},
 		Offers: map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
 		Supports: func(a *Algorithm, v Variant) error {
 			if t := listTuningOf(v); t.MediumFrom > t.LargeFrom {
