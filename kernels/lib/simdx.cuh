@@ -768,7 +768,9 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       why = 2;
     if (why == 3 && PUSH && next_dir == 0 && size_out <= local_max &&
         edges <= WG_LOCAL_EDGES(local_max)) {
-      // A small frontier: CTA 0 runs levels alone while the grid waits.
+      // A small frontier: CTA 0 runs levels alone while the grid waits,
+      // once every thread has read the lengths that it rewrites.
+      WG_SYNC();
       if (blockIdx.x == 0)
         wg_simdx_local<ALG>(row_offsets, col_indices, edge_weights, num_vertices, meta0, meta1, meta2,
                             meta3, iter, param_u32, param_f32, nxt_lists, nxt_len, queued, control,
@@ -799,9 +801,13 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       // host-driven loop does (scheduler/delta.go); a bucket that admits
       // none is skipped past the least value the pass saw waiting. The
       // stamp is the emptied iteration's, which no vertex holds.
-      uint32_t admit = iter + 1;
-      uint32_t bound = wg_load_volatile(&bucket_words[0]);
-      uint32_t next = bound > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : bound + bucket_delta;
+      // Only the leader computes the next bound: the others read it after
+      // the barrier, so that every thread decides alike.
+      uint32_t admit = iter + 1, next = 0;
+      if (leader) {
+        uint32_t bound = bucket_words[0];
+        next = bound > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : bound + bucket_delta;
+      }
       for (;;) {
         if (leader) {
           bucket_words[0] = next, bucket_words[1] = 0xFFFFFFFFu;
@@ -809,6 +815,7 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
             nxt_len[w] = 0;
         }
         WG_SYNC();
+        uint32_t level = wg_load_volatile(&bucket_words[0]);
         wg_simdx_activate<ALG>(WG_ACC_ARGS, queued, admit);
         WG_SYNC();
         wg_simdx_scan_count(row_offsets, n, queued, admit, cta_counts, WG_SCAN_BALLOT, medium_from,
@@ -822,10 +829,12 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
           size_out += wg_load_volatile(&nxt_len[c]);
         uint32_t least = wg_load_volatile(&bucket_words[1]);
         WG_SYNC(); // every thread has read the pass's words before the leader writes again
-        if (size_out > 0 || least == 0xFFFFFFFFu || next == 0xFFFFFFFFu)
+        if (size_out > 0 || least == 0xFFFFFFFFu || level == 0xFFFFFFFFu)
           break;
-        next = least / bucket_delta * bucket_delta;
-        next = next > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : next + bucket_delta;
+        if (leader) {
+          next = least / bucket_delta * bucket_delta;
+          next = next > 0xFFFFFFFFu - bucket_delta ? 0xFFFFFFFFu : next + bucket_delta;
+        }
       }
       if (size_out > 0) {
         edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
