@@ -14,8 +14,9 @@ import (
 // switches to ballot while thread bins overflow), and push/pull switching
 // by Ligra's rule. Pulls gather over lists classified by in-degree, built
 // once. Aggregation algorithms (PageRank) sweep every vertex by pulling
-// until none stays active. Every phase of an iteration launches over one
-// grid, sized from occupancy.
+// until none stays active. Scans, pulls and fused kernels launch over one
+// grid, sized from occupancy; the host-driven launches over a frontier's
+// lists are sized to the lists (launch=fit, listGrid).
 func init() {
 	RegisterScheduler(&Scheduler{
 		Name:  "simdx",
