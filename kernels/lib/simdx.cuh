@@ -691,6 +691,29 @@ static __device__ __noinline__ bool wg_grid_sync_kind(uint32_t kind, uint32_t *s
       pull_edges, filter_mode, direction_mode, max_iterations, local_max, bucket_words,             \
       bucket_delta, barrier_state, barrier_kind, spin_budget, abort_flag
 
+// wg_list_size is a length record's vertex count (its three lists).
+WG_DEV uint32_t wg_list_size(const uint32_t *len) {
+  uint32_t size = 0;
+  for (uint32_t c = 0; c < 3; ++c)
+    size += wg_load_volatile(&len[c]);
+  return size;
+}
+
+// wg_simdx_fused_scan lists the vertices stamped stamp into lists and len
+// with a scan of the given mode, across the grid barrier each of its two
+// phases ends with; false when a barrier gave up (the kernel must return).
+WG_DEV bool wg_simdx_fused_scan(const uint32_t *row_offsets, uint32_t n, uint32_t *queued, uint32_t stamp,
+                                uint32_t *cta_counts, uint32_t mode, uint32_t *lists, uint32_t *len,
+                                uint32_t medium_from, uint32_t large_from, uint32_t barrier_kind,
+                                uint32_t *barrier_state, uint32_t *generation, uint32_t spin_budget,
+                                int *abort_flag) {
+  wg_simdx_scan_count(row_offsets, n, queued, stamp, cta_counts, mode, medium_from, large_from);
+  if (!wg_grid_sync_kind(barrier_kind, barrier_state, generation, spin_budget, abort_flag))
+    return false;
+  wg_simdx_scan_write(row_offsets, n, queued, stamp, cta_counts, mode, lists, len, medium_from, large_from);
+  return wg_grid_sync_kind(barrier_kind, barrier_state, generation, spin_budget, abort_flag);
+}
+
 template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMDX_FUSED_PARAMS) {
   uint32_t n = num_vertices;
   uint32_t generation = wg_grid_sync_begin(barrier_state);
@@ -698,11 +721,14 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
 #define WG_SYNC()                                                                                  \
   if (!wg_grid_sync_kind(barrier_kind, barrier_state, &generation, spin_budget, abort_flag))       \
     return;
+#define WG_SCAN(STAMP, MODE)                                                                       \
+  if (!wg_simdx_fused_scan(row_offsets, n, queued, STAMP, cta_counts, MODE, nxt_lists, nxt_len,    \
+                           medium_from, large_from, barrier_kind, barrier_state, &generation,      \
+                           spin_budget, abort_flag))                                               \
+    return;
   uint32_t iter = wg_load_volatile(&control[0]), cur = wg_load_volatile(&control[1]);
   uint32_t filter = wg_load_volatile(&control[3]), dir = wg_load_volatile(&control[4]);
-  uint32_t size_in = 0;
-  for (uint32_t c = 0; c < 3; ++c)
-    size_in += wg_load_volatile(&lens[8 * cur + c]);
+  uint32_t size_in = wg_list_size(lens + 8 * cur);
   for (;;) {
     uint32_t nxt = 1 - cur, stamp = iter + 2;
     uint32_t *cur_lists = lists + 3 * n * cur, *nxt_lists = lists + 3 * n * nxt;
@@ -737,16 +763,9 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       }
     }
     if (scan || overflow) {
-      uint32_t mode = filter == WG_FILTER_ONLINE ? WG_SCAN_BALLOT : filter - 1;
-      wg_simdx_scan_count(row_offsets, n, queued, stamp, cta_counts, mode, medium_from, large_from);
-      WG_SYNC();
-      wg_simdx_scan_write(row_offsets, n, queued, stamp, cta_counts, mode, nxt_lists, nxt_len,
-                          medium_from, large_from);
-      WG_SYNC();
+      WG_SCAN(stamp, filter == WG_FILTER_ONLINE ? WG_SCAN_BALLOT : filter - 1);
     }
-    uint32_t size_out = 0;
-    for (uint32_t c = 0; c < 3; ++c)
-      size_out += wg_load_volatile(&nxt_len[c]);
+    uint32_t size_out = wg_list_size(nxt_len);
     uint32_t edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
     bool would_overflow = wg_load_volatile(&nxt_len[WG_LEN_MAX_BIN]) > bin_size;
     if (leader && iter < max_log) {
@@ -779,17 +798,9 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
       iter = wg_load_volatile(&control[WG_CTL_LOCAL_ITER]);
       uint32_t outcome = wg_load_volatile(&control[WG_CTL_LOCAL_OUTCOME]);
       if (outcome == 2) { // the frontier outgrew the queue: the stamps rebuild it
-        uint32_t last = wg_load_volatile(&control[WG_CTL_LOCAL_STAMP]);
-        wg_simdx_scan_count(row_offsets, n, queued, last, cta_counts, WG_SCAN_BALLOT, medium_from,
-                            large_from);
-        WG_SYNC();
-        wg_simdx_scan_write(row_offsets, n, queued, last, cta_counts, WG_SCAN_BALLOT, nxt_lists,
-                            nxt_len, medium_from, large_from);
-        WG_SYNC();
+        WG_SCAN(wg_load_volatile(&control[WG_CTL_LOCAL_STAMP]), WG_SCAN_BALLOT);
       }
-      size_out = 0;
-      for (uint32_t c = 0; c < 3; ++c)
-        size_out += wg_load_volatile(&nxt_len[c]);
+      size_out = wg_list_size(nxt_len);
       edges = wg_load_volatile(&nxt_len[WG_LEN_EDGES]);
       next_dir = direction_mode == 1 && edges > pull_edges ? 1u : 0u;
       why = size_out == 0 ? 0 : (!(PUSH && PULL) && next_dir != dir ? 1 : (iter >= max_iterations ? 2 : 3));
@@ -818,15 +829,8 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
         uint32_t level = wg_load_volatile(&bucket_words[0]);
         wg_simdx_activate<ALG>(WG_ACC_ARGS, queued, admit);
         WG_SYNC();
-        wg_simdx_scan_count(row_offsets, n, queued, admit, cta_counts, WG_SCAN_BALLOT, medium_from,
-                            large_from);
-        WG_SYNC();
-        wg_simdx_scan_write(row_offsets, n, queued, admit, cta_counts, WG_SCAN_BALLOT, nxt_lists,
-                            nxt_len, medium_from, large_from);
-        WG_SYNC();
-        size_out = 0;
-        for (uint32_t c = 0; c < 3; ++c)
-          size_out += wg_load_volatile(&nxt_len[c]);
+        WG_SCAN(admit, WG_SCAN_BALLOT);
+        size_out = wg_list_size(nxt_len);
         uint32_t least = wg_load_volatile(&bucket_words[1]);
         WG_SYNC(); // every thread has read the pass's words before the leader writes again
         if (size_out > 0 || least == 0xFFFFFFFFu || level == 0xFFFFFFFFu)
@@ -851,6 +855,7 @@ template <typename ALG, bool PUSH, bool PULL> WG_DEV void wg_simdx_fused(WG_SIMD
     }
     cur = nxt, filter = next_filter, dir = next_dir, size_in = size_out;
   }
+#undef WG_SCAN
 #undef WG_SYNC
 }
 
