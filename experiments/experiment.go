@@ -57,6 +57,25 @@ type Outcome struct {
 type Env struct {
 	open func() (kernels.Device, error)
 	dev  kernels.Device
+	// openSystem opens gpus devices of the point's target as one system.
+	openSystem func(gpus int) (kernels.System, error)
+	sys        kernels.System
+}
+
+// System opens the point's devices as a system of gpus devices (the
+// simulator's configuration must describe a system at least that large;
+// on hardware, CUDA devices 0..gpus-1). A point opens either Device or
+// System.
+func (e *Env) System(gpus int) (kernels.System, error) {
+	if e.dev != nil || e.sys != nil {
+		return nil, fmt.Errorf("the point's devices are already open")
+	}
+	sys, err := e.openSystem(gpus)
+	if err != nil {
+		return nil, err
+	}
+	e.sys = sys
+	return sys, nil
 }
 
 // Device opens the point's device (the simulator with the point's
@@ -73,6 +92,10 @@ func (e *Env) Device() (kernels.Device, error) {
 }
 
 func (e *Env) close() {
+	if e.sys != nil {
+		_ = e.sys.Close()
+		e.sys = nil
+	}
 	if e.dev != nil {
 		_ = e.dev.Close()
 		e.dev = nil

@@ -49,6 +49,31 @@ func windowEngine(threads int) Opener {
 	}
 }
 
+// openSystem opens gpus devices as one system: simulated GPUs of the
+// configuration's system (each on the window engine with threads
+// threads when threads > 0), or CUDA devices 0..gpus-1.
+func openSystem(target, config, simMode string, gpus, threads int) (kernels.System, error) {
+	switch target {
+	case TargetSim:
+		m, err := sim.ParseMode(simMode)
+		if err != nil {
+			return nil, err
+		}
+		opts := []sim.Option{sim.WithMode(m)}
+		if threads > 0 {
+			opts = append(opts, sim.WithThreads(threads))
+		}
+		return sim.OpenSystem(config, gpus, opts...)
+	case TargetHW:
+		ordinals := make([]int, gpus)
+		for i := range ordinals {
+			ordinals[i] = i
+		}
+		return hw.OpenSystem(ordinals)
+	}
+	return nil, fmt.Errorf("unknown target %q: use sim or hw", target)
+}
+
 func openDevice(target, config, simMode string, simOpts ...sim.Option) (kernels.Device, error) {
 	switch target {
 	case TargetSim:
@@ -355,7 +380,10 @@ func sameSettings(p Point, r Row) error {
 // runPoint measures one point and returns its row; errors and panics
 // become rows with status error.
 func runPoint(ctx context.Context, e *Experiment, p Point, o Options) Row {
-	env := &Env{open: func() (kernels.Device, error) { return o.Open(p.Target, p.Config, p.SimMode) }}
+	env := &Env{open: func() (kernels.Device, error) { return o.Open(p.Target, p.Config, p.SimMode) },
+		openSystem: func(gpus int) (kernels.System, error) {
+			return openSystem(p.Target, p.Config, p.SimMode, gpus, o.SimThreads)
+		}}
 	defer env.close()
 	pctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

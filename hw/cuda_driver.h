@@ -30,7 +30,12 @@ typedef unsigned long long CUdeviceptr;
 	X(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), (bytes, dev)) \
 	X(cuDevicePrimaryCtxRetain, (CUcontext *ctx, CUdevice dev), (ctx, dev)) \
 	X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (dev)) \
+	X(cuCtxCreate_v2, (CUcontext *ctx, unsigned int flags, CUdevice dev), (ctx, flags, dev)) \
+	X(cuCtxDestroy_v2, (CUcontext ctx), (ctx)) \
 	X(cuCtxSetCurrent, (CUcontext ctx), (ctx)) \
+	X(cuDeviceCanAccessPeer, (int *can_access, CUdevice dev, CUdevice peer_dev), (can_access, dev, peer_dev)) \
+	X(cuCtxEnablePeerAccess, (CUcontext peer_ctx, unsigned int flags), (peer_ctx, flags)) \
+	X(cuCtxDisablePeerAccess, (CUcontext peer_ctx), (peer_ctx)) \
 	X(cuMemGetInfo_v2, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes)) \
 	X(cuMemAlloc_v2, (CUdeviceptr *ptr, size_t bytes), (ptr, bytes)) \
 	X(cuMemFree_v2, (CUdeviceptr ptr), (ptr)) \
@@ -40,6 +45,8 @@ typedef unsigned long long CUdeviceptr;
 	X(cuMemFreeHost, (void *ptr), (ptr)) \
 	X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
 	X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
+	X(cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream), (dst, src, bytes, stream)) \
+	X(cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t bytes, CUstream stream), (dst, dst_ctx, src, src_ctx, bytes, stream)) \
 	X(cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream), (dst, value, bytes, stream)) \
 	X(cuModuleLoadDataEx, (CUmodule *mod, const void *image, unsigned int num_options, int *options, void **values), (mod, image, num_options, options, values)) \
 	X(cuModuleGetFunction, (CUfunction *fn, CUmodule mod, const char *name), (fn, mod, name)) \

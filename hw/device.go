@@ -27,6 +27,10 @@ type Device struct {
 	limits        deviceLimits
 	driverVersion int
 	thread        *cudaThread
+	// ownsContext says ctx was created for this Device (by OpenSystem, for
+	// a GPU listed twice) rather than being the GPU's primary context:
+	// Close destroys it instead of releasing the primary context.
+	ownsContext bool
 
 	// Read and written by one call at a time: under thread.callMu (run,
 	// and thread.do for Open and Close).
@@ -75,6 +79,12 @@ func Open(ordinal int) (*Device, error) {
 	if err := loadDriver(); err != nil {
 		return nil, err
 	}
+	return openOrdinal(ordinal, false)
+}
+
+// openOrdinal opens device ordinal of a loaded driver on its primary
+// context, or on a context of its own with ownContext.
+func openOrdinal(ordinal int, ownContext bool) (*Device, error) {
 	dev, err := deviceHandle(ordinal)
 	if err != nil {
 		return nil, err
@@ -94,6 +104,7 @@ func Open(ordinal int) (*Device, error) {
 		driverVersion: version,
 		thread:        startCUDAThread(),
 		dev:           dev,
+		ownsContext:   ownContext,
 		modules:       map[*kernels.Module]*loadedModule{},
 	}
 	if err := d.thread.do(func() { err = d.openOnThread() }); err != nil {
@@ -101,14 +112,17 @@ func Open(ordinal int) (*Device, error) {
 	}
 	if err != nil {
 		d.thread.stop()
+		if ownContext {
+			return nil, fmt.Errorf("hw: opening a further context on CUDA device %d: %w", ordinal, err)
+		}
 		return nil, fmt.Errorf("hw: opening CUDA device %d: %w", ordinal, err)
 	}
 	return d, nil
 }
 
-// openOnThread makes the primary context current on the CUDA thread and
-// creates the launch stream and timing events, undoing what it did when a
-// step fails.
+// openOnThread makes the device's context (the primary one, or one
+// created with ownsContext) current on the CUDA thread and creates the
+// launch stream and timing events, undoing what it did when a step fails.
 func (d *Device) openOnThread() (err error) {
 	var undo []func()
 	defer func() {
@@ -118,10 +132,17 @@ func (d *Device) openOnThread() (err error) {
 			}
 		}
 	}()
-	if err := check("cuDevicePrimaryCtxRetain", C.wg_cuDevicePrimaryCtxRetain(&d.ctx, d.dev)); err != nil {
-		return err
+	if d.ownsContext {
+		if err := check("cuCtxCreate_v2", C.wg_cuCtxCreate_v2(&d.ctx, 0, d.dev)); err != nil {
+			return err
+		}
+		undo = append(undo, func() { C.wg_cuCtxDestroy_v2(d.ctx) })
+	} else {
+		if err := check("cuDevicePrimaryCtxRetain", C.wg_cuDevicePrimaryCtxRetain(&d.ctx, d.dev)); err != nil {
+			return err
+		}
+		undo = append(undo, func() { C.wg_cuDevicePrimaryCtxRelease_v2(d.dev) })
 	}
-	undo = append(undo, func() { C.wg_cuDevicePrimaryCtxRelease_v2(d.dev) })
 	if err := check("cuCtxSetCurrent", C.wg_cuCtxSetCurrent(d.ctx)); err != nil {
 		return err
 	}
@@ -471,10 +492,11 @@ func (d *Device) sticky(err error) error {
 }
 
 // Close releases the device's modules, allocations, pinned buffers,
-// stream, events and its hold on the primary context, and stops the CUDA
-// thread. Later calls return ErrClosed; closing again returns nil. After a
-// hung kernel Close releases nothing (any CUDA call could wait forever
-// behind the kernel) and says so; the process is expected to exit.
+// stream, events and its context (its hold on the primary context, or the
+// context OpenSystem created for it), and stops the CUDA thread. Later
+// calls return ErrClosed; closing again returns nil. After a hung kernel
+// Close releases nothing (any CUDA call could wait forever behind the
+// kernel) and says so; the process is expected to exit.
 func (d *Device) Close() error {
 	var err error
 	if terr := d.thread.do(func() { err = d.closeOnThread() }); terr != nil {
@@ -518,7 +540,11 @@ func (d *Device) closeOnThread() error {
 	d.raParams.free()
 	d.staging, d.readAhead, d.stagingUsed, d.streamBusy = nil, nil, 0, false
 	keep(check("cuCtxSetCurrent(NULL)", C.wg_cuCtxSetCurrent(nil)))
-	keep(check("cuDevicePrimaryCtxRelease_v2", C.wg_cuDevicePrimaryCtxRelease_v2(d.dev)))
+	if d.ownsContext {
+		keep(check("cuCtxDestroy_v2", C.wg_cuCtxDestroy_v2(d.ctx)))
+	} else {
+		keep(check("cuDevicePrimaryCtxRelease_v2", C.wg_cuDevicePrimaryCtxRelease_v2(d.dev)))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("hw: closing CUDA device %d: %w", d.ordinal, errors.Join(errs...))
 	}

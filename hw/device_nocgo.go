@@ -5,6 +5,7 @@ package hw
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/warpgraph/warpgraph/kernels"
 )
@@ -51,3 +52,26 @@ func (d *Device) Attributes(k *kernels.Kernel) (kernels.KernelAttrs, error) {
 	return kernels.KernelAttrs{}, errNoCgo
 }
 func (d *Device) Close() error { return nil }
+
+// System is several CUDA devices of one host; without cgo none can be
+// opened.
+type System struct{}
+
+var (
+	_ kernels.System      = (*System)(nil)
+	_ kernels.LinkCounter = (*System)(nil)
+)
+
+// OpenSystem reports ErrNoDriver: this binary was built without cgo.
+func OpenSystem(ordinals []int) (*System, error) { return nil, errNoCgo }
+
+func (s *System) PeerAccess(i, j int) bool  { return false }
+func (s *System) Devices() []kernels.Device { return nil }
+func (s *System) Parallel(f func(i int, dev kernels.Device) error) error {
+	return errNoCgo
+}
+func (s *System) CopyPeer(copies []kernels.PeerCopy) error { return errNoCgo }
+func (s *System) LinkStats() kernels.LinkStats             { return kernels.LinkStats{} }
+func (s *System) Clock() time.Duration                     { return 0 }
+func (s *System) Link() string                             { return "" }
+func (s *System) Close() error                             { return nil }

@@ -14,6 +14,16 @@
 // OS thread, locked for the call, with the context made current there, so
 // a Device may be used from any goroutine. Launch is synchronous.
 //
+// # Several devices
+//
+// OpenSystem opens several devices as one kernels.System. A GPU listed
+// twice gets a second context of its own, so that two contexts on one GPU
+// stand in for two GPUs. Between distinct GPUs it enables peer access
+// where the driver allows it. CopyPeer queues each copy on its source
+// device's stream (cuMemcpyPeerAsync, which works with or without peer
+// access), so copies from different devices run at once, after the work a
+// destination device has queued, and returns when all have landed.
+//
 // # Ordering
 //
 // Launches, memsets and copies of up to 64 KiB are queued, in the order

@@ -24,6 +24,10 @@ const (
 	cudaNoDevice    = 100 // CUDA_ERROR_NO_DEVICE
 	cudaNotFound    = 500 // CUDA_ERROR_NOT_FOUND
 	cudaNotReady    = 600 // CUDA_ERROR_NOT_READY
+
+	cudaPeerAccessUnsupported    = 217 // CUDA_ERROR_PEER_ACCESS_UNSUPPORTED
+	cudaPeerAccessAlreadyEnabled = 704 // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+	cudaTooManyPeers             = 711 // CUDA_ERROR_TOO_MANY_PEERS
 )
 
 // CUdevice_attribute values (cuda.h).

@@ -33,6 +33,8 @@ struct bfs_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(bfs, bfs_acc)
+// One device of a partitioned graph (the multi-GPU driver).
+WG_MGPU_ENTRIES(bfs, bfs_acc)
 
 // Speculative BFS (Atos): one dynamic frontier, no barrier between levels;
 // a vertex reached first by a longer path is lowered (atomicMin) and queued

@@ -124,6 +124,10 @@ struct pr_pullpush_acc : wg_acc_defaults<float> {
 // SIMD-X runs PageRank as pull-then-push (pr_pullpush_acc); every other
 // scheduler sweeps pr_acc.
 WG_ACC_PULL_THEN_PUSH_ENTRIES(pr, pr_acc, pr_pullpush_acc)
+// One device of a partitioned graph (the multi-GPU driver): each device
+// adds its own vertices' dangling rank into the slot, and the driver sums
+// the slots across devices after every sweep.
+WG_MGPU_ENTRIES(pr, pr_acc)
 
 // Asynchronous PageRank (Atos): residual push, one task per vertex whose
 // residual's magnitude reached eps. It solves the "leaky" system

@@ -65,6 +65,8 @@ struct sssp_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(sssp, sssp_acc)
+// One device of a partitioned graph (the multi-GPU driver).
+WG_MGPU_ENTRIES(sssp, sssp_acc)
 
 // Asynchronous under Atos as it is: compute reads the source's current value.
 WG_ATOS_ENTRIES(sssp, sssp_acc)

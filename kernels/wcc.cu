@@ -28,6 +28,8 @@ struct wcc_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(wcc, wcc_acc)
+// One device of a partitioned graph (the multi-GPU driver).
+WG_MGPU_ENTRIES(wcc, wcc_acc)
 
 // Asynchronous under Atos as it is: compute reads the source's current value.
 WG_ATOS_ENTRIES(wcc, wcc_acc)

@@ -10,7 +10,8 @@ import (
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bfs", About: "breadth-first search depths", Kernel: "bfs",
 		Params: []Param{sourceVertex}, Combine: Voting, Gathers: true, Pullable: true,
-		Setups: map[Form]Setup{ACC: setupBFS}, CPU: cpuBFS})
+		Setups: map[Form]Setup{ACC: setupBFS}, CPU: cpuBFS,
+		Partition: &PartitionedForm{}})
 }
 
 func cpuBFS(g *graph.Graph, p Params) CPUResult {

@@ -17,7 +17,10 @@ const PageRankTolerance = 1e-5
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "pr", About: "PageRank, damping 0.85", Kernel: "pr",
 		Combine: Aggregation, Gathers: true, CPU: cpuPageRank,
-		Setups: map[Form]Setup{ACC: setupPageRank, PullThenPush: setupPageRankPullPush, Tasks: setupPageRankResidual}})
+		Setups: map[Form]Setup{ACC: setupPageRank, PullThenPush: setupPageRankPullPush, Tasks: setupPageRankResidual},
+		// The dangling rank's rotating slots (kernels/pr.cu, meta2): sweep i
+		// adds into slot i+1 and slot i+2 must be clear for the next.
+		Partition: &PartitionedForm{Sums: &SlotSums{Meta: 2, Slots: func(i int) (int, int) { return (i + 1) % 3, (i + 2) % 3 }}}})
 }
 
 func cpuPageRank(g *graph.Graph, _ Params) CPUResult {

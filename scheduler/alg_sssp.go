@@ -13,7 +13,8 @@ func init() {
 	RegisterAlgorithm(&Algorithm{Name: "sssp", About: "single-source shortest paths", Kernel: "sssp",
 		Params: []Param{sourceVertex, {Name: "delta", Kind: Uint32Param, Max: math.MaxUint32, Requires: Buckets,
 			About: "delta-stepping with buckets of this width (0: frontier Bellman-Ford, no buckets)"}},
-		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupSSSP}, CPU: cpuSSSP})
+		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupSSSP}, CPU: cpuSSSP,
+		Partition: &PartitionedForm{}})
 }
 
 func cpuSSSP(g *graph.Graph, p Params) CPUResult {

@@ -11,7 +11,8 @@ import (
 // the source (MaxUint32 at the source, 0 where unreachable).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "sswp", About: "single-source widest paths", Kernel: "sswp",
-		Params: []Param{sourceVertex}, Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupSSWP}, CPU: cpuSSWP})
+		Params: []Param{sourceVertex}, Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupSSWP}, CPU: cpuSSWP,
+		Partition: &PartitionedForm{}})
 }
 
 func cpuSSWP(g *graph.Graph, p Params) CPUResult {

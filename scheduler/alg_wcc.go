@@ -13,7 +13,8 @@ import (
 // scheduler/forest.go; the labels are the parents, starting at the ids).
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "wcc", About: "weakly connected components (minimum label)", Kernel: "wcc",
-		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupWCC, Forest: setupWCC}, CPU: cpuWCC})
+		Combine: Voting, Gathers: true, Setups: map[Form]Setup{ACC: setupWCC, Forest: setupWCC}, CPU: cpuWCC,
+		Partition: &PartitionedForm{}})
 }
 
 func cpuWCC(g *graph.Graph, _ Params) CPUResult {

@@ -29,6 +29,12 @@ type RunOptions struct {
 	// simulator may run (its deadlock detector ends a hung launch): on
 	// hardware a grid that cannot be co-resident would hang the GPU.
 	SpinBudget uint32
+	// System, when set, is the system the run spans; its first device is
+	// the enactment's. With more than one device only variants that offer
+	// Partitioned may run, and the vertices are split by Partition
+	// (graph.PartitionRange or graph.PartitionHash; "" is range).
+	System    kernels.System
+	Partition string
 }
 
 // IterationStats describes one iteration of a run.
@@ -187,6 +193,17 @@ func (plan *Plan) Enact(ctx context.Context, dev kernels.Device, g *graph.Graph,
 		return nil, fmt.Errorf("warm-up %d, repeat %d and grid %d must not be negative", ro.Warmup, ro.Repeat, ro.Grid)
 	}
 	ro.Repeat = max(ro.Repeat, 1)
+	if ro.System != nil {
+		devs := ro.System.Devices()
+		if len(devs) == 0 || devs[0] != dev {
+			return nil, fmt.Errorf("the system's first device must be the one the run is enacted on")
+		}
+		if len(devs) > 1 {
+			if err := v.Offers(Partitioned); err != nil {
+				return nil, fmt.Errorf("%d GPUs: %w", len(devs), err)
+			}
+		}
+	}
 	params, err := a.ResolveParams(g, plan.Params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
@@ -263,16 +280,26 @@ func (e *Enactment) runAll(res *Result) error {
 			}
 		}
 		start, simStart := time.Now(), simulatedHost(dev)
+		if ro.System != nil {
+			simStart = ro.System.Clock()
+		}
 		if err := s.Run(e); err != nil {
 			return &StoppedRunError{Err: fmt.Errorf("%s under %s: %w", a.Name, v, err), Iterations: slices.Clone(e.iterations), Run: run}
 		}
 		wall := time.Since(start)
+		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
+		if ro.System != nil { // the system's clock: simulated, or the wall
+			t.EndToEnd = ro.System.Clock() - simStart
+		} else if clock, ok := dev.(hostClock); ok { // the simulator: its own host clock, not ours
+			t.EndToEnd = clock.HostClock() - simStart
+		}
+		if s.Collect != nil {
+			if err := s.Collect(e); err != nil {
+				return err
+			}
+		}
 		if run < ro.Warmup {
 			continue
-		}
-		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
-		if clock, ok := dev.(hostClock); ok { // the simulator: its own host clock, not ours
-			t.EndToEnd = clock.HostClock() - simStart
 		}
 		res.Runs = append(res.Runs, t)
 	}

@@ -102,6 +102,9 @@ type Algorithm struct {
 	// Requires are what a scheduler variant must offer to run the
 	// algorithm at all (coreness: Buckets).
 	Requires []Capability
+	// Partition, when set, says how the multi-GPU driver runs the ACC
+	// form on a partitioned graph (mgpu.go).
+	Partition *PartitionedForm
 	// CPU runs the CPU reference and checks it independently.
 	CPU func(g *graph.Graph, p Params) CPUResult
 }
@@ -279,6 +282,10 @@ type Scheduler struct {
 	Prepare func(e *Enactment) error
 	Reset   func(e *Enactment) error
 	Run     func(e *Enactment) error
+	// Collect, when set, runs after every run, untimed: it puts the
+	// result where the check reads it (the multi-GPU driver gathers its
+	// devices' values on the first).
+	Collect func(e *Enactment) error
 	// Variants are the registered named configurations; the corpus test
 	// runs every one of them and every value of every key.
 	Variants []string

@@ -69,6 +69,13 @@ type Config struct {
 	// device's simulated host clock (Device.HostClock) adds up: see
 	// HostConfig. Used in both modes.
 	Host HostConfig `yaml:"host"`
+	// System is the optional `system:` section: how many GPUs of this
+	// configuration a System (OpenSystem) may join and the link between
+	// them (see SystemConfig). Leaving it out means a single GPU with no
+	// link. Left out, it is also absent from the YAML a configuration
+	// marshals to and from the JSON behind Digest, so configurations
+	// without it keep their digests.
+	System SystemConfig `yaml:"system,omitempty" json:",omitzero" config:"optional"`
 }
 
 // Validate checks that every limit is positive and consistent, and within
@@ -122,6 +129,11 @@ func (c Config) Validate() error {
 	if err := c.Host.Validate(); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			errs = append(errs, errors.New("host."+line))
+		}
+	}
+	if err := c.System.Validate(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			errs = append(errs, errors.New("system."+line))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

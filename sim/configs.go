@@ -177,7 +177,7 @@ var configFieldKeys = func() map[string]string {
 	t := reflect.TypeFor[Config]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if key := yamlKey(f); key != "" && key != "sm" && key != "memory" && key != "host" {
+		if key := yamlKey(f); key != "" && key != "sm" && key != "memory" && key != "host" && key != "system" {
 			m[f.Name] = key
 		}
 	}

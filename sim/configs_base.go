@@ -21,13 +21,18 @@ import (
 // is set. configs/README.md ("Inheritance: base" and "Every key is
 // required") describes the rules for users.
 
-// optionalTag marks a schema field that a configuration may leave out (it
-// then takes its Go zero value): `config:"optional"` beside the field's yaml
-// tag. No field carries it today: every key is required, including those
-// whose 0 or "" selects a default (memory.dram_queue_depth,
-// memory.l1_model, sm.shared_atomic_locks), so that no sweep zeroes a
-// parameter by leaving it out. A field that gets the tag must say in its
-// comment what leaving it out means.
+// optionalTag marks a schema field that a configuration may leave out:
+// `config:"optional"` beside the field's yaml tag. On a struct-valued
+// field (a section) it lets the whole section be left out, taking its Go
+// zero value; a section that is present must still set every key in it,
+// so that a half-written section is an error rather than silent zeros. On
+// a leaf it lets that key be left out wherever. Only the `system:` section
+// (Config.System: leaving it out means a single GPU with no link) carries
+// it; every other key is required, including those whose 0 or "" selects
+// a default (memory.dram_queue_depth, memory.l1_model,
+// sm.shared_atomic_locks), so that no sweep zeroes a parameter by leaving
+// it out. A field that gets the tag must say in its comment what leaving
+// it out means.
 const optionalTag = "optional"
 
 // maxBaseDepth bounds a base chain; real chains are one or two files long.
@@ -79,26 +84,32 @@ type configLayer struct {
 }
 
 // schemaKey is one leaf key of the configuration schema: its dotted path
-// ("sm.integer.latency") and whether a file may leave it out.
+// ("sm.integer.latency"), whether a file may leave it out wherever (the
+// key is tagged optional itself), and the innermost optional section it
+// lies in ("" for none): a key of an optional section may be left out
+// only with its whole section.
 type schemaKey struct {
 	path     string
 	optional bool
+	section  string
 }
 
 // configSchema lists the leaf keys of FullConfig, the keys a loaded
 // configuration must set.
-var configSchema = schemaKeys(reflect.TypeFor[FullConfig](), "", false)
+var configSchema = schemaKeys(reflect.TypeFor[FullConfig](), "", "")
 
 // schemaKeys lists the leaf YAML keys of a struct type, descending into
-// struct-valued fields and flattening inline ones; a field tagged
-// `config:"optional"` makes it and every key below it optional.
-func schemaKeys(t reflect.Type, prefix string, optional bool) []schemaKey {
+// struct-valued fields and flattening inline ones. section is the
+// innermost optional section the type lies in; a struct-valued field
+// tagged `config:"optional"` becomes the section of every key below it,
+// and a tagged leaf is optional.
+func schemaKeys(t reflect.Type, prefix, section string) []schemaKey {
 	var out []schemaKey
 	for i := range t.NumField() {
 		f := t.Field(i)
-		opt := optional || slices.Contains(strings.Split(f.Tag.Get("config"), ","), optionalTag)
+		tagged := slices.Contains(strings.Split(f.Tag.Get("config"), ","), optionalTag)
 		if strings.Contains(f.Tag.Get("yaml"), ",inline") {
-			out = append(out, schemaKeys(f.Type, prefix, opt)...)
+			out = append(out, schemaKeys(f.Type, prefix, section)...)
 			continue
 		}
 		key := yamlKey(f)
@@ -109,10 +120,14 @@ func schemaKeys(t reflect.Type, prefix string, optional bool) []schemaKey {
 			key = prefix + "." + key
 		}
 		if f.Type.Kind() == reflect.Struct {
-			out = append(out, schemaKeys(f.Type, key, opt)...)
+			sub := section
+			if tagged {
+				sub = key
+			}
+			out = append(out, schemaKeys(f.Type, key, sub)...)
 			continue
 		}
-		out = append(out, schemaKey{path: key, optional: opt})
+		out = append(out, schemaKey{path: key, optional: tagged, section: section})
 	}
 	return out
 }
@@ -372,12 +387,13 @@ func mergeKeys(base, over map[string]any) map[string]any {
 }
 
 // missingKeys lists the required keys of schema that keys does not set,
-// in schema order. A missing section is reported once, by its own key
-// ("memory"), rather than once per key in it.
+// in schema order: every key not tagged optional, except those of an
+// optional section that keys leaves out. A missing section is reported
+// once, by its own key ("memory"), rather than once per key in it.
 func missingKeys(keys map[string]any, schema []schemaKey) []string {
 	var missing []string
 	for _, k := range schema {
-		if k.optional {
+		if k.optional || k.section != "" && !hasKey(keys, k.section) {
 			continue
 		}
 		parts := strings.Split(k.path, ".")
@@ -400,4 +416,23 @@ func missingKeys(keys map[string]any, schema []schemaKey) []string {
 		}
 	}
 	return missing
+}
+
+// hasKey says whether keys sets the dotted path, a leaf or a section.
+func hasKey(keys map[string]any, path string) bool {
+	parts := strings.Split(path, ".")
+	m := keys
+	for i, part := range parts {
+		v, ok := m[part]
+		if !ok {
+			return false
+		}
+		if i == len(parts)-1 {
+			return true
+		}
+		if m, ok = v.(map[string]any); !ok {
+			return false
+		}
+	}
+	return false
 }

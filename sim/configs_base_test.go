@@ -85,16 +85,26 @@ func TestMissingKeyIsAnError(t *testing.T) {
 	}
 }
 
-// TestEveryKeyIsRequired removes each key of the schema in turn from tiny.
+// TestEveryKeyIsRequired removes each key of the schema in turn: from
+// tiny, or, for a key of the optional system section, from tiny-x4, whose
+// section must then be whole.
 func TestEveryKeyIsRequired(t *testing.T) {
 	keys := configKeyPaths()
 	require.Greater(t, len(keys), 80)
-	for _, k := range keys {
-		_, err := ParseConfig(withoutKey(t, "tiny", k), "custom.yaml")
-		if assert.Error(t, err, k) {
-			assert.Equal(t, `custom.yaml: missing key "`+k+`"`, err.Error())
+	for _, k := range configSchema {
+		name, where := "tiny", ""
+		if k.section != "" {
+			name, where = "tiny-x4", " (set neither here nor in its base configs/tiny.yaml)"
+		}
+		_, err := ParseConfig(withoutKey(t, name, k.path), "custom.yaml")
+		if assert.Error(t, err, k.path) {
+			assert.Equal(t, `custom.yaml: missing key "`+k.path+`"`+where, err.Error())
 		}
 	}
+	// The optional section may be left out whole.
+	f, err := ParseConfig(withoutKey(t, "tiny-x4", "system"), "custom.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, 1, f.System.MaxGPUs())
 }
 
 func TestMissingSectionIsOneError(t *testing.T) {
@@ -117,7 +127,8 @@ func TestKeyWithoutValueIsAnError(t *testing.T) {
 }
 
 // TestOptionalTag checks the mechanism for optional keys on a made-up
-// schema, and that the real schema has none (configs/README.md says so).
+// schema, and that the real schema's only optional part is the `system:`
+// section (configs/README.md says so).
 func TestOptionalTag(t *testing.T) {
 	type inner struct {
 		A int `yaml:"a"`
@@ -129,16 +140,24 @@ func TestOptionalTag(t *testing.T) {
 		Extra inner  `yaml:"extra" config:"optional"`
 		Skip  string `yaml:"-"`
 	}
-	keys := schemaKeys(reflect.TypeFor[schema](), "", false)
+	keys := schemaKeys(reflect.TypeFor[schema](), "", "")
 	assert.Equal(t, []schemaKey{
-		{"name", false}, {"inner.a", false}, {"inner.b", true}, {"extra.a", true}, {"extra.b", true},
+		{"name", false, ""}, {"inner.a", false, ""}, {"inner.b", true, ""}, {"extra.a", false, "extra"}, {"extra.b", true, "extra"},
 	}, keys)
 	assert.Equal(t, []string{"inner.a"}, missingKeys(map[string]any{"name": "x", "inner": map[string]any{}}, keys))
 	assert.Equal(t, []string{"name", "inner"}, missingKeys(map[string]any{}, keys))
 	assert.Empty(t, missingKeys(map[string]any{"name": "x", "inner": map[string]any{"a": 1}}, keys))
+	// A section left out is fine; a section present needs its keys.
+	assert.Equal(t, []string{"extra.a"}, missingKeys(map[string]any{"name": "x", "inner": map[string]any{"a": 1}, "extra": map[string]any{}}, keys))
+	assert.Empty(t, missingKeys(map[string]any{"name": "x", "inner": map[string]any{"a": 1}, "extra": map[string]any{"a": 1}}, keys))
 
 	for _, k := range configSchema {
 		assert.False(t, k.optional, "%s is optional: update configs/README.md (\"Every key is required\")", k.path)
+		if strings.HasPrefix(k.path, "system.") {
+			assert.Equal(t, "system", k.section, k.path)
+		} else {
+			assert.Empty(t, k.section, "%s is in an optional section: update configs/README.md (\"Every key is required\")", k.path)
+		}
 	}
 }
 
@@ -261,7 +280,7 @@ func TestBaseErrors(t *testing.T) {
 		{
 			name:  "unknown base",
 			files: map[string]string{"a.yaml": "base: a100\nname: a\n"},
-			want:  []string{`a.yaml:1: base "a100": no shipped configuration of that name and no file `, "a100; shipped configurations: gtx780ti, h100, tiny, v100"},
+			want:  []string{`a.yaml:1: base "a100": no shipped configuration of that name and no file `, "a100; shipped configurations: gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, tiny, tiny-x4, v100"},
 		},
 		{
 			name:  "missing base file",

@@ -16,7 +16,7 @@ import (
 )
 
 func TestLoadEmbeddedConfigs(t *testing.T) {
-	assert.Equal(t, []string{"gtx780ti", "h100", "tiny", "v100"}, embeddedConfigNames())
+	assert.Equal(t, []string{"gtx780ti", "gtx780ti-x2-pcie", "gtx780ti-x4-pcie", "h100", "h100-x8-nvlink", "tiny", "tiny-x4", "v100"}, embeddedConfigNames())
 	for _, name := range embeddedConfigNames() {
 		t.Run(name, func(t *testing.T) {
 			f, err := LoadConfig(name)
@@ -90,23 +90,43 @@ func TestTinyIsSmall(t *testing.T) {
 
 // TestEmbeddedConfigsSetEveryKey: a shipped configuration leaves nothing
 // to a zero default, so a field added to Config, timing.SMConfig or
-// memsys.Config fails here until every file sets (and cites) it.
+// memsys.Config fails here until every file sets (and cites) it. A file
+// with a base (a shipped one) counts its base chain's keys too; an
+// optional section (system) may be left out whole, but a file that has it
+// sets every key in it.
 func TestEmbeddedConfigsSetEveryKey(t *testing.T) {
-	want := configKeyPaths()
+	// fileKeys is the set of keys a shipped file and its base chain set.
+	var fileKeys func(t *testing.T, name string) map[string]bool
+	fileKeys = func(t *testing.T, name string) map[string]bool {
+		data, err := configFS.ReadFile("configs/" + name + ".yaml")
+		require.NoError(t, err)
+		var root yaml.Node
+		require.NoError(t, yaml.Unmarshal(data, &root))
+		have := map[string]bool{}
+		base := ""
+		walkKeys(&root, func(p string, _, v *yaml.Node) bool {
+			have[p] = true
+			if p == "base" {
+				base = v.Value
+			}
+			return true
+		})
+		if base != "" {
+			require.Contains(t, embeddedConfigNames(), base, "%s.yaml's base", name)
+			for k := range fileKeys(t, base) {
+				have[k] = true
+			}
+		}
+		return have
+	}
 	for _, name := range embeddedConfigNames() {
 		t.Run(name, func(t *testing.T) {
-			data, err := configFS.ReadFile("configs/" + name + ".yaml")
-			require.NoError(t, err)
-			var root yaml.Node
-			require.NoError(t, yaml.Unmarshal(data, &root))
-			have := map[string]bool{}
-			for _, keys := range keyLines(&root) {
-				for _, k := range keys {
-					have[k] = true
+			have := fileKeys(t, name)
+			for _, k := range configSchema {
+				if k.section != "" && !have[k.section] {
+					continue
 				}
-			}
-			for _, k := range want {
-				assert.True(t, have[k], "%s.yaml does not set %s", name, k)
+				assert.True(t, have[k.path], "%s.yaml does not set %s", name, k.path)
 			}
 		})
 	}
@@ -145,7 +165,7 @@ func TestEmbeddedConfigValuesAreCited(t *testing.T) {
 					assert.True(t, defined[r[1]], "%s.yaml:%d %s cites [%s], which the header does not define", name, v.line, v.key, r[1])
 					used[r[1]] = true
 				}
-				if !hasDigit.MatchString(v.value) || v.key == "name" || v.key == "description" {
+				if !hasDigit.MatchString(v.value) || v.key == "name" || v.key == "description" || v.key == "base" {
 					continue
 				}
 				marked := slices.ContainsFunc(citationMarkers, func(m string) bool { return strings.Contains(v.comment, m) })
@@ -334,7 +354,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	_, err := LoadConfig("a100")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `no simulator configuration named "a100"`)
-	assert.Contains(t, err.Error(), "gtx780ti, h100, tiny, v100")
+	assert.Contains(t, err.Error(), "gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, tiny, tiny-x4, v100")
 
 	_, err = LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.Error(t, err)
@@ -358,7 +378,9 @@ func TestLoadConfigRoundTrip(t *testing.T) {
 			g, err := LoadConfig(path)
 			require.NoError(t, err)
 			assert.Equal(t, path, g.Source)
-			g.Source = f.Source
+			// The file written holds every key, so it names no base.
+			assert.Empty(t, g.Bases)
+			g.Source, g.Bases = f.Source, f.Bases
 			assert.Equal(t, f, g)
 		})
 	}

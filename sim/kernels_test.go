@@ -49,6 +49,8 @@ var kernelTests = map[string]string{
 	"grid_barrier_counter":     "scheduler TestGridBarriers*",
 	"grid_barrier_tree":        "scheduler TestGridBarriers*",
 	"grid_barrier_coop":        "scheduler TestGridBarriers*",
+	"exchange_pack":            "TestKernelExchange",
+	"exchange_apply":           "TestKernelExchange",
 }
 
 // frameworkKernel reports whether a kernel is an entry of the algorithm

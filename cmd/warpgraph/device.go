@@ -19,9 +19,18 @@ type deviceEnv struct {
 	config  string
 	// sim is the simulator when the target is sim (dev may wrap it).
 	sim *sim.Device
+	// system spans the devices of a --gpus run (nil: one device); dev is
+	// its first.
+	system kernels.System
 }
 
-func (e *deviceEnv) close() { _ = e.dev.Close() }
+func (e *deviceEnv) close() {
+	if e.system != nil {
+		_ = e.system.Close()
+		return
+	}
+	_ = e.dev.Close()
+}
 
 // timed says whether the device's runs have a kernel and end-to-end time:
 // the CPU reference (no device, e nil) and functional simulation (no
@@ -30,6 +39,9 @@ func (e *deviceEnv) timed() bool { return e != nil && e.simMode != "functional" 
 
 func (e *deviceEnv) describe(r *runResult) {
 	r.Device = e.dev.Properties().Name
+	if e.system != nil {
+		r.GPUs, r.Link = len(e.system.Devices()), e.system.Link()
+	}
 	r.SimMode = e.simMode
 	r.Config = e.config
 	if e.sim != nil && e.timed() {
@@ -42,6 +54,9 @@ func (e *deviceEnv) describe(r *runResult) {
 
 // openDevice opens the executor a --target names.
 func openDevice(o runOptions) (*deviceEnv, error) {
+	if o.gpus > 1 {
+		return openSystem(o)
+	}
 	switch o.target {
 	case "hw":
 		dev, err := hw.Open(0)

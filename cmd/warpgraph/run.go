@@ -51,6 +51,13 @@ type runOptions struct {
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
+	// gpus is --gpus: the devices the run spans (1: one device, no
+	// partition); partition is --partition, how the vertices are split.
+	gpus      int
+	partition string
+	// devices is --devices (hw), and ordinals the list it gives.
+	devices  string
+	ordinals []int
 	// set records which flags the user gave (the rest hold defaults).
 	set map[string]bool
 }
@@ -97,10 +104,14 @@ type runResult struct {
 	SimThreads int    `json:"sim_threads,omitempty"`
 	Config     string `json:"config,omitempty"`
 	Device     string `json:"device,omitempty"`
-	Block      int    `json:"block,omitempty"`
-	Grid       int    `json:"grid,omitempty"`
-	Warmup     int    `json:"warmup,omitempty"`
-	Repeat     int    `json:"repeat,omitempty"`
+	// GPUs is the devices a --gpus run spanned, and Link their
+	// interconnect.
+	GPUs   int    `json:"gpus,omitempty"`
+	Link   string `json:"link,omitempty"`
+	Block  int    `json:"block,omitempty"`
+	Grid   int    `json:"grid,omitempty"`
+	Warmup int    `json:"warmup,omitempty"`
+	Repeat int    `json:"repeat,omitempty"`
 	// SpinBudget is the polls a spinning wait may make (0: unbounded);
 	// device runs only.
 	SpinBudget  *uint32 `json:"spin_budget,omitempty"`
@@ -190,6 +201,7 @@ func newRunCommand() *cobra.Command {
 	o.profile.register(f)
 	o.threads = &threadFlags{}
 	o.threads.register(f, false, "")
+	registerGPUFlags(f, &o)
 	return cmd
 }
 
@@ -265,6 +277,9 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, err
 	}
 	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile, o.sampleInside); err != nil {
+		return nil, err
+	}
+	if err := o.checkGPUs(); err != nil {
 		return nil, err
 	}
 	if o.target == "cpu" {
@@ -401,6 +416,11 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		if plan, err = scheduler.NewPlan(a, variant, given); err != nil {
 			return nil, badInput("scheduler %s cannot run %s: %v", variant, a.Name, err)
 		}
+		if o.gpus > 1 {
+			if err := variant.Offers(scheduler.Partitioned); err != nil {
+				return nil, badInput("--gpus %d: scheduler %s: %v (use mgpu)", o.gpus, variant, err)
+			}
+		}
 		// Open the device before loading a large graph, so a missing
 		// driver or a bad configuration is reported at once.
 		if env, err = openDevice(o); err != nil {
@@ -408,12 +428,18 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		}
 		o.threads.note(o.progress)
 		defer env.close()
-		watch = newWatch(o)
-		env.dev = watchDevice(env.dev, watch)
+		if env.system == nil {
+			// The heartbeat follows one device; a multi-GPU run has none.
+			watch = newWatch(o)
+			env.dev = watchDevice(env.dev, watch)
+		}
 	}
 	g, parsed, took, err := loadGraph(o.spec)
 	if err != nil {
 		return nil, err
+	}
+	if o.gpus > g.NumVertices() {
+		return nil, badInput("--gpus %d: the graph has %d vertices, at most one device per vertex", o.gpus, g.NumVertices())
 	}
 	paceGC(g)
 	// After the load, whose own progress bar would fight with this line.
@@ -450,7 +476,8 @@ func runLoaded(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Plan
 	res.SpinBudget = &budget
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := plan.Enact(ctx, env.dev, g, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, SpinBudget: budget})
+	r, err := plan.Enact(ctx, env.dev, g, scheduler.RunOptions{Block: o.block, Grid: o.grid, Warmup: o.warmup, Repeat: o.repeat, SpinBudget: budget,
+		System: env.system, Partition: o.partition})
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +553,11 @@ func printRun(w io.Writer, r *runResult, asJSON, perIteration bool) error {
 	}
 	t.add("target", target)
 	if r.Device != "" {
-		t.add("device", r.Device)
+		dev := r.Device
+		if r.GPUs > 1 {
+			dev = fmt.Sprintf("%d × %s; link: %s", r.GPUs, r.Device, r.Link)
+		}
+		t.add("device", dev)
 	}
 	if r.Scheduler != "" {
 		t.add("scheduler", fmt.Sprintf("%s, block %d", r.Scheduler, r.Block))

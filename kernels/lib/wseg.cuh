@@ -44,13 +44,82 @@
 
 #include "acc.cuh"
 
+// A sweep's span: the rows of the CSR it walks and the vertex each row is.
+// wg_whole_graph is the single-GPU sweep (row v is vertex v, nothing to
+// report); wg_part_sweep is one device's part of a partitioned graph
+// (below). changed(row, v, take) is called by all 32 lanes of a warp
+// after each step, take saying whether the lane's vertex changed.
+struct wg_whole_graph {
+  uint32_t rows;
+  __device__ uint32_t vertex(uint32_t row) const { return row; }
+  __device__ uint32_t vertex_if(uint32_t row, bool) const { return row; }
+  __device__ void changed(uint32_t, uint32_t, bool) const {}
+};
+
+// wg_part_sweep: the device holds the in-edges of the vertices it owns, a
+// CSR with one row per owned vertex (owned[row] is its vertex id), and
+// every vertex's value (meta0, 32-bit) — its own and the copies of the
+// others'. What it records of a changed vertex, for the exchange methods
+// (scheduler/mgpu.go):
+//   stamps (vr-offline), when not null: stamps[v] = stamp.
+//   outbox (vr-online), when not null: a changed vertex whose send mask
+//   (send_mask[row], bit j: part j reads it) names part j is appended to
+//   part j's outbox as the pair (v, value): per part, the warp ballots the
+//   lanes that send, one lane reserves their slots with one atomicAdd on
+//   outbox_count[j], and each lane writes at the reserved base plus its
+//   rank among them. Part j's pairs start at outbox + 2*j*capacity; a
+//   part's capacity is the number of vertices that may send to it, which
+//   a sweep never exceeds (each row changes once per sweep).
+struct wg_part_sweep {
+  uint32_t rows;
+  const uint32_t *owned;
+  const uint32_t *values;
+  uint32_t *stamps;
+  uint32_t stamp;
+  const uint32_t *send_mask;
+  uint32_t *outbox_count;
+  uint32_t *outbox;
+  uint32_t capacity;
+  uint32_t parts;
+  __device__ uint32_t vertex(uint32_t row) const { return owned[row]; }
+  // vertex_if is the row's vertex where the row exists (owns), anything else
+  // otherwise: the callers use it only where owns holds.
+  __device__ uint32_t vertex_if(uint32_t row, bool owns) const { return owns ? owned[row] : 0u; }
+  __device__ void changed(uint32_t row, uint32_t v, bool take) const {
+    if (stamps != nullptr && take)
+      stamps[v] = stamp;
+    if (outbox == nullptr)
+      return;
+    uint32_t mask = take ? send_mask[row] : 0u;
+    if (__ballot_sync(WG_FULL_MASK, mask != 0) == 0)
+      return;
+    uint32_t lane = wg_lane_id();
+    for (uint32_t j = 0; j < parts; ++j) {
+      bool sends = mask >> j & 1u;
+      uint32_t lanes = __ballot_sync(WG_FULL_MASK, sends);
+      if (lanes == 0)
+        continue;
+      uint32_t leader = __ffs(lanes) - 1, base = 0;
+      if (lane == leader)
+        base = atomicAdd(&outbox_count[j], (uint32_t)__popc(lanes));
+      base = __shfl_sync(WG_FULL_MASK, base, leader);
+      uint32_t slot = base + __popc(lanes & wg_lanemask_lt());
+      if (sends && slot < capacity) {
+        uint32_t *pair = outbox + 2 * ((unsigned long long)j * capacity + slot);
+        pair[0] = v;
+        pair[1] = values[v];
+      }
+    }
+  }
+};
+
 // wg_wseg_gather reduces the in-edges of the warp's group of 32 vertices
 // into acc, in the lane that owns each vertex. start and end are the owned
 // vertex's edge range (empty for lanes past the last vertex), gathering has
 // bit j set for lane j's vertex when it pulls and has in-edges.
-template <typename ALG>
-WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_t group_base, uint32_t start,
-                                            uint32_t end, uint32_t gathering) {
+template <typename ALG, typename SPAN>
+WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, const SPAN &span, uint32_t group_base,
+                                            uint32_t start, uint32_t end, uint32_t gathering) {
   typedef typename ALG::value_t V;
   uint32_t lane = wg_lane_id();
   V acc = alg.identity();
@@ -75,7 +144,7 @@ WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_
       // to stop once any lane's partial settles the vertex.
       for (uint32_t e = round + lane; e < round_end; e += warpSize) {
         V update;
-        if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
+        if (alg.compute(g.targets[e], span.vertex(group_base + owner), g.weight(e), &update))
           x = alg.reduce(x, update);
         if (ALG::kind == WG_VOTING && __any_sync(WG_FULL_MASK, alg.pull_done(x)))
           break;
@@ -100,7 +169,7 @@ WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_
       V x = alg.identity();
       if (e < group_end && (gathering >> owner & 1u)) {
         V update;
-        if (alg.compute(g.targets[e], group_base + owner, g.weight(e), &update))
+        if (alg.compute(g.targets[e], span.vertex(group_base + owner), g.weight(e), &update))
           x = update;
       }
       // Index inside the segment: how many lanes of this round precede
@@ -128,37 +197,40 @@ WG_DEV typename ALG::value_t wg_wseg_gather(ALG &alg, const wg_graph &g, uint32_
   }
 }
 
-template <typename ALG>
-WG_DEV void wg_wseg_pull(WG_ACC_PARAMS, uint32_t *active_count) {
+template <typename ALG, typename SPAN>
+WG_DEV void wg_wseg_pull(WG_ACC_PARAMS, uint32_t *active_count, SPAN span) {
   ALG alg(WG_ACC_META);
   wg_graph g = WG_ACC_GRAPH;
   uint32_t lane = wg_lane_id();
   uint32_t warps = gridDim.x * blockDim.x / warpSize;
-  uint32_t groups = (num_vertices + warpSize - 1) / warpSize;
+  uint32_t rows = span.rows;
+  uint32_t groups = (rows + warpSize - 1) / warpSize;
   uint32_t active = 0;
   // The loop bound is uniform across the warp: the gather's shuffles and
   // the count's ballot need all 32 lanes.
   for (uint32_t group = wg_global_id() / warpSize; group < groups; group += warps) {
     uint32_t group_base = group * warpSize;
-    uint32_t v = group_base + lane;
-    bool owns = v < num_vertices;
-    // Lanes past the last vertex hold an empty range at the edges' end,
+    uint32_t row = group_base + lane;
+    bool owns = row < rows;
+    uint32_t v = span.vertex_if(row, owns);
+    // Lanes past the last row hold an empty range at the edges' end,
     // keeping the starts sorted for the search.
-    uint32_t start = g.offsets[owns ? v : num_vertices];
-    uint32_t end = owns ? g.offsets[v + 1] : start;
+    uint32_t start = g.offsets[owns ? row : rows];
+    uint32_t end = owns ? g.offsets[row + 1] : start;
     bool pulls = owns && alg.wants_pull(v);
     uint32_t gathering = __ballot_sync(WG_FULL_MASK, pulls && end > start);
-    typename ALG::value_t acc = wg_wseg_gather(alg, g, group_base, start, end, gathering);
+    typename ALG::value_t acc = wg_wseg_gather(alg, g, span, group_base, start, end, gathering);
     bool take = pulls && alg.combine_pull(v, acc);
     active += __popc(__ballot_sync(WG_FULL_MASK, take));
+    span.changed(row, v, take);
   }
   alg.finish();
   if (lane == 0 && active > 0)
     atomicAdd(active_count, active);
 }
 
-template <typename ALG, uint32_t K>
-WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
+template <typename ALG, uint32_t K, typename SPAN>
+WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count, SPAN span) {
   typedef typename ALG::value_t V;
   ALG alg(WG_ACC_META);
   wg_graph g = WG_ACC_GRAPH;
@@ -166,12 +238,14 @@ WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
   const uint32_t per_warp = warpSize / K;
   uint32_t warps = gridDim.x * blockDim.x / warpSize;
   uint32_t active = 0;
-  for (uint32_t base = wg_global_id() / warpSize * per_warp; base < num_vertices; base += warps * per_warp) {
-    uint32_t v = base + lane / K;
-    bool pulls = v < num_vertices && alg.wants_pull(v);
+  for (uint32_t base = wg_global_id() / warpSize * per_warp; base < span.rows; base += warps * per_warp) {
+    uint32_t row = base + lane / K;
+    bool owns = row < span.rows;
+    uint32_t v = span.vertex_if(row, owns);
+    bool pulls = owns && alg.wants_pull(v);
     V acc = alg.identity();
     if (pulls) {
-      uint32_t e = g.begin(v) + sub, end = g.end(v);
+      uint32_t e = g.begin(row) + sub, end = g.end(row);
       bool done = false;
       // Four edges a step: their index loads, then their value loads, then
       // the reduction. That is the schedule ptxas gives the one-edge loop
@@ -212,6 +286,7 @@ WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
       acc = alg.reduce(acc, __shfl_xor_sync(WG_FULL_MASK, acc, (int)offset));
     bool take = pulls && sub == 0 && alg.combine_pull(v, acc);
     active += __popc(__ballot_sync(WG_FULL_MASK, take));
+    span.changed(row, v, take);
   }
   alg.finish();
   if (lane == 0 && active > 0)
@@ -220,17 +295,36 @@ WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count) {
 
 #define WG_VWC_ENTRY(NAME, ALG, K)                                                                 \
   extern "C" __global__ void NAME##_vwc_k##K##_pull(WG_ACC_PARAMS, uint32_t *active_count) {       \
-    wg_vwc_pull<ALG, K>(WG_ACC_ARGS, active_count);                                                \
+    wg_vwc_pull<ALG, K>(WG_ACC_ARGS, active_count, wg_whole_graph{num_vertices});                                                \
   }
 
 #define WG_WSEG_ENTRIES(NAME, ALG)                                                                 \
   extern "C" __global__ void NAME##_wseg_base_pull(WG_ACC_PARAMS, uint32_t *active_count) {        \
-    wg_wseg_pull<ALG>(WG_ACC_ARGS, active_count);                                                  \
+    wg_wseg_pull<ALG>(WG_ACC_ARGS, active_count, wg_whole_graph{num_vertices});                                                  \
   }                                                                                                \
   WG_VWC_ENTRY(NAME, ALG, 2)                                                                       \
   WG_VWC_ENTRY(NAME, ALG, 4)                                                                       \
   WG_VWC_ENTRY(NAME, ALG, 8)                                                                       \
   WG_VWC_ENTRY(NAME, ALG, 16)                                                                      \
   WG_VWC_ENTRY(NAME, ALG, 32)
+
+// WG_MGPU_ENTRIES: one device's sweep of a partitioned graph (wg_part_sweep),
+// by warp segmentation and by virtual warps of 8 lanes; the multi-GPU driver
+// (scheduler/mgpu.go) launches them on every device and exchanges meta0.
+#define WG_MGPU_PARAMS                                                                             \
+  WG_ACC_PARAMS, uint32_t *active_count, uint32_t rows, const uint32_t *owned, uint32_t *stamps,    \
+      uint32_t stamp, const uint32_t *send_mask, uint32_t *outbox_count, uint32_t *outbox,            \
+      uint32_t capacity, uint32_t parts
+#define WG_MGPU_SPAN                                                                               \
+  wg_part_sweep {                                                                                  \
+    rows, owned, (const uint32_t *)meta0, stamps, stamp, send_mask, outbox_count, outbox, capacity, parts \
+  }
+#define WG_MGPU_ENTRIES(NAME, ALG)                                                                 \
+  extern "C" __global__ void NAME##_mgpu_wseg_pull(WG_MGPU_PARAMS) {                               \
+    wg_wseg_pull<ALG>(WG_ACC_ARGS, active_count, WG_MGPU_SPAN);                                    \
+  }                                                                                                \
+  extern "C" __global__ void NAME##_mgpu_vwc8_pull(WG_MGPU_PARAMS) {                               \
+    wg_vwc_pull<ALG, 8>(WG_ACC_ARGS, active_count, WG_MGPU_SPAN);                                  \
+  }
 
 #endif // WARPGRAPH_LIB_WSEG_CUH

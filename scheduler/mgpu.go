@@ -1,0 +1,716 @@
+package scheduler
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// The multi-GPU driver: the second half of the warp-segmentation source
+// (vertex refinement). The vertices are partitioned over the system's
+// devices; each device holds the in-edges of the vertices it owns and
+// every vertex's value (meta0), its own and copies of the others'. An
+// iteration is a pull sweep on every device at once over its own vertices
+// (kernels/lib/wseg.cuh, wg_part_sweep), then an exchange that brings the
+// copies up to date: each value a device changed is sent to the devices
+// whose edges read it. A vertex's value is written only by its owner, so
+// the receiver stores what it gets. The four exchange methods differ in
+// what is sent:
+//
+//   - all (Medusa): every vertex's value, to every other device.
+//   - ms (Totem's maximal subset): the values of every boundary vertex
+//     (one another device reads), to the devices that read it.
+//   - vr-offline (vertex refinement, boundary marked once): only the
+//     boundary vertices changed in this sweep, found by a pass over the
+//     boundary lists after the sweep.
+//   - vr-online (vertex refinement, found on the fly): the sweep itself
+//     appends each changed boundary vertex to the outbox of each device
+//     that reads it (a ballot, one atomicAdd per warp, a prefix by
+//     popcount); the outbox is sent as it is.
+//
+// A transferred value is useful when it changes the receiver's copy of a
+// vertex the receiver reads; communication efficiency is useful values
+// over transferred ones. The run ends when a sweep changes no vertex on
+// any device.
+func init() {
+	RegisterScheduler(&Scheduler{
+		Name: "mgpu",
+		About: "multi-GPU bulk-synchronous pull: the vertices partitioned over the system's GPUs, each sweeping its own " +
+			"(warp segmentation, or virtual warps of 8 lanes) and exchanging the values the others read after every sweep",
+		Keys: []Key{
+			{Name: "exchange", About: "what an exchange sends: all (every value), ms (every boundary value), vr-offline " +
+				"(changed boundary values, found after the sweep), vr-online (changed boundary values, listed by the sweep)",
+				Values: []string{ExchangeAll, ExchangeMaximalSubset, ExchangeRefineOffline, ExchangeRefineOnline}, Default: ExchangeRefineOnline},
+			{Name: "mapping", About: "each device's sweep: wseg (warp segmentation) or vwc8 (virtual warps of 8 lanes)",
+				Values: []string{"wseg", "vwc8"}, Default: "wseg"},
+		},
+		Offers:   map[Capability]func(Variant) error{Partitioned: func(Variant) error { return nil }},
+		Supports: mgpuSupports,
+		Prepare:  mgpuPrepare,
+		Reset:    mgpuReset,
+		Run:      mgpuRun,
+		Collect:  mgpuCollect,
+		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:mapping=vwc8"},
+		Label:    func(v Variant) string { return v.Get("mapping") },
+	})
+}
+
+// The exchange methods (the mgpu scheduler's exchange key).
+const (
+	ExchangeAll           = "all"
+	ExchangeMaximalSubset = "ms"
+	ExchangeRefineOffline = "vr-offline"
+	ExchangeRefineOnline  = "vr-online"
+)
+
+// Partitioned is running on a graph partitioned over several devices
+// (RunOptions.System with more than one device).
+const Partitioned Capability = "partitioned graphs over several GPUs"
+
+// PartitionedForm says that the multi-GPU driver can run an algorithm's
+// ACC form on a partitioned graph: meta0 holds every vertex's 32-bit
+// value, written only by its owner's sweep; the other metadata start as
+// the problem's on every device.
+type PartitionedForm struct {
+	// Sums, when set, is a metadata buffer of float64 slots into which
+	// every sweep adds its device's share; the driver totals them across
+	// devices after each sweep.
+	Sums *SlotSums
+}
+
+// SlotSums are per-sweep float64 sums kept in rotating slots of a
+// metadata buffer (PageRank's dangling rank, kernels/pr.cu): after sweep i
+// the driver sets slot Sum on every device to the devices' total and slot
+// Clear to zero.
+type SlotSums struct {
+	Meta  int
+	Slots func(iteration int) (sum, clear int)
+}
+
+func mgpuSupports(a *Algorithm, v Variant) error {
+	if a.Partition == nil {
+		return fmt.Errorf("%s has no partitioned form (the multi-GPU driver runs %s)", a.Name, partitionedNames())
+	}
+	return needsGather(a, v, "pull")
+}
+
+func partitionedNames() string {
+	var names []string
+	for _, a := range Algorithms() {
+		if a.Partition != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return fmt.Sprint(names)
+}
+
+// mgpuState is the driver's: the system, the partition and each device's
+// part.
+type mgpuState struct {
+	sys      kernels.System
+	part     *graph.Partition // nil with one device
+	exchange string
+	parts    []*mgpuPart
+	pull     *kernels.Kernel
+	pack     *kernels.Kernel
+	apply    *kernels.Kernel
+	// bytes[i][j] is what device i sent device j this run.
+	bytes [][]uint64
+}
+
+// mgpuPart is one device's share: its rows, its buffers, what it sends
+// and what it receives.
+type mgpuPart struct {
+	dev   kernels.Device
+	buf   *Buffers
+	meta  []kernels.DevPtr
+	owned []uint32
+	// send[j] are the owned vertices device j reads, ascending.
+	send [][]uint32
+	grid int
+
+	offsets, targets, weights, ownedPtr kernels.DevPtr
+	active, stamps, sendMask, reads     kernels.DevPtr
+	outbox, outboxCount, useful         kernels.DevPtr
+	capacity                            int
+	// Sender side, per destination j: the device copy of send[j] and
+	// the packed values.
+	sendPtr, packed []kernels.DevPtr
+	packCount       kernels.DevPtr
+	// Receiver side, per sender s: its owned list or its send list to
+	// this device (the ids of a dense buffer), and the inbox.
+	idsOf, inbox []kernels.DevPtr
+}
+
+func mgpuPrepare(e *Enactment) error {
+	sys := e.Options.System
+	if sys == nil {
+		sys = kernels.SingleSystem(e.Dev)
+	}
+	devs := sys.Devices()
+	if len(devs) == 0 || devs[0] != e.Dev {
+		return fmt.Errorf("the system's first device must be the enactment's")
+	}
+	g := e.Problem.Graph
+	in := g
+	if g.Directed {
+		in = g.Reverse()
+	}
+	n, P := in.NumVertices(), len(devs)
+	st := &mgpuState{sys: sys, exchange: e.Variant.Get("exchange")}
+	owner := make([]uint32, n)
+	if P > 1 {
+		method := e.Options.Partition
+		if method == "" {
+			method = graph.PartitionRange
+		}
+		part, err := graph.PartitionGraph(in, P, method)
+		if err != nil {
+			return err
+		}
+		st.part = part
+		for v := range owner {
+			owner[v] = uint32(part.Owner(uint32(v)))
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("partitioned over %d GPUs by %s (balanced by in-edges); %.1f%% of the edges cross parts; link: %s",
+			P, method, 100*part.CutFraction, sys.Link()))
+	}
+	var err error
+	if st.pull, err = kernels.Lookup(fmt.Sprintf("%s_mgpu_%s_pull", e.Algorithm.Kernel, e.Variant.Get("mapping"))); err != nil {
+		return err
+	}
+	if st.pack, err = kernels.Lookup("exchange_pack"); err != nil {
+		return err
+	}
+	if st.apply, err = kernels.Lookup("exchange_apply"); err != nil {
+		return err
+	}
+	// Owned lists, and which vertices each device reads from which.
+	st.parts = make([]*mgpuPart, P)
+	for d := range P {
+		st.parts[d] = &mgpuPart{dev: devs[d], send: make([][]uint32, P)}
+	}
+	for v := range n {
+		st.parts[owner[v]].owned = append(st.parts[owner[v]].owned, uint32(v))
+	}
+	readers := make([]int, n) // the last reader (plus one) that listed v
+	for d, p := range st.parts {
+		for _, v := range p.owned {
+			for e := in.Offsets[v]; e < in.Offsets[v+1]; e++ {
+				u := in.Targets[e]
+				if s := int(owner[u]); s != d && readers[u] != d+1 {
+					readers[u] = d + 1
+					st.parts[s].send[d] = append(st.parts[s].send[d], u)
+				}
+			}
+		}
+	}
+	for _, p := range st.parts {
+		for _, s := range p.send {
+			slices.Sort(s)
+		}
+	}
+	for d, p := range st.parts {
+		if err := st.allocate(e, d, p, in); err != nil {
+			return err
+		}
+	}
+	st.bytes = make([][]uint64, P)
+	for i := range st.bytes {
+		st.bytes[i] = make([]uint64, P)
+	}
+	e.State = st
+	return nil
+}
+
+// allocate builds device d's buffers: its rows of the in-edge CSR, its
+// copy of the metadata (device 0 uses the enactment's), and the exchange
+// method's lists and buffers.
+func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph) error {
+	P, n := len(st.parts), in.NumVertices()
+	if d == 0 {
+		p.buf = e.Buffers
+		for _, m := range e.Problem.Meta {
+			p.meta = append(p.meta, m.ptr)
+		}
+	} else {
+		p.buf = NewBuffers(p.dev)
+		e.cleanups = append(e.cleanups, func() { _ = p.buf.Free() })
+		for _, m := range e.Problem.Meta {
+			p.meta = append(p.meta, p.buf.Bytes(len(m.init), fmt.Sprintf("%s %s on device %d", e.Algorithm.Name, m.Name, d)))
+		}
+	}
+	b := p.buf
+	offsets := make([]uint32, 0, len(p.owned)+1)
+	var targets, weights []uint32
+	offsets = append(offsets, 0)
+	for _, v := range p.owned {
+		lo, hi := in.Offsets[v], in.Offsets[v+1]
+		targets = append(targets, in.Targets[lo:hi]...)
+		if in.Weighted() {
+			weights = append(weights, in.Weights[lo:hi]...)
+		}
+		offsets = append(offsets, uint32(len(targets)))
+	}
+	p.offsets = b.Copy(offsets, "part row offsets")
+	p.targets = b.Copy(targets, "part column indices")
+	if in.Weighted() {
+		p.weights = b.Copy(weights, "part edge weights")
+	}
+	p.ownedPtr = b.Copy(p.owned, "owned vertices")
+	p.active = b.Uint32s(1, "active count")
+	p.useful = b.Uint32s(1, "useful updates")
+	reads := make([]uint32, n)
+	for s, q := range st.parts {
+		if s != d {
+			for _, v := range q.send[d] {
+				reads[v] = 1
+			}
+		}
+	}
+	p.reads = b.Copy(reads, "read copies")
+	p.sendPtr, p.packed = make([]kernels.DevPtr, P), make([]kernels.DevPtr, P)
+	p.idsOf, p.inbox = make([]kernels.DevPtr, P), make([]kernels.DevPtr, P)
+	switch st.exchange {
+	case ExchangeAll:
+		dense := b.Uint32s(len(p.owned), "packed values")
+		for j := range P {
+			p.packed[j] = dense
+		}
+	case ExchangeMaximalSubset:
+		for j, s := range p.send {
+			if j != d {
+				p.sendPtr[j] = b.Copy(s, "boundary list")
+				p.packed[j] = b.Uint32s(len(s), "packed values")
+			}
+		}
+	case ExchangeRefineOffline:
+		p.stamps = b.Uint32s(n, "change stamps")
+		p.packCount = b.Uint32s(P, "packed counts")
+		for j, s := range p.send {
+			if j != d {
+				p.sendPtr[j] = b.Copy(s, "boundary list")
+				p.packed[j] = b.Uint32s(2*len(s), "packed pairs")
+			}
+		}
+	case ExchangeRefineOnline:
+		mask := make([]uint32, len(p.owned))
+		row := make(map[uint32]int, len(p.owned))
+		for r, v := range p.owned {
+			row[v] = r
+		}
+		for j, s := range p.send {
+			p.capacity = max(p.capacity, len(s))
+			for _, v := range s {
+				mask[row[v]] |= 1 << j
+			}
+		}
+		p.sendMask = b.Copy(mask, "send masks")
+		p.outbox = b.Uint32s(2*P*p.capacity, "outbox")
+		p.outboxCount = b.Uint32s(P, "outbox counts")
+	}
+	for s, q := range st.parts {
+		if s == d {
+			continue
+		}
+		switch st.exchange {
+		case ExchangeAll:
+			p.idsOf[s] = b.Copy(q.owned, "sender's vertices")
+			p.inbox[s] = b.Uint32s(len(q.owned), "inbox")
+		case ExchangeMaximalSubset:
+			p.idsOf[s] = b.Copy(q.send[d], "sender's boundary list")
+			p.inbox[s] = b.Uint32s(len(q.send[d]), "inbox")
+		default:
+			p.inbox[s] = b.Uint32s(2*len(q.send[d]), "inbox")
+		}
+	}
+	grid, err := e.gridStrideGrid(st.pull, len(p.owned)*lanesPerMapping(e.Variant.Get("mapping")))
+	if err != nil {
+		return err
+	}
+	p.grid = grid
+	return b.Err()
+}
+
+func lanesPerMapping(mapping string) int {
+	if mapping == "vwc8" {
+		return 8
+	}
+	return 1
+}
+
+// mgpuReset puts every device but the first (runAll resets its metadata)
+// back at the problem's start.
+func mgpuReset(e *Enactment) error {
+	st := e.State.(*mgpuState)
+	for i := range st.bytes {
+		clear(st.bytes[i])
+	}
+	for d, p := range st.parts {
+		if d > 0 {
+			for i, m := range e.Problem.Meta {
+				p.buf.Upload(p.meta[i], m.init, "metadata")
+			}
+		}
+		if p.stamps != 0 {
+			p.buf.Zero(p.stamps, 4*e.Problem.Graph.NumVertices(), "change stamps")
+		}
+		if err := p.buf.Err(); err != nil {
+			return fmt.Errorf("device %d: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// mgpuIteration gathers one iteration's launches and figures from the
+// devices' goroutines.
+type mgpuIteration struct {
+	mu sync.Mutex
+	it *IterationStats
+}
+
+func (m *mgpuIteration) add(st kernels.LaunchStats) {
+	m.mu.Lock()
+	m.it.Stats.Add(st)
+	m.it.Launches++
+	m.mu.Unlock()
+}
+
+// launchOn runs k on dev over grid CTAs and adds it to the iteration.
+func (e *Enactment) launchOn(m *mgpuIteration, dev kernels.Device, k *kernels.Kernel, grid int, args ...any) error {
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+	s, err := dev.Launch(e.Ctx, k, cfg, args...)
+	if err != nil {
+		return fmt.Errorf("iteration %d: %w", m.it.Iteration, err)
+	}
+	m.add(s)
+	return nil
+}
+
+func readWord(dev kernels.Device, p kernels.DevPtr, bound int, what string) (int, error) {
+	var w [1]uint32
+	if err := kernels.Download(dev, w[:], p); err != nil {
+		return 0, err
+	}
+	if int64(w[0]) > int64(bound) {
+		return 0, fmt.Errorf("%s is %d, more than the %d possible: a kernel wrote out of bounds", what, w[0], bound)
+	}
+	return int(w[0]), nil
+}
+
+func mgpuRun(e *Enactment) error {
+	st := e.State.(*mgpuState)
+	n := e.Problem.Graph.NumVertices()
+	if n == 0 {
+		return nil
+	}
+	P := len(st.parts)
+	var transferred, useful, bytes uint64
+	var compute, exchange time.Duration
+	for iteration := 0; ; iteration++ {
+		if err := e.iterationLimit(iteration); err != nil {
+			return err
+		}
+		it := IterationStats{Iteration: iteration, Direction: "pull", Phases: "pull", FrontierIn: n}
+		m := &mgpuIteration{it: &it}
+		start := st.sys.Clock()
+		actives := make([]int, P)
+		outCounts := make([][]uint32, P)
+		err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+			p := st.parts[d]
+			p.buf.Zero(p.active, 4, "active count")
+			if p.outboxCount != 0 {
+				p.buf.Zero(p.outboxCount, 4*P, "outbox counts")
+			}
+			if err := p.buf.Err(); err != nil {
+				return err
+			}
+			args := append(e.partArgs(p, iteration), p.active, uint32(len(p.owned)), p.ownedPtr,
+				p.stamps, uint32(iteration+1), p.sendMask, p.outboxCount, p.outbox, uint32(p.capacity), uint32(P))
+			if err := e.launchOn(m, dev, st.pull, p.grid, args...); err != nil {
+				return err
+			}
+			a, err := readWord(dev, p.active, len(p.owned), "the active count")
+			if err != nil {
+				return err
+			}
+			actives[d] = a
+			if p.outboxCount != 0 {
+				outCounts[d] = make([]uint32, P)
+				if err := kernels.Download(dev, outCounts[d], p.outboxCount); err != nil {
+					return err
+				}
+				for j, c := range outCounts[d] {
+					if int(c) > len(p.send[j]) {
+						return fmt.Errorf("outbox %d holds %d pairs, more than the %d vertices that send to it", j, c, len(p.send[j]))
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		swept := st.sys.Clock()
+		active := 0
+		for _, a := range actives {
+			active += a
+		}
+		it.FrontierOut = active
+		if active > 0 && P > 1 {
+			it.Phases = "pull+exchange"
+			x, err := st.exchangeValues(e, m, iteration, outCounts)
+			if err != nil {
+				return err
+			}
+			transferred += x.transferred
+			useful += x.useful
+			bytes += x.bytes
+			it.Set("values_transferred", float64(x.transferred))
+			it.Set("useful_updates", float64(x.useful))
+			if x.transferred > 0 {
+				it.Set("communication_efficiency", float64(x.useful)/float64(x.transferred))
+			}
+			it.Set("bytes_moved", float64(x.bytes))
+			it.Set("bytes_busiest_link", float64(x.busiest))
+		}
+		end := st.sys.Clock()
+		compute += swept - start
+		exchange += end - swept
+		if P > 1 {
+			it.Set("compute_ns", float64((swept - start).Nanoseconds()))
+			it.Set("exchange_ns", float64((end - swept).Nanoseconds()))
+		}
+		e.record(it)
+		if active == 0 {
+			break
+		}
+	}
+	if P > 1 {
+		e.Statistic("values_transferred", "values transferred", float64(transferred), fmt.Sprintf("%d (%d bytes between devices)", transferred, bytes))
+		e.Statistic("useful_updates", "useful updates", float64(useful), fmt.Sprint(useful))
+		eff := 0.0
+		if transferred > 0 {
+			eff = float64(useful) / float64(transferred)
+		}
+		e.Statistic("communication_efficiency", "communication efficiency", eff, fmt.Sprintf("%.1f%% of transferred values changed a copy that is read", 100*eff))
+		share := 0.0
+		if total := compute + exchange; total > 0 {
+			share = float64(exchange) / float64(total)
+		}
+		e.Statistic("exchange_share", "time in exchange", share, fmt.Sprintf("%.1f%% (exchange %v, compute %v)", 100*share, exchange, compute))
+	}
+	return nil
+}
+
+// partArgs are the ACC arguments of device p's sweep: its rows of the
+// in-edges, the whole graph's vertex count, its metadata.
+func (e *Enactment) partArgs(p *mgpuPart, iteration int) []any {
+	args := []any{p.offsets, p.targets, p.weights, uint32(e.Problem.Graph.NumVertices())}
+	for i := range 4 {
+		var ptr kernels.DevPtr
+		if i < len(p.meta) {
+			ptr = p.meta[i]
+		}
+		args = append(args, ptr)
+	}
+	return append(args, uint32(iteration), e.Problem.ParamU32, e.Problem.ParamF32)
+}
+
+// exchangeFigures are one exchange's counts.
+type exchangeFigures struct {
+	transferred, useful, bytes, busiest uint64
+}
+
+// exchangeValues brings every device's copies up to date after a sweep:
+// pack on the senders, copy, apply on the receivers; then the sums of a
+// SlotSums problem are totalled.
+func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration int, outCounts [][]uint32) (exchangeFigures, error) {
+	P := len(st.parts)
+	// counts[s][d]: the entries s sends d.
+	counts := make([][]int, P)
+	err := st.sys.Parallel(func(s int, dev kernels.Device) error {
+		p := st.parts[s]
+		counts[s] = make([]int, P)
+		switch st.exchange {
+		case ExchangeAll:
+			if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.owned)), p.meta[0], p.ownedPtr, uint32(len(p.owned)), kernels.DevPtr(0), uint32(0), p.packed[0], kernels.DevPtr(0)); err != nil {
+				return err
+			}
+			for d := range P {
+				if d != s {
+					counts[s][d] = len(p.owned)
+				}
+			}
+		case ExchangeMaximalSubset:
+			for d := range P {
+				if d != s && len(p.send[d]) > 0 {
+					if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), kernels.DevPtr(0), uint32(0), p.packed[d], kernels.DevPtr(0)); err != nil {
+						return err
+					}
+					counts[s][d] = len(p.send[d])
+				}
+			}
+		case ExchangeRefineOffline:
+			p.buf.Zero(p.packCount, 4*P, "packed counts")
+			if err := p.buf.Err(); err != nil {
+				return err
+			}
+			for d := range P {
+				if d != s && len(p.send[d]) > 0 {
+					if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), p.stamps, uint32(iteration+1), p.packed[d], p.packCount+kernels.DevPtr(4*d)); err != nil {
+						return err
+					}
+				}
+			}
+			got := make([]uint32, P)
+			if err := kernels.Download(dev, got, p.packCount); err != nil {
+				return err
+			}
+			for d, c := range got {
+				if d != s {
+					if int(c) > len(p.send[d]) {
+						return fmt.Errorf("pack for device %d holds %d pairs, more than its %d boundary vertices", d, c, len(p.send[d]))
+					}
+					counts[s][d] = int(c)
+				}
+			}
+		case ExchangeRefineOnline:
+			for d, c := range outCounts[s] {
+				if d != s {
+					counts[s][d] = int(c)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return exchangeFigures{}, err
+	}
+	var x exchangeFigures
+	var copies []kernels.PeerCopy
+	for s, p := range st.parts {
+		for d := range P {
+			c := counts[s][d]
+			if d == s || c == 0 {
+				continue
+			}
+			words := c
+			src := p.packed[d]
+			switch st.exchange {
+			case ExchangeRefineOffline:
+				words = 2 * c
+			case ExchangeRefineOnline:
+				words = 2 * c
+				src = p.outbox + kernels.DevPtr(8*d*p.capacity)
+			}
+			copies = append(copies, kernels.PeerCopy{From: s, To: d, Src: src, Dst: st.parts[d].inbox[s], Bytes: 4 * words})
+			x.transferred += uint64(c)
+			x.bytes += uint64(4 * words)
+			st.bytes[s][d] += uint64(4 * words)
+			x.busiest = max(x.busiest, uint64(4*words))
+		}
+	}
+	if err := st.sys.CopyPeer(copies); err != nil {
+		return exchangeFigures{}, fmt.Errorf("iteration %d: exchange: %w", iteration, err)
+	}
+	usefuls := make([]int, P)
+	err = st.sys.Parallel(func(d int, dev kernels.Device) error {
+		p := st.parts[d]
+		p.buf.Zero(p.useful, 4, "useful updates")
+		if err := p.buf.Err(); err != nil {
+			return err
+		}
+		received := 0
+		for s := range P {
+			c := counts[s][d]
+			if s == d || c == 0 {
+				continue
+			}
+			received += c
+			ids, vals, stride := p.idsOf[s], p.inbox[s], uint32(1)
+			if st.exchange == ExchangeRefineOffline || st.exchange == ExchangeRefineOnline {
+				ids, vals, stride = p.inbox[s], p.inbox[s]+4, 2
+			}
+			if err := e.launchOn(m, dev, st.apply, e.listGrid(c), p.meta[0], ids, vals, stride, uint32(c), p.reads, p.useful); err != nil {
+				return err
+			}
+		}
+		u, err := readWord(dev, p.useful, received, "the useful-update count")
+		usefuls[d] = u
+		return err
+	})
+	if err != nil {
+		return exchangeFigures{}, err
+	}
+	for _, u := range usefuls {
+		x.useful += uint64(u)
+	}
+	if sums := e.Algorithm.Partition.Sums; sums != nil {
+		if err := st.totalSums(e, sums, iteration); err != nil {
+			return exchangeFigures{}, err
+		}
+	}
+	return x, nil
+}
+
+// totalSums sets a SlotSums slot on every device to the devices' total.
+func (st *mgpuState) totalSums(e *Enactment, sums *SlotSums, iteration int) error {
+	sum, clearSlot := sums.Slots(iteration)
+	parts := make([]float64, len(st.parts))
+	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+		var b [8]byte
+		if err := dev.CopyFromDevice(b[:], st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*sum)); err != nil {
+			return err
+		}
+		parts[d] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	total := 0.0
+	for _, x := range parts {
+		total += x
+	}
+	return st.sys.Parallel(func(d int, dev kernels.Device) error {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(total))
+		if err := dev.CopyToDevice(st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*sum), b[:]); err != nil {
+			return err
+		}
+		return dev.Memset(st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*clearSlot), 0, 8)
+	})
+}
+
+// listGrid is the grid of a pass over n list entries, a thread each.
+func (e *Enactment) listGrid(n int) int {
+	return max(1, (n+e.Options.Block-1)/e.Options.Block)
+}
+
+// mgpuCollect gathers every device's own values into device 0's meta0
+// after a run (untimed, as the final download is), for the check.
+func mgpuCollect(e *Enactment) error {
+	st := e.State.(*mgpuState)
+	if len(st.parts) == 1 {
+		return nil
+	}
+	words := len(e.Problem.Meta[0].init) / 4
+	merged := make([]uint32, words)
+	own := make([]uint32, words)
+	for d, p := range st.parts {
+		if err := kernels.Download(p.dev, own, p.meta[0]); err != nil {
+			return fmt.Errorf("device %d: %w", d, err)
+		}
+		for _, v := range p.owned {
+			merged[v] = own[v]
+		}
+	}
+	return kernels.Upload(st.parts[0].dev, st.parts[0].meta[0], merged)
+}
