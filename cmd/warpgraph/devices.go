@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,11 @@ func newDevicesCommand() *cobra.Command {
 				fmt.Fprintf(out, "CUDA driver %d.%d, %d device(s)\n", major, minor, len(devs))
 				for i, p := range devs {
 					writeProperties(out, i, p)
+				}
+				if len(devs) > 1 {
+					if err := writePeerAccess(out, len(devs)); err != nil {
+						return err
+					}
 				}
 			}
 			if attrsPath == "" {
@@ -98,5 +104,41 @@ func measureKernelAttrs(cmd *cobra.Command, path, driver string) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d kernels measured on %s\n", path, len(table.Kernels), table.Device)
+	return nil
+}
+
+// writePeerAccess opens every device as one system and prints which pairs
+// the driver gives peer access (a kernel on one may read the other's
+// memory, and copies go directly between them).
+func writePeerAccess(w io.Writer, n int) error {
+	ordinals := make([]int, n)
+	for i := range ordinals {
+		ordinals[i] = i
+	}
+	sys, err := hw.OpenSystem(ordinals)
+	if err != nil {
+		return err
+	}
+	defer sys.Close()
+	fmt.Fprintf(w, "peer access (row: from, column: to); link: %s\n", sys.Link())
+	header := "     "
+	for j := range n {
+		header += fmt.Sprintf(" [%d]", j)
+	}
+	fmt.Fprintln(w, header)
+	for i := range n {
+		line := fmt.Sprintf("  [%d]", i)
+		for j := range n {
+			cell := "  - "
+			if i != j {
+				cell = "  no"
+				if sys.PeerAccess(i, j) {
+					cell = " yes"
+				}
+			}
+			line += cell
+		}
+		fmt.Fprintln(w, line)
+	}
 	return nil
 }
