@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/warpgraph/warpgraph/graph"
-	"github.com/warpgraph/warpgraph/hw"
 	"github.com/warpgraph/warpgraph/scheduler"
 	"github.com/warpgraph/warpgraph/sim"
 )
@@ -77,16 +76,16 @@ func multiGPUExperiment() *Experiment {
 }
 
 // multiGPUPoints lists the points: every graph, algorithm and GPU count up
-// to the machine's, each method on several GPUs and one point on one GPU
-// (nothing is exchanged there, so the methods would repeat it).
+// to the simulated system's (every count on hardware: a host with fewer
+// GPUs keeps its own with --points 'gpus=1|2|4'), each method on several
+// GPUs and one point on one GPU (nothing is exchanged there, so the
+// methods would repeat it).
 func multiGPUPoints(target, config string) [][]string {
-	most := 8
+	most := multiGPUCounts[len(multiGPUCounts)-1]
 	if target == TargetSim {
 		if cfg, err := sim.ConfigByName(config); err == nil {
 			most = cfg.System.MaxGPUs()
 		}
-	} else if devs, err := hw.ListDevices(); err == nil {
-		most = len(devs)
 	}
 	var out [][]string
 	for _, g := range []string{"rmat", "grid"} {

@@ -399,6 +399,10 @@ func runPoint(ctx context.Context, e *Experiment, p Point, o Options) Row {
 	if env.dev != nil {
 		r["device"] = env.dev.Properties().Name
 	}
+	if env.sys != nil {
+		devs := env.sys.Devices()
+		r["device"] = fmt.Sprintf("%d × %s", len(devs), devs[0].Properties().Name)
+	}
 	for _, vs := range [][]Value{p.Axes, p.Params} {
 		for _, v := range vs {
 			r[v.Name] = v.Value

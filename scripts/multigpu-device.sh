@@ -10,9 +10,13 @@
 #   every exchange method on two contexts of GPU 0 (--devices 0,0: the
 #   multi-GPU path's correctness on one GPU).
 # sweep: `sweep multigpu --target hw` on rmat:scale=22+perm=1 and
-#   grid:w=2000,h=2000, converted once to .wgc in /tmp, into
-#   $OUT/multigpu-hw (resumed when that folder holds a data.csv), bounded
-#   by LIMIT seconds (a killed sweep keeps every finished point).
+#   grid:w=2000,h=2000, converted once to .wgc in /tmp, on 1, 2, 4 and 8
+#   GPUs up to the host's count, into WORK (default /tmp/multigpu-hw;
+#   resumed when it holds a data.csv), bounded by LIMIT seconds (a killed
+#   sweep keeps every finished point); its data.csv and sweep.json are
+#   copied to $OUT. `sweep multigpu --report-only` with the same flags
+#   draws the plots and README anywhere. EXTRA adds sweep flags (e.g.
+#   "--param warmup=1 --param repeat=5").
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -43,6 +47,10 @@ for g in ${GRAPHS:-rmat grid}; do
   esac
 done
 filter="graph=$(echo ${GRAPHS:-rmat grid} | tr ' ' '|')"
-timeout "${LIMIT:-500}" $WG sweep multigpu --target hw --out "$OUT/multigpu-hw" \
-  --param rmat_spec=/tmp/rmat22.wgc --param grid_spec=/tmp/grid2000.wgc --points "$filter"
+n=$(nvidia-smi -L | grep -c "^GPU")
+counts=$(for c in 1 2 4 8; do [ "$c" -le "$n" ] && printf "%s|" "$c"; done)
+WORK=${WORK:-/tmp/multigpu-hw}
+timeout "${LIMIT:-500}" $WG sweep multigpu --target hw --out "$WORK" ${EXTRA:-} \
+  --param rmat_spec=/tmp/rmat22.wgc --param grid_spec=/tmp/grid2000.wgc --points "$filter" --points "gpus=${counts%|}"
 echo "sweep rc=$?"
+cp "$WORK/data.csv" "$WORK/sweep.json" "$OUT/"
