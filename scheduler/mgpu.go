@@ -49,6 +49,9 @@ func init() {
 				Values: []string{ExchangeAll, ExchangeMaximalSubset, ExchangeRefineOffline, ExchangeRefineOnline}, Default: ExchangeRefineOnline},
 			{Name: "mapping", About: "each device's sweep: wseg (warp segmentation) or vwc8 (virtual warps of 8 lanes)",
 				Values: []string{"wseg", "vwc8"}, Default: "wseg"},
+			{Name: "hub", About: "vertices with more in-edges than this are hubs, their edges split over many warps in chunks " +
+				"of 1024 and combined with the algorithm's atomic (kernels/lib/mgpu.cuh); 0: none, every vertex's edges to one warp",
+				Range: &KeyRange{Min: 0, Max: math.MaxInt32, Whole: true}, Default: "2048", Quiet: true},
 		},
 		Offers:   map[Capability]func(Variant) error{Partitioned: func(Variant) error { return nil }},
 		Supports: mgpuSupports,
@@ -56,7 +59,7 @@ func init() {
 		Reset:    mgpuReset,
 		Run:      mgpuRun,
 		Collect:  mgpuCollect,
-		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:mapping=vwc8"},
+		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:mapping=vwc8", "mgpu:hub=0"},
 		Label:    func(v Variant) string { return v.Get("mapping") },
 	})
 }
@@ -120,6 +123,8 @@ type mgpuState struct {
 	pull     *kernels.Kernel
 	pack     *kernels.Kernel
 	apply    *kernels.Kernel
+	// hubInit, hubGather and hubApply split the hubs' edges over warps.
+	hubInit, hubGather, hubApply *kernels.Kernel
 	// bytes[i][j] is what device i sent device j this run.
 	bytes [][]uint64
 }
@@ -127,10 +132,18 @@ type mgpuState struct {
 // mgpuPart is one device's share: its rows, its buffers, what it sends
 // and what it receives.
 type mgpuPart struct {
-	dev   kernels.Device
-	buf   *Buffers
-	meta  []kernels.DevPtr
-	owned []uint32
+	dev  kernels.Device
+	buf  *Buffers
+	meta []kernels.DevPtr
+	// owned are the device's vertices, one per row: the others, then
+	// from hubFirst on the hubs, each ascending.
+	owned    []uint32
+	hubFirst int
+	// hubChunks[h] is hub h's first chunk of edges, the last entry their
+	// total; hubAcc the hubs' gathered values.
+	hubChunks               []uint32
+	chunkStart, hubAcc      kernels.DevPtr
+	hubGatherGrid, hubsGrid int
 	// send[j] are the owned vertices device j reads, ascending.
 	send [][]uint32
 	grid int
@@ -191,13 +204,37 @@ func mgpuPrepare(e *Enactment) error {
 	if st.apply, err = kernels.Lookup("exchange_apply"); err != nil {
 		return err
 	}
+	for _, k := range []struct {
+		to    **kernels.Kernel
+		phase string
+	}{{&st.hubInit, "init"}, {&st.hubGather, "gather"}, {&st.hubApply, "apply"}} {
+		if *k.to, err = kernels.Lookup(fmt.Sprintf("%s_mgpu_hub_%s", e.Algorithm.Kernel, k.phase)); err != nil {
+			return err
+		}
+	}
 	// Owned lists, and which vertices each device reads from which.
 	st.parts = make([]*mgpuPart, P)
 	for d := range P {
 		st.parts[d] = &mgpuPart{dev: devs[d], send: make([][]uint32, P)}
 	}
+	hub := e.Variant.Int("hub")
+	hubs := make([][]uint32, P)
 	for v := range n {
-		st.parts[owner[v]].owned = append(st.parts[owner[v]].owned, uint32(v))
+		p := st.parts[owner[v]]
+		if hub > 0 && in.OutDegree(uint32(v)) > hub {
+			hubs[owner[v]] = append(hubs[owner[v]], uint32(v))
+		} else {
+			p.owned = append(p.owned, uint32(v))
+		}
+	}
+	for d, p := range st.parts {
+		p.hubFirst = len(p.owned)
+		p.hubChunks = []uint32{0}
+		for _, v := range hubs[d] {
+			p.owned = append(p.owned, v)
+			chunks := (in.OutDegree(v) + hubChunk - 1) / hubChunk
+			p.hubChunks = append(p.hubChunks, p.hubChunks[len(p.hubChunks)-1]+uint32(chunks))
+		}
 	}
 	readers := make([]int, n) // the last reader (plus one) that listed v
 	for d, p := range st.parts {
@@ -330,13 +367,27 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 			p.inbox[s] = b.Uint32s(2*len(q.send[d]), "inbox")
 		}
 	}
-	grid, err := e.gridStrideGrid(st.pull, len(p.owned)*lanesPerMapping(e.Variant.Get("mapping")))
+	grid, err := e.gridStrideGrid(st.pull, p.hubFirst*lanesPerMapping(e.Variant.Get("mapping")))
 	if err != nil {
 		return err
 	}
 	p.grid = grid
+	if hubs := len(p.owned) - p.hubFirst; hubs > 0 {
+		p.chunkStart = b.Copy(p.hubChunks, "hub chunks")
+		p.hubAcc = b.Uint32s(hubs, "hub values")
+		if p.hubGatherGrid, err = e.gridStrideGrid(st.hubGather, int(p.hubChunks[hubs])*32); err != nil {
+			return err
+		}
+		if p.hubsGrid, err = e.gridStrideGrid(st.hubApply, hubs); err != nil {
+			return err
+		}
+	}
 	return b.Err()
 }
+
+// hubChunk is kernels/lib/mgpu.cuh's WG_HUB_CHUNK: the edges of a hub one
+// warp gathers at a time.
+const hubChunk = 1024
 
 func lanesPerMapping(mapping string) int {
 	if mapping == "vwc8" {
@@ -431,10 +482,23 @@ func mgpuRun(e *Enactment) error {
 			if err := p.buf.Err(); err != nil {
 				return err
 			}
-			args := append(e.partArgs(p, iteration), p.active, uint32(len(p.owned)), p.ownedPtr,
-				p.stamps, uint32(iteration+1), p.sendMask, p.outboxCount, p.outbox, uint32(p.capacity), uint32(P))
-			if err := e.launchOn(m, dev, st.pull, p.grid, args...); err != nil {
+			acc := e.partArgs(p, iteration)
+			rest := []any{p.ownedPtr, p.stamps, uint32(iteration + 1), p.sendMask, p.outboxCount, p.outbox, uint32(p.capacity), uint32(P)}
+			sweep := append(append(slices.Clone(acc), p.active, uint32(p.hubFirst)), rest...)
+			if err := e.launchOn(m, dev, st.pull, p.grid, sweep...); err != nil {
 				return err
+			}
+			if hubs := len(p.owned) - p.hubFirst; hubs > 0 {
+				if err := e.launchOn(m, dev, st.hubInit, p.hubsGrid, append(slices.Clone(acc), uint32(hubs), p.hubAcc)...); err != nil {
+					return err
+				}
+				if err := e.launchOn(m, dev, st.hubGather, p.hubGatherGrid, append(slices.Clone(acc), p.ownedPtr, uint32(p.hubFirst), uint32(hubs), p.chunkStart, p.hubAcc)...); err != nil {
+					return err
+				}
+				apply := append(append(slices.Clone(acc), p.active, uint32(len(p.owned))), rest...)
+				if err := e.launchOn(m, dev, st.hubApply, p.hubsGrid, append(apply, uint32(p.hubFirst), p.hubAcc)...); err != nil {
+					return err
+				}
 			}
 			a, err := readWord(dev, p.active, len(p.owned), "the active count")
 			if err != nil {

@@ -11,6 +11,7 @@
 #include "bsp.cuh"
 #include "edge.cuh"
 #include "hqueue.cuh"
+#include "mgpu.cuh" // opt-in per algorithm: WG_MGPU_ENTRIES, the multi-GPU driver's
 #include "simdx.cuh"
 #include "wseg.cuh"
 

@@ -308,23 +308,4 @@ WG_DEV void wg_vwc_pull(WG_ACC_PARAMS, uint32_t *active_count, SPAN span) {
   WG_VWC_ENTRY(NAME, ALG, 16)                                                                      \
   WG_VWC_ENTRY(NAME, ALG, 32)
 
-// WG_MGPU_ENTRIES: one device's sweep of a partitioned graph (wg_part_sweep),
-// by warp segmentation and by virtual warps of 8 lanes; the multi-GPU driver
-// (scheduler/mgpu.go) launches them on every device and exchanges meta0.
-#define WG_MGPU_PARAMS                                                                             \
-  WG_ACC_PARAMS, uint32_t *active_count, uint32_t rows, const uint32_t *owned, uint32_t *stamps,    \
-      uint32_t stamp, const uint32_t *send_mask, uint32_t *outbox_count, uint32_t *outbox,            \
-      uint32_t capacity, uint32_t parts
-#define WG_MGPU_SPAN                                                                               \
-  wg_part_sweep {                                                                                  \
-    rows, owned, (const uint32_t *)meta0, stamps, stamp, send_mask, outbox_count, outbox, capacity, parts \
-  }
-#define WG_MGPU_ENTRIES(NAME, ALG)                                                                 \
-  extern "C" __global__ void NAME##_mgpu_wseg_pull(WG_MGPU_PARAMS) {                               \
-    wg_wseg_pull<ALG>(WG_ACC_ARGS, active_count, WG_MGPU_SPAN);                                    \
-  }                                                                                                \
-  extern "C" __global__ void NAME##_mgpu_vwc8_pull(WG_MGPU_PARAMS) {                               \
-    wg_vwc_pull<ALG, 8>(WG_ACC_ARGS, active_count, WG_MGPU_SPAN);                                  \
-  }
-
 #endif // WARPGRAPH_LIB_WSEG_CUH
