@@ -180,12 +180,22 @@ func sumStat(its []scheduler.IterationStats, key string) float64 {
 	return total
 }
 
+// multiGPUMachine names a row's machine without its GPU count (rows of
+// one host name their system, "4 × NVIDIA H200", by the GPUs they used).
+func multiGPUMachine(r Row) string {
+	w := where(r)
+	if _, rest, ok := strings.Cut(w, " × "); ok && r["target"] == TargetHW {
+		return rest
+	}
+	return w
+}
+
 // multiGPUSpeedups adds speedup (one GPU's end-to-end time over the
 // row's) to every valid row of a machine, graph and algorithm that has
 // its one-GPU point.
 func multiGPUSpeedups(rows []Row) []Row {
 	base := map[string]float64{}
-	cell := func(r Row) string { return where(r) + "|" + r["graph"] + "|" + r["algorithm"] }
+	cell := func(r Row) string { return multiGPUMachine(r) + "|" + r["graph"] + "|" + r["algorithm"] }
 	for _, r := range rows {
 		if t, ok := r.Float("end_to_end_us"); ok && r["gpus"] == "1" && r["status"] == "ok" && t > 0 {
 			base[cell(r)] = t
@@ -213,7 +223,7 @@ func plotMultiGPU(rows []Row, dir string) ([]string, error) {
 	var files []string
 	machines := map[string]bool{}
 	for _, r := range sped {
-		machines[where(r)] = true
+		machines[multiGPUMachine(r)] = true
 	}
 	var names []string
 	for m := range machines {
@@ -224,12 +234,12 @@ func plotMultiGPU(rows []Row, dir string) ([]string, error) {
 		for _, gname := range []string{"rmat", "grid"} {
 			var sel []Row
 			for _, r := range sped {
-				if where(r) == m && r["graph"] == gname {
+				if multiGPUMachine(r) == m && r["graph"] == gname {
 					sel = append(sel, r)
 				}
 			}
-			if len(sel) == 0 {
-				continue
+			if len(sel) < 2 {
+				continue // no point on several GPUs: nothing to draw
 			}
 			// One-GPU points belong to every method's line.
 			var lines []Row
@@ -292,9 +302,9 @@ func multiGPUFindings(rows []Row) []string {
 	most := map[string]int{}
 	for _, r := range sped {
 		n, _ := strconv.Atoi(r["gpus"])
-		most[where(r)] = max(most[where(r)], n)
+		most[multiGPUMachine(r)] = max(most[multiGPUMachine(r)], n)
 		if e, ok := r.Float("communication_efficiency"); ok {
-			k := key{where(r), r["method"]}
+			k := key{multiGPUMachine(r), r["method"]}
 			effs[k] = append(effs[k], e)
 		}
 	}
@@ -319,7 +329,7 @@ func multiGPUFindings(rows []Row) []string {
 		wins := map[string]int{}
 		best := map[string]Row{}
 		for _, r := range sped {
-			if where(r) != m || r["gpus"] != strconv.Itoa(most[m]) || most[m] == 1 {
+			if multiGPUMachine(r) != m || r["gpus"] != strconv.Itoa(most[m]) || most[m] == 1 {
 				continue
 			}
 			c := r["graph"] + " " + r["algorithm"]
