@@ -179,7 +179,7 @@ func TestPartitionedRefusals(t *testing.T) {
 func TestPartitionedHubs(t *testing.T) {
 	var edges [][3]uint32
 	for u := uint32(1); u < 3001; u++ {
-		edges = append(edges, [3]uint32{u, 0, u%7 + 1}) // vertex 0: 3000 in-edges
+		edges = append(edges, [3]uint32{u, 0, u%7 + 1})     // vertex 0: 3000 in-edges
 		edges = append(edges, [3]uint32{u / 2, u, u%5 + 1}) // a binary tree from 0: few sweeps
 	}
 	wide := build(t, 3001, true, edges)
