@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -569,8 +570,36 @@ func mgpuRun(e *Enactment) error {
 			share = float64(exchange) / float64(total)
 		}
 		e.Statistic("exchange_share", "time in exchange", share, fmt.Sprintf("%.1f%% (exchange %v, compute %v)", 100*share, exchange, compute))
+		st.linkFigures(e)
 	}
 	return nil
+}
+
+// linkFigures reports the bytes each pair of devices exchanged in the run
+// (the busiest and the quietest link, and every pair in words), and, where
+// the system models its links, how long they were busy and how long copies
+// queued behind one another since it opened.
+func (st *mgpuState) linkFigures(e *Enactment) {
+	var pairs []string
+	busiest, quietest := uint64(0), uint64(math.MaxUint64)
+	for i, row := range st.bytes {
+		for j, b := range row {
+			if i == j {
+				continue
+			}
+			busiest, quietest = max(busiest, b), min(quietest, b)
+			pairs = append(pairs, fmt.Sprintf("%d→%d %d", i, j, b))
+		}
+	}
+	e.Statistic("bytes_busiest_link", "bytes on the busiest link", float64(busiest),
+		fmt.Sprintf("%d (quietest %d; %s)", busiest, quietest, strings.Join(pairs, ", ")))
+	if lc, ok := st.sys.(kernels.LinkCounter); ok {
+		ls := lc.LinkStats()
+		if ls.Busy > 0 || ls.Queued > 0 {
+			e.Statistic("link_busy_ns", "links busy (system so far)", float64(ls.Busy.Nanoseconds()),
+				fmt.Sprintf("%v, of which copies queued behind others %v", ls.Busy, ls.Queued))
+		}
+	}
 }
 
 // partArgs are the ACC arguments of device p's sweep: its rows of the

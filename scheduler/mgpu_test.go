@@ -125,6 +125,11 @@ func TestExchangeEfficiency(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, 1.0, effVR, name)
 		assert.Less(t, effAll, 0.5, name)
+		bytesAll, ok := summaryNumber(all, "bytes_busiest_link")
+		require.True(t, ok)
+		assert.Positive(t, bytesAll, name)
+		busy, ok := summaryNumber(vr, "link_busy_ns")
+		assert.True(t, ok && busy > 0, "%s: the modelled links report their busy time", name)
 		for _, it := range vr.Iterations[:len(vr.Iterations)-1] {
 			assert.Contains(t, it.Statistics, "exchange_ns", "iteration %d", it.Iteration)
 		}
