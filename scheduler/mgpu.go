@@ -157,9 +157,13 @@ type mgpuPart struct {
 	// the packed values.
 	sendPtr, packed []kernels.DevPtr
 	packCount       kernels.DevPtr
-	// Receiver side, per sender s: its owned list or its send list to
-	// this device (the ids of a dense buffer), and the inbox.
-	idsOf, inbox []kernels.DevPtr
+	// Receiver side: one inbox for every sender, so that one launch
+	// applies an exchange. Dense methods give each sender a fixed stretch
+	// (inboxAt[s] words in), with the ids it follows in ids (its owned
+	// list for all, its send list to this device for ms), in sender
+	// order; pairs are placed one sender after another as they come.
+	inbox, ids kernels.DevPtr
+	inboxAt    []int
 }
 
 func mgpuPrepare(e *Enactment) error {
@@ -314,7 +318,7 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 	}
 	p.reads = b.Copy(reads, "read copies")
 	p.sendPtr, p.packed = make([]kernels.DevPtr, P), make([]kernels.DevPtr, P)
-	p.idsOf, p.inbox = make([]kernels.DevPtr, P), make([]kernels.DevPtr, P)
+	p.inboxAt = make([]int, P)
 	switch st.exchange {
 	case ExchangeAll:
 		dense := b.Uint32s(len(p.owned), "packed values")
@@ -353,20 +357,27 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 		p.outbox = b.Uint32s(2*P*p.capacity, "outbox")
 		p.outboxCount = b.Uint32s(P, "outbox counts")
 	}
+	var ids []uint32
+	words := 0
 	for s, q := range st.parts {
 		if s == d {
 			continue
 		}
+		p.inboxAt[s] = words
 		switch st.exchange {
 		case ExchangeAll:
-			p.idsOf[s] = b.Copy(q.owned, "sender's vertices")
-			p.inbox[s] = b.Uint32s(len(q.owned), "inbox")
+			ids = append(ids, q.owned...)
+			words += len(q.owned)
 		case ExchangeMaximalSubset:
-			p.idsOf[s] = b.Copy(q.send[d], "sender's boundary list")
-			p.inbox[s] = b.Uint32s(len(q.send[d]), "inbox")
+			ids = append(ids, q.send[d]...)
+			words += len(q.send[d])
 		default:
-			p.inbox[s] = b.Uint32s(2*len(q.send[d]), "inbox")
+			words += 2 * len(q.send[d])
 		}
+	}
+	p.inbox = b.Uint32s(words, "inbox")
+	if ids != nil {
+		p.ids = b.Copy(ids, "senders' vertices")
 	}
 	grid, err := e.gridStrideGrid(st.pull, p.hubFirst*lanesPerMapping(e.Variant.Get("mapping")))
 	if err != nil {
@@ -687,7 +698,11 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 		return exchangeFigures{}, err
 	}
 	var x exchangeFigures
+	pairs := st.exchange == ExchangeRefineOffline || st.exchange == ExchangeRefineOnline
 	var copies []kernels.PeerCopy
+	// received[d] is what d gets in all; pairs fill its inbox in sender
+	// order.
+	received := make([]int, P)
 	for s, p := range st.parts {
 		for d := range P {
 			c := counts[s][d]
@@ -696,6 +711,7 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 			}
 			words := c
 			src := p.packed[d]
+			at := st.parts[d].inboxAt[s]
 			switch st.exchange {
 			case ExchangeRefineOffline:
 				words = 2 * c
@@ -703,7 +719,11 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 				words = 2 * c
 				src = p.outbox + kernels.DevPtr(8*d*p.capacity)
 			}
-			copies = append(copies, kernels.PeerCopy{From: s, To: d, Src: src, Dst: st.parts[d].inbox[s], Bytes: 4 * words})
+			if pairs {
+				at = 2 * received[d]
+			}
+			received[d] += c
+			copies = append(copies, kernels.PeerCopy{From: s, To: d, Src: src, Dst: st.parts[d].inbox + kernels.DevPtr(4*at), Bytes: 4 * words})
 			x.transferred += uint64(c)
 			x.bytes += uint64(4 * words)
 			st.bytes[s][d] += uint64(4 * words)
@@ -720,22 +740,17 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 		if err := p.buf.Err(); err != nil {
 			return err
 		}
-		received := 0
-		for s := range P {
-			c := counts[s][d]
-			if s == d || c == 0 {
-				continue
-			}
-			received += c
-			ids, vals, stride := p.idsOf[s], p.inbox[s], uint32(1)
-			if st.exchange == ExchangeRefineOffline || st.exchange == ExchangeRefineOnline {
-				ids, vals, stride = p.inbox[s], p.inbox[s]+4, 2
+		c := received[d]
+		if c > 0 {
+			ids, vals, stride := p.ids, p.inbox, uint32(1)
+			if pairs {
+				ids, vals, stride = p.inbox, p.inbox+4, 2
 			}
 			if err := e.launchOn(m, dev, st.apply, e.listGrid(c), p.meta[0], ids, vals, stride, uint32(c), p.reads, p.useful); err != nil {
 				return err
 			}
 		}
-		u, err := readWord(dev, p.useful, received, "the useful-update count")
+		u, err := readWord(dev, p.useful, c, "the useful-update count")
 		usefuls[d] = u
 		return err
 	})
