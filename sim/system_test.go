@@ -70,7 +70,7 @@ func TestSystemConfigsLoad(t *testing.T) {
 		name, base string
 		want       SystemConfig
 	}{
-		{"h100-x8-nvlink", "h100", SystemConfig{GPUs: 8, Link: LinkConfig{Kind: LinkNVLink, BytesPerNsPerDirection: 450, LatencyNs: 3000}}},
+		{"h100-x8-nvlink", "h100", SystemConfig{GPUs: 8, Link: LinkConfig{Kind: LinkNVLink, BytesPerNsPerDirection: 450, LatencyNs: 14000}}},
 		{"gtx780ti-x2-pcie", "gtx780ti", SystemConfig{GPUs: 2, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24}}},
 		{"gtx780ti-x4-pcie", "gtx780ti", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24}}},
 		{"tiny-x4", "tiny", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 4, LatencyNs: 1000, BridgeBytesPerNs: 6}}},
@@ -373,7 +373,7 @@ func TestLinkModelShippedSystems(t *testing.T) {
 	}
 	h, err := LoadConfig("h100-x8-nvlink")
 	require.NoError(t, err)
-	assert.Equal(t, "NVLink through a switch, 450 GB/s per direction per GPU, 3 µs per copy batch", h.System.Link.Describe())
+	assert.Equal(t, "NVLink through a switch, 450 GB/s per direction per GPU, 14 µs per copy batch", h.System.Link.Describe())
 	k, err := LoadConfig("gtx780ti-x4-pcie")
 	require.NoError(t, err)
 	assert.Equal(t, "PCIe, 12 GB/s per direction per GPU through a host bridge of 24 GB/s shared by all, 10 µs per copy batch", k.System.Link.Describe())
