@@ -312,6 +312,9 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 		weakLoad(x.in) && g.l1.HasStale(w.cta.SM) {
 		l1 = g.l1
 	}
+	if l1 == nil && w.rec == nil && vec == 1 && x.space == ptx.SpaceGeneric && w.ldGenericGlobal(x, m, base, off, size) {
+		return nil
+	}
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -340,6 +343,35 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 		}
 	}
 	return nil
+}
+
+// ldGenericGlobal is ld's path for a scalar generic load whose lanes all
+// address global memory, with no access recorded and no stale L1 copy to
+// consult (ldGlobal is ld.global's): it loads and extends every active
+// lane's value and reports true, or, when some lane's address is not
+// global, aligned and inside the memory image, writes nothing and reports
+// false, leaving the general path to resolve every lane (and to report
+// the fault).
+func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64, size int) bool {
+	data := w.g.mem.data
+	n, un, align := uint64(len(data)), uint64(size), uint64(size-1)
+	// Loaded first: the destination may be the base register.
+	var vals [32]uint64
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		o := a - GlobalBase
+		if a&align != 0 || a < GlobalBase || o >= n || n-o < un || !globalAddr(x, a) {
+			return false
+		}
+		vals[l] = ext(x, load(data, o, size))
+	}
+	d := w.row(x.dst[0])
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		d[l] = vals[l]
+	}
+	return true
 }
 
 // st is the general store.
