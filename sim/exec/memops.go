@@ -315,6 +315,21 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 	if l1 == nil && w.rec == nil && vec == 1 && x.space == ptx.SpaceGeneric && w.ldGenericGlobal(x, m, base, off, size) {
 		return nil
 	}
+	if w.rec == nil && vec == 1 && x.space == ptx.SpaceParam {
+		if buf, pf, ok := w.frameParams(x, m, base, off, size); ok {
+			var vals [32]uint64 // loaded first: the destination may be the base register
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				vals[l] = ext(x, load(buf, uint64(l)*pf+base[l]+off, size))
+			}
+			d := w.row(x.dst[0])
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				d[l] = vals[l]
+			}
+			return nil
+		}
+	}
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
 	for mm := m; mm != 0; mm &= mm - 1 {
@@ -374,6 +389,28 @@ func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64,
 	return true
 }
 
+// frameParams is the fast path of a scalar .param access to the current
+// frame's param area (not an entry's kernel parameters, which sit below
+// KernelParamSize): when every active lane's offset is aligned and inside
+// the area, it returns the area and its per-lane stride (lane l's offset a
+// is at l*stride+a, as resolve maps it); otherwise false, leaving the
+// general path to resolve every lane (and to report the fault).
+func (w *Warp) frameParams(x *xinst, m uint32, base *[32]uint64, off uint64, size int) ([]byte, uint64, bool) {
+	f := &w.frames[len(w.frames)-1]
+	lo := uint64(0)
+	if f.fn.entry {
+		lo = uint64(f.fn.fn.KernelParamSize)
+	}
+	pf, un := uint64(f.fn.paramFrame), uint64(size)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		a := base[bits.TrailingZeros32(mm)] + off
+		if a < lo || a&(un-1) != 0 || a >= pf || pf-a < un {
+			return nil, 0, false
+		}
+	}
+	return f.params, pf, true
+}
+
 // st is the general store.
 func (w *Warp) st(x *xinst, m uint32) error {
 	if w.sh != nil {
@@ -389,6 +426,16 @@ func (w *Warp) st(x *xinst, m uint32) error {
 		srcs[i] = w.src(&x.src[i], &w.sc.t[i])
 	}
 	changed := false
+	if w.rec == nil && vec == 1 && x.space == ptx.SpaceParam {
+		if buf, pf, ok := w.frameParams(x, m, base, off, size); ok {
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				changed = storeChanged(buf, uint64(l)*pf+base[l]+off, size, srcs[0][l]) || changed
+			}
+			w.progressIf(changed)
+			return nil
+		}
+	}
 	l1 := w.g.l1
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
