@@ -384,11 +384,21 @@ func (e *Enactment) Kernel(phase string) (*kernels.Kernel, error) {
 
 // accArgs are the leading arguments of every ACC entry (WG_ACC_PARAMS).
 func (e *Enactment) accArgs(g *deviceGraph, iteration int) []any {
+	meta := make([]kernels.DevPtr, len(e.Problem.Meta))
+	for i, m := range e.Problem.Meta {
+		meta[i] = m.ptr
+	}
+	return e.accArgsWith(g, meta, iteration)
+}
+
+// accArgsWith are accArgs with the metadata at meta (a device's own copy,
+// for the multi-GPU driver).
+func (e *Enactment) accArgsWith(g *deviceGraph, meta []kernels.DevPtr, iteration int) []any {
 	args := []any{g.offsets, g.targets, g.weights, uint32(g.n)}
 	for i := range 4 {
 		var p kernels.DevPtr
-		if i < len(e.Problem.Meta) {
-			p = e.Problem.Meta[i].ptr
+		if i < len(meta) {
+			p = meta[i]
 		}
 		args = append(args, p)
 	}
@@ -398,14 +408,24 @@ func (e *Enactment) accArgs(g *deviceGraph, iteration int) []any {
 // launch runs k over grid CTAs of Options.Block threads and adds the
 // launch to the run's totals and to it.
 func (e *Enactment) launch(it *IterationStats, k *kernels.Kernel, grid int, args ...any) error {
-	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
-	st, err := e.Dev.Launch(e.Ctx, k, cfg, args...)
+	st, err := e.launchOn(e.Dev, it.Iteration, k, grid, args...)
 	if err != nil {
-		return fmt.Errorf("iteration %d: %w", it.Iteration, err)
+		return err
 	}
 	it.Stats.Add(st)
 	it.Launches++
 	return nil
+}
+
+// launchOn runs k on dev over grid CTAs of Options.Block threads in
+// iteration iteration.
+func (e *Enactment) launchOn(dev kernels.Device, iteration int, k *kernels.Kernel, grid int, args ...any) (kernels.LaunchStats, error) {
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+	st, err := dev.Launch(e.Ctx, k, cfg, args...)
+	if err != nil {
+		return st, fmt.Errorf("iteration %d: %w", iteration, err)
+	}
+	return st, nil
 }
 
 // Statistic adds a figure of the whole run (overwork, queue totals, ...)
@@ -448,8 +468,13 @@ func (e *Enactment) record(it IterationStats) {
 // readCount reads one uint32 counter from the device, checking it against
 // a bound the kernels can never exceed.
 func (e *Enactment) readCount(p kernels.DevPtr, bound int, what string) (int, error) {
+	return readCountOn(e.Dev, p, bound, what)
+}
+
+// readCountOn is readCount on dev.
+func readCountOn(dev kernels.Device, p kernels.DevPtr, bound int, what string) (int, error) {
 	var word [1]uint32
-	if err := kernels.Download(e.Dev, word[:], p); err != nil {
+	if err := kernels.Download(dev, word[:], p); err != nil {
 		return 0, err
 	}
 	if int64(word[0]) > int64(bound) {

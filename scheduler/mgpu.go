@@ -73,6 +73,10 @@ const (
 	ExchangeRefineOnline  = "vr-online"
 )
 
+// MaxPartitionDevices is the most devices mgpu splits a graph over: a
+// vertex's send mask (wg_part_sweep) has a bit per device in 32 bits.
+const MaxPartitionDevices = 32
+
 // Partitioned is running on a graph partitioned over several devices
 // (RunOptions.System with more than one device).
 const Partitioned Capability = "partitioned graphs over several GPUs"
@@ -118,7 +122,6 @@ func partitionedNames() string {
 // part.
 type mgpuState struct {
 	sys      kernels.System
-	part     *graph.Partition // nil with one device
 	exchange string
 	parts    []*mgpuPart
 	pull     *kernels.Kernel
@@ -149,10 +152,13 @@ type mgpuPart struct {
 	send [][]uint32
 	grid int
 
-	offsets, targets, weights, ownedPtr kernels.DevPtr
-	active, stamps, sendMask, reads     kernels.DevPtr
-	outbox, outboxCount, useful         kernels.DevPtr
-	capacity                            int
+	// csr is the device's rows of the in-edges; its n is the whole
+	// graph's vertex count, the entries' num_vertices.
+	csr                             deviceGraph
+	ownedPtr                        kernels.DevPtr
+	active, stamps, sendMask, reads kernels.DevPtr
+	outbox, outboxCount, useful     kernels.DevPtr
+	capacity                        int
 	// Sender side, per destination j: the device copy of send[j] and
 	// the packed values.
 	sendPtr, packed []kernels.DevPtr
@@ -181,6 +187,9 @@ func mgpuPrepare(e *Enactment) error {
 		in = g.Reverse()
 	}
 	n, P := in.NumVertices(), len(devs)
+	if P > MaxPartitionDevices {
+		return fmt.Errorf("%d devices: mgpu splits a graph over at most %d", P, MaxPartitionDevices)
+	}
 	st := &mgpuState{sys: sys, exchange: e.Variant.Get("exchange")}
 	owner := make([]uint32, n)
 	if P > 1 {
@@ -192,7 +201,6 @@ func mgpuPrepare(e *Enactment) error {
 		if err != nil {
 			return err
 		}
-		st.part = part
 		for v := range owner {
 			owner[v] = uint32(part.Owner(uint32(v)))
 		}
@@ -300,10 +308,9 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 		}
 		offsets = append(offsets, uint32(len(targets)))
 	}
-	p.offsets = b.Copy(offsets, "part row offsets")
-	p.targets = b.Copy(targets, "part column indices")
+	p.csr = deviceGraph{n: n, offsets: b.Copy(offsets, "part row offsets"), targets: b.Copy(targets, "part column indices")}
 	if in.Weighted() {
-		p.weights = b.Copy(weights, "part edge weights")
+		p.csr.weights = b.Copy(weights, "part edge weights")
 	}
 	p.ownedPtr = b.Copy(p.owned, "owned vertices")
 	p.active = b.Uint32s(1, "active count")
@@ -445,26 +452,14 @@ func (m *mgpuIteration) add(st kernels.LaunchStats) {
 	m.mu.Unlock()
 }
 
-// launchOn runs k on dev over grid CTAs and adds it to the iteration.
-func (e *Enactment) launchOn(m *mgpuIteration, dev kernels.Device, k *kernels.Kernel, grid int, args ...any) error {
-	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
-	s, err := dev.Launch(e.Ctx, k, cfg, args...)
+// launch runs k on dev over grid CTAs and adds it to the iteration.
+func (m *mgpuIteration) launch(e *Enactment, dev kernels.Device, k *kernels.Kernel, grid int, args ...any) error {
+	st, err := e.launchOn(dev, m.it.Iteration, k, grid, args...)
 	if err != nil {
-		return fmt.Errorf("iteration %d: %w", m.it.Iteration, err)
+		return err
 	}
-	m.add(s)
+	m.add(st)
 	return nil
-}
-
-func readWord(dev kernels.Device, p kernels.DevPtr, bound int, what string) (int, error) {
-	var w [1]uint32
-	if err := kernels.Download(dev, w[:], p); err != nil {
-		return 0, err
-	}
-	if int64(w[0]) > int64(bound) {
-		return 0, fmt.Errorf("%s is %d, more than the %d possible: a kernel wrote out of bounds", what, w[0], bound)
-	}
-	return int(w[0]), nil
 }
 
 func mgpuRun(e *Enactment) error {
@@ -494,25 +489,25 @@ func mgpuRun(e *Enactment) error {
 			if err := p.buf.Err(); err != nil {
 				return err
 			}
-			acc := e.partArgs(p, iteration)
+			acc := e.accArgsWith(&p.csr, p.meta, iteration)
 			rest := []any{p.ownedPtr, p.stamps, uint32(iteration + 1), p.sendMask, p.outboxCount, p.outbox, uint32(p.capacity), uint32(P)}
 			sweep := append(append(slices.Clone(acc), p.active, uint32(p.hubFirst)), rest...)
-			if err := e.launchOn(m, dev, st.pull, p.grid, sweep...); err != nil {
+			if err := m.launch(e, dev, st.pull, p.grid, sweep...); err != nil {
 				return err
 			}
 			if hubs := len(p.owned) - p.hubFirst; hubs > 0 {
-				if err := e.launchOn(m, dev, st.hubInit, p.hubsGrid, append(slices.Clone(acc), uint32(hubs), p.hubAcc)...); err != nil {
+				if err := m.launch(e, dev, st.hubInit, p.hubsGrid, append(slices.Clone(acc), uint32(hubs), p.hubAcc)...); err != nil {
 					return err
 				}
-				if err := e.launchOn(m, dev, st.hubGather, p.hubGatherGrid, append(slices.Clone(acc), p.ownedPtr, uint32(p.hubFirst), uint32(hubs), p.chunkStart, p.hubAcc)...); err != nil {
+				if err := m.launch(e, dev, st.hubGather, p.hubGatherGrid, append(slices.Clone(acc), p.ownedPtr, uint32(p.hubFirst), uint32(hubs), p.chunkStart, p.hubAcc)...); err != nil {
 					return err
 				}
 				apply := append(append(slices.Clone(acc), p.active, uint32(len(p.owned))), rest...)
-				if err := e.launchOn(m, dev, st.hubApply, p.hubsGrid, append(apply, uint32(p.hubFirst), p.hubAcc)...); err != nil {
+				if err := m.launch(e, dev, st.hubApply, p.hubsGrid, append(apply, uint32(p.hubFirst), p.hubAcc)...); err != nil {
 					return err
 				}
 			}
-			a, err := readWord(dev, p.active, len(p.owned), "the active count")
+			a, err := readCountOn(dev, p.active, len(p.owned), "the active count")
 			if err != nil {
 				return err
 			}
@@ -613,20 +608,6 @@ func (st *mgpuState) linkFigures(e *Enactment) {
 	}
 }
 
-// partArgs are the ACC arguments of device p's sweep: its rows of the
-// in-edges, the whole graph's vertex count, its metadata.
-func (e *Enactment) partArgs(p *mgpuPart, iteration int) []any {
-	args := []any{p.offsets, p.targets, p.weights, uint32(e.Problem.Graph.NumVertices())}
-	for i := range 4 {
-		var ptr kernels.DevPtr
-		if i < len(p.meta) {
-			ptr = p.meta[i]
-		}
-		args = append(args, ptr)
-	}
-	return append(args, uint32(iteration), e.Problem.ParamU32, e.Problem.ParamF32)
-}
-
 // exchangeFigures are one exchange's counts.
 type exchangeFigures struct {
 	transferred, useful, bytes, busiest uint64
@@ -644,7 +625,7 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 		counts[s] = make([]int, P)
 		switch st.exchange {
 		case ExchangeAll:
-			if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.owned)), p.meta[0], p.ownedPtr, uint32(len(p.owned)), kernels.DevPtr(0), uint32(0), p.packed[0], kernels.DevPtr(0)); err != nil {
+			if err := m.launch(e, dev, st.pack, e.listGrid(len(p.owned)), p.meta[0], p.ownedPtr, uint32(len(p.owned)), kernels.DevPtr(0), uint32(0), p.packed[0], kernels.DevPtr(0)); err != nil {
 				return err
 			}
 			for d := range P {
@@ -655,7 +636,7 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 		case ExchangeMaximalSubset:
 			for d := range P {
 				if d != s && len(p.send[d]) > 0 {
-					if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), kernels.DevPtr(0), uint32(0), p.packed[d], kernels.DevPtr(0)); err != nil {
+					if err := m.launch(e, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), kernels.DevPtr(0), uint32(0), p.packed[d], kernels.DevPtr(0)); err != nil {
 						return err
 					}
 					counts[s][d] = len(p.send[d])
@@ -668,7 +649,7 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 			}
 			for d := range P {
 				if d != s && len(p.send[d]) > 0 {
-					if err := e.launchOn(m, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), p.stamps, uint32(iteration+1), p.packed[d], p.packCount+kernels.DevPtr(4*d)); err != nil {
+					if err := m.launch(e, dev, st.pack, e.listGrid(len(p.send[d])), p.meta[0], p.sendPtr[d], uint32(len(p.send[d])), p.stamps, uint32(iteration+1), p.packed[d], p.packCount+kernels.DevPtr(4*d)); err != nil {
 						return err
 					}
 				}
@@ -746,11 +727,11 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 			if pairs {
 				ids, vals, stride = p.inbox, p.inbox+4, 2
 			}
-			if err := e.launchOn(m, dev, st.apply, e.listGrid(c), p.meta[0], ids, vals, stride, uint32(c), p.reads, p.useful); err != nil {
+			if err := m.launch(e, dev, st.apply, e.listGrid(c), p.meta[0], ids, vals, stride, uint32(c), p.reads, p.useful); err != nil {
 				return err
 			}
 		}
-		u, err := readWord(dev, p.useful, c, "the useful-update count")
+		u, err := readCountOn(dev, p.useful, c, "the useful-update count")
 		usefuls[d] = u
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/hw"
+	"github.com/warpgraph/warpgraph/scheduler"
 	"github.com/warpgraph/warpgraph/sim"
 )
 
@@ -40,6 +41,8 @@ func (o *runOptions) checkGPUs() error {
 	switch {
 	case o.gpus < 1:
 		return badInput("--gpus %d: give one device or more", o.gpus)
+	case o.gpus > scheduler.MaxPartitionDevices:
+		return badInput("--gpus %d: at most %d devices", o.gpus, scheduler.MaxPartitionDevices)
 	case o.target == "cpu" && o.gpus > 1:
 		return badInput("--gpus %d applies to device runs (--target sim or hw), not to the CPU reference", o.gpus)
 	case o.set["partition"] && o.gpus == 1:

@@ -54,6 +54,9 @@ func newMicroCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names := []string{args[0]}
+			if cmd.Flags().Changed("gpus") && args[0] != peerCopyName {
+				return badInput("--gpus applies to %s only", peerCopyName)
+			}
 			if args[0] == "all" {
 				names = microRegistry.Names()
 			} else if args[0] == peerCopyName {
