@@ -240,10 +240,6 @@ func (o *options) checkThreads() error {
 	switch {
 	case o.mode == ModeFunctional:
 		return &timing.UnsupportedError{What: string(o.mode) + " mode, which has no timing engine"}
-	case o.mode == ModeSampled && o.sampleInside > 0:
-		// A launch stopped mid-way must be consistent at once: the window
-		// engine's loads take their values when they are served.
-		return &timing.UnsupportedError{What: "sampling inside launches"}
 	case o.parallel:
 		return &timing.UnsupportedError{What: "akita's parallel engine"}
 	case o.monitor != nil:

@@ -99,8 +99,10 @@
 // the idea of Photon and of SMARTS's systematic sampling: the first
 // SampleFirstCycles cycles in detail, then, in turn, a functional stretch
 // (exec.Grid.Continue, from the state the timing model stopped in: the
-// timing model's values are written when instructions issue, so a launch
-// stopped at any tick is consistent once its requests in flight drain)
+// timing model's values are those of the instructions' issue order, so a
+// launch stopped at any tick, or at a window's end on the window engine,
+// is consistent once its requests in flight drain and, on the window
+// engine, its last window's log is applied and the grid unsplit)
 // and a detailed one of SampleUnitCycles (the timing model resumed on the
 // CTAs where they are, timing.Launch.Resume; twice the last one's when
 // that one changed memory too seldom to measure a rate), until the launch
@@ -130,7 +132,7 @@
 // stale), a functional stretch does less or other work than the timing
 // model would in the same span, and its charge is off by the difference:
 // results/sampled and results/sim-scale measure it. It is therefore off
-// by default. It needs the serial
-// engine: the window engine's loads take their values when the memory
-// side serves them, so a launch stopped there is not consistent at once.
+// by default. On the window engine (WithThreads) a launch stops at a
+// window's end, and the window engine's figures are the same for every
+// thread count, stretches included.
 package sim

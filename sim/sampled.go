@@ -529,7 +529,7 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 	}
 	if detail, sample := d.sampler.decide(key, sh, clock); detail {
 		var probe *stretchProbe
-		if !clock && !d.opts.parallel && d.opts.threads <= 0 && !d.opts.profiling.profiles() {
+		if !clock && !d.opts.parallel && !d.opts.profiling.profiles() {
 			probe = d.sampler.newProbe(key, resident)
 		}
 		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)

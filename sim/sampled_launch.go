@@ -186,7 +186,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	p.stretched = true
 	total := first
 	total.Cycles = detail + charged
-	total.WarpInstructions, total.ThreadInstructions = g.WarpInsts, g.ThreadInsts
+	total.WarpInstructions, total.ThreadInstructions = g.Instructions()
 	total.CTAs = g.CTAs()
 	total.DeriveRates()
 	whole := total.Counters()

@@ -313,7 +313,7 @@ func TestSampledInsideStretches(t *testing.T) {
 
 // TestSampledOnTheWindowEngine: sampled mode runs its detailed launches on
 // the window engine (WithThreads), with the same figures at every thread
-// count; sampling inside launches needs the serial engine and is refused.
+// count.
 func TestSampledOnTheWindowEngine(t *testing.T) {
 	const spec = "grid:w=16,h=16"
 	one, d1 := enactOn(t, ModeSampled, "bfs", "bsp", spec, WithThreads(1))
@@ -328,9 +328,36 @@ func TestSampledOnTheWindowEngine(t *testing.T) {
 	for i := range one.Iterations {
 		assert.Equal(t, one.Iterations[i].Stats.Cycles, two.Iterations[i].Stats.Cycles)
 	}
+}
 
-	cfg, err := ConfigByName("tiny")
-	require.NoError(t, err)
-	_, err = New(cfg, WithMode(ModeSampled), WithThreads(2), WithSamplingInside(4))
-	require.ErrorContains(t, err, "sampling inside launches")
+// TestSampledInsideOnTheWindowEngine: launches run in stretches on the
+// window engine too (its probe stops a launch at a window's end, the grid
+// is unsplit for the functional stretch and split again on resuming), with
+// the same figures, report and values at 1, 2 and 3 threads, and cycles
+// near the window engine's full timing.
+func TestSampledInsideOnTheWindowEngine(t *testing.T) {
+	const spec = "rmat:scale=10+perm=1"
+	for _, variant := range []string{"bsp", "atos"} {
+		t.Run(variant, func(t *testing.T) {
+			timing, _ := enactOn(t, ModeTiming, "bfs", variant, spec, WithThreads(2))
+			var first *scheduler.Result
+			var firstReport SamplingReport
+			for _, n := range []int{1, 2, 3} {
+				res, d := enactOn(t, ModeSampled, "bfs", variant, spec,
+					withSamplePolicy(insidePolicy()), WithSamplingInside(2), WithThreads(n))
+				r, _ := d.SamplingReport()
+				require.Positive(t, r.Stopped, "some launch ran in stretches")
+				assert.Equal(t, timing.Values, res.Values, "BFS depths do not depend on the interleaving")
+				if first == nil {
+					first, firstReport = res, r
+					assert.InEpsilon(t, float64(timing.Total.Cycles), float64(res.Total.Cycles), 0.35,
+						"timing %d cycles, stretches %d", timing.Total.Cycles, res.Total.Cycles)
+					continue
+				}
+				assert.Equal(t, firstReport, r, "%d threads", n)
+				assert.Equal(t, first.Total, res.Total, "%d threads", n)
+				assert.Equal(t, first.EndToEnd, res.EndToEnd, "%d threads", n)
+			}
+		})
+	}
 }

@@ -239,5 +239,5 @@ func (o microOptions) check() error {
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return err
 	}
-	return o.threads.check(o.target, o.simMode, o.monitor, o.profile, 0)
+	return o.threads.check(o.target, o.simMode, o.monitor, o.profile)
 }

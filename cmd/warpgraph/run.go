@@ -276,7 +276,7 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	if err := o.profile.check(o.target, o.simMode); err != nil {
 		return nil, err
 	}
-	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile, o.sampleInside); err != nil {
+	if err := o.threads.check(o.target, o.simMode, o.monitor, o.profile); err != nil {
 		return nil, err
 	}
 	if err := o.checkGPUs(); err != nil {

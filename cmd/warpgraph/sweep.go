@@ -148,7 +148,7 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if o.reportOnly && (o.slurm || o.retryFailed || pl.Shards > 0) {
 		return badInput("--report-only runs nothing and reports a whole sweep: leave out --slurm, --retry-failed and --shard")
 	}
-	if err := o.threads.check(o.target, o.simMode, nil, nil, 0); err != nil {
+	if err := o.threads.check(o.target, o.simMode, nil, nil); err != nil {
 		return err
 	}
 	if err := o.threads.checkConfigs(o.target, o.simMode, pl.Configs); err != nil {

@@ -15,7 +15,7 @@ import (
 // threadFlags is --sim-engine and --sim-threads: which timing engine runs
 // the simulator's timing mode (and sampled mode's detailed launches). The
 // parallel window engine is the default; a run that needs what only the
-// serial engine does (--monitor, --trace, --sample-inside, a memory model
+// serial engine does (--monitor, --trace, a memory model
 // other than the sectored caches) falls back to it and says so, unless
 // the flags asked for the window engine, which is then refused. It is a
 // pflag.Value so that its help shows its own default.
@@ -57,7 +57,7 @@ func (e *engineName) Type() string { return "string" }
 const simThreadsHelp = "threads of the parallel timing engine (--sim-engine window; 0: one per CPU); its figures are the same for every N and every run"
 
 const simEngineHelp = "the simulator's timing engine: window (parallel and deterministic, --sim-threads) or serial (its figures may differ: sim/timing's package comment, Engines); " +
-	"--monitor, --trace, --sample-inside and memory models other than the sectored caches run on the serial engine"
+	"--monitor, --trace and memory models other than the sectored caches run on the serial engine"
 
 // register adds the flags; byJobs shares the CPUs among sweep's points
 // when --sim-threads is not given; more, when not empty, ends
@@ -113,8 +113,8 @@ func (t *threadFlags) window() bool {
 // run the window engine cannot do yet when the flags asked for it;
 // otherwise such a run falls back to the serial engine (serialFor).
 // monitor and profile are the command's --monitor and --trace (nil: it
-// has none), sampleInside its --sample-inside.
-func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profile *profileFlags, sampleInside int) error {
+// has none).
+func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profile *profileFlags) error {
 	t.serialFor = ""
 	switch {
 	case t.given && t.n < 0:
@@ -144,8 +144,6 @@ func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profi
 		what = "--monitor"
 	case profile != nil && profile.trace != "":
 		what = "--trace"
-	case sampleInside > 0:
-		what = "--sample-inside"
 	}
 	if what == "" || t.engine.name == engineSerial {
 		return nil

@@ -116,7 +116,6 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 		{[]string{"--trace", t.TempDir() + "/t"}, "--sim-threads does not yet support --trace"},
 		{[]string{"--monitor"}, "--sim-threads does not yet support --monitor"},
 		{[]string{"--sim-mode", "functional"}, "--sim-threads does not yet support --sim-mode functional"},
-		{[]string{"--sim-mode", "sampled", "--sample-inside"}, "--sim-threads does not yet support --sample-inside"},
 		{[]string{"--config", "tiny+memory.l2_model=akita_writeback"}, "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{[]string{"--config", "tiny+memory.coherence=ideal+memory.l1_model=akita_writearound"}, "--sim-threads does not yet support memory.l1_model akita_writearound"},
 	} {

@@ -225,18 +225,10 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	for i := range c.bars {
 		c.bars[i] = barrier{waiting: c.bars[i].waiting[:0]}
 	}
-	c.sh = nil
-	if g.shards != nil {
-		c.sh = g.shards[sm]
-	}
 	for i, w := range c.warps {
-		lanes := min(WarpSize, g.threadsInCTA-i*WarpSize)
-		w.reset(lanes)
-		w.sh, w.sc = c.sh, &g.scratch
-		if c.sh != nil {
-			w.sc = &c.sh.scratch
-		}
+		w.reset(min(WarpSize, g.threadsInCTA-i*WarpSize))
 	}
+	c.MoveTo(sm)
 	g.epoch++
 	return c
 }

@@ -52,7 +52,9 @@ func (g *Grid) Epoch() uint64 {
 // progressIf records progress, a change of memory, when cond holds.
 func (w *Warp) progressIf(cond bool) {
 	if cond {
-		if w.sh == nil {
+		if w.sh != nil {
+			w.sh.changes++
+		} else {
 			w.g.changes++
 		}
 		w.progress()
@@ -60,9 +62,15 @@ func (w *Warp) progressIf(cond bool) {
 }
 
 // Changes counts the warp-instructions (stores and atomics) that changed
-// memory, on a grid that is not split (Split); a split grid's shards do
-// not count them.
-func (g *Grid) Changes() uint64 { return g.changes }
+// memory: in a split grid (Split), those on shared memory as they issue and
+// global ones as they are applied (NoteChanges).
+func (g *Grid) Changes() uint64 {
+	n := g.changes
+	for _, s := range g.shards {
+		n += s.changes
+	}
+	return n
+}
 
 // progress records progress, in the warp's shard when the grid is split.
 func (w *Warp) progress() {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -38,16 +39,66 @@ type Shard struct {
 	cycle                  uint64
 	warpInsts, threadInsts uint64
 	finished               int
-	epoch                  uint64
+	epoch, changes         uint64
 	log                    *OpLog
 }
 
 // Split gives each of sms SMs a Shard (see the comment on split mode).
 // Call it before the first Dispatch.
+//
+// A grid that ran in part already (Unsplit after a timing model stopped
+// it, then Continue) may be split again: its started CTAs step with the
+// shard of the SM they are on (CTA.MoveTo moves one).
 func (g *Grid) Split(sms int) {
 	g.shards = make([]*Shard, sms)
 	for i := range g.shards {
 		g.shards[i] = &Shard{sm: i, log: &OpLog{}}
+	}
+	for _, c := range g.resident {
+		c.MoveTo(c.SM % sms)
+	}
+}
+
+// Unsplit folds the shards' counts (instructions, finished CTAs,
+// progress) into the grid and makes it one piece again: its warps then
+// step on the memory image at once, as Continue needs of a launch the
+// timing model stopped mid-way. Every operation the shards logged must
+// have been applied (ApplyOp) and taken from them (TakeLog); one that
+// was not would be lost, so Unsplit refuses it.
+func (g *Grid) Unsplit() error {
+	for _, s := range g.shards {
+		if len(s.log.ops) > 0 {
+			return fmt.Errorf("exec: unsplitting a grid whose SM %d has %d operations not taken", s.sm, len(s.log.ops))
+		}
+	}
+	for _, s := range g.shards {
+		g.WarpInsts += s.warpInsts
+		g.ThreadInsts += s.threadInsts
+		g.Finished += s.finished
+		g.epoch += s.epoch
+		g.changes += s.changes
+	}
+	g.shards = nil
+	for _, c := range g.resident {
+		c.MoveTo(c.SM)
+	}
+	return nil
+}
+
+// MoveTo puts the CTA on SM sm (%smid), its warps stepping with that SM's
+// shard when the grid is split: a resumed launch may place a started CTA
+// on another SM than the one it started on.
+func (c *CTA) MoveTo(sm int) {
+	c.SM = sm
+	c.sh = nil
+	if c.g.shards != nil {
+		c.sh = c.g.shards[sm]
+	}
+	for _, w := range c.warps {
+		w.sh, w.sc = c.sh, &c.g.scratch
+		if c.sh != nil {
+			w.sc = &c.sh.scratch
+		}
 	}
 }
 
@@ -459,8 +510,11 @@ func (g *Grid) ApplyOpLanes(l *OpLog, i int, lanes uint32, l1 L1) bool {
 }
 
 // NoteChanges counts n operations that changed memory (ApplyOpLanes) as
-// progress.
-func (g *Grid) NoteChanges(n uint64) { g.epoch += n }
+// changes (Changes) and progress.
+func (g *Grid) NoteChanges(n uint64) {
+	g.epoch += n
+	g.changes += n
+}
 
 // applyOp applies lanes sub of operation i.
 func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {

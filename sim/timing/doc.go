@@ -199,7 +199,9 @@
 // engine's. It is the command line's default engine (`--sim-engine
 // window`); the serial engine stays this package's and sim's default (a
 // Builder without WithThreads), the reference its tests and the
-// command line's --monitor, --trace and --sample-inside run on.
+// command line's --monitor and --trace run on. A launch's Probe stops it
+// at a window's end under the window engine (windowEngine.probe), after
+// which the launch drains and the grid is unsplit (Launch.Probe).
 //
 //   - Domains. Each SM, with its port and its L1, is a domain on a serial
 //     engine of its own; the L2 side's slices, each with its atomic unit

@@ -298,13 +298,16 @@ type Launch struct {
 	// occupancy); 0 means no cap. CapReason says where it comes from.
 	MaxCTAsPerSM int
 	CapReason    string
-	// Probe, when set, is called with the launch's progress at the first
-	// SM tick of every ProbeCycles cycles (the serial engine only). When
-	// it returns true the launch stops there: no warp issues again, the
-	// requests in flight drain, and Run returns with Stats.StoppedAt set
-	// and the grid's unfinished CTAs left as they are, for
-	// exec.Grid.Continue to finish. A launch's values are written when
-	// its instructions issue, so the grid is consistent at any tick.
+	// Probe, when set, is called with the launch's progress every
+	// ProbeCycles cycles: at the first SM tick of each under the serial
+	// engine, at the end of the first window that reaches it under the
+	// window engine. When it returns true the launch stops there: no warp
+	// issues again, the requests in flight drain, and Run returns with
+	// Stats.StoppedAt set and the grid's unfinished CTAs left as they
+	// are, for exec.Grid.Continue to finish. A launch's values are those
+	// of its instructions' issue order (written when they issue, or under
+	// the window engine when its last window's log is applied, before Run
+	// returns and unsplits the grid), so the grid is consistent at a stop.
 	Probe       func(Progress) bool
 	ProbeCycles uint64
 	// Resume: the grid's launch ran in part already (a Probe stopped it,
@@ -374,8 +377,8 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	for _, fn := range prog.Module.PTX.Funcs {
 		r.maxRegs = max(r.maxRegs, fn.NumRegs)
 	}
-	if l.Probe != nil && (g.window != nil || l.ProbeCycles == 0) {
-		return Stats{}, errors.New("timing: a launch probe needs the serial engine and a probe interval")
+	if l.Probe != nil && l.ProbeCycles == 0 {
+		return Stats{}, errors.New("timing: a launch probe needs a probe interval")
 	}
 	if g.window != nil {
 		if err := g.window.check(); err != nil {
@@ -434,6 +437,11 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 	if r.probeStop != 0 {
 		st := g.stats()
 		st.StoppedAt = r.probeStop - r.startCycle
+		if g.window != nil && r.err == nil {
+			// Every logged operation is applied (the window engine's last
+			// merge): the grid goes on in one piece (exec.Grid.Continue).
+			r.err = l.Grid.Unsplit()
+		}
 		return st, r.err
 	}
 	if r.err == nil && r.finished < l.Grid.CTAs() {
@@ -677,7 +685,7 @@ func (g *GPU) resume(cyc uint64) error {
 		if s == nil {
 			return fmt.Errorf("timing: kernel %s: resumed CTA %d fits on no SM", r.kernel, c.Linear)
 		}
-		c.SM = s.id
+		c.MoveTo(s.id)
 		// It was running: no launch latency, its warps go on at once.
 		s.startAt(c, cyc, cyc+1)
 		r.resident++

@@ -91,8 +91,9 @@ type windowEngine struct {
 	parts    []mergePart
 	seqReady atomic.Bool
 	// changed says, per SM and operation of its log in pend, whether the
-	// merge found that it changed memory (only while the GPU profiles:
-	// smProf.resolve).
+	// merge found that it changed memory: for every operation while the
+	// GPU profiles (smProf.resolve), else for those dealt into several
+	// parts, so that each counts once (mergeItem.multi).
 	changed [][]atomic.Bool
 	cur     []int // mergeSequence's place in each SM's log
 	evCur   []int // and in its L1's changes
@@ -510,6 +511,7 @@ func (we *windowEngine) run() {
 		}
 		we.recycle()
 		we.endWindow(t, end)
+		we.probe(end)
 		for _, d := range we.touched {
 			we.refresh(d)
 			we.track(d)
@@ -520,6 +522,25 @@ func (we *windowEngine) run() {
 	if we.pendAny {
 		we.merge()
 		we.recycle()
+	}
+}
+
+// probe calls the launch's Probe (Launch.Probe) at the end of the window
+// ending at end, when its interval is due: with every domain standing
+// still, the SMs' counts are the grid's, and the changes are those of the
+// windows applied so far (all but this one). A stop halts every SM from
+// the next window on; the windows go on until the requests in flight
+// have drained, and run's last merge applies the rest of the log.
+func (we *windowEngine) probe(end uint64) {
+	r := we.r
+	last := end - 1
+	if r.Probe == nil || r.stopped || last < r.nextProbe {
+		return
+	}
+	r.nextProbe = last + r.ProbeCycles
+	warp, _ := we.grid.Instructions()
+	if r.Probe(Progress{Cycles: last - r.startCycle, WarpInsts: warp, Changes: we.grid.Changes()}) {
+		r.stopped, r.probeStop = true, last
 	}
 }
 
@@ -716,6 +737,8 @@ type mergeItem struct {
 	i     int32
 	lanes uint32 // an operation's lanes in the part
 	ev    bool
+	// multi: the operation's lanes are in several parts.
+	multi bool
 }
 
 // merge applies the operations and L1 changes the last window logged
@@ -742,10 +765,12 @@ func (we *windowEngine) mergeDone() {
 	}
 	we.grid.NoteChanges(n)
 	we.merged = true
-	if we.changed != nil {
-		for _, sm := range we.active {
-			bits := we.changed[sm]
+	for _, sm := range we.active {
+		bits := we.changed[sm]
+		if we.g.profile {
 			we.g.sms[sm].prof.resolve(func(i int) bool { return bits[i].Swap(false) })
+		} else if log := we.pend[sm]; log != nil {
+			clear(bits[:log.Len()])
 		}
 	}
 }
@@ -773,14 +798,12 @@ func (we *windowEngine) mergeSequence() {
 	for _, sm := range active {
 		we.cur[sm], we.evCur[sm] = 0, 0
 	}
-	if we.g.profile {
-		if we.changed == nil {
-			we.changed = make([][]atomic.Bool, n)
-		}
-		for _, sm := range active {
-			if log := we.pend[sm]; log != nil && len(we.changed[sm]) < log.Len() {
-				we.changed[sm] = make([]atomic.Bool, 2*log.Len())
-			}
+	if we.changed == nil {
+		we.changed = make([][]atomic.Bool, n)
+	}
+	for _, sm := range active {
+		if log := we.pend[sm]; log != nil && len(we.changed[sm]) < log.Len() {
+			we.changed[sm] = make([]atomic.Bool, 2*log.Len())
 		}
 	}
 	// next is the cycle of SM sm's next operation or change (never: none).
@@ -824,9 +847,11 @@ func (we *windowEngine) mergeSequence() {
 					}
 					continue
 				}
-				for m := log.SplitLanes(i, shift, mask, &we.laneBuf); m != 0; m &= m - 1 {
+				m := log.SplitLanes(i, shift, mask, &we.laneBuf)
+				multi := m&(m-1) != 0
+				for ; m != 0; m &= m - 1 {
 					k := bits.TrailingZeros64(m)
-					we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(i), lanes: we.laneBuf[k]})
+					we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(i), lanes: we.laneBuf[k], multi: multi})
 					we.laneBuf[k] = 0
 				}
 			}
@@ -860,11 +885,20 @@ func (we *windowEngine) mergePart(k int) {
 		case it.i < 0:
 			view.InvalidateSM(sm)
 		default:
-			if we.grid.ApplyOpLanes(we.pend[sm], int(it.i), it.lanes, l1) {
-				mp.changes++
-				if we.changed != nil {
-					we.changed[sm][it.i].Store(true)
+			if !we.grid.ApplyOpLanes(we.pend[sm], int(it.i), it.lanes, l1) {
+				break
+			}
+			switch {
+			case it.multi:
+				// Counted by the first of its parts to find it changed.
+				if !we.changed[sm][it.i].Swap(true) {
+					mp.changes++
 				}
+			case we.g.profile:
+				we.changed[sm][it.i].Store(true)
+				mp.changes++
+			default:
+				mp.changes++
 			}
 		}
 	}
