@@ -10,7 +10,10 @@
 # --scheduler VARIANT --sim-threads THREADS --json` as the cell ran on the
 # H100 (the default grid, source 0 for traversals), under `timeout LIMIT`.
 # One TSV line per cell on stdout: graph, algorithm, variant, threads, wall
-# s, cycles, peak RSS MB, result (PASS, FAIL, past the limit).
+# s, cycles, peak RSS MB, result (PASS, FAIL, past the limit). EXTRA adds
+# flags to every run (e.g. EXTRA="--sim-mode sampled --sample-inside=32");
+# with JSONL set, each finished run's JSON, less its per-iteration rows,
+# is appended to that file as one line with the cell's wall seconds.
 set -u
 WG=${1:?usage: anchor-timing.sh WARPGRAPH THREADS CELLS}
 THREADS=${2:?threads}
@@ -29,17 +32,23 @@ for cell in $CELLS; do
   out=$(mktemp)
   start=$(date +%s.%N)
   /usr/bin/time -f '%M' -o "$out.rss" timeout "$limit" "$WG" run --algo "$algo" --graph "$G/$graph.wgc" \
-    --target sim --config h100 --scheduler "$variant" "${src[@]}" --sim-threads "$THREADS" --heartbeat 0 --json >"$out" 2>"$out.err"
+    --target sim --config h100 --scheduler "$variant" "${src[@]}" --sim-threads "$THREADS" --heartbeat 0 --json ${EXTRA:-} >"$out" 2>"$out.err"
   rc=$?
   end=$(date +%s.%N)
-  python3 - "$out" "$graph" "$algo" "$variant" "$THREADS" "$rc" "$start" "$end" "$(tail -1 "$out.rss" | tr -dc 0-9)" <<'PY'
+  python3 - "$out" "$graph" "$algo" "$variant" "$THREADS" "$rc" "$start" "$end" "$(tail -1 "$out.rss" | tr -dc 0-9)" "${JSONL:-}" <<'PY'
 import json, sys
-path, graph, algo, variant, threads, rc, start, end, rss = sys.argv[1:]
+path, graph, algo, variant, threads, rc, start, end, rss, jsonl = sys.argv[1:]
 cycles, result = "-", ("past the limit" if rc in ("124", "137") else f"exit {rc}")
 try:
     r = json.load(open(path))
     cycles = r.get("cycles")
     result = "PASS" if r["validation"]["ok"] else "FAIL"
+    if jsonl:
+        r.pop("iterations_detail", None)
+        r.pop("per_iteration", None)
+        r["cell"] = {"graph": graph, "wall_seconds": round(float(end) - float(start), 1), "peak_rss_mb": round(int(rss or 0) / 1024)}
+        with open(jsonl, "a") as f:
+            f.write(json.dumps(r) + "\n")
 except Exception:
     pass
 print("\t".join(map(str, [graph, algo, variant, threads, round(float(end) - float(start), 1), cycles, round(int(rss or 0) / 1024), result])))
