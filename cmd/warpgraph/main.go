@@ -100,7 +100,12 @@ func runMainContext(ctx context.Context, build func() *cobra.Command, args []str
 	}()
 	root := build()
 	root.SetArgs(args)
+	var prof cpuProfile
+	prof.register(root)
 	err := root.ExecuteContext(ctx)
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
 	if status, line, ok := interruptedStatus(ctx, err); ok {
 		fmt.Fprintln(stderr, "warpgraph:", line)
 		return status
