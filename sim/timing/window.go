@@ -589,7 +589,24 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 		}
 		return
 	}
-	we.pool.do(len(we.tasks), do)
+	we.pool.doOwned(len(we.tasks), do, we.taskOwner)
+}
+
+// taskOwner is the worker (0: the caller, i+1: helper i) that runs task i
+// of the window first: a domain keeps its worker from window to window,
+// so that its state (an SM's warps, scoreboards and L1; a group of L2
+// slices) stays in that worker's core's caches rather than moving to
+// whichever core takes it next. The merge's sequencing goes to the caller,
+// its parts are dealt round robin.
+func (we *windowEngine) taskOwner(i int) int {
+	d := we.tasks[i]
+	switch {
+	case d == taskMergeAll || d == taskMergeSequence:
+		return 0
+	case d < 0:
+		return mergeTask(d) % we.threads
+	}
+	return d % we.threads
 }
 
 // smallMerge is the most operations and L1 changes a merge may apply for
@@ -945,13 +962,20 @@ type workPool struct {
 	done         chan struct{}
 }
 
-// batch is one call of workPool.do: a helper that comes late to one only
-// finds its tasks taken.
+// batch is one call of workPool.do or doOwned: a helper that comes late
+// to one only finds its tasks taken.
 type batch struct {
-	next     atomic.Int64 // the next task to take
+	next     atomic.Int64 // the next task to take (do)
 	finished atomic.Int64 // tasks finished
 	n        int
 	run      func(int)
+	// doOwned: each task's worker (owners, computed when the batch is
+	// made, so that a helper late to it reads nothing the next window
+	// changes) runs it first; a worker that has run its own takes others'
+	// that are still waiting, from the end of the batch. taken marks the
+	// tasks taken.
+	owners []int32
+	taken  []atomic.Bool
 }
 
 // spinFor is how long a helper looks for work, or the caller for the end
@@ -991,6 +1015,7 @@ func (p *workPool) start(helpers int) {
 }
 
 func (p *workPool) helper(i int) {
+	worker := i + 1
 	defer p.exited.Done()
 	seen := p.cur.Load()
 	for {
@@ -1009,7 +1034,7 @@ func (p *workPool) helper(i int) {
 			}
 		}
 		seen = p.cur.Load()
-		if seen.work() && p.callerParked.Load() {
+		if seen.work(worker) && p.callerParked.Load() {
 			select {
 			case p.done <- struct{}{}:
 			default:
@@ -1039,11 +1064,23 @@ func (p *workPool) signal() {
 }
 
 // do runs run(0) to run(n-1), each once, and returns when all are done.
-func (p *workPool) do(n int, run func(int)) {
+func (p *workPool) do(n int, run func(int)) { p.doOwned(n, run, nil) }
+
+// doOwned is do with each task i run first by worker owner(i) (0: the
+// caller, i+1: helper i; nil: any), the others taking it when they have
+// run their own and it still waits.
+func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 	b := &batch{n: n, run: run}
+	if owner != nil {
+		workers := len(p.wake) + 1
+		b.owners, b.taken = make([]int32, n), make([]atomic.Bool, n)
+		for i := range b.owners {
+			b.owners[i] = int32(owner(i) % workers)
+		}
+	}
 	p.cur.Store(b)
 	p.signal()
-	b.work()
+	b.work(0)
 	var since time.Time
 	for k := 0; b.finished.Load() < int64(n); k++ {
 		if !spinning(&since, k) {
@@ -1057,9 +1094,12 @@ func (p *workPool) do(n int, run func(int)) {
 	}
 }
 
-// work runs the batch's tasks that are left and reports whether it
-// finished the last.
-func (b *batch) work() (last bool) {
+// work runs the batch's tasks that are left, as worker w, and reports
+// whether it finished the last.
+func (b *batch) work(w int) (last bool) {
+	if b.owners != nil {
+		return b.workOwned(w)
+	}
 	for {
 		i := int(b.next.Add(1)) - 1
 		if i >= b.n {
@@ -1068,4 +1108,24 @@ func (b *batch) work() (last bool) {
 		b.run(i)
 		last = b.finished.Add(1) == int64(b.n)
 	}
+}
+
+// workOwned is work for a batch whose tasks have owners: worker w's own
+// tasks in order, then any still waiting, from the end.
+func (b *batch) workOwned(w int) (last bool) {
+	take := func(i int) {
+		if !b.taken[i].Load() && !b.taken[i].Swap(true) {
+			b.run(i)
+			last = b.finished.Add(1) == int64(b.n)
+		}
+	}
+	for i, o := range b.owners {
+		if int(o) == w {
+			take(i)
+		}
+	}
+	for i := b.n - 1; i >= 0 && b.finished.Load() < int64(b.n); i-- {
+		take(i)
+	}
+	return last
 }
