@@ -17,9 +17,11 @@ const (
 	PartitionHash = "hash"
 )
 
-// Partition is a split of a graph's vertices over devices: each part owns
-// some vertices and holds their out-edges; an edge's target owned by
-// another part is a ghost there, a remote copy whose value is exchanged.
+// Partition is a split of a graph's vertices over devices, as a pull
+// computation holds it (the mgpu scheduler's): each part owns some
+// vertices and holds their in-edges (on an undirected graph, their edges);
+// an in-neighbour owned by another part is a ghost there, a remote copy
+// whose value its owner sends.
 type Partition struct {
 	Method string `json:"method"`
 	// Starts, for PartitionRange, are the first vertex of each part and
@@ -28,7 +30,8 @@ type Partition struct {
 	// Parts are the parts' statistics.
 	Parts []PartStats `json:"parts"`
 	// Cut[i][j] counts the edges from part i's vertices to part j's (the
-	// diagonal: the edges inside part i).
+	// diagonal: the edges inside part i): the values part i sends part j
+	// travel along them.
 	Cut [][]uint64 `json:"cut_edges"`
 	// CutEdges is the sum of Cut off its diagonal, and CutFraction its
 	// share of the edges.
@@ -41,13 +44,13 @@ type Partition struct {
 // PartStats describes one part.
 type PartStats struct {
 	Vertices int `json:"vertices"`
-	// Edges are the out-edges of its vertices, which it holds.
+	// Edges are the in-edges of its vertices, which it holds.
 	Edges uint64 `json:"edges"`
-	// Boundary counts its vertices with an out-edge to another part's:
-	// the vertices whose updates the exchange methods may send.
+	// Boundary counts its vertices with an edge to another part's: the
+	// vertices whose updates the exchange methods may send.
 	Boundary int `json:"boundary_vertices"`
-	// Ghosts counts the distinct vertices of other parts that its edges
-	// reach: the remote copies it keeps.
+	// Ghosts counts the distinct vertices of other parts with an edge to
+	// its vertices: the remote copies it keeps.
 	Ghosts int `json:"ghost_vertices"`
 }
 
@@ -65,16 +68,17 @@ func PartitionGraph(g *Graph, parts int, method string) (*Partition, error) {
 		return nil, fmt.Errorf("partition method %q: use %s or %s", method, PartitionRange, PartitionHash)
 	}
 	p := &Partition{Method: method, parts: parts}
+	in := g.Reverse() // the in-edges (g itself when undirected)
 	if method == PartitionRange {
-		p.Starts = rangeStarts(g, parts)
+		p.Starts = rangeStarts(in, parts)
 	}
-	p.measure(g)
+	p.measure(g, in)
 	return p, nil
 }
 
 // rangeStarts cuts [0, n) into parts contiguous ranges, each of at least
-// one vertex, at the vertices where the running count of edges plus
-// vertices passes each part's share.
+// one vertex, at the vertices where the running count of g's edges (the
+// in-edges, for PartitionGraph) plus vertices passes each part's share.
 func rangeStarts(g *Graph, parts int) []uint32 {
 	n := g.NumVertices()
 	// weight(v) = out-degree + 1; prefix(v) = Offsets[v] + v.
@@ -101,8 +105,9 @@ func (p *Partition) Owner(v uint32) int {
 	return int((uint64(v) * 0x9E3779B97F4A7C15 >> 32) % uint64(p.parts))
 }
 
-// measure fills the parts' statistics and the cut.
-func (p *Partition) measure(g *Graph) {
+// measure fills the parts' statistics and the cut from g's edges and
+// in, their reverse.
+func (p *Partition) measure(g, in *Graph) {
 	n := g.NumVertices()
 	owner := make([]uint32, n)
 	for v := range owner {
@@ -121,21 +126,20 @@ func (p *Partition) measure(g *Graph) {
 		ps := &p.Parts[i]
 		ps.Vertices++
 		boundary := false
-		for e := g.Offsets[v]; e < g.Offsets[v+1]; e++ {
-			u := g.Targets[e]
+		for _, u := range g.Targets[g.Offsets[v]:g.Offsets[v+1]] {
 			j := owner[u]
 			p.Cut[i][j]++
-			ps.Edges++
-			if j != i {
-				boundary = true
-				if ghostSeen[u] != i+1 {
-					ghostSeen[u] = i + 1
-					ps.Ghosts++
-				}
-			}
+			boundary = boundary || j != i
 		}
 		if boundary {
 			ps.Boundary++
+		}
+		ps.Edges += uint64(in.Offsets[v+1] - in.Offsets[v])
+		for _, u := range in.Targets[in.Offsets[v]:in.Offsets[v+1]] {
+			if owner[u] != i && ghostSeen[u] != i+1 {
+				ghostSeen[u] = i + 1
+				ps.Ghosts++
+			}
 		}
 	}
 	if p.Method == PartitionRange {

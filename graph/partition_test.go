@@ -8,13 +8,15 @@ import (
 )
 
 // naiveCut counts, for an owner function, every edge per ordered pair of
-// parts, and the boundary vertices and ghosts per part, the slow way.
-func naiveCut(g *Graph, parts int, owner func(uint32) int) (cut [][]uint64, boundary, ghosts, vertices []int) {
+// parts, and per part the boundary vertices (an edge to another part),
+// the ghosts (other parts' vertices with an edge into it) and the
+// in-edges it holds, the slow way.
+func naiveCut(g *Graph, parts int, owner func(uint32) int) (cut [][]uint64, boundary, ghosts, vertices []int, edges []uint64) {
 	cut = make([][]uint64, parts)
 	for i := range cut {
 		cut[i] = make([]uint64, parts)
 	}
-	boundary, ghosts, vertices = make([]int, parts), make([]int, parts), make([]int, parts)
+	boundary, ghosts, vertices, edges = make([]int, parts), make([]int, parts), make([]int, parts), make([]uint64, parts)
 	ghostSets := make([]map[uint32]bool, parts)
 	for i := range ghostSets {
 		ghostSets[i] = map[uint32]bool{}
@@ -26,9 +28,10 @@ func naiveCut(g *Graph, parts int, owner func(uint32) int) (cut [][]uint64, boun
 		for _, u := range g.Targets[g.Offsets[v]:g.Offsets[v+1]] {
 			j := owner(u)
 			cut[i][j]++
+			edges[j]++
 			if i != j {
 				b = true
-				ghostSets[i][u] = true
+				ghostSets[j][uint32(v)] = true
 			}
 		}
 		if b {
@@ -38,7 +41,7 @@ func naiveCut(g *Graph, parts int, owner func(uint32) int) (cut [][]uint64, boun
 	for i := range ghosts {
 		ghosts[i] = len(ghostSets[i])
 	}
-	return cut, boundary, ghosts, vertices
+	return cut, boundary, ghosts, vertices, edges
 }
 
 func TestPartitionCountsMatchANaiveCount(t *testing.T) {
@@ -49,13 +52,14 @@ func TestPartitionCountsMatchANaiveCount(t *testing.T) {
 			for _, parts := range []int{1, 2, 3, 8} {
 				p, err := PartitionGraph(g, parts, method)
 				require.NoError(t, err, "%s %s %d", spec, method, parts)
-				cut, boundary, ghosts, vertices := naiveCut(g, parts, p.Owner)
+				cut, boundary, ghosts, vertices, inEdges := naiveCut(g, parts, p.Owner)
 				assert.Equal(t, cut, p.Cut, "%s %s %d", spec, method, parts)
 				var edges, cutEdges uint64
 				for i, ps := range p.Parts {
 					assert.Equal(t, vertices[i], ps.Vertices)
 					assert.Equal(t, boundary[i], ps.Boundary)
 					assert.Equal(t, ghosts[i], ps.Ghosts)
+					assert.Equal(t, inEdges[i], ps.Edges, "part %d holds its vertices' in-edges", i)
 					edges += ps.Edges
 					for j := range parts {
 						if i != j {
@@ -93,6 +97,25 @@ func TestPartitionRangesBalanceEdges(t *testing.T) {
 		for v := p.Starts[i]; v < p.Starts[i+1]; v++ {
 			require.Equal(t, i, p.Owner(v))
 		}
+	}
+	// On a directed graph the ranges balance the in-edges, which the
+	// parts hold: here every edge leaves one of the first 16 vertices and
+	// enters one of the last 16.
+	l := &EdgeList{NumVertices: 64}
+	for u := range uint32(16) {
+		for v := uint32(48); v < 64; v++ {
+			l.Add(u, v, 0)
+		}
+	}
+	d, err := Build(l, BuildOptions{})
+	require.NoError(t, err)
+	require.True(t, d.Directed)
+	p, err = PartitionGraph(d, 4, PartitionRange)
+	require.NoError(t, err)
+	in := d.Reverse()
+	share = float64(d.NumEdges()+d.NumVertices()) / 4
+	for i, ps := range p.Parts {
+		assert.InDelta(t, share, float64(ps.Edges)+float64(ps.Vertices), float64(maxDegree(in))+1, "part %d", i)
 	}
 	// Every vertex its own part, even where the edges gather on a few.
 	star, err := Load("grid:w=3,h=1", LoadOptions{})

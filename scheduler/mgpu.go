@@ -197,7 +197,7 @@ func mgpuPrepare(e *Enactment) error {
 		if method == "" {
 			method = graph.PartitionRange
 		}
-		part, err := graph.PartitionGraph(in, P, method)
+		part, err := graph.PartitionGraph(g, P, method) // by in-edges, as in holds them
 		if err != nil {
 			return err
 		}

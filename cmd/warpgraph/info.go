@@ -91,8 +91,8 @@ func newInfoCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&spec, "graph", "", "graph spec: a file (.mtx .el .txt .graph .gr .wgc) or a generator (rmat:scale=16)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-	cmd.Flags().IntVar(&gpus, "gpus", 1, "split the vertices over P devices and print the partition: each part's vertices, edges, boundary vertices and ghosts, and the edges cut between each pair")
-	cmd.Flags().StringVar(&method, "partition", graph.PartitionRange, "with --gpus: range (contiguous ranges balanced by edges) or hash (vertex ids hashed)")
+	cmd.Flags().IntVar(&gpus, "gpus", 1, "split the vertices over P devices as the mgpu scheduler does and print the partition: each part's vertices, the in-edges it holds, its boundary vertices (read by other parts) and ghosts (other parts' vertices it reads), and the edges cut between each pair")
+	cmd.Flags().StringVar(&method, "partition", graph.PartitionRange, "with --gpus: range (contiguous ranges balanced by in-edges) or hash (vertex ids hashed)")
 	return cmd
 }
 
@@ -101,7 +101,7 @@ func newInfoCommand() *cobra.Command {
 func writePartition(w io.Writer, p *graph.Partition) error {
 	fmt.Fprintf(w, "\npartition over %d devices (%s): %d edges cut, %.1f%% of the edges\n", len(p.Parts), p.Method, p.CutEdges, 100*p.CutFraction)
 	t := &table{}
-	t.add("part", "vertices", "range", "edges", "boundary vertices", "ghosts")
+	t.add("part", "vertices", "range", "in-edges", "boundary vertices", "ghosts")
 	for i, ps := range p.Parts {
 		span := "hashed"
 		if p.Starts != nil {
