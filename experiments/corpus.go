@@ -106,8 +106,12 @@ func cellRunner(experiment string, graphs []namedGraph) func(context.Context, *E
 				return runCell(ctx, env, p, g.spec)
 			}
 		}
-		return Outcome{}, fmt.Errorf("%s: unknown graph %q", experiment, p.Get("graph"))
+		return Outcome{}, unknownGraph(experiment, p.Get("graph"))
 	}
+}
+
+func unknownGraph(experiment, name string) error {
+	return fmt.Errorf("%s: unknown graph %q", experiment, name)
 }
 
 func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, error) {

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/scheduler"
@@ -56,11 +57,55 @@ func loadWholeRunGraph(spec string) (*graph.Graph, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := parsed.Load(graph.LoadOptions{})
+	g, err := wholeRunGraphs.load(parsed)
 	if err != nil {
 		return nil, nil, err
 	}
 	return g, map[string]string{"spec": parsed.String(), "vertices": strconv.Itoa(g.NumVertices()), "edges": strconv.Itoa(g.NumEdges())}, nil
+}
+
+// wholeRunGraphs keeps the graphs whole-run points loaded last: a sweep
+// runs its points graph by graph, and generating a graph of millions of
+// edges again for each of its hundreds of cells would cost more than
+// running them. Runs only read a graph.
+var wholeRunGraphs = graphCache{keep: 2}
+
+// graphCache loads each spec once while it is among the keep specs used
+// last; points that ask for the same spec at once share one load.
+type graphCache struct {
+	mu      sync.Mutex
+	keep    int
+	entries []*cachedGraph // the most recently used last
+}
+
+type cachedGraph struct {
+	spec string
+	once sync.Once
+	g    *graph.Graph
+	err  error
+}
+
+func (c *graphCache) load(parsed graph.Spec) (*graph.Graph, error) {
+	spec := parsed.String()
+	c.mu.Lock()
+	var e *cachedGraph
+	for i, x := range c.entries {
+		if x.spec == spec {
+			e = x
+			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
+			break
+		}
+	}
+	if e == nil {
+		e = &cachedGraph{spec: spec}
+		c.entries = append(c.entries, e)
+		if len(c.entries) > c.keep {
+			c.entries = c.entries[len(c.entries)-c.keep:]
+		}
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.g, e.err = parsed.Load(graph.LoadOptions{}) })
+	return e.g, e.err
 }
 
 // cellRun is the start of a point that runs one (algorithm, variant)

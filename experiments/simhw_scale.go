@@ -1,0 +1,61 @@
+package experiments
+
+import "context"
+
+func init() { Default.Register(simhwScaleExperiment()) }
+
+// simhwScaleGraphs are simhw's four families at the hardware's sizes:
+// 2^18 and 2^20 vertices (the grids 512² and 1000²), at simhw's densities,
+// so that the arrays outgrow the H100's 50 MB L2.
+var simhwScaleGraphs = []namedGraph{
+	{"rmat18", "rmat:scale=18+perm=1"},
+	{"grid512", "grid:w=512,h=512"},
+	{"er18", "er:n=262144,m=2097152"},
+	{"regular18", "regular:n=262144,d=8"},
+	{"rmat20", "rmat:scale=20+perm=1"},
+	{"grid1000", "grid:w=1000,h=1000"},
+	{"er20", "er:n=1048576,m=8388608"},
+	{"regular20", "regular:n=1048576,d=8"},
+}
+
+// simhwScaleExperiment is simhw at the hardware's scale: every registered
+// cell on the eight graphs, traversals from vertex 0. Its hardware half
+// runs every cell; the simulated half runs the cells chosen from it
+// (--points), since a cell there takes minutes on a many-core host.
+func simhwScaleExperiment() *Experiment {
+	var graphNames []string
+	for _, g := range simhwScaleGraphs {
+		graphNames = append(graphNames, g.name)
+	}
+	e := simhwExperiment()
+	e.Name = "simhw-scale"
+	e.About = "The simulator-vs-hardware cross-check where the data outgrow the L2: simhw's cells on its four graph " +
+		"families at 2^18 and 2^20 vertices, traversals from vertex 0, in timing mode on the h100 configuration and on the GPU, " +
+		"each run validated against the CPU reference. Measure the hardware half first and simulate the cells picked from it " +
+		"(--points); `warpgraph sweep crosscheck` joins the two halves."
+	e.Axes = []Axis{
+		{Name: "graph", About: "generated graph (" + graphList(simhwScaleGraphs) + ")", Values: graphNames},
+		{Name: "algorithm", About: "registered algorithm with GPU kernels"},
+		{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
+	}
+	e.Points = func(string, string) [][]string { return cellPoints(simhwScaleGraphs) }
+	e.Run = func(ctx context.Context, env *Env, p Point) (Outcome, error) {
+		for _, g := range simhwScaleGraphs {
+			if g.name == p.Get("graph") {
+				c, err := startCell(p, g.spec)
+				if err != nil {
+					return Outcome{}, err
+				}
+				return enactCell(ctx, env, c, 0)
+			}
+		}
+		return Outcome{}, unknownGraph(e.Name, p.Get("graph"))
+	}
+	e.Plot = func(rows []Row, dir string) ([]string, error) { return plotCells(rows, dir, "simhw-scale") }
+	e.Notes = []string{
+		"Sources are vertex 0, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
+		"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
+		"Each graph is generated once per sweep process and shared by its cells.",
+	}
+	return e
+}
