@@ -1,6 +1,10 @@
 package experiments
 
-import "context"
+import (
+	"context"
+
+	"github.com/warpgraph/warpgraph/graph"
+)
 
 func init() { Default.Register(simhwScaleExperiment()) }
 
@@ -19,7 +23,7 @@ var simhwScaleGraphs = []namedGraph{
 }
 
 // simhwScaleExperiment is simhw at the hardware's scale: every registered
-// cell on the eight graphs, traversals from vertex 0. Its hardware half
+// cell on the eight graphs, traversals from scaleSource. Its hardware half
 // runs every cell; the simulated half runs the cells chosen from it
 // (--points), since a cell there takes minutes on a many-core host.
 func simhwScaleExperiment() *Experiment {
@@ -30,7 +34,7 @@ func simhwScaleExperiment() *Experiment {
 	e := simhwExperiment()
 	e.Name = "simhw-scale"
 	e.About = "The simulator-vs-hardware cross-check where the data outgrow the L2: simhw's cells on its four graph " +
-		"families at 2^18 and 2^20 vertices, traversals from vertex 0, in timing mode on the h100 configuration and on the GPU, " +
+		"families at 2^18 and 2^20 vertices, traversals from vertex 0 (where it has edges), in timing mode on the h100 configuration and on the GPU, " +
 		"each run validated against the CPU reference. Measure the hardware half first and simulate the cells picked from it " +
 		"(--points); `warpgraph sweep crosscheck` joins the two halves."
 	e.Axes = []Axis{
@@ -46,16 +50,26 @@ func simhwScaleExperiment() *Experiment {
 				if err != nil {
 					return Outcome{}, err
 				}
-				return enactCell(ctx, env, c, 0)
+				return enactCell(ctx, env, c, scaleSource(c.g))
 			}
 		}
 		return Outcome{}, unknownGraph(e.Name, p.Get("graph"))
 	}
 	e.Plot = func(rows []Row, dir string) ([]string, error) { return plotCells(rows, dir, "simhw-scale") }
 	e.Notes = []string{
-		"Sources are vertex 0, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
+		"Traversals start from vertex 0 where it has out-edges, as the anchor cells do, else from the vertex of maximum out-degree (rmat18's vertex 0 is isolated); k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
 		"Each graph is generated once per sweep process and shared by its cells.",
 	}
 	return e
+}
+
+// scaleSource is simhw-scale's traversal source: vertex 0, the anchor
+// cells' source, unless it has no out-edges (a traversal from it would end
+// at once), then the vertex of maximum out-degree, simhw's source.
+func scaleSource(g *graph.Graph) uint32 {
+	if g.NumVertices() > 0 && g.OutDegree(0) > 0 {
+		return 0
+	}
+	return g.MaxDegreeVertex()
 }
