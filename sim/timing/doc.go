@@ -220,7 +220,10 @@
 //   - Windows. The domains with events in a window [T, T+W) run up to its
 //     end concurrently, on a pool of n goroutines that take them as tasks
 //     in any order (no domain can affect another within a window, so
-//     which goroutine runs which changes nothing); between busy stretches
+//     which goroutine runs which changes nothing; each domain goes first
+//     to the same goroutine window after window, so that its state stays
+//     in one core's caches, and idle goroutines take what waits); between
+//     busy stretches
 //     the engine jumps to the next event. W is the shortest of: the
 //     fewest cycles a message takes between an SM's domain and the L2 side
 //     (memsys.System.MinCrossingCycles); cta_launch_cycles, since a CTA
