@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -24,10 +25,6 @@ var corpusGraphs = []namedGraph{
 }
 
 func corpusExperiment() *Experiment {
-	var graphNames []string
-	for _, g := range corpusGraphs {
-		graphNames = append(graphNames, g.name)
-	}
 	return &Experiment{
 		Name: "bsp-corpus",
 		About: "Every registered (algorithm, scheduler variant) cell of scheduler.Entries() on a few small generated " +
@@ -35,16 +32,12 @@ func corpusExperiment() *Experiment {
 			"corpus of the ACC framework as an experiment, growing as schedulers land.",
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"tiny"},
-		Axes: []Axis{
-			{Name: "graph", About: "generated graph (" + graphList(corpusGraphs) + ")", Values: graphNames},
-			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
-			{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
-		},
-		Points: func(string, string) [][]string { return cellPoints(corpusGraphs) },
-		Params: wholeRunParams("threads per CTA", "1", "5"),
-		Stats:  cellStats,
-		Run:    cellRunner("bsp-corpus", corpusGraphs),
-		Table:  []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
+		Axes:    cellAxes(corpusGraphs),
+		Points:  func(string, string) [][]string { return cellPoints(corpusGraphs) },
+		Params:  wholeRunParams("threads per CTA", "1", "5"),
+		Stats:   cellStats,
+		Run:     cellRunner("bsp-corpus", corpusGraphs, maxDegreeSource),
+		Table:   []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "bsp-corpus")
 		},
@@ -97,30 +90,40 @@ func graphList(graphs []namedGraph) string {
 	return strings.Join(parts, ", ")
 }
 
+// cellAxes are the axes of an experiment whose points are registered
+// cells on graphs.
+func cellAxes(graphs []namedGraph) []Axis {
+	var names []string
+	for _, g := range graphs {
+		names = append(names, g.name)
+	}
+	return []Axis{
+		{Name: "graph", About: "generated graph (" + graphList(graphs) + ")", Values: names},
+		{Name: "algorithm", About: "registered algorithm with GPU kernels"},
+		{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
+	}
+}
+
 // cellRunner runs a point that is one registered cell's whole run on one
-// of graphs, validated against the CPU reference.
-func cellRunner(experiment string, graphs []namedGraph) func(context.Context, *Env, Point) (Outcome, error) {
+// of graphs, traversals from source(graph), validated against the CPU
+// reference.
+func cellRunner(experiment string, graphs []namedGraph, source func(*graph.Graph) uint32) func(context.Context, *Env, Point) (Outcome, error) {
 	return func(ctx context.Context, env *Env, p Point) (Outcome, error) {
 		for _, g := range graphs {
 			if g.name == p.Get("graph") {
-				return runCell(ctx, env, p, g.spec)
+				c, err := startCell(p, g.spec)
+				if err != nil {
+					return Outcome{}, err
+				}
+				return enactCell(ctx, env, c, source(c.g))
 			}
 		}
-		return Outcome{}, unknownGraph(experiment, p.Get("graph"))
+		return Outcome{}, fmt.Errorf("%s: unknown graph %q", experiment, p.Get("graph"))
 	}
 }
 
-func unknownGraph(experiment, name string) error {
-	return fmt.Errorf("%s: unknown graph %q", experiment, name)
-}
-
-func runCell(ctx context.Context, env *Env, p Point, spec string) (Outcome, error) {
-	c, err := startCell(p, spec)
-	if err != nil {
-		return Outcome{}, err
-	}
-	return enactCell(ctx, env, c, c.g.MaxDegreeVertex())
-}
+// maxDegreeSource is the cell experiments' usual traversal source.
+func maxDegreeSource(g *graph.Graph) uint32 { return g.MaxDegreeVertex() }
 
 // enactCell runs a cell once set up, from source where the algorithm has
 // one, and reads the cell statistics from the result.

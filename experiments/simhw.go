@@ -16,10 +16,6 @@ var simhwGraphs = []namedGraph{
 // registered cell on the four graphs, once on the simulated h100 and once
 // on the H100; `warpgraph sweep crosscheck` then compares the two.
 func simhwExperiment() *Experiment {
-	var graphNames []string
-	for _, g := range simhwGraphs {
-		graphNames = append(graphNames, g.name)
-	}
 	return &Experiment{
 		Name: "simhw",
 		About: "How well the simulator predicts the H100: every registered (algorithm, scheduler variant) cell on four " +
@@ -28,16 +24,12 @@ func simhwExperiment() *Experiment {
 			"error per cell, the correlation, and whether the simulator picks the same fastest variant.",
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"h100"},
-		Axes: []Axis{
-			{Name: "graph", About: "generated graph (" + graphList(simhwGraphs) + ")", Values: graphNames},
-			{Name: "algorithm", About: "registered algorithm with GPU kernels"},
-			{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
-		},
-		Points: func(string, string) [][]string { return cellPoints(simhwGraphs) },
-		Params: wholeRunParams("threads per CTA", "2", "10"),
-		Stats:  cellStats,
-		Run:    cellRunner("simhw", simhwGraphs),
-		Table:  []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
+		Axes:    cellAxes(simhwGraphs),
+		Points:  func(string, string) [][]string { return cellPoints(simhwGraphs) },
+		Params:  wholeRunParams("threads per CTA", "2", "10"),
+		Stats:   cellStats,
+		Run:     cellRunner("simhw", simhwGraphs, maxDegreeSource),
+		Table:   []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
 		Plot: func(rows []Row, dir string) ([]string, error) {
 			return plotCells(rows, dir, "simhw")
 		},

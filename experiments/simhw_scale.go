@@ -1,10 +1,6 @@
 package experiments
 
-import (
-	"context"
-
-	"github.com/warpgraph/warpgraph/graph"
-)
+import "github.com/warpgraph/warpgraph/graph"
 
 func init() { Default.Register(simhwScaleExperiment()) }
 
@@ -27,34 +23,15 @@ var simhwScaleGraphs = []namedGraph{
 // runs every cell; the simulated half runs the cells chosen from it
 // (--points), since a cell there takes minutes on a many-core host.
 func simhwScaleExperiment() *Experiment {
-	var graphNames []string
-	for _, g := range simhwScaleGraphs {
-		graphNames = append(graphNames, g.name)
-	}
 	e := simhwExperiment()
 	e.Name = "simhw-scale"
 	e.About = "The simulator-vs-hardware cross-check where the data outgrow the L2: simhw's cells on its four graph " +
 		"families at 2^18 and 2^20 vertices, traversals from vertex 0 (where it has edges), in timing mode on the h100 configuration and on the GPU, " +
 		"each run validated against the CPU reference. Measure the hardware half first and simulate the cells picked from it " +
 		"(--points); `warpgraph sweep crosscheck` joins the two halves."
-	e.Axes = []Axis{
-		{Name: "graph", About: "generated graph (" + graphList(simhwScaleGraphs) + ")", Values: graphNames},
-		{Name: "algorithm", About: "registered algorithm with GPU kernels"},
-		{Name: "variant", About: "scheduler variant (NAME or NAME:key=value,...)"},
-	}
+	e.Axes = cellAxes(simhwScaleGraphs)
 	e.Points = func(string, string) [][]string { return cellPoints(simhwScaleGraphs) }
-	e.Run = func(ctx context.Context, env *Env, p Point) (Outcome, error) {
-		for _, g := range simhwScaleGraphs {
-			if g.name == p.Get("graph") {
-				c, err := startCell(p, g.spec)
-				if err != nil {
-					return Outcome{}, err
-				}
-				return enactCell(ctx, env, c, scaleSource(c.g))
-			}
-		}
-		return Outcome{}, unknownGraph(e.Name, p.Get("graph"))
-	}
+	e.Run = cellRunner(e.Name, simhwScaleGraphs, scaleSource)
 	e.Plot = func(rows []Row, dir string) ([]string, error) { return plotCells(rows, dir, "simhw-scale") }
 	e.Notes = []string{
 		"Traversals start from vertex 0 where it has out-edges, as the anchor cells do, else from the vertex of maximum out-degree (rmat18's vertex 0 is isolated); k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
