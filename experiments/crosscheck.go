@@ -472,6 +472,7 @@ func writeCrossReadme(w io.Writer, o CrossOptions, order []string, byName map[st
 			writeCrossWinners(w, name, x.e.CrossCheck, ws)
 			writeCrossRanks(w, name, x.e.CrossCheck, groups, ws)
 		}
+		writeCrossBySize(w, name, x)
 	}
 	for _, name := range order {
 		x := byName[name]
@@ -582,6 +583,71 @@ func writeCrossBreakdowns(w io.Writer, name string, x *crossExperiment) {
 	}
 	for _, a := range cc.Group {
 		writeBreakdown(w, name, stat, a, x.pairs[stat], func(p crossPair) string { return p.sim[a] })
+	}
+}
+
+// sizeOf is a pair's graph size as the power of two nearest its vertex
+// count ("" when the row has none): grid:w=1000,h=1000's 10^6 vertices
+// count as 2^20.
+func sizeOf(p crossPair) string {
+	n, ok := p.sim.Float("vertices")
+	if !ok || n < 1 {
+		return ""
+	}
+	return fmt.Sprintf("2^%d", int(math.Round(math.Log2(n))))
+}
+
+// writeCrossBySize writes the headline statistic's figures, (b) and (c)
+// per graph size, when the experiment's cells span several sizes: a
+// cross-check at scale is judged at each size separately.
+func writeCrossBySize(w io.Writer, name string, x *crossExperiment) {
+	cc := x.e.CrossCheck
+	if cc.RankingsOnly != "" {
+		return
+	}
+	stat := cc.Times[0]
+	bySize := map[string][]crossPair{}
+	for _, p := range x.pairs[stat] {
+		if s := sizeOf(p); s != "" {
+			bySize[s] = append(bySize[s], p)
+		}
+	}
+	if len(bySize) < 2 {
+		return
+	}
+	groups := x.groups()
+	fmt.Fprintf(w, "\n`%s`, %s, by graph size (vertices, to the nearest power of two):\n\n", name, stat)
+	fmt.Fprintln(w, "| size | cells | MAPE | r(log) | within 20% | sim ÷ hw (geomean) | fastest agrees | mean ρ (workloads) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, size := range sortedKeys(bySize) {
+		ps := bySize[size]
+		r := "–"
+		if len(ps) >= 3 {
+			r = corr(pearson(logsOf(ps)))
+		}
+		within := 0
+		for _, p := range ps {
+			if p.absPctError() <= 20 {
+				within++
+			}
+		}
+		agree, rho := "–", "–"
+		if len(groups) > 0 {
+			sized := map[string][]crossPair{}
+			for g, gp := range groups {
+				if len(gp) > 0 && sizeOf(gp[0]) == size {
+					sized[g] = gp
+				}
+			}
+			ws := winners(sized)
+			if ws.groups > 0 {
+				agree = fmt.Sprintf("%d of %d", ws.agree, ws.groups)
+			}
+			if len(ws.spearman) > 0 {
+				rho = fmt.Sprintf("%.3f (%d)", ws.spearmanMean, len(ws.spearman))
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f%% | %s | %.0f%% | %.3f | %s | %s |\n", size, len(ps), meanAbsPctError(ps), r, pct(within, len(ps)), geomeanRatio(ps), agree, rho)
 	}
 }
 

@@ -293,3 +293,36 @@ func TestCrossCheckReadmeRegeneratesCommittedReport(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
 }
+
+// A cross-check over several graph sizes is reported per size: the error
+// table, the fastest-candidate agreement and the rank correlation of each
+// size's own cells (grid:w=1000,h=1000's 10^6 vertices count as 2^20).
+func TestCrossCheckBySize(t *testing.T) {
+	e := fakeExperiment(nil)
+	e.Name = "fakesize"
+	e.CrossCheck = &CrossCheck{Times: []string{"t_us"}, Group: []string{"graph"}, Candidate: "variant"}
+	pair := func(graph, vertices, variant string, s, h float64) crossPair {
+		row := Row{"graph": graph, "vertices": vertices, "variant": variant}
+		return crossPair{stat: "t_us", group: "graph=" + graph, candidate: variant, sim: row, hw: row, s: s, h: h}
+	}
+	x := &crossExperiment{e: e, pairs: map[string][]crossPair{"t_us": {
+		// 2^18: the simulator orders a < b < c as the GPU does, within 10%.
+		pair("small", "262144", "a", 10, 10), pair("small", "262144", "b", 22, 20), pair("small", "262144", "c", 27, 30),
+		// 2^20: it reverses a and b, 50% off on one.
+		pair("large", "1000000", "a", 30, 20), pair("large", "1000000", "b", 25, 25),
+	}}}
+	var b strings.Builder
+	writeCrossBySize(&b, "fakesize", x)
+	out := b.String()
+	assert.Contains(t, out, "| 2^18 | 3 | 7% |")
+	assert.Contains(t, out, "| 100% | ")
+	assert.Contains(t, out, "| 1 of 1 | 1.000 (1) |")
+	assert.Contains(t, out, "| 2^20 | 2 | 25% | – | 50% |")
+	assert.Contains(t, out, "| 0 of 1 | – |", "two candidates give no rank correlation")
+
+	// One size: no table.
+	x.pairs["t_us"] = x.pairs["t_us"][:3]
+	b.Reset()
+	writeCrossBySize(&b, "fakesize", x)
+	assert.Empty(t, b.String())
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# simhw-scale-sim.sh — the simulated half of `sweep simhw-scale`, cell by
+# cell, cheapest first (by the hardware's kernel time), one sweep process
+# per cell so that many run at once on a many-core host:
+#
+#   bash scripts/simhw-scale-sim.sh queue PICKS DONE_CSV OUTROOT [SKIP] [COUNT]
+#   bash scripts/simhw-scale-sim.sh run WARPGRAPH OUTROOT [LIMIT] [JOBS]
+#   bash scripts/simhw-scale-sim.sh collect OUTROOT DEST_DIR
+#
+# queue writes OUTROOT/queue.tsv: the cells of PICKS (from
+# scripts/simhw-scale-picks.sh) not yet in DONE_CSV (a data.csv of the
+# simulated half), cheapest first, COUNT of them after the first SKIP.
+# run simulates them, JOBS at a time (default: one per CPU), each
+#   WARPGRAPH sweep simhw-scale --target sim --config h100 --jobs 1
+#     --sim-threads 1 --timeout LIMIT --out OUTROOT/cells/N
+#     --points 'graph=G;algorithm=A;variant=V'
+# (LIMIT default 20m: a cell past it is recorded by the sweep with its
+# limit, never dropped); with DEADLINE (epoch seconds) set, no cell starts
+# after it. Rerunning skips the cells already recorded.
+# collect appends the recorded rows that DEST_DIR/data.csv lacks to it;
+# then `warpgraph sweep simhw-scale --target sim --config h100 --out
+# DEST_DIR --report-only` renders the README and plots.
+set -u
+mode=${1:?usage: simhw-scale-sim.sh queue|run|collect ...}
+shift
+case $mode in
+queue)
+  picks=${1:?PICKS}
+  done_csv=${2:?DONE_CSV}
+  root=${3:?OUTROOT}
+  mkdir -p "$root"
+  python3 - "$picks" "$done_csv" "${4:-0}" "${5:-100000}" >"$root/queue.tsv" <<'PY'
+import csv, sys
+picks, done_csv, skip, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+done = set()
+try:
+    for r in csv.DictReader(open(done_csv)):
+        done.add((r["graph"], r["algorithm"], r["variant"]))
+except FileNotFoundError:
+    pass
+cells = []
+for line in open(picks):
+    if line.startswith("#") or line.startswith("graph\t") or not line.strip():
+        continue
+    graph, algo, variant, us, _ = line.rstrip("\n").split("\t")
+    if (graph, algo, variant) not in done:
+        cells.append((float(us), graph, algo, variant))
+cells.sort()
+for i, (us, graph, algo, variant) in enumerate(cells[skip:skip + count], skip):
+    print(f"{i}\t{graph}\t{algo}\t{variant}\t{us:.3f}")
+PY
+  wc -l <"$root/queue.tsv"
+  ;;
+run)
+  WG=${1:?WARPGRAPH}
+  root=${2:?OUTROOT}
+  export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0}
+  jobs=${4:-$(nproc)}
+  run_cell() {
+    local idx=$1 graph=$2 algo=$3 variant=$4
+    local dir=$root/cells/$idx
+    if [ -f "$dir/data.csv" ] && [ "$(wc -l <"$dir/data.csv")" -gt 1 ]; then
+      return 0
+    fi
+    if [ "$DEADLINE" -gt 0 ] && [ "$(date +%s)" -ge "$DEADLINE" ]; then
+      return 0
+    fi
+    mkdir -p "$dir"
+    "$WG" sweep simhw-scale --target sim --config h100 --jobs 1 --sim-threads 1 \
+      --timeout "$LIMIT" --out "$dir" \
+      --points "graph=$graph;algorithm=$algo;variant=$variant" >"$dir/log" 2>&1
+    echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
+  }
+  export -f run_cell
+  cut -f1-4 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
+    bash -c 'IFS=$'"'"'\t'"'"' read -r a b c d <<<"$0"; run_cell "$a" "$b" "$c" "$d"'
+  ;;
+collect)
+  root=${1:?OUTROOT}
+  dest=${2:?DEST_DIR}
+  python3 - "$root" "$dest/data.csv" <<'PY'
+import csv, glob, os, sys
+root, dest = sys.argv[1], sys.argv[2]
+have, header = set(), None
+if os.path.exists(dest):
+    with open(dest) as f:
+        rd = csv.DictReader(f)
+        header = rd.fieldnames
+        have = {r["key"] for r in rd}
+added = 0
+rows = []
+for path in sorted(glob.glob(os.path.join(root, "cells", "*", "data.csv"))):
+    with open(path) as f:
+        rd = csv.DictReader(f)
+        if header is None:
+            header = rd.fieldnames
+        if rd.fieldnames != header:
+            sys.exit(f"{path}: columns differ from {dest}'s")
+        for r in rd:
+            if r["key"] not in have:
+                have.add(r["key"])
+                rows.append(r)
+new = not os.path.exists(dest)
+with open(dest, "a", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=header)
+    if new:
+        w.writeheader()
+    w.writerows(rows)
+print(f"{len(rows)} rows added to {dest}")
+PY
+  ;;
+*)
+  echo "simhw-scale-sim.sh: unknown mode $mode (queue, run or collect)" >&2
+  exit 2
+  ;;
+esac
