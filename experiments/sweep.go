@@ -189,9 +189,6 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writePlan(o.Out, planFile{o.Plan, o.Command, simThreads}); err != nil {
-		return nil, err
-	}
 	done := map[string]Row{}
 	for _, r := range rows {
 		done[r.Key()] = r
@@ -210,6 +207,11 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 			continue
 		}
 		sum.Skipped++
+	}
+	// Written once the recorded points are known to match: a sweep that
+	// refuses the folder leaves its plan as it was.
+	if err := writePlan(o.Out, planFile{o.Plan, o.Command, simThreads}); err != nil {
+		return nil, err
 	}
 	var notRun []string
 	if o.ReportOnly {

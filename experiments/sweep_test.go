@@ -253,10 +253,15 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	e := fakeExperiment(nil)
 	_, err := sweep(t, e, simPlan(), dir, context.Background())
 	require.NoError(t, err)
+	plan, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	require.NoError(t, err)
 	pl := simPlan()
 	pl.Params = map[string]string{"scale": "7"}
 	_, err = sweep(t, e, pl, dir, context.Background())
 	assert.ErrorContains(t, err, "recorded with scale=10, this sweep uses scale=7")
+	after, err := os.ReadFile(filepath.Join(dir, PlanFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(plan), string(after), "a refused sweep leaves the folder's plan as it was")
 
 	e.Stats = append(e.Stats, Stat{Name: "new"})
 	_, err = sweep(t, e, simPlan(), dir, context.Background())
