@@ -24,6 +24,18 @@ func TestRegisteredExperimentsRunOnTheSimulator(t *testing.T) {
 			assert.Contains(t, r["shared_counters"], "shared_atomics=")
 			assert.Equal(t, "4", r["worst_serialization_shared"], "degree 4: four lanes per address")
 		}},
+		{"atomic-occupancy", []string{"ctas=1|4;degree=32"}, map[string]string{"reps": "2"}, func(t *testing.T, r Row) {
+			assert.Equal(t, "1", r["ctas"])
+			assert.NotEmpty(t, r["global_cycles"])
+			worst, ok := r.Float("worst_serialization_global")
+			require.True(t, ok)
+			assert.True(t, worst > 1 && worst <= 32, "degree 32: up to a warp's lanes per address, got %v", worst)
+			ops, ok := r.Float("global_lane_ops_per_ns")
+			require.True(t, ok)
+			us, ok := r.Float("global_us")
+			require.True(t, ok)
+			assert.InDelta(t, 1024*2/(us*1000), ops, 1e-3*ops, "one CTA of 1024 threads, 2 atomics each")
+		}},
 		{"atomic-spread", []string{"stride=4|4096"}, map[string]string{"reps": "2"}, func(t *testing.T, r Row) {
 			assert.NotEmpty(t, r["spread_cycles"])
 			assert.Contains(t, r["validation"], "exact")
