@@ -280,7 +280,7 @@ func TestBaseErrors(t *testing.T) {
 		{
 			name:  "unknown base",
 			files: map[string]string{"a.yaml": "base: a100\nname: a\n"},
-			want:  []string{`a.yaml:1: base "a100": no shipped configuration of that name and no file `, "a100; shipped configurations: gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, tiny, tiny-x4, v100"},
+			want:  []string{`a.yaml:1: base "a100": no shipped configuration of that name and no file `, "a100; shipped configurations: gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, h200, h200-x8-nvlink, tiny, tiny-x4, v100"},
 		},
 		{
 			name:  "missing base file",

@@ -16,7 +16,7 @@ import (
 )
 
 func TestLoadEmbeddedConfigs(t *testing.T) {
-	assert.Equal(t, []string{"gtx780ti", "gtx780ti-x2-pcie", "gtx780ti-x4-pcie", "h100", "h100-x8-nvlink", "tiny", "tiny-x4", "v100"}, embeddedConfigNames())
+	assert.Equal(t, []string{"gtx780ti", "gtx780ti-x2-pcie", "gtx780ti-x4-pcie", "h100", "h100-x8-nvlink", "h200", "h200-x8-nvlink", "tiny", "tiny-x4", "v100"}, embeddedConfigNames())
 	for _, name := range embeddedConfigNames() {
 		t.Run(name, func(t *testing.T) {
 			f, err := LoadConfig(name)
@@ -354,7 +354,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	_, err := LoadConfig("a100")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `no simulator configuration named "a100"`)
-	assert.Contains(t, err.Error(), "gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, tiny, tiny-x4, v100")
+	assert.Contains(t, err.Error(), "gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, h200, h200-x8-nvlink, tiny, tiny-x4, v100")
 
 	_, err = LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.Error(t, err)

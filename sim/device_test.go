@@ -12,7 +12,7 @@ import (
 )
 
 func TestConfigs(t *testing.T) {
-	assert.Equal(t, []string{"gtx780ti", "gtx780ti-x2-pcie", "gtx780ti-x4-pcie", "h100", "h100-x8-nvlink", "tiny", "tiny-x4", "v100"}, ConfigNames())
+	assert.Equal(t, []string{"gtx780ti", "gtx780ti-x2-pcie", "gtx780ti-x4-pcie", "h100", "h100-x8-nvlink", "h200", "h200-x8-nvlink", "tiny", "tiny-x4", "v100"}, ConfigNames())
 	for _, name := range ConfigNames() {
 		t.Run(name, func(t *testing.T) {
 			c, err := ConfigByName(name)
@@ -46,7 +46,7 @@ func TestConfigs(t *testing.T) {
 
 	_, err = ConfigByName("a100")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, tiny, tiny-x4, v100")
+	assert.Contains(t, err.Error(), "gtx780ti, gtx780ti-x2-pcie, gtx780ti-x4-pcie, h100, h100-x8-nvlink, h200, h200-x8-nvlink, tiny, tiny-x4, v100")
 
 	bad := h
 	bad.SMs, bad.WarpSize = 0, 64
