@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-
-	"github.com/warpgraph/warpgraph/experiments/micro"
 )
 
 func init() { Default.Register(atomicOccupancyExperiment()) }
@@ -80,23 +78,16 @@ func runAtomicOccupancy(ctx context.Context, env *Env, p Point) (Outcome, error)
 	if mp.CTAs < 1 {
 		return Outcome{}, fmt.Errorf("atomic-occupancy: ctas must be at least 1, got %d", mp.CTAs)
 	}
-	rec := &recorder{Device: dev}
-	tab, err := micro.AtomicContention(ctx, rec, []int{degree}, mp)
+	_, global, tab, err := contentionLaunches(ctx, dev, degree, mp)
 	if err != nil {
 		return Outcome{}, err
 	}
-	global := rec.byKernel("atomic_contention_global")
-	if len(global) != 1 {
-		return Outcome{}, fmt.Errorf("atomic-occupancy: expected one global launch, saw %d", len(global))
-	}
 	v := map[string]string{}
-	launchValues("global", global[0], v)
-	if ns := float64(global[0].Elapsed.Nanoseconds()); ns > 0 {
+	launchValues("global", global, v)
+	if ns := float64(global.Elapsed.Nanoseconds()); ns > 0 {
 		ops := float64(mp.CTAs) * 1024 * float64(mp.Reps)
 		v["global_lane_ops_per_ns"] = strconv.FormatFloat(ops/ns, 'g', 6, 64)
 	}
-	if s, ok := global[0].Counters["max_same_address_serialization_global"]; ok {
-		v["worst_serialization_global"] = formatFloat(s)
-	}
+	worstSerialization("global", global, v)
 	return Outcome{Values: v, Valid: true, Validation: lastCell(tab)}, nil
 }

@@ -141,25 +141,39 @@ func runAtomics(ctx context.Context, env *Env, p Point) (Outcome, error) {
 	default:
 		return Outcome{}, fmt.Errorf("atomics: unknown geometry %q (cta or gpu)", g)
 	}
-	rec := &recorder{Device: dev}
-	tab, err := micro.AtomicContention(ctx, rec, []int{degree}, mp)
+	shared, global, tab, err := contentionLaunches(ctx, dev, degree, mp)
 	if err != nil {
 		return Outcome{}, err
 	}
-	shared, global := rec.byKernel("atomic_contention_shared"), rec.byKernel("atomic_contention_global")
-	if len(shared) != 1 || len(global) != 1 {
-		return Outcome{}, fmt.Errorf("atomics: expected one shared and one global launch, saw %d and %d", len(shared), len(global))
-	}
-	v := map[string]string{"global_over_shared": ratio(global[0].Elapsed, shared[0].Elapsed)}
-	launchValues("shared", shared[0], v)
-	launchValues("global", global[0], v)
-	if s, ok := shared[0].Counters["max_same_address_serialization_shared"]; ok {
-		v["worst_serialization_shared"] = formatFloat(s)
-	}
-	if s, ok := global[0].Counters["max_same_address_serialization_global"]; ok {
-		v["worst_serialization_global"] = formatFloat(s)
-	}
+	v := map[string]string{"global_over_shared": ratio(global.Elapsed, shared.Elapsed)}
+	launchValues("shared", shared, v)
+	launchValues("global", global, v)
+	worstSerialization("shared", shared, v)
+	worstSerialization("global", global, v)
 	return Outcome{Values: v, Valid: true, Validation: lastCell(tab)}, nil
+}
+
+// contentionLaunches runs atomic_contention at one degree (micro.
+// AtomicContention: its shared and its global launch, every slot checked)
+// and returns the two launches' statistics and the validated table.
+func contentionLaunches(ctx context.Context, dev kernels.Device, degree int, mp micro.Params) (shared, global kernels.LaunchStats, tab *micro.Table, err error) {
+	rec := &recorder{Device: dev}
+	if tab, err = micro.AtomicContention(ctx, rec, []int{degree}, mp); err != nil {
+		return shared, global, nil, err
+	}
+	s, g := rec.byKernel("atomic_contention_shared"), rec.byKernel("atomic_contention_global")
+	if len(s) != 1 || len(g) != 1 {
+		return shared, global, nil, fmt.Errorf("atomic_contention: expected one shared and one global launch, saw %d and %d", len(s), len(g))
+	}
+	return s[0], g[0], tab, nil
+}
+
+// worstSerialization records a launch's simulated worst same-address
+// serialisation in the space (shared or global), where it was counted.
+func worstSerialization(space string, s kernels.LaunchStats, into map[string]string) {
+	if v, ok := s.Counters["max_same_address_serialization_"+space]; ok {
+		into["worst_serialization_"+space] = formatFloat(v)
+	}
 }
 
 // lastCell is the validation cell of a one-row micro table.
