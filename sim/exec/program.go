@@ -181,6 +181,7 @@ type xop uint8
 const (
 	xInvalid xop = iota
 	xNop
+	xNanosleep
 	xScalar // one result per lane from up to 4 sources: evalScalar
 	xSetp
 	xCarry // add.cc, addc, sub.cc, subc
@@ -814,8 +815,10 @@ func (m *Module) selectOp(xf *xfunc, x *xinst, in *ptx.Inst, bad func(string) er
 		if err := checkAtom(in); err != nil {
 			return bad(err.Error())
 		}
-	case ptx.OpPrefetch, ptx.OpMembar, ptx.OpFence, ptx.OpNanosleep, ptx.OpPmevent:
+	case ptx.OpPrefetch, ptx.OpMembar, ptx.OpFence, ptx.OpPmevent:
 		x.op = xNop
+	case ptx.OpNanosleep:
+		x.op = xNanosleep
 	case ptx.OpBra:
 		x.op = xBra
 		if in.Target < 0 {

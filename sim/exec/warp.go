@@ -215,7 +215,14 @@ type StepInfo struct {
 	Exited uint32
 	// Done: the warp finished with this instruction.
 	Done bool
+	// SleepNs is a nanosleep's delay: the longest its executing lanes
+	// asked for, at most MaxSleepNs (0 for any other instruction).
+	SleepNs uint32
 }
+
+// MaxSleepNs is the longest delay nanosleep takes: the PTX ISA bounds it
+// at one millisecond.
+const MaxSleepNs = 1_000_000
 
 // warpScratch is the rows a step computes in: operands it must build, its
 // results before they are written, the sink of writes to "_". One set
@@ -761,6 +768,15 @@ func (w *Warp) step() error {
 				return err
 			}
 		case xNop, xWarpSync:
+		case xNanosleep:
+			if w.rec != nil {
+				a := w.src(&x.src[0], &w.sc.t[0])
+				var ns uint32
+				for mm := m; mm != 0; mm &= mm - 1 {
+					ns = max(ns, uint32(a[bits.TrailingZeros32(mm)]))
+				}
+				w.rec.SleepNs = min(ns, MaxSleepNs)
+			}
 		case xBra:
 			w.branch(x, pc, active, m)
 			if w.its && x.target <= pc {

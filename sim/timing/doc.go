@@ -48,7 +48,9 @@
 //   - Barriers: a warp that arrives at bar.sync waits until the executor
 //     releases the barrier, then Barrier.Latency more. membar and fence
 //     wait for the warp's outstanding stores and atomics; those wider than
-//     the CTA also invalidate the SM's L1.
+//     the CTA also invalidate the SM's L1. nanosleep holds the warp for
+//     the longest delay its lanes ask (at most a millisecond), at the
+//     clock; the PTX ISA allows anything up to twice that.
 //   - A deadlock detector, the executor's (exec.Watchdog, the one the
 //     functional mode runs): when no store or atomic changes memory and no
 //     warp or CTA starts or finishes for DeadlockWindowCycles while work

@@ -65,6 +65,12 @@ type Builder struct {
 	threads int
 }
 
+// nsCycles is the whole cycles that ns nanoseconds span at the GPU's
+// clock, rounded up.
+func (g *GPU) nsCycles(ns uint32) uint64 {
+	return uint64(math.Ceil(float64(ns) * float64(g.freq) / 1e9))
+}
+
 // MakeBuilder returns a Builder with a 1 GHz clock and the serial engine.
 func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
 

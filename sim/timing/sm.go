@@ -907,6 +907,12 @@ func (s *SM) issueOne(w *warpCtx, sc *scheduler, cyc uint64) {
 		}
 	}
 
+	if st.SleepNs > 0 {
+		// nanosleep: the warp issues nothing more until its delay has
+		// passed. The PTX ISA promises a sleep between 0 and twice the
+		// delay; the model sleeps the delay itself.
+		w.wakeAt = max(w.wakeAt, cyc+s.g.nsCycles(st.SleepNs))
+	}
 	if st.Barrier {
 		if w.w.State() == exec.WarpAtBarrier { // not bar.arrive, not the last to arrive
 			w.atBarrier, w.wakeAt = true, never

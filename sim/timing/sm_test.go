@@ -477,3 +477,24 @@ func TestAtomicRequestsAreSpaced(t *testing.T) {
 		assert.ErrorContains(t, sm.Validate(), "atomic_request_cycles", "%v", bad)
 	}
 }
+
+// nanosleep holds a warp for its delay (the longest its lanes ask for),
+// at the clock: 1 GHz here, so a nanosecond is a cycle. The rest of the
+// SM goes on meanwhile.
+func TestNanosleepHoldsTheWarp(t *testing.T) {
+	store := "\tst.global.u32 [%rd3], %r2;\n"
+	run := func(body string) uint64 {
+		r := newRig(t, kernel("k", body+store), testSM(), testLimits())
+		out := r.alloc(64)
+		st := r.mustRun("k", 1, 64, out, uint32(0))
+		assert.Equal(t, []uint32{0, 1, 2, 3}, r.words(out, 64)[:4], "the stores after the sleep happen")
+		return st.Cycles
+	}
+	plain := run("")
+	fixed := run("\tnanosleep.u32 2000;\n")
+	assert.InDelta(t, 2000, float64(fixed-plain), 20, "a 2000 ns sleep at 1 GHz: %d cycles against %d", fixed, plain)
+	// Per lane: thread t asks 30 t ns; each warp sleeps its longest
+	// lane's (warp 1: lane 63, 1890 ns), and the warps sleep side by side.
+	perLane := run("\tmul.lo.u32 %r3, %r2, 30;\n\tnanosleep.u32 %r3;\n")
+	assert.InDelta(t, 1890, float64(perLane-plain), 20, "the longest lane's delay: %d cycles against %d", perLane, plain)
+}
