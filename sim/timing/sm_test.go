@@ -497,4 +497,16 @@ func TestNanosleepHoldsTheWarp(t *testing.T) {
 	// lane's (warp 1: lane 63, 1890 ns), and the warps sleep side by side.
 	perLane := run("\tmul.lo.u32 %r3, %r2, 30;\n\tnanosleep.u32 %r3;\n")
 	assert.InDelta(t, 1890, float64(perLane-plain), 20, "the longest lane's delay: %d cycles against %d", perLane, plain)
+
+	// The window engine sleeps as long, whatever its thread count.
+	var windowed []uint64
+	for _, threads := range []int{1, 3} {
+		r := newRigWith(t, kernel("k", "\tnanosleep.u32 2000;\n"+store), testSM(), testLimits(),
+			func(b Builder) Builder { return b.WithThreads(threads) })
+		out := r.alloc(64)
+		windowed = append(windowed, r.mustRun("k", 2, 64, out, uint32(0)).Cycles)
+		require.NotZero(t, r.gpu.Window(), "the window engine ran it")
+	}
+	assert.Equal(t, windowed[0], windowed[1], "the same cycles at 1 and 3 threads")
+	assert.Greater(t, windowed[0], uint64(2000))
 }
