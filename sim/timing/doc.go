@@ -85,7 +85,8 @@
 // the warp is at (its next one, as Nsight Compute's samples are), except
 // the waits an instruction causes after it issues, which are charged to
 // it: the branch latency, a bar.sync's wait for its CTA, a fence's wait
-// for the warp's stores, Kepler's shared-atomic lock loop. A wait on the
+// for the warp's stores, a nanosleep's delay (sleep), Kepler's
+// shared-atomic lock loop. A wait on the
 // scoreboard is charged by the result it waits for last: a global load's
 // (global_load), an atomic's (atomic), a shared access's (shared_memory
 // for its conflict-free latency, bank_conflict for its extra passes,

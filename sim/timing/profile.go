@@ -53,6 +53,9 @@ const (
 	// ReasonFence: a membar or fence waits for the warp's stores and
 	// atomics in flight, then for its latency (charged to the fence).
 	ReasonFence
+	// ReasonSleep: the warp sleeps out a nanosleep's delay (charged to
+	// the nanosleep).
+	ReasonSleep
 	// ReasonPipeBusy: the instruction is ready, but its class's pipeline
 	// on the warp's scheduler is busy (its initiation interval).
 	ReasonPipeBusy
@@ -78,7 +81,7 @@ const (
 
 var reasonNames = [NumReasons]string{
 	"issued", "global_load", "atomic", "shared_memory", "bank_conflict",
-	"barrier", "spinning", "alu_result", "branch", "fence", "pipe_busy",
+	"barrier", "spinning", "alu_result", "branch", "fence", "sleep", "pipe_busy",
 	"lsu_full", "not_selected", "cta_launch", "not_resident", "finished",
 }
 
@@ -93,6 +96,7 @@ var reasonDescriptions = [NumReasons]string{
 	"waiting on a fixed-latency (ALU) result",
 	"branch latency",
 	"at a fence, waiting for its stores and atomics",
+	"asleep: a nanosleep's delay",
 	"ready, its pipeline busy",
 	"ready, the load/store unit full",
 	"ready, the scheduler issued other warps",
@@ -568,6 +572,8 @@ func (s *SM) profileIssued(w *warpCtx, fn *ptx.Function, pc int, info *instInfo,
 		wp.setWaitFor(at, ReasonBarrier)
 	case w.fenceWait:
 		wp.setWaitFor(at, ReasonFence)
+	case w.wakeAt > cyc+1 && w.wakeAt != never && st.SleepNs > 0:
+		wp.setWaitFor(at, ReasonSleep)
 	case w.wakeAt > cyc+1 && w.wakeAt != never:
 		switch info.cls {
 		case clsBranch:

@@ -509,4 +509,14 @@ func TestNanosleepHoldsTheWarp(t *testing.T) {
 	}
 	assert.Equal(t, windowed[0], windowed[1], "the same cycles at 1 and 3 threads")
 	assert.Greater(t, windowed[0], uint64(2000))
+
+	// A profile charges the delay to the nanosleep, as sleep.
+	r := newProfileRig(t, "\tnanosleep.u32 2000;\n"+store, testSM(), testLimits())
+	out := r.alloc(64)
+	r.mustRun("k", 1, 64, out, uint32(0))
+	lp := r.gpu.Profile()
+	checkBalance(t, lp)
+	at := instCounts(t, lp, "nanosleep", 0)
+	assert.Equal(t, ReasonSleep, top(at), "the nanosleep's cycles: %v", at)
+	assert.InDelta(t, 2*2000, float64(at[ReasonSleep]), 2*20, "two warps, 2000 cycles each")
 }
