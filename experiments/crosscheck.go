@@ -649,6 +649,26 @@ func writeCrossBySize(w io.Writer, name string, x *crossExperiment) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %.0f%% | %s | %.0f%% | %.3f | %s | %s |\n", size, len(ps), meanAbsPctError(ps), r, pct(within, len(ps)), geomeanRatio(ps), agree, rho)
 	}
+	if cc.Candidate == "" {
+		return
+	}
+	fmt.Fprintf(w, "\n`%s`, %s, by graph size and scheduler:\n\n| size | scheduler | cells | MAPE | sim ÷ hw (geomean) | within 20%% |\n|---|---|---|---|---|---|\n", name, stat)
+	for _, size := range sortedKeys(bySize) {
+		bySched := map[string][]crossPair{}
+		for _, p := range bySize[size] {
+			bySched[candidateScheduler(p)] = append(bySched[candidateScheduler(p)], p)
+		}
+		for _, sc := range sortedKeys(bySched) {
+			ps := bySched[sc]
+			within := 0
+			for _, p := range ps {
+				if p.absPctError() <= 20 {
+					within++
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %.3f | %.0f%% |\n", size, sc, len(ps), meanAbsPctError(ps), geomeanRatio(ps), pct(within, len(ps)))
+		}
+	}
 }
 
 // writeCrossWinners writes (b): in how many workloads the simulator picks

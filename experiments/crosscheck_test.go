@@ -319,6 +319,8 @@ func TestCrossCheckBySize(t *testing.T) {
 	assert.Contains(t, out, "| 1 of 1 | 1.000 (1) |")
 	assert.Contains(t, out, "| 2^20 | 2 | 25% | – | 50% |")
 	assert.Contains(t, out, "| 0 of 1 | – |", "two candidates give no rank correlation")
+	assert.Contains(t, out, "by graph size and scheduler")
+	assert.Contains(t, out, "| 2^20 | b | 1 | 0% | 1.000 | 100% |", "each size's cells per scheduler")
 
 	// One size: no table.
 	x.pairs["t_us"] = x.pairs["t_us"][:3]
