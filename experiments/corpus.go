@@ -25,29 +25,34 @@ var corpusGraphs = []namedGraph{
 }
 
 func corpusExperiment() *Experiment {
-	return &Experiment{
+	return withCells(&Experiment{
 		Name: "bsp-corpus",
 		About: "Every registered (algorithm, scheduler variant) cell of scheduler.Entries() on a few small generated " +
 			"graphs, validated against the CPU reference, with the simulator's (or the GPU's) time and counters: the " +
 			"corpus of the ACC framework as an experiment, growing as schedulers land.",
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"tiny"},
-		Axes:    cellAxes(corpusGraphs),
-		Points:  func(string, string) [][]string { return cellPoints(corpusGraphs) },
 		Params:  wholeRunParams("threads per CTA", "1", "5"),
-		Stats:   cellStats,
-		Run:     cellRunner("bsp-corpus", corpusGraphs, maxDegreeSource),
 		Table:   []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "warp_execution_efficiency", "status"},
-		Plot: func(rows []Row, dir string) ([]string, error) {
-			return plotCells(rows, dir, "bsp-corpus")
-		},
-		Findings: cellFindings,
 		Notes: []string{
 			"Times on the simulator are simulated time as scheduler.Enact reports it, not the host's wall time.",
 			"The default configuration is tiny (2 SMs): the corpus on it takes minutes; on h100 (--config h100) a host-driven SIMD-X cell of these small graphs takes about a minute, because every launch of a co-resident grid is simulated on all 132 SMs, so the whole corpus takes hours there.",
 			"Sources are the vertex of maximum out-degree (as `warpgraph run`), k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		},
-	}
+	}, corpusGraphs, maxDegreeSource)
+}
+
+// withCells makes e an experiment whose points are the registered cells
+// on graphs (traversals from source): their axes, points, statistics,
+// runner, plot and findings, named after e.
+func withCells(e *Experiment, graphs []namedGraph, source func(*graph.Graph) uint32) *Experiment {
+	e.Axes = cellAxes(graphs)
+	e.Points = func(string, string) [][]string { return cellPoints(graphs) }
+	e.Stats = cellStats
+	e.Run = cellRunner(e.Name, graphs, source)
+	e.Plot = func(rows []Row, dir string) ([]string, error) { return plotCells(rows, dir, e.Name) }
+	e.Findings = cellFindings
+	return e
 }
 
 // cellStats are the statistics of a point that is one registered cell's

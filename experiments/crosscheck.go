@@ -625,12 +625,6 @@ func writeCrossBySize(w io.Writer, name string, x *crossExperiment) {
 		if len(ps) >= 3 {
 			r = corr(pearson(logsOf(ps)))
 		}
-		within := 0
-		for _, p := range ps {
-			if p.absPctError() <= 20 {
-				within++
-			}
-		}
 		agree, rho := "–", "–"
 		if len(groups) > 0 {
 			sized := map[string][]crossPair{}
@@ -647,7 +641,7 @@ func writeCrossBySize(w io.Writer, name string, x *crossExperiment) {
 				rho = fmt.Sprintf("%.3f (%d)", ws.spearmanMean, len(ws.spearman))
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f%% | %s | %.0f%% | %.3f | %s | %s |\n", size, len(ps), meanAbsPctError(ps), r, pct(within, len(ps)), geomeanRatio(ps), agree, rho)
+		fmt.Fprintf(w, "| %s | %d | %.0f%% | %s | %.0f%% | %.3f | %s | %s |\n", size, len(ps), meanAbsPctError(ps), r, withinPctError(ps, 20)*100, geomeanRatio(ps), agree, rho)
 	}
 	if cc.Candidate == "" {
 		return
@@ -660,13 +654,7 @@ func writeCrossBySize(w io.Writer, name string, x *crossExperiment) {
 		}
 		for _, sc := range sortedKeys(bySched) {
 			ps := bySched[sc]
-			within := 0
-			for _, p := range ps {
-				if p.absPctError() <= 20 {
-					within++
-				}
-			}
-			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %.3f | %.0f%% |\n", size, sc, len(ps), meanAbsPctError(ps), geomeanRatio(ps), pct(within, len(ps)))
+			fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %.3f | %.0f%% |\n", size, sc, len(ps), meanAbsPctError(ps), geomeanRatio(ps), withinPctError(ps, 20)*100)
 		}
 	}
 }
@@ -1020,6 +1008,21 @@ func geomeanRatio(ps []crossPair) float64 {
 }
 
 // withinFactor is the share of pairs whose ratio lies in [1/f, f].
+// withinPctError is the share of pairs whose simulated value is within
+// pct percent of the measured one.
+func withinPctError(ps []crossPair, pct float64) float64 {
+	if len(ps) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, p := range ps {
+		if p.absPctError() <= pct {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ps))
+}
+
 func withinFactor(ps []crossPair, f float64) float64 {
 	if len(ps) == 0 {
 		return math.NaN()

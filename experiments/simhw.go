@@ -16,31 +16,23 @@ var simhwGraphs = []namedGraph{
 // registered cell on the four graphs, once on the simulated h100 and once
 // on the H100; `warpgraph sweep crosscheck` then compares the two.
 func simhwExperiment() *Experiment {
-	return &Experiment{
+	return withCells(&Experiment{
 		Name: "simhw",
 		About: "How well the simulator predicts the H100: every registered (algorithm, scheduler variant) cell on four " +
 			"small generated graphs, simulated in timing mode on the h100 configuration and measured on the GPU, each " +
 			"run validated against the CPU reference. `warpgraph sweep crosscheck` joins the two halves and reports the " +
 			"error per cell, the correlation, and whether the simulator picks the same fastest variant.",
-		Targets: []string{TargetSim, TargetHW},
-		Configs: []string{"h100"},
-		Axes:    cellAxes(simhwGraphs),
-		Points:  func(string, string) [][]string { return cellPoints(simhwGraphs) },
-		Params:  wholeRunParams("threads per CTA", "2", "10"),
-		Stats:   cellStats,
-		Run:     cellRunner("simhw", simhwGraphs, maxDegreeSource),
-		Table:   []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
-		Plot: func(rows []Row, dir string) ([]string, error) {
-			return plotCells(rows, dir, "simhw")
-		},
-		Findings:   cellFindings,
+		Targets:    []string{TargetSim, TargetHW},
+		Configs:    []string{"h100"},
+		Params:     wholeRunParams("threads per CTA", "2", "10"),
+		Table:      []string{"config", "graph", "algorithm", "variant", "iterations", "launches", "kernel_us", "end_to_end_us", "status"},
 		CrossCheck: cellCrossCheck(),
 		Notes: []string{
 			"Sources are the vertex of maximum out-degree, k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 			"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
 			"This README describes one half; the comparison of both halves is results/simhw/README.md, written by `warpgraph sweep crosscheck`.",
 		},
-	}
+	}, simhwGraphs, maxDegreeSource)
 }
 
 // cellCrossCheck compares cell sweeps (simhw, schedulers): kernel and

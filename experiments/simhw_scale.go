@@ -29,10 +29,7 @@ func simhwScaleExperiment() *Experiment {
 		"families at 2^18 and 2^20 vertices, traversals from vertex 0 (where it has edges), in timing mode on the h100 configuration and on the GPU, " +
 		"each run validated against the CPU reference. Measure the hardware half first and simulate the cells picked from it " +
 		"(--points); `warpgraph sweep crosscheck` joins the two halves."
-	e.Axes = cellAxes(simhwScaleGraphs)
-	e.Points = func(string, string) [][]string { return cellPoints(simhwScaleGraphs) }
-	e.Run = cellRunner(e.Name, simhwScaleGraphs, scaleSource)
-	e.Plot = func(rows []Row, dir string) ([]string, error) { return plotCells(rows, dir, "simhw-scale") }
+	withCells(e, simhwScaleGraphs, scaleSource)
 	e.Notes = []string{
 		"Traversals start from vertex 0 where it has out-edges, as the anchor cells do, else from the vertex of maximum out-degree (rmat18's vertex 0 is isolated); k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
