@@ -4,8 +4,8 @@
 // CUDA SDK, no CUDA runtime header and no libdevice. This header supplies the
 // small part of CUDA that warpgraph kernels use, each piece over a clang
 // builtin, so that kernels read like ordinary CUDA and the PTX holds only
-// what clang emits from plain code (no inline asm). Everything the simulator
-// must execute therefore comes from this file or from plain C++.
+// what clang emits from plain code (inline asm only in wg_backoff). The simulator
+// executes exactly that, and everything it runs comes from this file or C++.
 //
 // It also defines threadIdx, blockIdx, blockDim and gridDim itself (the same
 // way clang's <__clang_cuda_builtin_vars.h> does) so that the PTX's .file
@@ -246,5 +246,15 @@ WG_DEV bool wg_spin_give_up(uint32_t* polls, uint32_t spin_budget, int* abort_fl
 // %clock64: cycles of the SM the thread runs on (the simulator's cycle in
 // timing mode). Only differences taken on one SM mean anything.
 WG_DEV unsigned long long wg_clock64() { return __nvvm_read_ptx_sreg_clock64(); }
+
+// wg_backoff suspends the calling thread for about ns nanoseconds
+// (nanosleep.u32: the hardware picks a delay in [0, 2*ns], at most 1 ms); 0
+// does not sleep. A poller that backs off leaves its SM's issue slots to
+// the warps that have work. The header's one inline asm: clang 16 has no
+// builtin for nanosleep, and the instruction is the whole of it.
+WG_DEV void wg_backoff(uint32_t ns) {
+  if (ns != 0)
+    asm volatile("nanosleep.u32 %0;" ::"r"(ns));
+}
 
 #endif // WARPGRAPH_H

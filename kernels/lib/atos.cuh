@@ -200,9 +200,11 @@ struct wg_queue {
 // tickets [*cur, *end) left it waits until some are reserved, drawing FETCH
 // new tickets when they are used up. Returns how many tasks from *cur are
 // reserved (they may still be being written), or 0 when the worker must
-// leave: the queue drained, it overflowed, or the wait gave up.
+// leave: the queue drained, it overflowed, or the wait gave up. After each
+// poll that finds nothing the thread sleeps backoff_ns (0: it polls again at
+// once), so idle workers do not take issue slots from busy ones.
 WG_DEV uint32_t wg_atos_draw(const wg_queue &q, uint32_t *cur, uint32_t *end, uint32_t fetch,
-                             uint32_t spin_budget, int *abort_flag) {
+                             uint32_t backoff_ns, uint32_t spin_budget, int *abort_flag) {
   if (*cur == *end) {
     *cur = atomicAdd(&q.ctl[WG_Q_HEAD], fetch);
     *end = *cur + fetch;
@@ -231,6 +233,7 @@ WG_DEV uint32_t wg_atos_draw(const wg_queue &q, uint32_t *cur, uint32_t *end, ui
     }
     if (wg_spin_give_up(&polls, spin_budget, abort_flag))
       return 0;
+    wg_backoff(backoff_ns);
   }
 }
 
@@ -400,13 +403,14 @@ template <typename ALG> struct wg_acc_tasks {
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                 uint32_t fetch, uint32_t, uint32_t spin_budget, int *abort_flag) {
+                                 uint32_t fetch, uint32_t, uint32_t backoff_ns, uint32_t spin_budget,
+                                 int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
     uint32_t avail = 0;
     if (lane == 0)
-      avail = wg_atos_draw(q, &cur, &end, fetch, spin_budget, abort_flag);
+      avail = wg_atos_draw(q, &cur, &end, fetch, backoff_ns, spin_budget, abort_flag);
     avail = __shfl_sync(WG_FULL_MASK, avail, 0);
     cur = __shfl_sync(WG_FULL_MASK, cur, 0);
     end = __shfl_sync(WG_FULL_MASK, end, 0);
@@ -435,7 +439,8 @@ WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity,
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                uint32_t fetch, uint32_t local_rounds, uint32_t spin_budget, int *abort_flag) {
+                                uint32_t fetch, uint32_t local_rounds, uint32_t backoff_ns, uint32_t spin_budget,
+                                int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up, s_local_len;
   __shared__ uint32_t s_local[WG_ATOS_CHUNK];
@@ -446,7 +451,7 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
     __syncthreads();
     if (threadIdx.x == 0) {
       uint32_t cur = s_cur, end = s_end;
-      s_avail = wg_atos_draw(q, &cur, &end, fetch, spin_budget, abort_flag);
+      s_avail = wg_atos_draw(q, &cur, &end, fetch, backoff_ns, spin_budget, abort_flag);
       s_cur = cur;
       s_end = end;
       s_gave_up = 0;
@@ -584,14 +589,16 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
 // each entry by MAKE from WG_ACC_PARAMS.
 #define WG_ATOS_WORKERS(NAME, WORK, MAKE)                                                          \
   extern "C" __global__ void NAME##_atos_warp_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,         \
-                                                      uint32_t spin_budget, int *abort_flag) {     \
+                                                      uint32_t backoff_ns, uint32_t spin_budget,   \
+                                                      int *abort_flag) {                           \
     WORK work = MAKE;                                                                               \
-    wg_atos_warp_persist(work, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);                       \
+    wg_atos_warp_persist(work, WG_ATOS_QUEUE_ARGS, backoff_ns, spin_budget, abort_flag);           \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_cta_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,          \
-                                                     uint32_t spin_budget, int *abort_flag) {      \
+                                                     uint32_t backoff_ns, uint32_t spin_budget,    \
+                                                     int *abort_flag) {                            \
     WORK work = MAKE;                                                                               \
-    wg_atos_cta_persist(work, WG_ATOS_QUEUE_ARGS, spin_budget, abort_flag);                        \
+    wg_atos_cta_persist(work, WG_ATOS_QUEUE_ARGS, backoff_ns, spin_budget, abort_flag);            \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_warp_discrete(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,        \
                                                        uint32_t generation, uint32_t gen_begin,    \
