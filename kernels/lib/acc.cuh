@@ -137,5 +137,11 @@ WG_DEV uint32_t wg_warp_sum(uint32_t x) {
     x += __shfl_xor_sync(WG_FULL_MASK, x, offset);
   return x;
 }
+// wg_warp_max is the largest x over the 32 lanes of a converged warp.
+WG_DEV uint32_t wg_warp_max(uint32_t x) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    x = wg_max(x, (uint32_t)__shfl_xor_sync(WG_FULL_MASK, x, offset));
+  return x;
+}
 
 #endif // WARPGRAPH_LIB_ACC_CUH

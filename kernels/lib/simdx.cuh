@@ -106,8 +106,11 @@ struct wg_emitter {
       if (count > bin_size)
         out_len[WG_LEN_OVERFLOW] = 1;
     }
-    if (count > 0)
-      atomicMax(&out_len[WG_LEN_MAX_BIN], count);
+    // One atomic per warp: every thread's on one word would queue at the
+    // L2 (hundreds of thousands on a large frontier).
+    uint32_t most = wg_warp_max(count);
+    if (wg_lane_id() == 0 && most > 0)
+      atomicMax(&out_len[WG_LEN_MAX_BIN], most);
   }
 };
 
@@ -139,9 +142,13 @@ static __device__ __noinline__ void wg_simdx_push(WG_ACC_PARAMS, const uint32_t 
   wg_graph g = WG_ACC_GRAPH;
   wg_emitter out = WG_SIMDX_EMITTER;
   uint32_t n = num_vertices;
-  for (uint32_t i = blockIdx.x; i < in_len[2]; i += gridDim.x) {
-    uint32_t v = in_lists[2 * n + i];
-    for (uint32_t e = g.begin(v) + threadIdx.x; e < g.end(v); e += blockDim.x)
+  // Fewer large vertices than CTAs (a scale-free graph's hubs, early on):
+  // each gets parts = gridDim / count CTAs, which interleave its edges, so
+  // the largest hub does not hold the level on one CTA.
+  uint32_t large = in_len[2], parts = large > 0 && large < gridDim.x ? gridDim.x / large : 1u;
+  for (uint32_t i = blockIdx.x; i < large * parts; i += gridDim.x) {
+    uint32_t v = in_lists[2 * n + i % large], part = i / large;
+    for (uint32_t e = g.begin(v) + part * blockDim.x + threadIdx.x; e < g.end(v); e += parts * blockDim.x)
       wg_push_edge(alg, g, v, e, out);
   }
   uint32_t warps = gridDim.x * blockDim.x / warpSize;
@@ -320,34 +327,6 @@ template <typename ALG> WG_DEV void wg_simdx_activate(WG_ACC_PARAMS, uint32_t *q
       queued[v] = stamp;
 }
 
-// ---- online filter: concatenate the thread bins ---------------------------
-
-// Each thread appends its own bin (the compute phase ran with the same grid
-// and block, so thread t owns bins[t*bin_size ...]); warps append with one
-// atomic per list per step. Duplicates can make a list exceed |V| entries:
-// then len[7] is set and the frontier is rebuilt with a scan.
-static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint32_t *bins,
-                            const uint32_t *bin_count, uint32_t bin_size, uint32_t *out_lists,
-                            uint32_t *out_len, uint32_t medium_from, uint32_t large_from) {
-  uint32_t t = wg_global_id();
-  uint32_t count = bin_count[t];
-  uint32_t edges = 0;
-  for (uint32_t i = 0; __any_sync(WG_FULL_MASK, i < count); ++i) {
-    uint32_t v = 0, c = 3;
-    if (i < count) {
-      v = bins[t * bin_size + i];
-      uint32_t degree = row_offsets[v + 1] - row_offsets[v];
-      c = wg_class(degree, medium_from, large_from);
-      edges += degree;
-    }
-    for (uint32_t k = 0; k < 3; ++k)
-      wg_warp_append_bounded(c == k, v, out_lists + k * n, out_len + k, n,
-                             out_len + WG_LEN_GATHER_OVERFLOW);
-  }
-  if (edges > 0)
-    atomicAdd(&out_len[WG_LEN_EDGES], edges);
-}
-
 // ---- scan filters: ballot, batch, strided ---------------------------------
 
 // wg_block_exclusive3 turns each thread's three counts into its exclusive
@@ -390,6 +369,49 @@ WG_DEV void wg_block_exclusive3(uint32_t counts[3], uint32_t offsets[3], uint32_
     totals[k] = scratch[96 + k];
   }
   __syncthreads(); // scratch is reused by the next call
+}
+
+// ---- online filter: concatenate the thread bins ---------------------------
+
+// Each thread appends its own bin (the compute phase ran with the same grid
+// and block, so thread t owns bins[t*bin_size ...]). A CTA counts its
+// entries per list, reserves room with one atomic per list and writes them
+// at its threads' offsets (atomics per warp step queued at the L2 on large
+// frontiers). Duplicates can make a list exceed |V| entries: then len[7] is
+// set and the frontier is rebuilt with a scan. Every thread of the CTA
+// calls it.
+static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets, uint32_t n, const uint32_t *bins,
+                            const uint32_t *bin_count, uint32_t bin_size, uint32_t *out_lists,
+                            uint32_t *out_len, uint32_t medium_from, uint32_t large_from) {
+  __shared__ uint32_t scratch[100];
+  __shared__ uint32_t base[3];
+  uint32_t t = wg_global_id();
+  uint32_t count = bin_count[t];
+  const uint32_t *bin = bins + t * bin_size;
+  uint32_t counts[3] = {0, 0, 0}, offsets[3], totals[3], edges = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t v = bin[i], degree = row_offsets[v + 1] - row_offsets[v];
+    ++counts[wg_class(degree, medium_from, large_from)];
+    edges += degree;
+  }
+  wg_block_exclusive3(counts, offsets, totals, scratch);
+  if (threadIdx.x < 3) {
+    uint32_t k = threadIdx.x, at = totals[k] > 0 ? atomicAdd(&out_len[k], totals[k]) : 0u;
+    if (at + totals[k] > n) { // duplicates overfilled the list
+      out_len[WG_LEN_GATHER_OVERFLOW] = 1;
+      at = n; // nothing written
+    }
+    base[k] = at;
+  }
+  __syncthreads();
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t v = bin[i], c = wg_class(row_offsets[v + 1] - row_offsets[v], medium_from, large_from);
+    if (base[c] < n)
+      out_lists[c * n + base[c] + offsets[c]++] = v;
+  }
+  edges = wg_warp_sum(edges); // one atomic per warp on the shared total
+  if (wg_lane_id() == 0 && edges > 0)
+    atomicAdd(&out_len[WG_LEN_EDGES], edges);
 }
 
 // The vertices a thread examines in a scan: ballot walks the CTA's chunk in
@@ -490,7 +512,8 @@ static __device__ __noinline__ void wg_simdx_scan_write(const uint32_t *row_offs
       edges += degree;
     }
   }
-  if (edges > 0)
+  edges = wg_warp_sum(edges); // one atomic per warp on the shared total
+  if (wg_lane_id() == 0 && edges > 0)
     atomicAdd(&out_len[WG_LEN_EDGES], edges);
 }
 
