@@ -257,4 +257,8 @@ WG_DEV void wg_backoff(uint32_t ns) {
     asm volatile("nanosleep.u32 %0;" ::"r"(ns));
 }
 
+// __syncthreads_or is __syncthreads that also tells every thread whether
+// any thread of the CTA passed a nonzero predicate (bar.red.or.pred).
+WG_DEV int __syncthreads_or(int predicate) { return __nvvm_bar0_or(predicate); }
+
 #endif // WARPGRAPH_H

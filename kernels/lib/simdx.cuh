@@ -387,6 +387,8 @@ static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets,
   __shared__ uint32_t base[3];
   uint32_t t = wg_global_id();
   uint32_t count = bin_count[t];
+  if (!__syncthreads_or(count != 0)) // most CTAs on a small frontier
+    return;
   const uint32_t *bin = bins + t * bin_size;
   uint32_t counts[3] = {0, 0, 0}, offsets[3], totals[3], edges = 0;
   for (uint32_t i = 0; i < count; ++i) {
