@@ -390,11 +390,16 @@ static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets,
   if (!__syncthreads_or(count != 0)) // most CTAs on a small frontier
     return;
   const uint32_t *bin = bins + t * bin_size;
-  uint32_t counts[3] = {0, 0, 0}, offsets[3], totals[3], edges = 0;
+  // classes keeps the first 16 entries' lists, 2 bits each, so the write
+  // pass reads their degrees only once.
+  uint32_t counts[3] = {0, 0, 0}, offsets[3], totals[3], edges = 0, classes = 0;
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t v = bin[i], degree = row_offsets[v + 1] - row_offsets[v];
-    ++counts[wg_class(degree, medium_from, large_from)];
+    uint32_t c = wg_class(degree, medium_from, large_from);
+    ++counts[c];
     edges += degree;
+    if (i < 16)
+      classes |= c << (2 * i);
   }
   wg_block_exclusive3(counts, offsets, totals, scratch);
   if (threadIdx.x < 3) {
@@ -407,7 +412,8 @@ static __device__ __noinline__ void wg_simdx_gather(const uint32_t *row_offsets,
   }
   __syncthreads();
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t v = bin[i], c = wg_class(row_offsets[v + 1] - row_offsets[v], medium_from, large_from);
+    uint32_t v = bin[i];
+    uint32_t c = i < 16 ? (classes >> (2 * i)) & 3u : wg_class(row_offsets[v + 1] - row_offsets[v], medium_from, large_from);
     if (base[c] < n)
       out_lists[c * n + base[c] + offsets[c]++] = v;
   }
