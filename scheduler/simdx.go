@@ -465,17 +465,28 @@ func (l *simdxLoop) compute(it *IterationStats, iteration int, direction string,
 
 // listGrid is the grid that gives every entry of the current frontier's
 // lists (the last length record read) a worker of its own: a CTA per
-// large vertex, a warp per medium one, a thread per small one, at most
-// the full grid. The grid-stride loops hand entry i to CTA, warp or
-// thread i, so each entry meets the same worker as under the full grid,
-// and the idle CTAs are not launched.
+// large vertex, a warp per medium one, a thread per small one, and at
+// most simdxFitEdgesPerThread out-edges a thread, at most the full grid.
+// The grid-stride loops hand small and medium entry i to warp or thread i
+// as under the full grid; a large vertex gets grid / large CTAs when that
+// is more than one, and the idle CTAs are not launched.
 func (l *simdxLoop) listGrid() int {
 	block := l.e.Options.Block
 	warps := max(block/max(l.e.Dev.Properties().WarpSize, 1), 1)
 	small, medium, large := int(l.length[0]), int(l.length[1]), int(l.length[2])
 	need := max((small+block-1)/block, (medium+warps-1)/warps, large)
+	// A few hubs with millions of edges (a scale-free graph's second level)
+	// would get a CTA each: enough CTAs for simdxFitEdgesPerThread edges a
+	// thread, which the push kernel spreads over a hub's edges.
+	edges := int(l.length[lenEdges])
+	need = max(need, (edges+block*simdxFitEdgesPerThread-1)/(block*simdxFitEdgesPerThread))
 	return max(1, min(need, l.st.grid))
 }
+
+// simdxFitEdgesPerThread bounds the out-edges per thread of a fitted push
+// launch, so that a level of a few hubs is not left to a CTA each
+// (results/beyond-gunrock/simdx-counters).
+const simdxFitEdgesPerThread = 16
 
 // buildNext runs the filter that lists frontier nxt: the online filter's
 // gather (and a ballot scan when a bin overflowed), or a scan.
