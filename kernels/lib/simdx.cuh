@@ -133,6 +133,54 @@ WG_DEV void wg_push_edge(ALG &alg, const wg_graph &g, uint32_t v, uint32_t e, wg
     out.emit(u);
 }
 
+// Fewer large vertices than CTAs (a scale-free graph's hubs, early on):
+// rather than a CTA each, the grid shares their edges evenly. Every CTA
+// forms the prefix sum of their degrees in shared memory; CTA b walks the
+// edges [b*E/G, (b+1)*E/G) of their concatenation, each thread finding
+// the vertex of its edge from there on. Every thread of the CTA calls it.
+#define WG_SIMDX_HUBS 1024
+template <typename ALG>
+WG_DEV void wg_simdx_push_hubs(ALG &alg, const wg_graph &g, const uint32_t *list, uint32_t count, wg_emitter &out) {
+  __shared__ uint32_t s_end[WG_SIMDX_HUBS]; // s_end[i]: edges of list[0..i]
+  if (threadIdx.x < warpSize) {
+    uint32_t carry = 0, lane = threadIdx.x;
+    for (uint32_t base = 0; base < count; base += warpSize) {
+      uint32_t i = base + lane, x = i < count ? g.end(list[i]) - g.begin(list[i]) : 0u;
+      for (uint32_t d = 1; d < warpSize; d <<= 1) { // inclusive warp scan
+        uint32_t y = __shfl_up_sync(WG_FULL_MASK, x, d);
+        if (lane >= d)
+          x += y;
+      }
+      if (i < count)
+        s_end[i] = carry + x;
+      carry += __shfl_sync(WG_FULL_MASK, x, warpSize - 1);
+    }
+  }
+  __syncthreads();
+  uint64_t total = s_end[count - 1];
+  uint32_t lo = (uint32_t)(total * blockIdx.x / gridDim.x), hi = (uint32_t)(total * (blockIdx.x + 1) / gridDim.x);
+  uint32_t j = lo + threadIdx.x;
+  if (j < hi) {
+    uint32_t a = 0, b = count - 1; // the first vertex whose edges end past j
+    while (a < b) {
+      uint32_t mid = (a + b) / 2;
+      if (s_end[mid] > j)
+        b = mid;
+      else
+        a = mid + 1;
+    }
+    uint32_t v = list[a], first = s_end[a] - (g.end(v) - g.begin(v));
+    for (; j < hi; j += blockDim.x) {
+      while (s_end[a] <= j) {
+        v = list[++a];
+        first = s_end[a - 1];
+      }
+      wg_push_edge(alg, g, v, g.begin(v) + (j - first), out);
+    }
+  }
+  __syncthreads(); // s_end is rewritten by the next call
+}
+
 // Push over the three lists: CTAs take large vertices, warps medium ones and
 // threads small ones, each with a grid-stride loop.
 template <typename ALG>
@@ -142,14 +190,15 @@ static __device__ __noinline__ void wg_simdx_push(WG_ACC_PARAMS, const uint32_t 
   wg_graph g = WG_ACC_GRAPH;
   wg_emitter out = WG_SIMDX_EMITTER;
   uint32_t n = num_vertices;
-  // Fewer large vertices than CTAs (a scale-free graph's hubs, early on):
-  // each gets parts = gridDim / count CTAs, which interleave its edges, so
-  // the largest hub does not hold the level on one CTA.
-  uint32_t large = in_len[2], parts = large > 0 && large < gridDim.x ? gridDim.x / large : 1u;
-  for (uint32_t i = blockIdx.x; i < large * parts; i += gridDim.x) {
-    uint32_t v = in_lists[2 * n + i % large], part = i / large;
-    for (uint32_t e = g.begin(v) + part * blockDim.x + threadIdx.x; e < g.end(v); e += parts * blockDim.x)
-      wg_push_edge(alg, g, v, e, out);
+  uint32_t large = in_len[2];
+  if (large > 0 && large <= WG_SIMDX_HUBS && large < gridDim.x) {
+    wg_simdx_push_hubs(alg, g, in_lists + 2 * n, large, out);
+  } else {
+    for (uint32_t i = blockIdx.x; i < large; i += gridDim.x) {
+      uint32_t v = in_lists[2 * n + i];
+      for (uint32_t e = g.begin(v) + threadIdx.x; e < g.end(v); e += blockDim.x)
+        wg_push_edge(alg, g, v, e, out);
+    }
   }
   uint32_t warps = gridDim.x * blockDim.x / warpSize;
   for (uint32_t i = wg_global_id() / warpSize; i < in_len[1]; i += warps) {
