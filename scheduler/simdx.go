@@ -475,18 +475,26 @@ func (l *simdxLoop) listGrid() int {
 	warps := max(block/max(l.e.Dev.Properties().WarpSize, 1), 1)
 	small, medium, large := int(l.length[0]), int(l.length[1]), int(l.length[2])
 	need := max((small+block-1)/block, (medium+warps-1)/warps, large)
-	// A few hubs with millions of edges (a scale-free graph's second level)
-	// would get a CTA each: enough CTAs for simdxFitEdgesPerThread edges a
-	// thread, which the push kernel spreads over a hub's edges.
+	// A few hubs with most of a level's edges (a scale-free graph's second
+	// level) would get a CTA each: enough CTAs for simdxFitEdgesPerThread
+	// edges a thread, and more CTAs than hubs, so that the push kernel
+	// shares the hubs' edges over the grid.
 	edges := int(l.length[lenEdges])
 	need = max(need, (edges+block*simdxFitEdgesPerThread-1)/(block*simdxFitEdgesPerThread))
+	if large > 0 && large <= simdxHubs {
+		need = max(need, large+1) // more CTAs than hubs: the push kernel then shares their edges
+	}
 	return max(1, min(need, l.st.grid))
 }
 
 // simdxFitEdgesPerThread bounds the out-edges per thread of a fitted push
 // launch, so that a level of a few hubs is not left to a CTA each
 // (results/beyond-gunrock/simdx-counters).
-const simdxFitEdgesPerThread = 16
+const simdxFitEdgesPerThread = 4
+
+// simdxHubs is the most large vertices whose edges the push kernel shares
+// over the grid (kernels/lib/simdx.cuh, WG_SIMDX_HUBS).
+const simdxHubs = 1024
 
 // buildNext runs the filter that lists frontier nxt: the online filter's
 // gather (and a ballot scan when a bin overflowed), or a scan.
