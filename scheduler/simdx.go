@@ -32,7 +32,7 @@ func init() {
 				Values: BarrierKinds, Default: "counter"},
 			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; off by default: results/simdx-h100)",
 				Values: []string{"off", "cta"}, Default: "off"},
-			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most the grid; SIMD-X's mapping of tasks to the cores they need), grid launches the whole grid every time",
+			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most 4 out-edges a thread, and more CTAs than large vertices so that a few hubs share the grid; at most the grid; SIMD-X's mapping of tasks to the cores they need), grid launches the whole grid every time",
 				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			{Name: "bin", About: "entries of the online filter's thread bins", Default: "64", Quiet: true, Range: &KeyRange{Min: 1, Max: 1 << 16, Whole: true}},
 			{Name: "medium", About: "out-degree from which a warp processes a vertex", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
