@@ -39,7 +39,7 @@ func init() {
 				Values: []string{"off", "on"}, Default: "off"},
 			{Name: "dedup", About: "on: a vertex improved again while its task waits is not queued twice (a flag per vertex: a load and an exchange per push, an exchange per pop); off: every improvement queues a task, and with local=on a task kept local skips the push's fence (fewer round trips per level on meshes). Colouring deduplicates its own way and ignores it",
 				Values: []string{"on", "off"}, Default: "on", Quiet: true},
-			{Name: "backoff", About: "persistent workers: nanoseconds a worker sleeps (nanosleep) after a poll of the queue that finds no task, so idle workers leave the SM's issue slots to busy ones; 0 polls again at once. 256 costs the H100 nothing measurable and makes simulating a draining queue several times cheaper",
+			{Name: "backoff", About: "persistent workers: nanoseconds a worker sleeps (nanosleep) after a poll of the queue that finds no task, so idle workers leave the SM's issue slots to busy ones; 0 polls again at once. The default costs the H100 nothing measurable and makes an idle queue cheaper to simulate (results/atos-backoff)",
 				Default: strconv.Itoa(atosDefaultBackoffNs), Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxBackoffNs, Whole: true}},
 			{Name: "capacity", About: "the task queue's capacity in tasks, an overflow then failing the run; 0: sized from the graph, doubled and the run restarted on overflow",
 				Default: "0", Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxCapacity, Whole: true}},

@@ -460,3 +460,41 @@ func TestQuietKeysKeepEarlierNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "off", again.Get("dedup"))
 }
+
+// SIMD-X shares a few large vertices' edges over the grid when there are
+// fewer of them than CTAs (kernels/lib/simdx.cuh, wg_simdx_push_hubs).
+// Three hubs of unequal degree, each the only way to its own leaves: an
+// edge the split skips leaves a vertex unreached, one it repeats is
+// harmless, so validation checks the split's cover. Run with fewer CTAs
+// than hubs too (one CTA per hub, the other path). The fused kernels call
+// the same push; the tiny configuration cannot hold 16 of their CTAs at once.
+func TestSIMDXSharesHubsOverTheGrid(t *testing.T) {
+	var edges [][3]uint32
+	next := uint32(4)
+	for hub, degree := range []uint32{300, 1000, 257} {
+		h := uint32(hub + 1)
+		edges = append(edges, [3]uint32{0, h, h})
+		for i := uint32(0); i < degree; i++ {
+			edges = append(edges, [3]uint32{h, next, 1 + i%7})
+			next++
+		}
+	}
+	g := build(t, int(next), true, edges)
+	dev := openSim(t, sim.ModeFunctional)
+	for _, algo := range []string{"bfs", "sssp"} {
+		a, err := scheduler.LookupAlgorithm(algo)
+		require.NoError(t, err)
+		for _, spec := range []string{"simdx", "simdx:launch=grid"} {
+			for _, grid := range []int{2, 16} {
+				t.Run(fmt.Sprintf("%s/%s/grid%d", algo, spec, grid), func(t *testing.T) {
+					v, err := scheduler.ParseVariant(spec)
+					require.NoError(t, err)
+					res, err := scheduler.Enact(context.Background(), dev, a, v, g, scheduler.Params{"source": 0},
+						scheduler.RunOptions{Block: 64, Grid: grid})
+					require.NoError(t, err)
+					require.True(t, res.Validation.OK(), res.Validation.String())
+				})
+			}
+		}
+	}
+}

@@ -78,6 +78,8 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"bin size for bsp", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:bin=16"}, `scheduler bsp has no key "bin"`},
 		{"zero bin size", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:bin=0"}, "use a whole number in [1, 65536]"},
 		{"medium above large", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:medium=300"}, "medium=300 and large=256"},
+		{"backoff above nanosleep's limit", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos:backoff=2000000"}, "use a whole number in [0, 1000000]"},
+		{"backoff for discrete workers", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos:mode=discrete,backoff=64"}, "backoff=64 is for persistent workers"},
 		{"pull fraction for atos bfs", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos:pull=0.5"}, "atos pulls only in an aggregation's prelude"},
 		{"pull fraction above 1", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:pull=2"}, "use a number in (0, 1]"},
 		{"pull fraction NaN", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:pull=NaN"}, "use a number in (0, 1]"},
