@@ -74,9 +74,9 @@ type fabric struct {
 	// the system was built WithDomains, and then doms[0] is the L2 side's
 	// and doms[1+i] SM i's.
 	doms []*fabricDomain
-	// receivers and creditors are scratch of exchange: the domains that
-	// received crossings in a window, and those whose credits came back.
-	receivers, creditors []int
+	// exchangers is scratch of exchange: the domains that received
+	// crossings in a window or whose credits came back.
+	exchangers []int
 
 	// dirtyHolders are the L2 slices' records of their dirty sectors
 	// (sectored slices, or the shadows of akita's).
@@ -205,6 +205,9 @@ type fabricDomain struct {
 	// this domain received in it.
 	outbox  []crossing
 	credits []*fabricEnd
+	// sortSpare and sortStarts are sortOutbox's scratch.
+	sortSpare  []crossing
+	sortStarts []int
 	// sealed: outbox is sorted by receiving domain, then due cycle, and
 	// credits by sending domain (seal), which were sealedLens long;
 	// outRuns and creditRuns are their stretches per domain.
