@@ -703,6 +703,9 @@ func (w *warpCtx) starving(cyc uint64) bool {
 // issue lets each scheduler issue up to IssueWidth warp-instructions,
 // starving warps first (see starvationCycles), and returns the earliest
 // cycle a waiting warp may issue.
+//
+// Only an issue (issueOne) can halt the SM within the loops, so they look
+// at halted after each warp issued rather than before each warp.
 func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 	next = never
 	gto := s.cfg.SchedulingPolicy == PolicyGTO
@@ -717,47 +720,58 @@ func (s *SM) issue(cyc uint64) (next uint64, issued bool) {
 		// A scheduler whose warps all sleep past cyc issues nothing and
 		// changes nothing (try only lowers next to their wakeAt), so one
 		// pass over the wakeAts stands for the loops below.
-		if m := sc.earliestWake(); m > cyc {
+		m, starveFrom := sc.earliestWakeAndReady()
+		if m > cyc {
 			next = min(next, m)
 			continue
 		}
-		// Starving warps first, oldest first (see starvationCycles).
-		for i := 0; i < len(sc.warps) && sc.issued < width && !s.halted(); i++ {
-			if w := sc.warps[i]; w.starving(cyc) && s.try(w, sc, cyc, &next) {
-				if gto {
-					sc.last = w
-				} else {
-					sc.rr = i + 1
+		halted := false
+		// Starving warps first, oldest first (see starvationCycles). The
+		// loop tries no warp, and so changes nothing, unless one starves
+		// when it begins.
+		if starveFrom != never && starveFrom+starvationCycles <= cyc {
+			for i := 0; i < len(sc.warps) && sc.issued < width && !halted; i++ {
+				if w := sc.warps[i]; w.starving(cyc) && s.try(w, sc, cyc, &next) {
+					if gto {
+						sc.last = w
+					} else {
+						sc.rr = i + 1
+					}
+					halted = s.halted()
 				}
 			}
 		}
 		if gto {
 			// Greedy: the warp issued from last, while it can; then the
 			// oldest that can.
-			if l := sc.last; l != nil && sc.issued < width && !s.halted() {
-				s.try(l, sc, cyc, &next)
+			if l := sc.last; l != nil && sc.issued < width && !halted {
+				if s.try(l, sc, cyc, &next) {
+					halted = s.halted()
+				}
 			}
-			for i := 0; i < len(sc.warps) && sc.issued < width && !s.halted(); i++ {
+			for i := 0; i < len(sc.warps) && sc.issued < width && !halted; i++ {
 				if w := sc.warps[i]; w != sc.last && s.try(w, sc, cyc, &next) {
 					sc.last = w
+					halted = s.halted()
 				}
 			}
 		} else {
 			start := sc.rr % n
-			for k := 0; k < n && sc.issued < width && !s.halted(); k++ {
+			for k := 0; k < n && sc.issued < width && !halted; k++ {
 				i := (start + k) % n
 				if i >= len(sc.warps) { // a CTA retired during the loop
 					break
 				}
 				if s.try(sc.warps[i], sc, cyc, &next) {
 					sc.rr = i + 1
+					halted = s.halted()
 				}
 			}
 		}
 		if sc.issued > 0 {
 			issued = true
 		}
-		if s.halted() {
+		if halted {
 			return never, false
 		}
 	}
@@ -771,6 +785,21 @@ func (sc *scheduler) earliestWake() uint64 {
 		m = min(m, w.wakeAt)
 	}
 	return m
+}
+
+// earliestWakeAndReady is earliestWake and the earliest cycle from which a
+// warp counts as ready for starving (never: none).
+func (sc *scheduler) earliestWakeAndReady() (wake, ready uint64) {
+	wake, ready = never, never
+	for _, w := range sc.warps {
+		wake = min(wake, w.wakeAt)
+		from := w.heldSince
+		if from == never {
+			from = w.wakeAt
+		}
+		ready = min(ready, from)
+	}
+	return wake, ready
 }
 
 // try issues w's next instruction on its scheduler sc if it can, and
