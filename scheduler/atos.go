@@ -41,6 +41,8 @@ func init() {
 				Values: []string{"on", "off"}, Default: "on", Quiet: true},
 			{Name: "backoff", About: "persistent workers: nanoseconds a worker sleeps (nanosleep) after a poll of the queue that finds no task, so idle workers leave the SM's issue slots to busy ones; 0 polls again at once. The default costs the H100 nothing measurable and makes an idle queue cheaper to simulate (results/atos-backoff)",
 				Default: strconv.Itoa(atosDefaultBackoffNs), Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxBackoffNs, Whole: true}},
+			{Name: "backoff_doublings", About: "persistent workers: how many times the back-off sleep doubles while a worker's polls find the queue standing still (its tail and pending count unchanged), from backoff's nanoseconds; a move of the queue starts it over; 0: every sleep is backoff's. The default costs the H100 nothing measurable and halves what an idle queue costs to simulate (results/atos-backoff-doublings)",
+				Default: strconv.Itoa(atosDefaultBackoffDoublings), Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxBackoffDoublings, Whole: true}},
 			{Name: "capacity", About: "the task queue's capacity in tasks, an overflow then failing the run; 0: sized from the graph, doubled and the run restarted on overflow",
 				Default: "0", Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxCapacity, Whole: true}},
 			pullFractionKey,
@@ -76,6 +78,11 @@ const (
 	// atosMaxBackoffNs is nanosleep's ceiling (1 ms); the default is the
 	// key's (results/atos-backoff).
 	atosMaxBackoffNs, atosDefaultBackoffNs = 1_000_000, 256
+	// atosMaxBackoffDoublings bounds backoff_doublings; the kernel takes
+	// it in the back-off argument's bits from atosBackoffShift
+	// (WG_ATOS_BACKOFF_SHIFT in kernels/lib/atos.cuh).
+	atosMaxBackoffDoublings, atosBackoffShift = 10, 24
+	atosDefaultBackoffDoublings               = 3
 )
 
 // QueueOverflowError is a task queue that filled up: pushes past its
@@ -104,6 +111,14 @@ func atosSupports(a *Algorithm, v Variant) error {
 	}
 	if v.Int("backoff") != atosDefaultBackoffNs && v.Get("mode") != "persistent" {
 		return fmt.Errorf("backoff=%s is for persistent workers (mode=persistent): discrete workers never wait", v.Get("backoff"))
+	}
+	if d := v.Int("backoff_doublings"); d != atosDefaultBackoffDoublings || v.Int("backoff") != atosDefaultBackoffNs {
+		if d != atosDefaultBackoffDoublings && v.Get("mode") != "persistent" {
+			return fmt.Errorf("backoff_doublings=%d is for persistent workers (mode=persistent): discrete workers never wait", d)
+		}
+		if longest := v.Int("backoff") << d; longest > atosMaxBackoffNs {
+			return fmt.Errorf("backoff=%d doubled %d times sleeps %d ns, past nanosleep's %d", v.Int("backoff"), d, longest, atosMaxBackoffNs)
+		}
 	}
 	name := fmt.Sprintf("%s_atos_%s_persist", a.Kernel, v.Get("worker"))
 	if _, err := kernels.Lookup(name); err != nil {
@@ -339,7 +354,7 @@ func atosPersistent(e *Enactment) error {
 		localRounds = atosLocalRounds
 	}
 	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), localRounds,
-		uint32(e.Variant.Int("backoff")))
+		uint32(e.Variant.Int("backoff"))|uint32(e.Variant.Int("backoff_doublings"))<<atosBackoffShift)
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
 	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
 	if err != nil {

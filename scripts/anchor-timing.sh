@@ -10,7 +10,9 @@
 # --scheduler VARIANT --sim-threads THREADS --json` as the cell ran on the
 # H100 (the default grid, source 0 for traversals), under `timeout LIMIT`.
 # One TSV line per cell on stdout: graph, algorithm, variant, threads, wall
-# s, cycles, peak RSS MB, result (PASS, FAIL, past the limit). EXTRA adds
+# s, cycles, peak RSS MB, result (PASS, FAIL, past the limit; a run past
+# its limit shows ">N": the simulated cycle its launch had reached when
+# timeout's SIGTERM stopped it, from warpgraph's last line). EXTRA adds
 # flags to every run (e.g. EXTRA="--sim-mode sampled --sample-inside=32");
 # with JSONL set, each finished run's JSON, less its per-iteration rows,
 # is appended to that file as one line with the cell's wall seconds.
@@ -36,9 +38,15 @@ for cell in $CELLS; do
   rc=$?
   end=$(date +%s.%N)
   python3 - "$out" "$graph" "$algo" "$variant" "$THREADS" "$rc" "$start" "$end" "$(tail -1 "$out.rss" | tr -dc 0-9)" "${JSONL:-}" <<'PY'
-import json, sys
+import json, re, sys
 path, graph, algo, variant, threads, rc, start, end, rss, jsonl = sys.argv[1:]
 cycles, result = "-", ("past the limit" if rc in ("124", "137") else f"exit {rc}")
+try:
+    reached = re.findall(r"at simulated cycle (\d+)", open(path + ".err").read())
+    if reached:
+        cycles = ">" + reached[-1]
+except OSError:
+    pass
 try:
     r = json.load(open(path))
     cycles = r.get("cycles")

@@ -201,18 +201,24 @@ struct wg_queue {
 // new tickets when they are used up. Returns how many tasks from *cur are
 // reserved (they may still be being written), or 0 when the worker must
 // leave: the queue drained, it overflowed, or the wait gave up. After each
-// poll that finds nothing the thread sleeps backoff_ns (0: it polls again at
-// once), so idle workers do not take issue slots from busy ones.
+// poll that finds nothing the thread sleeps, so idle workers do not take
+// issue slots and L2 requests from busy ones: backoff's low 24 bits are the
+// first sleep in ns (0: it polls again at once), its high 8 how many times
+// the sleep doubles while the queue stands still (WG_ATOS_BACKOFF_SHIFT);
+// a move of the queue's tail or pending count starts it over.
+#define WG_ATOS_BACKOFF_SHIFT 24
 WG_DEV uint32_t wg_atos_draw(const wg_queue &q, uint32_t *cur, uint32_t *end, uint32_t fetch,
-                             uint32_t backoff_ns, uint32_t spin_budget, int *abort_flag) {
+                             uint32_t backoff, uint32_t spin_budget, int *abort_flag) {
   if (*cur == *end) {
     *cur = atomicAdd(&q.ctl[WG_Q_HEAD], fetch);
     *end = *cur + fetch;
   }
+  const uint32_t first_sleep = backoff & ((1u << WG_ATOS_BACKOFF_SHIFT) - 1u);
+  const uint32_t longest_sleep = first_sleep << (backoff >> WG_ATOS_BACKOFF_SHIFT);
   // The budget counts polls in which the queue did not move: a worker may
   // wait as long as other workers' long tasks take, so long as the pending
   // count or the tail changes; a queue that stands still is what hangs.
-  uint32_t polls = 0, seen_pending = 0xFFFFFFFFu, seen_tail = 0xFFFFFFFFu;
+  uint32_t polls = 0, seen_pending = 0xFFFFFFFFu, seen_tail = 0xFFFFFFFFu, sleep = first_sleep;
   bool failed = false;
   for (;;) {
     uint32_t tail = wg_load_volatile(&q.ctl[WG_Q_TAIL]);
@@ -230,10 +236,12 @@ WG_DEV uint32_t wg_atos_draw(const wg_queue &q, uint32_t *cur, uint32_t *end, ui
       seen_pending = pending;
       seen_tail = tail;
       polls = 0;
+      sleep = first_sleep;
     }
     if (wg_spin_give_up(&polls, spin_budget, abort_flag))
       return 0;
-    wg_backoff(backoff_ns);
+    wg_backoff(sleep);
+    sleep = wg_min(2u * sleep, longest_sleep);
   }
 }
 
@@ -403,14 +411,14 @@ template <typename ALG> struct wg_acc_tasks {
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                 uint32_t fetch, uint32_t, uint32_t backoff_ns, uint32_t spin_budget,
+                                 uint32_t fetch, uint32_t, uint32_t backoff, uint32_t spin_budget,
                                  int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
     uint32_t avail = 0;
     if (lane == 0)
-      avail = wg_atos_draw(q, &cur, &end, fetch, backoff_ns, spin_budget, abort_flag);
+      avail = wg_atos_draw(q, &cur, &end, fetch, backoff, spin_budget, abort_flag);
     avail = __shfl_sync(WG_FULL_MASK, avail, 0);
     cur = __shfl_sync(WG_FULL_MASK, cur, 0);
     end = __shfl_sync(WG_FULL_MASK, end, 0);
@@ -439,7 +447,7 @@ WG_DEV void wg_atos_warp_persist(WORK &work, uint32_t *items, uint32_t capacity,
 // drains.
 template <typename WORK>
 WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t *queued,
-                                uint32_t fetch, uint32_t local_rounds, uint32_t backoff_ns, uint32_t spin_budget,
+                                uint32_t fetch, uint32_t local_rounds, uint32_t backoff, uint32_t spin_budget,
                                 int *abort_flag) {
   wg_queue q{items, capacity, ctl, WORK::deduplicates ? queued : nullptr};
   __shared__ uint32_t s_cur, s_end, s_avail, s_gave_up, s_local_len;
@@ -451,7 +459,7 @@ WG_DEV void wg_atos_cta_persist(WORK &work, uint32_t *items, uint32_t capacity, 
     __syncthreads();
     if (threadIdx.x == 0) {
       uint32_t cur = s_cur, end = s_end;
-      s_avail = wg_atos_draw(q, &cur, &end, fetch, backoff_ns, spin_budget, abort_flag);
+      s_avail = wg_atos_draw(q, &cur, &end, fetch, backoff, spin_budget, abort_flag);
       s_cur = cur;
       s_end = end;
       s_gave_up = 0;
@@ -589,16 +597,16 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
 // each entry by MAKE from WG_ACC_PARAMS.
 #define WG_ATOS_WORKERS(NAME, WORK, MAKE)                                                          \
   extern "C" __global__ void NAME##_atos_warp_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,         \
-                                                      uint32_t backoff_ns, uint32_t spin_budget,   \
+                                                      uint32_t backoff, uint32_t spin_budget,      \
                                                       int *abort_flag) {                           \
     WORK work = MAKE;                                                                               \
-    wg_atos_warp_persist(work, WG_ATOS_QUEUE_ARGS, backoff_ns, spin_budget, abort_flag);           \
+    wg_atos_warp_persist(work, WG_ATOS_QUEUE_ARGS, backoff, spin_budget, abort_flag);              \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_cta_persist(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,          \
-                                                     uint32_t backoff_ns, uint32_t spin_budget,    \
+                                                     uint32_t backoff, uint32_t spin_budget,       \
                                                      int *abort_flag) {                            \
     WORK work = MAKE;                                                                               \
-    wg_atos_cta_persist(work, WG_ATOS_QUEUE_ARGS, backoff_ns, spin_budget, abort_flag);            \
+    wg_atos_cta_persist(work, WG_ATOS_QUEUE_ARGS, backoff, spin_budget, abort_flag);               \
   }                                                                                                 \
   extern "C" __global__ void NAME##_atos_warp_discrete(WG_ACC_PARAMS, WG_ATOS_QUEUE_PARAMS,        \
                                                        uint32_t generation, uint32_t gen_begin,    \
