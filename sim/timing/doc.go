@@ -218,8 +218,9 @@
 //     SMs by index, the other L2 groups), then of their sending, and the
 //     receiver's link is reserved in that order. The credit a delivery
 //     across domains returns to its sender's buffer returns at the
-//     window's end too. The exchange's deliveries, receiver by receiver,
-//     and then its credits, sender by sender, are tasks on the pool.
+//     window's end too. Each domain's deliveries, then the credits that
+//     come back to it, are one task on the pool (they touch that domain
+//     alone).
 //   - Windows. The domains with events in a window [T, T+W) run up to its
 //     end concurrently, on a pool of n goroutines that take them as tasks
 //     in any order (no domain can affect another within a window, so
