@@ -112,13 +112,12 @@ func atosSupports(a *Algorithm, v Variant) error {
 	if v.Int("backoff") != atosDefaultBackoffNs && v.Get("mode") != "persistent" {
 		return fmt.Errorf("backoff=%s is for persistent workers (mode=persistent): discrete workers never wait", v.Get("backoff"))
 	}
-	if d := v.Int("backoff_doublings"); d != atosDefaultBackoffDoublings || v.Int("backoff") != atosDefaultBackoffNs {
-		if d != atosDefaultBackoffDoublings && v.Get("mode") != "persistent" {
-			return fmt.Errorf("backoff_doublings=%d is for persistent workers (mode=persistent): discrete workers never wait", d)
-		}
-		if longest := v.Int("backoff") << d; longest > atosMaxBackoffNs {
-			return fmt.Errorf("backoff=%d doubled %d times sleeps %d ns, past nanosleep's %d", v.Int("backoff"), d, longest, atosMaxBackoffNs)
-		}
+	d := v.Int("backoff_doublings")
+	if d != atosDefaultBackoffDoublings && v.Get("mode") != "persistent" {
+		return fmt.Errorf("backoff_doublings=%d is for persistent workers (mode=persistent): discrete workers never wait", d)
+	}
+	if longest := v.Int("backoff") << d; longest > atosMaxBackoffNs {
+		return fmt.Errorf("backoff=%d doubled %d times sleeps %d ns, past nanosleep's %d", v.Int("backoff"), d, longest, atosMaxBackoffNs)
 	}
 	name := fmt.Sprintf("%s_atos_%s_persist", a.Kernel, v.Get("worker"))
 	if _, err := kernels.Lookup(name); err != nil {

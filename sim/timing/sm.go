@@ -693,11 +693,17 @@ const starvationCycles = 1024
 // ready (its wakeAt came before a scoreboard result it had not yet checked)
 // is looked at first once; canIssue then puts it back to sleep.
 func (w *warpCtx) starving(cyc uint64) bool {
-	from := w.heldSince
-	if from == never {
-		from = w.wakeAt
-	}
+	from := w.readySince()
 	return from != never && from+starvationCycles <= cyc
+}
+
+// readySince is the cycle from which starving counts w as ready (never:
+// not ready).
+func (w *warpCtx) readySince() uint64 {
+	if w.heldSince != never {
+		return w.heldSince
+	}
+	return w.wakeAt
 }
 
 // issue lets each scheduler issue up to IssueWidth warp-instructions,
@@ -793,11 +799,7 @@ func (sc *scheduler) earliestWakeAndReady() (wake, ready uint64) {
 	wake, ready = never, never
 	for _, w := range sc.warps {
 		wake = min(wake, w.wakeAt)
-		from := w.heldSince
-		if from == never {
-			from = w.wakeAt
-		}
-		ready = min(ready, from)
+		ready = min(ready, w.readySince())
 	}
 	return wake, ready
 }
