@@ -13,7 +13,7 @@ import (
 // credits), or, in a receiver's inRuns, the stretch of sender dom's outbox
 // bound for it.
 type domainRun struct {
-	dom, lo, hi int
+	dom, lo, hi int32 // int32: the exchange reads every sender's runs, a third fewer lines
 }
 
 // seal sorts the domain's outbox by receiving domain, then due cycle,
@@ -96,7 +96,7 @@ func appendRuns(runs []domainRun, n int, key func(int) int) []domainRun {
 		for hi < n && key(hi) == k {
 			hi++
 		}
-		runs = append(runs, domainRun{dom: k, lo: lo, hi: hi})
+		runs = append(runs, domainRun{dom: int32(k), lo: int32(lo), hi: int32(hi)})
 		lo = hi
 	}
 	return runs
@@ -112,11 +112,12 @@ func appendRuns(runs []domainRun, n int, key func(int) int) []domainRun {
 // sender's in the order of the receivers' domains and of delivery, a
 // sender waiting for space being notified at time now (the window's last
 // cycle). Every domain's engine must stand still. Each domain's
-// deliveries and credits are a task of parallel.
-func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel func(int, func(int))) {
+// deliveries and credits are a task of parallel, which is told each
+// task's domain.
+func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel func(domains []int, task func(int))) {
 	if parallel == nil {
-		parallel = func(n int, task func(int)) {
-			for i := range n {
+		parallel = func(domains []int, task func(int)) {
+			for i := range domains {
 				task(i)
 			}
 		}
@@ -130,23 +131,23 @@ func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel f
 		for _, r := range d.outRuns {
 			to := f.doms[r.dom]
 			if len(to.inRuns) == 0 && len(to.creditsIn) == 0 {
-				f.exchangers = append(f.exchangers, r.dom)
+				f.exchangers = append(f.exchangers, int(r.dom))
 			}
-			to.inRuns = append(to.inRuns, domainRun{dom: i, lo: r.lo, hi: r.hi})
+			to.inRuns = append(to.inRuns, domainRun{dom: int32(i), lo: r.lo, hi: r.hi})
 		}
 		for _, r := range d.creditRuns {
 			to := f.doms[r.dom]
 			if len(to.inRuns) == 0 && len(to.creditsIn) == 0 {
-				f.exchangers = append(f.exchangers, r.dom)
+				f.exchangers = append(f.exchangers, int(r.dom))
 			}
-			to.creditsIn = append(to.creditsIn, domainRun{dom: i, lo: r.lo, hi: r.hi})
+			to.creditsIn = append(to.creditsIn, domainRun{dom: int32(i), lo: r.lo, hi: r.hi})
 		}
 	}
 	// A domain's deliveries and its credits touch that domain alone, so
 	// one task per domain does both, deliveries first, as a pass of every
 	// domain's deliveries and then one of every domain's credits would.
 	if len(f.exchangers) > 0 {
-		parallel(len(f.exchangers), func(k int) {
+		parallel(f.exchangers, func(k int) {
 			d := f.doms[f.exchangers[k]]
 			if len(d.inRuns) > 0 {
 				f.receive(d, end)
@@ -198,46 +199,53 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 		d.inRuns = runs[:0]
 		return
 	}
-	// A heap of the runs by their heads' due cycles, then run index.
-	head := slices.Grow(d.inHead[:0], len(runs))[:len(runs)] // each run's next crossing
-	clear(head)
-	less := func(a, b int) bool {
-		x, y := box(a)[head[a]].at, box(b)[head[b]].at
-		return x < y || x == y && a < b
-	}
-	h := d.inHeap[:0]
+	// A heap of the runs' heads, by due cycle, then run index (the
+	// ascending sender); each run's rest is in boxes.
+	boxes := slices.Grow(d.inBoxes[:0], len(runs))[:len(runs)]
+	h := slices.Grow(d.inHeap[:0], len(runs))
 	for r := range runs {
-		h = append(h, r)
+		boxes[r] = box(r)
+		h = append(h, runHead{at: boxes[r][0].at, run: int32(r)})
 	}
 	down := func(i int) {
+		x := h[i]
 		for {
 			c := 2*i + 1
 			if c >= len(h) {
-				return
+				break
 			}
-			if c+1 < len(h) && less(h[c+1], h[c]) {
+			if c+1 < len(h) && h[c+1].before(h[c]) {
 				c++
 			}
-			if !less(h[c], h[i]) {
-				return
+			if !h[c].before(x) {
+				break
 			}
-			h[i], h[c] = h[c], h[i]
+			h[i] = h[c]
 			i = c
 		}
+		h[i] = x
 	}
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
 	for len(h) > 0 {
-		r := h[0]
-		put(box(r)[head[r]])
-		if head[r]++; head[r] == runs[r].hi-runs[r].lo {
+		r := h[0].run
+		b := boxes[r]
+		put(b[0])
+		if b = b[1:]; len(b) > 0 {
+			boxes[r] = b
+			h[0].at = b[0].at
+		} else {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
+			if len(h) == 0 {
+				break
+			}
 		}
 		down(0)
 	}
-	d.inHeap, d.inHead = h[:0], head[:0]
+	clear(boxes) // they hold the senders' messages
+	d.inHeap, d.inBoxes = h[:0], boxes[:0]
 	d.inRuns = runs[:0]
 }
 
@@ -255,6 +263,15 @@ func (f *fabric) takeCredits(d *fabricDomain, now sim.VTimeInSec) {
 	}
 	d.creditsIn = d.creditsIn[:0]
 }
+
+// runHead is a run's next crossing in receive's merge: its due cycle and
+// the run.
+type runHead struct {
+	at  float64
+	run int32
+}
+
+func (a runHead) before(b runHead) bool { return a.at < b.at || a.at == b.at && a.run < b.run }
 
 // lateCrossings counts the messages between domains that exchange found
 // due before the window's end (it delivers them at the end): a window

@@ -216,11 +216,13 @@ type fabricDomain struct {
 	outRuns, creditRuns []domainRun
 	// inRuns are the outboxes' stretches this domain receives in the
 	// window, by sending domain, and creditsIn the credits' stretches
-	// that come back to it, by receiving domain (exchange); inHeap is
-	// scratch of the merge of inRuns; late counts the crossings it
-	// received due before the window's end (fabric.lateCrossings).
+	// that come back to it, by receiving domain (exchange); inHeap and
+	// inBoxes are scratch of the merge of inRuns; late counts the
+	// crossings it received due before the window's end
+	// (fabric.lateCrossings).
 	inRuns, creditsIn []domainRun
-	inHeap, inHead    []int
+	inHeap            []runHead
+	inBoxes           [][]crossing
 	late              uint64
 	// dramReadBytes and dramWriteBytes count the DRAM traffic delivered
 	// in this domain (fabric.account).

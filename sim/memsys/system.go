@@ -182,10 +182,10 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 // not on which ran first nor on how many goroutines run the exchange.
 // ran lists the domains that ran in the window, ascending; the others
 // must have done nothing since the last exchange. parallel, when not nil,
-// runs n independent tasks, each of which touches one domain's state
-// alone (the caller's engines must allow it), and returns when all are
-// done; nil runs them in turn.
-func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int, parallel func(n int, task func(int))) {
+// runs the independent tasks 0..len(domains)-1, each of which touches
+// domain domains[k]'s state alone (the caller's engines must allow it),
+// and returns when all are done; nil runs them in turn.
+func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int, parallel func(domains []int, task func(int))) {
 	s.fabric.exchange(now, end, ran, parallel)
 }
 

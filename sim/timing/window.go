@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -228,16 +227,18 @@ func (we *windowEngine) exchange(end uint64) {
 	}
 }
 
-// runExchange runs the exchange's n tasks, on the pool where there are
-// enough of them to pay for waking it.
-func (we *windowEngine) runExchange(n int, task func(int)) {
-	if we.threads <= 1 || n < minExchangeTasks {
-		for i := range n {
+// runExchange runs the exchange's tasks, on the pool where there are
+// enough of them to pay for waking it, each first on the worker of its
+// domain's window tasks (taskOwner), whose core's caches hold the state it
+// changes and which its next window reads.
+func (we *windowEngine) runExchange(domains []int, task func(int)) {
+	if we.threads <= 1 || len(domains) < minExchangeTasks {
+		for i := range domains {
 			task(i)
 		}
 		return
 	}
-	we.pool.do(n, task)
+	we.pool.doOwned(len(domains), task, func(i int) int { return domains[i] % we.threads })
 }
 
 // minExchangeTasks is the fewest tasks of an exchange step worth the pool.
@@ -465,14 +466,14 @@ func (we *windowEngine) run() {
 			we.merge()
 			we.recycle()
 		}
-		// The domains with events in the window, ascending.
+		// The domains with events in the window, ascending (a pass over
+		// every domain costs less than sorting busy's).
 		we.ran = we.ran[:0]
-		for _, d := range we.busy {
-			if we.nextAt[d] < end {
+		for d, at := range we.nextAt {
+			if at < end {
 				we.ran = append(we.ran, d)
 			}
 		}
-		slices.Sort(we.ran)
 		// The tasks, the longest first (the merge's sequencing, the L2
 		// groups'), so that the SMs' fill in around them; a large
 		// merge's parts last, by when its sequence is ready.
