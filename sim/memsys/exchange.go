@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/sarchlab/akita/v3/sim"
 )
@@ -38,6 +39,62 @@ func (d *fabricDomain) seal() {
 		slices.SortStableFunc(credits, bySender)
 	}
 	d.creditRuns = appendRuns(d.creditRuns[:0], len(credits), func(i int) int { return credits[i].dom.index })
+	// The receivers' slots: each receiver finds its senders' stretches
+	// in a row of its own, which no serial pass over every sender builds.
+	f, n := d.f, len(d.f.doms)
+	for _, r := range d.outRuns {
+		f.inSlots[int(r.dom)*n+d.index] = span{lo: r.lo, hi: r.hi}
+		f.markIncoming(int(r.dom))
+	}
+	for _, r := range d.creditRuns {
+		f.creditSlots[int(r.dom)*n+d.index] = span{lo: r.lo, hi: r.hi}
+		f.markIncoming(int(r.dom))
+	}
+}
+
+// span is a stretch [lo, hi) of a sender's outbox or credits in a
+// receiver's slots (fabric.inSlots, fabric.creditSlots); empty: none.
+type span struct {
+	lo, hi int32
+}
+
+// ensureSlots sizes the exchange's slots for the fabric's domains (the
+// builder calls it once they are all made; before any domain seals).
+func (f *fabric) ensureSlots() {
+	n := len(f.doms)
+	if len(f.incoming) == n {
+		return
+	}
+	f.inSlots = make([]span, n*n)
+	f.creditSlots = make([]span, n*n)
+	f.incoming = make([]atomic.Bool, n)
+}
+
+// markIncoming notes that domain r has crossings or credits in its slots.
+func (f *fabric) markIncoming(r int) {
+	if in := &f.incoming[r]; !in.Load() {
+		in.Store(true)
+	}
+}
+
+// gather takes domain d's slots into d.inRuns and d.creditsIn, by
+// ascending sender, and empties them.
+func (f *fabric) gather(d *fabricDomain) {
+	n := len(f.doms)
+	row := f.inSlots[d.index*n : (d.index+1)*n]
+	for s, sp := range row {
+		if sp.hi > sp.lo {
+			d.inRuns = append(d.inRuns, domainRun{dom: int32(s), lo: sp.lo, hi: sp.hi})
+			row[s] = span{}
+		}
+	}
+	row = f.creditSlots[d.index*n : (d.index+1)*n]
+	for s, sp := range row {
+		if sp.hi > sp.lo {
+			d.creditsIn = append(d.creditsIn, domainRun{dom: int32(s), lo: sp.lo, hi: sp.hi})
+			row[s] = span{}
+		}
+	}
 }
 
 // sortOutbox sorts the outbox as a stable sort by compareCrossings would:
@@ -122,25 +179,16 @@ func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel f
 			}
 		}
 	}
-	// Who receives what, and whose credits come back: the stretches, by
-	// ascending sender (receiver) domain.
-	f.exchangers = f.exchangers[:0]
+	// Every sender's stretches are in its receivers' slots once sealed;
+	// the receivers are the domains marked incoming, ascending.
+	f.ensureSlots()
 	for _, i := range from {
-		d := f.doms[i]
-		d.seal()
-		for _, r := range d.outRuns {
-			to := f.doms[r.dom]
-			if len(to.inRuns) == 0 && len(to.creditsIn) == 0 {
-				f.exchangers = append(f.exchangers, int(r.dom))
-			}
-			to.inRuns = append(to.inRuns, domainRun{dom: int32(i), lo: r.lo, hi: r.hi})
-		}
-		for _, r := range d.creditRuns {
-			to := f.doms[r.dom]
-			if len(to.inRuns) == 0 && len(to.creditsIn) == 0 {
-				f.exchangers = append(f.exchangers, int(r.dom))
-			}
-			to.creditsIn = append(to.creditsIn, domainRun{dom: int32(i), lo: r.lo, hi: r.hi})
+		f.doms[i].seal()
+	}
+	f.exchangers = f.exchangers[:0]
+	for r := range f.incoming {
+		if f.incoming[r].Load() {
+			f.exchangers = append(f.exchangers, r)
 		}
 	}
 	// A domain's deliveries and its credits touch that domain alone, so
@@ -148,7 +196,10 @@ func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel f
 	// domain's deliveries and then one of every domain's credits would.
 	if len(f.exchangers) > 0 {
 		parallel(f.exchangers, func(k int) {
-			d := f.doms[f.exchangers[k]]
+			r := f.exchangers[k]
+			f.incoming[r].Store(false)
+			d := f.doms[r]
+			f.gather(d)
 			if len(d.inRuns) > 0 {
 				f.receive(d, end)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -77,6 +78,12 @@ type fabric struct {
 	// exchangers is scratch of exchange: the domains that received
 	// crossings in a window or whose credits came back.
 	exchangers []int
+	// inSlots[r*len(doms)+s] is the stretch of sender s's outbox bound
+	// for domain r in the window, creditSlots[r*len(doms)+s] that of the
+	// credits s owes r's ends; incoming[r] says r has either (seal
+	// writes them, exchange's task for r reads and empties them).
+	inSlots, creditSlots []span
+	incoming             []atomic.Bool
 
 	// dirtyHolders are the L2 slices' records of their dirty sectors
 	// (sectored slices, or the shadows of akita's).

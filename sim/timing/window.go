@@ -238,7 +238,7 @@ func (we *windowEngine) runExchange(domains []int, task func(int)) {
 		}
 		return
 	}
-	we.pool.doOwned(len(domains), task, func(i int) int { return domains[i] % we.threads })
+	we.pool.doOwned(len(domains), task, func(i int) int { return we.ownerOf(domains[i]) })
 }
 
 // minExchangeTasks is the fewest tasks of an exchange step worth the pool.
@@ -607,7 +607,20 @@ func (we *windowEngine) taskOwner(i int) int {
 	case d < 0:
 		return mergeTask(d) % we.threads
 	}
-	return d % we.threads
+	return we.ownerOf(d)
+}
+
+// ownerOf is domain d's worker: the L2 side's groups one per worker from
+// the caller on, the SMs dealt from the last worker down, so that the
+// caller, which also orders the merge, has as few as any.
+func (we *windowEngine) ownerOf(d int) int {
+	if sm, ok := we.smOf(d); ok {
+		return we.threads - 1 - sm%we.threads
+	}
+	if d == 0 {
+		return 0
+	}
+	return (d - len(we.sms)) % we.threads
 }
 
 // smallMerge is the most operations and L1 changes a merge may apply for
