@@ -218,9 +218,12 @@
 //     SMs by index, the other L2 groups), then of their sending, and the
 //     receiver's link is reserved in that order. The credit a delivery
 //     across domains returns to its sender's buffer returns at the
-//     window's end too. Each domain's deliveries, then the credits that
-//     come back to it, are one task on the pool (they touch that domain
-//     alone).
+//     window's end too. A domain that ends its window's run sorts its
+//     outbox and notes each receiver's stretch of it in that receiver's
+//     slots; at the window's end each receiving domain's task gathers its
+//     slots, then takes its deliveries and the credits that come back to
+//     it (they touch that domain alone), on the worker that runs its
+//     window tasks.
 //   - Windows. The domains with events in a window [T, T+W) run up to its
 //     end concurrently, on a pool of n goroutines that take them as tasks
 //     in any order (no domain can affect another within a window, so
