@@ -19,8 +19,9 @@ type domainRun struct {
 
 // seal sorts the domain's outbox by receiving domain, then due cycle,
 // keeping the order sent among equals, and its credits by sending domain
-// keeping their order, and records the stretches. It touches this
-// domain's state alone.
+// keeping their order, and records the stretches, in its own state and in
+// the receivers' slots (the sender's column of each, and their incoming
+// flags); domains may seal at once.
 func (d *fabricDomain) seal() {
 	if d.sealed && d.sealedLens == [2]int{len(d.outbox), len(d.credits)} {
 		return

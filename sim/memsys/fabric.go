@@ -223,7 +223,7 @@ type fabricDomain struct {
 	outRuns, creditRuns []domainRun
 	// inRuns are the outboxes' stretches this domain receives in the
 	// window, by sending domain, and creditsIn the credits' stretches
-	// that come back to it, by receiving domain (exchange); inHeap and
+	// that come back to it, by receiving domain (gather); inHeap and
 	// inBoxes are scratch of the merge of inRuns; late counts the
 	// crossings it received due before the window's end
 	// (fabric.lateCrossings).
