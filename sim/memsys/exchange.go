@@ -9,19 +9,18 @@ import (
 	"github.com/sarchlab/akita/v3/sim"
 )
 
-// domainRun is a stretch [lo, hi) of one domain's outbox or credits that
-// concerns domain dom (the receiver of the crossings, the sender of the
-// credits), or, in a receiver's inRuns, the stretch of sender dom's outbox
-// bound for it.
+// domainRun is, in a receiver's inRuns, the stretch [lo, hi) of sender
+// dom's outbox bound for it, or, in its creditsIn, of the credits sender
+// dom owes its ends.
 type domainRun struct {
-	dom, lo, hi int32 // int32: the exchange reads every sender's runs, a third fewer lines
+	dom, lo, hi int32
 }
 
 // seal sorts the domain's outbox by receiving domain, then due cycle,
 // keeping the order sent among equals, and its credits by sending domain
-// keeping their order, and records the stretches, in its own state and in
-// the receivers' slots (the sender's column of each, and their incoming
-// flags); domains may seal at once.
+// keeping their order, and posts their stretches in the receivers' slots
+// (this sender's column of each, and their incoming flags); domains may
+// seal at once.
 func (d *fabricDomain) seal() {
 	if d.sealed && d.sealedLens == [2]int{len(d.outbox), len(d.credits)} {
 		return
@@ -33,23 +32,29 @@ func (d *fabricDomain) seal() {
 		d.sortOutbox()
 	}
 	box := d.outbox
-	d.outRuns = appendRuns(d.outRuns[:0], len(box), func(i int) int { return box[i].dst.dom.index })
+	d.post(d.f.inSlots, len(box), func(i int) int { return box[i].dst.dom.index })
 	credits := d.credits
 	bySender := func(a, b *fabricEnd) int { return cmp.Compare(a.dom.index, b.dom.index) }
 	if !slices.IsSortedFunc(credits, bySender) {
 		slices.SortStableFunc(credits, bySender)
 	}
-	d.creditRuns = appendRuns(d.creditRuns[:0], len(credits), func(i int) int { return credits[i].dom.index })
-	// The receivers' slots: each receiver finds its senders' stretches
-	// in a row of its own, which no serial pass over every sender builds.
-	f, n := d.f, len(d.f.doms)
-	for _, r := range d.outRuns {
-		f.inSlots[int(r.dom)*n+d.index] = span{lo: r.lo, hi: r.hi}
-		f.markIncoming(int(r.dom))
-	}
-	for _, r := range d.creditRuns {
-		f.creditSlots[int(r.dom)*n+d.index] = span{lo: r.lo, hi: r.hi}
-		f.markIncoming(int(r.dom))
+	d.post(d.f.creditSlots, len(credits), func(i int) int { return credits[i].dom.index })
+}
+
+// post writes the stretches of equal keys (receiving domains) of n sorted
+// items into this sender's column of those receivers' rows of slots, and
+// marks them incoming: each receiver then finds its senders' stretches in
+// a row of its own, which no serial pass over every sender builds.
+func (d *fabricDomain) post(slots []span, n int, key func(int) int) {
+	f, stride := d.f, len(d.f.doms)
+	for lo := 0; lo < n; {
+		k, hi := key(lo), lo+1
+		for hi < n && key(hi) == k {
+			hi++
+		}
+		slots[k*stride+d.index] = span{lo: int32(lo), hi: int32(hi)}
+		f.markIncoming(k)
+		lo = hi
 	}
 }
 
@@ -145,19 +150,6 @@ func compareCrossings(a, b crossing) int {
 		return c
 	}
 	return cmp.Compare(a.at, b.at)
-}
-
-// appendRuns appends the stretches of equal keys of n sorted items.
-func appendRuns(runs []domainRun, n int, key func(int) int) []domainRun {
-	for lo := 0; lo < n; {
-		k, hi := key(lo), lo+1
-		for hi < n && key(hi) == k {
-			hi++
-		}
-		runs = append(runs, domainRun{dom: int32(k), lo: int32(lo), hi: int32(hi)})
-		lo = hi
-	}
-	return runs
 }
 
 // exchange ends a window of the domains (WithDomains) at cycle end; from

@@ -216,11 +216,10 @@ type fabricDomain struct {
 	sortSpare  []crossing
 	sortStarts []int
 	// sealed: outbox is sorted by receiving domain, then due cycle, and
-	// credits by sending domain (seal), which were sealedLens long;
-	// outRuns and creditRuns are their stretches per domain.
-	sealed              bool
-	sealedLens          [2]int
-	outRuns, creditRuns []domainRun
+	// credits by sending domain, their stretches posted in the receivers'
+	// slots (seal); they were sealedLens long.
+	sealed     bool
+	sealedLens [2]int
 	// inRuns are the outboxes' stretches this domain receives in the
 	// window, by sending domain, and creditsIn the credits' stretches
 	// that come back to it, by receiving domain (gather); inHeap and

@@ -229,7 +229,7 @@ func (we *windowEngine) exchange(end uint64) {
 
 // runExchange runs the exchange's tasks, on the pool where there are
 // enough of them to pay for waking it, each first on the worker of its
-// domain's window tasks (taskOwner), whose core's caches hold the state it
+// domain's window tasks (ownerOf), whose core's caches hold the state it
 // changes and which its next window reads.
 func (we *windowEngine) runExchange(domains []int, task func(int)) {
 	if we.threads <= 1 || len(domains) < minExchangeTasks {
