@@ -39,13 +39,14 @@ func multiGPUExperiment() *Experiment {
 		Params: append([]Param{
 			{Name: "rmat_spec", About: "the scale-free graph: a spec or a .wgc file", Default: byTarget("rmat:scale=22+perm=1", "rmat:scale=18+perm=1")},
 			{Name: "grid_spec", About: "the mesh: a spec or a .wgc file", Default: byTarget("grid:w=2000,h=2000", "grid:w=512,h=512")},
-			{Name: "source", About: "source vertex of BFS, SSSP and SSWP", Default: byTarget("0", "0")},
+			{Name: "source", About: "source vertex of BFS, SSSP and SSWP, max (the vertex of maximum out-degree) or auto (vertex 0 where it has out-edges, else max: vertex 0 of rmat:scale=12 and 18+perm=1 is isolated)", Default: byTarget("auto", "auto")},
 			{Name: "partition", About: "how the vertices are split: range or hash", Default: byTarget(graph.PartitionRange, graph.PartitionRange)},
 			{Name: "mapping", About: "each device's sweep: wseg or vwc8", Default: byTarget("wseg", "wseg")},
 		}, wholeRunParams("threads per CTA", "2", "10")...),
 		Stats: []Stat{
 			{"spec", "", "the graph's full spec"},
 			{"vertices", "", "vertices of the input graph"},
+			{"source_vertex", "", "the traversal's source vertex (the source parameter resolved)"},
 			{"edges", "", "edges of the input graph"},
 			{"link", "", "the interconnect"},
 			{"iterations", "", "sweeps of the last run"},
@@ -131,6 +132,7 @@ func runMultiGPUPoint(ctx context.Context, env *Env, p Point) (Outcome, error) {
 			return Outcome{}, err
 		}
 		params[scheduler.SourceParam] = source
+		v["source_vertex"] = strconv.FormatUint(uint64(source), 10)
 	}
 	sys, err := env.System(gpus)
 	if err != nil {

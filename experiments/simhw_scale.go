@@ -39,11 +39,6 @@ func simhwScaleExperiment() *Experiment {
 }
 
 // scaleSource is simhw-scale's traversal source: vertex 0, the anchor
-// cells' source, unless it has no out-edges (a traversal from it would end
-// at once), then the vertex of maximum out-degree, simhw's source.
-func scaleSource(g *graph.Graph) uint32 {
-	if g.NumVertices() > 0 && g.OutDegree(0) > 0 {
-		return 0
-	}
-	return g.MaxDegreeVertex()
-}
+// cells' source, unless it has no out-edges, then the vertex of maximum
+// out-degree, simhw's source (zeroOrMaxSource).
+func scaleSource(g *graph.Graph) uint32 { return zeroOrMaxSource(g) }

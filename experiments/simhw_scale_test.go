@@ -62,3 +62,31 @@ func TestScaleSourceSkipsAnIsolatedVertexZero(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint32(0), scaleSource(g))
 }
+
+// TestSourceParamAuto: a source parameter "auto" is vertex 0 where it has
+// out-edges, else the vertex of maximum out-degree; numbers are taken as
+// given, and anything else is refused with the values it accepts.
+func TestSourceParamAuto(t *testing.T) {
+	l := &graph.EdgeList{NumVertices: 4}
+	l.Add(1, 2, 0)
+	l.Add(1, 3, 0)
+	g, err := graph.Build(l, graph.BuildOptions{Symmetrize: true})
+	require.NoError(t, err)
+	source := func(v string) (uint32, error) {
+		return sourceParam("multigpu", "source", Point{Params: []Value{{Name: "source", Value: v}}}, g)
+	}
+	s, err := source("auto")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(1), s, "vertex 0 is isolated")
+	s, err = source("0")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(0), s, "an explicit vertex is kept")
+	_, err = source("first")
+	require.ErrorContains(t, err, "neither max, auto nor a vertex")
+	l.Add(0, 3, 0)
+	g, err = graph.Build(l, graph.BuildOptions{Symmetrize: true})
+	require.NoError(t, err)
+	s, err = source("auto")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(0), s)
+}

@@ -144,14 +144,27 @@ func specParam(experiment string, p Point) (string, error) {
 // the vertex of maximum out-degree.
 func sourceParam(experiment, name string, p Point, g *graph.Graph) (uint32, error) {
 	s := p.Get(name)
-	if s == "max" {
+	switch s {
+	case "max":
 		return g.MaxDegreeVertex(), nil
+	case "auto":
+		return zeroOrMaxSource(g), nil
 	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil || n >= uint64(g.NumVertices()) {
-		return 0, fmt.Errorf("%s: %s %q is neither max nor a vertex of the %d-vertex graph", experiment, name, s, g.NumVertices())
+		return 0, fmt.Errorf("%s: %s %q is neither max, auto nor a vertex of the %d-vertex graph", experiment, name, s, g.NumVertices())
 	}
 	return uint32(n), nil
+}
+
+// zeroOrMaxSource is a traversal's source "auto": vertex 0, unless it has
+// no out-edges (a traversal from it would end at once, as from vertex 0 of
+// the permuted R-MAT graphs), then the vertex of maximum out-degree.
+func zeroOrMaxSource(g *graph.Graph) uint32 {
+	if g.NumVertices() > 0 && g.OutDegree(0) > 0 {
+		return 0
+	}
+	return g.MaxDegreeVertex()
 }
 
 // startSpecCell starts a point whose graph axis names a GRAPH_spec
