@@ -41,8 +41,8 @@ run: build
 test: vet
 	@echo "test: hardware tests (they skip, saying why, where no CUDA driver is present):"
 	@$(GO) test -count=1 -v -run Hardware ./hw | awk '/no CUDA driver/ && !seen++ {sub(/^ +/, ""); print "  reason: " $$0} /^--- / {print "  " $$0}'
-	@echo "test: $(GO) test ./... (every package's tests: about 2 minutes, more on an empty build cache; one line per package as it finishes)"
-	@$(GO) test ./...
+	@echo "test: $(GO) test ./... (every package's tests: about 7 minutes on 2 cores, cmd/warpgraph the longest; one line per package as it finishes; a package past 20 minutes fails)"
+	@$(GO) test -timeout 20m ./...
 	@echo "test: the parallel timing engine's tests under the race detector (about 2 minutes)"
 	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers' ./sim/timing ./sim
 
