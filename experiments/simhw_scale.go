@@ -1,7 +1,5 @@
 package experiments
 
-import "github.com/warpgraph/warpgraph/graph"
-
 func init() { Default.Register(simhwScaleExperiment()) }
 
 // simhwScaleGraphs are simhw's four families at the hardware's sizes:
@@ -19,7 +17,8 @@ var simhwScaleGraphs = []namedGraph{
 }
 
 // simhwScaleExperiment is simhw at the hardware's scale: every registered
-// cell on the eight graphs, traversals from scaleSource. Its hardware half
+// cell on the eight graphs, traversals from zeroOrMaxSource (vertex 0, the
+// anchor cells' source, where it has out-edges). Its hardware half
 // runs every cell; the simulated half runs the cells chosen from it
 // (--points), since a cell there takes minutes on a many-core host.
 func simhwScaleExperiment() *Experiment {
@@ -29,7 +28,7 @@ func simhwScaleExperiment() *Experiment {
 		"families at 2^18 and 2^20 vertices, traversals from vertex 0 (where it has edges), in timing mode on the h100 configuration and on the GPU, " +
 		"each run validated against the CPU reference. Measure the hardware half first and simulate the cells picked from it " +
 		"(--points); `warpgraph sweep crosscheck` joins the two halves."
-	withCells(e, simhwScaleGraphs, scaleSource)
+	withCells(e, simhwScaleGraphs, zeroOrMaxSource)
 	e.Notes = []string{
 		"Traversals start from vertex 0 where it has out-edges, as the anchor cells do, else from the vertex of maximum out-degree (rmat18's vertex 0 is isolated); k-core's k is ref.DefaultK, and every run is validated against graph/ref.",
 		"On the simulator a point is one deterministic run; on the GPU it is the median of the timed whole runs after the warm-up ones.",
@@ -37,8 +36,3 @@ func simhwScaleExperiment() *Experiment {
 	}
 	return e
 }
-
-// scaleSource is simhw-scale's traversal source: vertex 0, the anchor
-// cells' source, unless it has no out-edges, then the vertex of maximum
-// out-degree, simhw's source (zeroOrMaxSource).
-func scaleSource(g *graph.Graph) uint32 { return zeroOrMaxSource(g) }

@@ -47,25 +47,10 @@ func TestGraphCacheLoadsEachSpecOnce(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// TestScaleSourceSkipsAnIsolatedVertexZero: traversals start at vertex 0
-// unless it has no out-edges.
-func TestScaleSourceSkipsAnIsolatedVertexZero(t *testing.T) {
-	l := &graph.EdgeList{NumVertices: 4}
-	l.Add(1, 2, 0)
-	l.Add(1, 3, 0)
-	l.Add(2, 3, 0)
-	g, err := graph.Build(l, graph.BuildOptions{Symmetrize: true})
-	require.NoError(t, err)
-	assert.Equal(t, uint32(1), scaleSource(g), "vertex 0 is isolated: the vertex of maximum degree")
-	l.Add(0, 3, 0)
-	g, err = graph.Build(l, graph.BuildOptions{Symmetrize: true})
-	require.NoError(t, err)
-	assert.Equal(t, uint32(0), scaleSource(g))
-}
-
-// TestSourceParamAuto: a source parameter "auto" is vertex 0 where it has
-// out-edges, else the vertex of maximum out-degree; numbers are taken as
-// given, and anything else is refused with the values it accepts.
+// TestSourceParamAuto: a source parameter "auto" (simhw-scale's and
+// multigpu's traversal source) is vertex 0 where it has out-edges, else
+// the vertex of maximum out-degree; numbers are taken as given, and
+// anything else is refused with the values it accepts.
 func TestSourceParamAuto(t *testing.T) {
 	l := &graph.EdgeList{NumVertices: 4}
 	l.Add(1, 2, 0)

@@ -152,11 +152,11 @@ func (b Builder) Build(name string) (*System, error) {
 		for j, e := range b.l2Engines {
 			s.fabric.doms = append(s.fabric.doms, newFabricDomain(s.fabric, b.numSMs+1+j, e))
 		}
-		s.fabric.ensureSlots()
 		s.l2Groups = 1 + len(b.l2Engines)
 		s.groupPools = make([]memPools, s.l2Groups)
 		s.smPools = make([]memPools, b.numSMs)
 	}
+	s.fabric.sizeSlots()
 
 	b.buildSlices(s)
 	if cfg.L2ReadsInPartition && cfg.L2Partitions > 1 {

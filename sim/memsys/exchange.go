@@ -64,13 +64,10 @@ type span struct {
 	lo, hi int32
 }
 
-// ensureSlots sizes the exchange's slots for the fabric's domains (the
-// builder calls it once they are all made; before any domain seals).
-func (f *fabric) ensureSlots() {
+// sizeSlots sizes the exchange's slots for the fabric's domains (the
+// builder calls it once they are all made, before any domain seals).
+func (f *fabric) sizeSlots() {
 	n := len(f.doms)
-	if len(f.incoming) == n {
-		return
-	}
 	f.inSlots = make([]span, n*n)
 	f.creditSlots = make([]span, n*n)
 	f.incoming = make([]atomic.Bool, n)
@@ -174,7 +171,6 @@ func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel f
 	}
 	// Every sender's stretches are in its receivers' slots once sealed;
 	// the receivers are the domains marked incoming, ascending.
-	f.ensureSlots()
 	for _, i := range from {
 		f.doms[i].seal()
 	}
