@@ -51,7 +51,7 @@ func (b Builder) WithFreq(freq sim.Freq) Builder {
 // drive (fabricDomain): SM i, its port and its L1 on smEngines[i], the L2
 // side (slices, atomic units, DRAM channels) on the engine of WithEngine.
 // A message between the two sides waits for the end of the window in
-// which it was sent (System.Exchange), so the domains may run through a
+// which it was sent (System.EndWindow), so the domains may run through a
 // window concurrently when it is no longer than MinCrossingCycles. The
 // L1s then report the lines they install and drop (TakeL1Events) rather
 // than keep CoherenceL1's values themselves, which the caller replays

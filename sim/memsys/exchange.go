@@ -31,21 +31,22 @@ func (d *fabricDomain) seal() {
 	if !slices.IsSortedFunc(d.outbox, compareCrossings) {
 		d.sortOutbox()
 	}
-	box := d.outbox
-	d.post(d.f.inSlots, len(box), func(i int) int { return box[i].dst.dom.index })
+	box, p := d.outbox, d.f.sealParity
+	d.post(d.f.inSlots[p], p, len(box), func(i int) int { return box[i].dst.dom.index })
 	credits := d.credits
 	bySender := func(a, b *fabricEnd) int { return cmp.Compare(a.dom.index, b.dom.index) }
 	if !slices.IsSortedFunc(credits, bySender) {
 		slices.SortStableFunc(credits, bySender)
 	}
-	d.post(d.f.creditSlots, len(credits), func(i int) int { return credits[i].dom.index })
+	d.post(d.f.creditSlots[p], p, len(credits), func(i int) int { return credits[i].dom.index })
 }
 
 // post writes the stretches of equal keys (receiving domains) of n sorted
-// items into this sender's column of those receivers' rows of slots, and
-// marks them incoming: each receiver then finds its senders' stretches in
-// a row of its own, which no serial pass over every sender builds.
-func (d *fabricDomain) post(slots []span, n int, key func(int) int) {
+// items into this sender's column of those receivers' rows of slots (of
+// parity p), and marks them incoming: each receiver then finds its
+// senders' stretches in a row of its own, which no serial pass over every
+// sender builds.
+func (d *fabricDomain) post(slots []span, p, n int, key func(int) int) {
 	f, stride := d.f, len(d.f.doms)
 	for lo := 0; lo < n; {
 		k, hi := key(lo), lo+1
@@ -53,7 +54,7 @@ func (d *fabricDomain) post(slots []span, n int, key func(int) int) {
 			hi++
 		}
 		slots[k*stride+d.index] = span{lo: int32(lo), hi: int32(hi)}
-		f.markIncoming(k)
+		f.markIncoming(p, k)
 		lo = hi
 	}
 }
@@ -68,30 +69,33 @@ type span struct {
 // builder calls it once they are all made, before any domain seals).
 func (f *fabric) sizeSlots() {
 	n := len(f.doms)
-	f.inSlots = make([]span, n*n)
-	f.creditSlots = make([]span, n*n)
-	f.incoming = make([]atomic.Bool, n)
+	for p := range 2 {
+		f.inSlots[p] = make([]span, n*n)
+		f.creditSlots[p] = make([]span, n*n)
+		f.incoming[p] = make([]atomic.Bool, n)
+	}
 }
 
-// markIncoming notes that domain r has crossings or credits in its slots.
-func (f *fabric) markIncoming(r int) {
-	if in := &f.incoming[r]; !in.Load() {
+// markIncoming notes that domain r has crossings or credits in its slots
+// of parity p.
+func (f *fabric) markIncoming(p, r int) {
+	if in := &f.incoming[p][r]; !in.Load() {
 		in.Store(true)
 	}
 }
 
-// gather takes domain d's slots into d.inRuns and d.creditsIn, by
-// ascending sender, and empties them.
+// gather takes domain d's slots of the last window into d.inRuns and
+// d.creditsIn, by ascending sender, and empties them.
 func (f *fabric) gather(d *fabricDomain) {
-	n := len(f.doms)
-	row := f.inSlots[d.index*n : (d.index+1)*n]
+	n, p := len(f.doms), f.recvParity
+	row := f.inSlots[p][d.index*n : (d.index+1)*n]
 	for s, sp := range row {
 		if sp.hi > sp.lo {
 			d.inRuns = append(d.inRuns, domainRun{dom: int32(s), lo: sp.lo, hi: sp.hi})
 			row[s] = span{}
 		}
 	}
-	row = f.creditSlots[d.index*n : (d.index+1)*n]
+	row = f.creditSlots[p][d.index*n : (d.index+1)*n]
 	for s, sp := range row {
 		if sp.hi > sp.lo {
 			d.creditsIn = append(d.creditsIn, domainRun{dom: int32(s), lo: sp.lo, hi: sp.hi})
@@ -149,62 +153,85 @@ func compareCrossings(a, b crossing) int {
 	return cmp.Compare(a.at, b.at)
 }
 
-// exchange ends a window of the domains (WithDomains) at cycle end; from
+// endWindow ends a window of the domains (WithDomains) at cycle end; ran
 // is the domains that ran in it, ascending (no other has sent or received
-// anything since the last exchange). The messages sent between domains
-// join their receivers' queues, each receiver's in the order of their due
-// cycles, then of their senders' domains and the order sent, with the
-// receivers' links reserved in that order; then the credits of the
-// messages delivered across domains go back to their senders, each
-// sender's in the order of the receivers' domains and of delivery, a
-// sender waiting for space being notified at time now (the window's last
-// cycle). Every domain's engine must stand still. Each domain's
-// deliveries and credits are a task of parallel, which is told each
-// task's domain.
-func (f *fabric) exchange(now sim.VTimeInSec, end uint64, from []int, parallel func(domains []int, task func(int))) {
-	if parallel == nil {
-		parallel = func(domains []int, task func(int)) {
-			for i := range domains {
-				task(i)
-			}
-		}
+// anything since the last window's end). It seals what they sent (seal)
+// and returns the domains with crossings or credits to take, ascending:
+// each takes them with receiveFor before the next window's end, at the
+// start of its task in that window or in receiveAll between the windows.
+// Every domain's engine must stand still, and every receiver of the last
+// window must have taken its crossings.
+func (f *fabric) endWindow(now sim.VTimeInSec, end uint64, ran []int) []int {
+	if f.unreceived.Load() != 0 {
+		panic("memsys: a window ended before every receiver of the last took its crossings")
 	}
-	// Every sender's stretches are in its receivers' slots once sealed;
-	// the receivers are the domains marked incoming, ascending.
-	for _, i := range from {
-		f.doms[i].seal()
-	}
-	f.exchangers = f.exchangers[:0]
-	for r := range f.incoming {
-		if f.incoming[r].Load() {
-			f.exchangers = append(f.exchangers, r)
-		}
-	}
-	// A domain's deliveries and its credits touch that domain alone, so
-	// one task per domain does both, deliveries first, as a pass of every
-	// domain's deliveries and then one of every domain's credits would.
-	if len(f.exchangers) > 0 {
-		parallel(f.exchangers, func(k int) {
-			r := f.exchangers[k]
-			f.incoming[r].Store(false)
-			d := f.doms[r]
-			f.gather(d)
-			if len(d.inRuns) > 0 {
-				f.receive(d, end)
-			}
-			if len(d.creditsIn) > 0 {
-				f.takeCredits(d, now)
-			}
-		})
-	}
-	// The outboxes' stale entries past their lengths are never read; the
-	// next window's sends overwrite them.
-	for _, i := range from {
+	// The last window's senders' stretches are all taken. (Their stale
+	// entries past the lengths are never read; later sends overwrite
+	// them.)
+	for _, i := range f.senders {
 		d := f.doms[i]
-		d.outbox = d.outbox[:0]
-		d.credits = d.credits[:0]
+		d.sent, d.sentCredits = d.sent[:0], d.sentCredits[:0]
+	}
+	for _, i := range ran {
+		d := f.doms[i]
+		d.seal()
+		// The receivers read what it sent while it sends again.
+		d.sent, d.outbox = d.outbox, d.sent[:0]
+		d.sentCredits, d.credits = d.credits, d.sentCredits[:0]
 		d.sealed = false
 	}
+	f.senders = append(f.senders[:0], ran...)
+	f.recvParity, f.sealParity = f.sealParity, f.sealParity^1
+	f.recvNow, f.recvEnd = now, end
+	f.receivers = f.receivers[:0]
+	for r := range f.incoming[f.recvParity] {
+		if f.incoming[f.recvParity][r].Load() {
+			f.receivers = append(f.receivers, r)
+		}
+	}
+	f.unreceived.Store(int64(len(f.receivers)))
+	return f.receivers
+}
+
+// receiveFor takes the crossings and credits domain r received in the
+// last window (endWindow): the messages sent to it join their receivers'
+// queues, in the order of their due cycles, then of their senders'
+// domains and the order sent, with the receivers' links reserved in that
+// order; then the credits of its messages delivered in other domains
+// come back to its ends, in the order of those domains and of delivery,
+// a sender waiting for space being notified at the last window's last
+// cycle. It touches domain r's state alone (and reads the senders'
+// sealed outboxes), so domains may receive at once.
+func (f *fabric) receiveFor(r int) {
+	f.incoming[f.recvParity][r].Store(false)
+	d := f.doms[r]
+	f.gather(d)
+	if len(d.inRuns) > 0 {
+		f.receive(d, f.recvEnd)
+	}
+	if len(d.creditsIn) > 0 {
+		f.takeCredits(d, f.recvNow)
+	}
+	f.unreceived.Add(-1)
+}
+
+// receiveAll runs receiveFor for every receiver of the last window, none
+// of which has yet, each a task of parallel, which is told each task's
+// domain.
+func (f *fabric) receiveAll(parallel func(domains []int, task func(int))) {
+	switch n := f.unreceived.Load(); {
+	case n == 0:
+		return
+	case n != int64(len(f.receivers)):
+		panic("memsys: some receivers took their crossings in a window, some between")
+	}
+	if parallel == nil {
+		for _, r := range f.receivers {
+			f.receiveFor(r)
+		}
+		return
+	}
+	parallel(f.receivers, func(k int) { f.receiveFor(f.receivers[k]) })
 }
 
 // receive puts the window's crossings to domain d into their receivers'
@@ -214,7 +241,7 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 	runs := d.inRuns
 	box := func(r int) []crossing {
 		run := runs[r]
-		return f.doms[run.dom].outbox[run.lo:run.hi]
+		return f.doms[run.dom].sent[run.lo:run.hi]
 	}
 	put := func(c crossing) {
 		at := c.at
@@ -293,7 +320,7 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 // domains (d.creditsIn, ascending) collected for them.
 func (f *fabric) takeCredits(d *fabricDomain, now sim.VTimeInSec) {
 	for _, run := range d.creditsIn {
-		for _, src := range f.doms[run.dom].credits[run.lo:run.hi] {
+		for _, src := range f.doms[run.dom].sentCredits[run.lo:run.hi] {
 			src.undelivered--
 			if src.waitingForSpace {
 				src.waitingForSpace = false
@@ -313,8 +340,8 @@ type runHead struct {
 
 func (a runHead) before(b runHead) bool { return a.at < b.at || a.at == b.at && a.run < b.run }
 
-// lateCrossings counts the messages between domains that exchange found
-// due before the window's end (it delivers them at the end): a window
+// lateCrossings counts the messages between domains that receive found
+// due before their window's end (it delivers them at that end): a window
 // longer than the crossing allows (tests check it stays 0).
 func (f *fabric) lateCrossings() uint64 {
 	n := uint64(0)

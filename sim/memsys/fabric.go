@@ -75,15 +75,22 @@ type fabric struct {
 	// the system was built WithDomains, and then doms[0] is the L2 side's
 	// and doms[1+i] SM i's.
 	doms []*fabricDomain
-	// exchangers is scratch of exchange: the domains that received
-	// crossings in a window or whose credits came back.
-	exchangers []int
-	// inSlots[r*len(doms)+s] is the stretch of sender s's outbox bound
-	// for domain r in the window, creditSlots[r*len(doms)+s] that of the
-	// credits s owes r's ends; incoming[r] says r has either (seal
-	// writes them, exchange's task for r reads and empties them).
-	inSlots, creditSlots []span
-	incoming             []atomic.Bool
+	// inSlots[p][r*len(doms)+s] is the stretch of sender s's sealed
+	// outbox bound for domain r, creditSlots[p][r*len(doms)+s] that of the
+	// credits s owes r's ends; incoming[p][r] says r has either. A window
+	// seals into the set of parity sealParity (seal) while its receivers
+	// take the last window's from recvParity's (receiveFor).
+	inSlots, creditSlots   [2][]span
+	incoming               [2][]atomic.Bool
+	sealParity, recvParity int
+	// The last window's end (endWindow): its last cycle's time and its end
+	// cycle, the domains that ran in it (senders) and those with crossings
+	// or credits to take (receivers), unreceived of which have not yet.
+	recvNow    sim.VTimeInSec
+	recvEnd    uint64
+	senders    []int
+	receivers  []int
+	unreceived atomic.Int64
 
 	// dirtyHolders are the L2 slices' records of their dirty sectors
 	// (sectored slices, or the shadows of akita's).
@@ -184,8 +191,8 @@ func newFabric(name string, engine sim.Engine, freq sim.Freq,
 // SM with its L1 another, each on an engine of its own, which may run
 // concurrently with the others' through a window of time no longer than
 // the shortest crossing between them. A message between two domains waits
-// in its sender's outbox until the window's end (fabric.exchange), when it
-// joins its receiver's queue; the credit a delivery returns to its sender
+// in its sender's outbox until the window's end (fabric.endWindow), after
+// which it joins its receiver's queue (fabric.receiveFor); the credit a delivery returns to its sender
 // (fabricEnd.undelivered) waits in the receiver's domain likewise.
 type fabricDomain struct {
 	f      *fabric
@@ -209,9 +216,10 @@ type fabricDomain struct {
 
 	// outbox are the messages sent to other domains in this window, in
 	// the order sent; credits the ends of other domains whose messages
-	// this domain received in it.
-	outbox  []crossing
-	credits []*fabricEnd
+	// this domain received in it. sent and sentCredits are the last
+	// window's, sealed, which their receivers take (fabric.endWindow).
+	outbox, sent         []crossing
+	credits, sentCredits []*fabricEnd
 	// sortSpare and sortStarts are sortOutbox's scratch.
 	sortSpare  []crossing
 	sortStarts []int
@@ -550,8 +558,8 @@ func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
 
 		src := d.src
 		if src.dom != end.dom {
-			// The sender's credit goes back at the window's end
-			// (exchange).
+			// The sender's credit goes back after the window's end
+			// (receiveFor).
 			if src.bufSize < unboundedBuf {
 				end.dom.credits = append(end.dom.credits, src)
 			}

@@ -172,27 +172,40 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1, domain: domain})
 }
 
-// Exchange ends a window of the domains (Builder.WithDomains) at cycle
-// end, with every engine standing still: the messages sent between
-// domains in the window join their receivers' queues (each receiver's in
-// the order of their due cycles, then of the senders' domains, then the
-// order sent), and the credits of the messages delivered across join
-// their senders (a sender waiting for space hears of it at time now, the
-// window's last cycle). The order depends only on what the domains did,
-// not on which ran first nor on how many goroutines run the exchange.
-// ran lists the domains that ran in the window, ascending; the others
-// must have done nothing since the last exchange. parallel, when not nil,
-// runs the independent tasks 0..len(domains)-1, each of which touches
-// domain domains[k]'s state alone (the caller's engines must allow it),
-// and returns when all are done; nil runs them in turn.
-func (s *System) Exchange(now sim.VTimeInSec, end uint64, ran []int, parallel func(domains []int, task func(int))) {
-	s.fabric.exchange(now, end, ran, parallel)
+// EndWindow ends a window of the domains (Builder.WithDomains) at cycle
+// end, with every engine standing still, and returns the domains that
+// received messages or credits from other domains in it, ascending. Each
+// of them takes them (Receive) before the next window's end: at the start
+// of its run in the next window, which the caller must then run, or all
+// at once between the windows (ReceiveAll). A domain's messages join its
+// ports' queues in the order of their due cycles, then of the senders'
+// domains, then the order sent; its ends' credits come back (a sender
+// waiting for space hears of it at time now, the window's last cycle).
+// The order depends only on what the domains did, not on which ran or
+// receives first nor on how many goroutines run them. ran lists the
+// domains that ran in the window, ascending; the others must have done
+// nothing since the last window's end.
+func (s *System) EndWindow(now sim.VTimeInSec, end uint64, ran []int) []int {
+	return s.fabric.endWindow(now, end, ran)
 }
 
-// SealDomain readies domain d's window for the exchange (sorting what it
-// sent and the credits it owes): a domain's task may call it when its
-// window's run is done, concurrently with other domains', to take the
-// work off Exchange. Exchange seals whatever is not sealed.
+// Receive takes what domain d received in the last window (EndWindow);
+// it touches domain d's state alone, so domains may receive at once.
+func (s *System) Receive(d int) { s.fabric.receiveFor(d) }
+
+// ReceiveAll takes what every domain received in the last window, none
+// of which has yet. parallel, when not nil, runs the independent tasks
+// 0..len(domains)-1, each of which touches domain domains[k]'s state alone
+// (the caller's engines must allow it), and returns when all are done; nil
+// runs them in turn.
+func (s *System) ReceiveAll(parallel func(domains []int, task func(int))) {
+	s.fabric.receiveAll(parallel)
+}
+
+// SealDomain readies domain d's window for its end (sorting what it sent
+// and the credits it owes): a domain's task may call it when its window's
+// run is done, concurrently with other domains', to take the work off
+// EndWindow, which seals whatever is not sealed.
 func (s *System) SealDomain(d int) { s.fabric.doms[d].seal() }
 
 // SliceDomain is the fabric domain of L2 slice i, its atomic unit and its
@@ -228,8 +241,8 @@ func (s *System) slicePools(i int) *memPools {
 }
 
 // LateCrossings is the number of messages between domains that were due
-// before the end of the window they were sent in (Exchange delays them to
-// its end): none when the windows are no longer than MinCrossingCycles.
+// before the end of the window they were sent in (Receive delays them to
+// that end): none when the windows are no longer than MinCrossingCycles.
 func (s *System) LateCrossings() uint64 { return s.fabric.lateCrossings() }
 
 // MinCrossingCycles is the fewest cycles a message takes between an SM's

@@ -212,18 +212,23 @@
 //     WithDomains and WithL2Domains; a fixed count, not the thread count,
 //     since it sets the order of ties). The fabric keeps a calendar per
 //     domain. A message between domains waits in its sender's outbox
-//     until the end of the window in which it was sent; there it joins
+//     until the end of the window in which it was sent; after it, it joins
 //     its receiver's queue, each receiver's messages in the order of their
 //     due cycles, then of their senders' domains (the first L2 group, the
 //     SMs by index, the other L2 groups), then of their sending, and the
 //     receiver's link is reserved in that order. The credit a delivery
-//     across domains returns to its sender's buffer returns at the
+//     across domains returns to its sender's buffer returns after the
 //     window's end too. A domain that ends its window's run sorts its
-//     outbox and notes each receiver's stretch of it in that receiver's
-//     slots; at the window's end each receiving domain's task gathers its
-//     slots, then takes its deliveries and the credits that come back to
-//     it (they touch that domain alone), on the worker that runs its
-//     window tasks.
+//     outbox and notes each receiving domain's stretch of it in that
+//     receiver's slots; at the window's end the outboxes are sealed, and
+//     each receiving domain gathers its slots and takes its deliveries
+//     and the credits that come back to it (they touch that domain alone)
+//     at the start of its task in the next window, which it then joins,
+//     while the senders fill their other outbox and the other set of
+//     slots. The messages are due no earlier than that window, whose
+//     start nothing they do can move: where no domain's own events follow
+//     a window at once, the receivers take theirs between the windows
+//     instead, before the engine jumps to the next event.
 //   - Windows. The domains with events in a window [T, T+W) run up to its
 //     end concurrently, on a pool of n goroutines that take them as tasks
 //     in any order (no domain can affect another within a window, so

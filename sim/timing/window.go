@@ -25,8 +25,9 @@ import (
 // side (slices, atomic units, DRAM channels) is one more
 // (memsys.Builder.WithDomains). A window of W cycles runs every domain
 // that has events in it, concurrently, up to its end; then, with every
-// domain standing still, the window's end exchanges the messages between
-// the SMs' domains and the L2 side's (memsys.System.Exchange), frees the
+// domain standing still, the window's end seals the messages between the
+// SMs' domains and the L2 side's (memsys.System.EndWindow; their
+// receivers take them at the start of the next window's tasks), frees the
 // resources of the CTAs that retired in it and dispatches waiting CTAs, in
 // the order of those retirements, stops the launch on the earliest error,
 // and runs the deadlock detector. No domain can affect another within a
@@ -117,6 +118,13 @@ type windowEngine struct {
 	// own domains, which exTouched records until the exchange is done.
 	exchanging bool
 	exTouched  []bool
+	// receivers are the domains that received messages or credits in
+	// the last window (memsys.System.EndWindow), receiving says they have
+	// not taken them yet, and receives[d] that domain d takes them at the
+	// start of its task in the window running.
+	receivers []int
+	receiving bool
+	receives  []bool
 }
 
 // The merge's tasks: taskMergeSequence orders the last window's log and
@@ -153,6 +161,7 @@ func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngi
 		nextAt:    make([]uint64, domains),
 		isTouched: make([]bool, domains),
 		exTouched: make([]bool, domains),
+		receives:  make([]bool, domains),
 		infoRows:  map[*ptx.Function][]int32{},
 		pend:      make([]*exec.OpLog, n),
 		pendEv:    make([][]memsys.L1Event, n),
@@ -210,19 +219,28 @@ func (we *windowEngine) touch(e *serialEngine) {
 }
 
 // exchange ends the window at cycle end in the memory system
-// (memsys.System.Exchange), its tasks on the pool.
+// (memsys.System.EndWindow): the domains that received messages or
+// credits in it take them at the start of their tasks in the next window
+// when it follows at once, else between the windows (receiveAll).
 func (we *windowEngine) exchange(end uint64) {
 	g := we.g
+	we.receivers = g.mem.EndWindow(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran)
+	we.receiving = len(we.receivers) > 0
+}
+
+// receiveAll has the last window's receivers take what they received,
+// on the pool, before the engine jumps past the cycle the window ended
+// at: their next events may come before any other domain's.
+func (we *windowEngine) receiveAll() {
 	we.exchanging = true
-	g.mem.Exchange(sim.VTimeInSec(float64(end-1)/float64(g.freq)), end, we.ran, we.runExchange)
+	we.g.mem.ReceiveAll(we.runExchange)
 	we.exchanging = false
+	we.receiving = false
 	for d, t := range we.exTouched {
 		if t {
 			we.exTouched[d] = false
-			if !we.isTouched[d] {
-				we.isTouched[d] = true
-				we.touched = append(we.touched, d)
-			}
+			we.refresh(d)
+			we.track(d)
 		}
 	}
 }
@@ -455,6 +473,12 @@ func (we *windowEngine) run() {
 	t := we.r.startCycle
 	for {
 		next := we.nextCycle()
+		if we.receiving && next > t {
+			// No domain's own events follow the last window at once:
+			// what the receivers take may.
+			we.receiveAll()
+			next = we.nextCycle()
+		}
 		if next == never {
 			break
 		}
@@ -468,9 +492,16 @@ func (we *windowEngine) run() {
 		}
 		// The domains with events in the window, ascending (a pass over
 		// every domain costs less than sorting busy's).
+		// The last window's receivers run in this one, to take what
+		// they received first.
 		we.ran = we.ran[:0]
+		if we.receiving {
+			for _, d := range we.receivers {
+				we.receives[d] = true
+			}
+		}
 		for d, at := range we.nextAt {
-			if at < end {
+			if at < end || we.receives[d] {
 				we.ran = append(we.ran, d)
 			}
 		}
@@ -503,6 +534,12 @@ func (we *windowEngine) run() {
 		}
 		we.between = false
 		we.runTasks(endTime)
+		if we.receiving {
+			for _, d := range we.receivers {
+				we.receives[d] = false
+			}
+			we.receiving = false
+		}
 		if we.pendAny && !we.merged {
 			we.mergeDone()
 		}
@@ -574,6 +611,9 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 			}
 			we.mergePart(mergeTask(d))
 			return
+		}
+		if we.receives[d] {
+			we.g.mem.Receive(d)
 		}
 		we.engine(d).runBefore(end)
 		we.refresh(d)
