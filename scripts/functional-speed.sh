@@ -3,9 +3,10 @@
 # functional mode, on every (algorithm, scheduler) cell of one graph:
 #   OUT=dir [JOBS=16] [LIMIT=240] [GRAPH=rmat:scale=14+perm=1] \
 #     [SCHEDULERS="simdx atos ..."] [BEFORE_KEYS=key=value,...] \
-#     bash scripts/functional-speed.sh ./warpgraph ./warpgraph-before
+#     bash scripts/functional-speed.sh ./warpgraph ./warpgraph-before|-
 # Each cell runs functional mode with both binaries and timing mode (one
-# simulator thread) with each, one cell per job, JOBS at once; every run
+# simulator thread) with each ("-" for the second binary: the first alone,
+# the "before" columns empty), one cell per job, JOBS at once; every run
 # is `warpgraph run --target sim --config h100 --json`, validated by
 # warpgraph itself. BEFORE_KEYS adds scheduler keys to the second binary's
 # runs (the same binary twice then compares a key's values). Writes
@@ -13,7 +14,8 @@
 # status; 124 is past LIMIT seconds).
 set -u
 WG=$(realpath "${1:?the binary to measure}")
-BEFORE=$(realpath "${2:?the binary to compare functional mode with}")
+BEFORE=${2:?the binary to compare functional mode with, or -}
+[ "$BEFORE" = - ] || BEFORE=$(realpath "$BEFORE")
 OUT=${OUT:?set OUT to an output folder}
 JOBS=${JOBS:-16}
 LIMIT=${LIMIT:-240}
@@ -26,6 +28,7 @@ one() { # algo scheduler
   local a=$1 s=$2 line=""
   for run in "functional $WG" "functional-before $BEFORE" "timing $WG" "timing-before $BEFORE"; do
     set -- $run
+    if [ "$2" = - ]; then line="$line\t\t\t\t\t"; continue; fi
     local mode=${1%-before} json="$OUT/json/$a-$s-$1.json" extra="" variant=$s
     [ "$mode" = timing ] && extra="--sim-threads 1"
     [ "$mode" != "$1" ] && [ -n "${BEFORE_KEYS:-}" ] && variant="$s:$BEFORE_KEYS"
