@@ -50,6 +50,76 @@ extern "C" __global__ void bp_field(const uint32_t* in_offsets, const uint32_t* 
   field[v] = h;
 }
 
+// bp_warp_sum adds x over the 32 lanes of a converged warp.
+WG_DEV float bp_warp_sum(float x) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    x += __shfl_xor_sync(WG_FULL_MASK, x, offset);
+  return x;
+}
+
+// bp_field_classified is bp_field with SIMD-X's task mapping (its JIT
+// task management over a frontier of every vertex): the vertices come in
+// three lists by in-degree, and the grid's blocks are dealt in that order:
+//   small   a thread per vertex: blocks [0, small_blocks);
+//   medium  a warp per vertex, its lanes striding the in-edges:
+//           blocks [small_blocks, small_blocks + medium_blocks);
+//   large   a CTA per vertex: the remaining blocks, one vertex each.
+// A warp or CTA sums its lanes' partial sums in a tree, so the field of
+// such a vertex differs from bp_field's by float rounding.
+//   lists   small, then medium, then large vertices (num_small + num_medium
+//           + num_large entries).
+// Launch: small_blocks + medium_blocks + num_large CTAs of blockDim.x
+// threads (a multiple of 32, at most 1024); small_blocks covers num_small
+// threads, medium_blocks num_medium warps.
+extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const uint32_t* in_edge,
+                                               const float* messages, const float* log_prior,
+                                               float* field, const uint32_t* lists,
+                                               uint32_t num_small, uint32_t num_medium,
+                                               uint32_t small_blocks, uint32_t medium_blocks) {
+  __shared__ float partial[32];
+  uint32_t block = blockIdx.x;
+  if (block < small_blocks) {
+    uint32_t i = block * blockDim.x + threadIdx.x;
+    if (i >= num_small)
+      return;
+    uint32_t v = lists[i];
+    float h = log_prior[v];
+    for (uint32_t j = in_offsets[v], end = in_offsets[v + 1]; j < end; ++j)
+      h += messages[in_edge[j]];
+    field[v] = h;
+    return;
+  }
+  uint32_t lane = threadIdx.x & 31;
+  block -= small_blocks;
+  if (block < medium_blocks) {
+    uint32_t i = block * (blockDim.x / 32) + threadIdx.x / 32;
+    if (i >= num_medium)
+      return; // the whole warp
+    uint32_t v = lists[num_small + i];
+    float h = 0.0f;
+    for (uint32_t j = in_offsets[v] + lane, end = in_offsets[v + 1]; j < end; j += 32)
+      h += messages[in_edge[j]];
+    h = bp_warp_sum(h);
+    if (lane == 0)
+      field[v] = log_prior[v] + h;
+    return;
+  }
+  uint32_t v = lists[num_small + num_medium + (block - medium_blocks)];
+  float h = 0.0f;
+  for (uint32_t j = in_offsets[v] + threadIdx.x, end = in_offsets[v + 1]; j < end; j += blockDim.x)
+    h += messages[in_edge[j]];
+  h = bp_warp_sum(h);
+  if (lane == 0)
+    partial[threadIdx.x / 32] = h;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    h = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.0f;
+    h = bp_warp_sum(h);
+    if (threadIdx.x == 0)
+      field[v] = log_prior[v] + h;
+  }
+}
+
 // bp_messages: for every edge e = u->v (u != v), next[e] = message of
 // field[u] minus the message on its paired reverse edge (none when reverse[e]
 // is 0xFFFFFFFF); self-loops carry 0.

@@ -10,13 +10,15 @@ import (
 )
 
 // Belief propagation (kernels/bp.cu): its messages live on edges, so it is
-// not an ACC algorithm; it has its own entries and runs under bsp (Custom):
-// per round a field pass over vertices and a double-buffered message pass
-// over edges, graph/ref's schedule, in float32 log-odds.
+// not an ACC algorithm; it has its own entries (Custom): per round a field
+// pass over vertices and a double-buffered message pass over edges,
+// graph/ref's schedule, in float32 log-odds. Under bsp (Own) the field
+// pass is a thread per vertex; under simdx (Classified) it takes the
+// vertices by in-degree class, a thread, a warp or a CTA each.
 func init() {
 	RegisterAlgorithm(&Algorithm{Name: "bp", About: fmt.Sprintf("loopy belief propagation, %d rounds", ref.BPIterations),
 		Kernel: "bp", Combine: Aggregation, Params: []Param{{Name: "seed", Kind: Uint64Param, Default: 1, About: "seed of the node priors"}},
-		Setups: map[Form]Setup{Own: setupBP}, CPU: cpuBP})
+		Setups: map[Form]Setup{Own: setupBP, Classified: setupBPClassified}, CPU: cpuBP})
 }
 
 func cpuBP(g *graph.Graph, p Params) CPUResult {
@@ -35,6 +37,47 @@ func cpuBP(g *graph.Graph, p Params) CPUResult {
 }
 
 func setupBP(g *graph.Graph, params Params) (*Problem, error) {
+	return setupBPWith(g, params, nil)
+}
+
+// setupBPClassified is setupBP whose field pass (bp_field_classified)
+// takes the vertices in lists by in-degree class (SIMD-X's task mapping),
+// built once on the host with the variant's class bounds.
+func setupBPClassified(g *graph.Graph, params Params) (*Problem, error) {
+	return setupBPWith(g, params, func(e *Enactment, inOffsets []uint32) (*bpFieldPass, error) {
+		k, err := kernels.Lookup("bp_field_classified")
+		if err != nil {
+			return nil, err
+		}
+		t, n := listTuningOf(e.Variant), len(inOffsets)-1
+		var byClass [3][]uint32
+		for v := range n {
+			c := classOf(int(inOffsets[v+1]-inOffsets[v]), t)
+			byClass[c] = append(byClass[c], uint32(v))
+		}
+		lists := append(append(byClass[0], byClass[1]...), byClass[2]...)
+		block := e.Options.Block
+		small, medium := len(byClass[0]), len(byClass[1])
+		smallBlocks, mediumBlocks := (small+block-1)/block, (medium+block/32-1)/(block/32)
+		e.Notes = append(e.Notes, fmt.Sprintf("field pass by in-degree class: %d vertices a thread, %d a warp (in-degree from %d), %d a CTA (from %d)",
+			small, medium, t.MediumFrom, len(byClass[2]), t.LargeFrom))
+		return &bpFieldPass{kernel: k, grid: max(1, smallBlocks+mediumBlocks+len(byClass[2])),
+			args: []any{e.Buffers.Copy(lists, "in-degree classes"), uint32(small), uint32(medium), uint32(smallBlocks), uint32(mediumBlocks)}}, nil
+	})
+}
+
+// bpFieldPass is a round's field pass: its kernel, its grid and the
+// arguments after (in offsets, in-edge ids, messages, log priors, field).
+type bpFieldPass struct {
+	kernel *kernels.Kernel
+	grid   int
+	args   []any
+}
+
+// setupBPWith builds belief propagation's problem; fieldPass, when not nil,
+// makes the field pass on the first run (else a thread per vertex,
+// bp_field).
+func setupBPWith(g *graph.Graph, params Params, fieldPass func(e *Enactment, inOffsets []uint32) (*bpFieldPass, error)) (*Problem, error) {
 	seed := params.Uint64("seed")
 	n, m := g.NumVertices(), g.NumEdges()
 	logPrior := make([]uint32, n)
@@ -65,14 +108,22 @@ func setupBP(g *graph.Graph, params Params) (*Problem, error) {
 	}
 	belief := Float32s("belief", make([]float32, n))
 	var bufs []kernels.DevPtr // allocated on the first run
+	var field *bpFieldPass
 	run := func(e *Enactment) error {
 		b := e.Buffers
 		if bufs == nil {
 			bufs = []kernels.DevPtr{b.Copy(inOffsets, "in offsets"), b.Copy(inEdge, "in-edge ids"), b.Copy(source, "edge sources"),
 				b.Copy(ref.BPReverseEdges(g), "reverse edges"), b.Copy(logPrior, "log priors"), b.Uint32s(n, "field"),
 				b.Uint32s(m, "messages"), b.Uint32s(m, "messages")}
+			if fieldPass != nil {
+				f, err := fieldPass(e, inOffsets)
+				if err != nil {
+					return err
+				}
+				field = f
+			}
 		}
-		inOff, inEd, src, rev, prior, field, msg, next := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7]
+		inOff, inEd, src, rev, prior, fieldv, msg, next := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7]
 		b.Zero(msg, 4*m, "messages") // uniform: log-odds 0
 		if err := b.Err(); err != nil {
 			return err
@@ -82,18 +133,22 @@ func setupBP(g *graph.Graph, params Params) (*Problem, error) {
 			return err
 		}
 		vgrid, egrid := blocks(n, e.Options.Block), blocks(m, e.Options.Block)
+		fp := field
+		if fp == nil {
+			fp = &bpFieldPass{kernel: kf, grid: vgrid, args: []any{uint32(n)}}
+		}
 		for round := 0; round <= ref.BPIterations; round++ {
 			it := IterationStats{Iteration: round, Phases: "field+messages", Direction: "pull", FrontierIn: n}
-			if err := e.launch(&it, kf, vgrid, inOff, inEd, msg, prior, field, uint32(n)); err != nil {
+			if err := e.launch(&it, fp.kernel, fp.grid, append([]any{inOff, inEd, msg, prior, fieldv}, fp.args...)...); err != nil {
 				return err
 			}
 			if round == ref.BPIterations { // the last field gives the beliefs
 				it.Phases = "field+beliefs"
-				if err := e.launch(&it, kb, vgrid, field, belief.Ptr(), uint32(n)); err != nil {
+				if err := e.launch(&it, kb, vgrid, fieldv, belief.Ptr(), uint32(n)); err != nil {
 					return err
 				}
 			} else if m > 0 {
-				if err := e.launch(&it, km, egrid, src, e.out.targets, rev, field, msg, next, uint32(m)); err != nil {
+				if err := e.launch(&it, km, egrid, src, e.out.targets, rev, fieldv, msg, next, uint32(m)); err != nil {
 					return err
 				}
 				msg, next = next, msg

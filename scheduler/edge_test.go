@@ -182,7 +182,7 @@ func TestEdgeSupports(t *testing.T) {
 	assert.ErrorContains(t, edgeSupports(kcore, v), "pull members (identity, reduce, combine_pull), which kcore does not have")
 	bp, err := LookupAlgorithm("bp")
 	require.NoError(t, err)
-	assert.ErrorContains(t, Supports(bp, v), "bp runs in the own form(s); edge runs acc")
+	assert.ErrorContains(t, Supports(bp, v), "bp runs in the own, classified form(s); edge runs acc")
 	_, err = Enact(context.Background(), nil, kcore, v, nil, nil, RunOptions{})
 	assert.ErrorContains(t, err, "kcore under edge:cache=shared,census=off: edge combines updates")
 }

@@ -61,10 +61,16 @@ const (
 	// that link trees by hooking roots and flatten them by pointer
 	// jumping (scheduler/forest.go), meta0 the parents.
 	Forest
+	// Classified is an algorithm with its own phases (Problem.Custom)
+	// whose vertex passes take the vertices in lists by degree class, a
+	// thread per small vertex, a warp per medium one, a CTA per large
+	// one: SIMD-X's task mapping (the class bounds are the variant's
+	// medium and large keys), which simdx runs without fusion.
+	Classified
 )
 
 func (f Form) String() string {
-	return [...]string{"acc", "pull-then-push", "tasks", "own", "forest"}[f]
+	return [...]string{"acc", "pull-then-push", "tasks", "own", "forest", "classified"}[f]
 }
 
 // Setup builds an algorithm's problem on g (already loaded and checked)
@@ -112,7 +118,7 @@ type Algorithm struct {
 // Forms lists the forms the algorithm provides, in Form order.
 func (a *Algorithm) Forms() []Form {
 	var out []Form
-	for f := ACC; f <= Forest; f++ {
+	for f := ACC; f <= Classified; f++ {
 		if a.Setups[f] != nil {
 			out = append(out, f)
 		}

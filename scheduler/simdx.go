@@ -35,16 +35,26 @@ func init() {
 			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most 4 out-edges a thread, and more CTAs than large vertices so that a few hubs share the grid; at most the grid; SIMD-X's mapping of tasks to the cores they need), grid launches the whole grid every time",
 				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			{Name: "bin", About: "entries of the online filter's thread bins", Default: "64", Quiet: true, Range: &KeyRange{Min: 1, Max: 1 << 16, Whole: true}},
-			{Name: "medium", About: "out-degree from which a warp processes a vertex", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
-			{Name: "large", About: "out-degree from which a CTA processes a vertex (at least medium)", Default: "256", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
+			{Name: "medium", About: "degree from which a warp processes a vertex (out-degree in pushes, in-degree in pulls and classified passes)", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
+			{Name: "large", About: "degree from which a CTA processes a vertex (at least medium)", Default: "256", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
 			pullFractionKey,
 		},
 		Label:  func(v Variant) string { return v.Get("fusion") },
-		Forms:  []Form{PullThenPush, ACC},
+		Forms:  []Form{PullThenPush, Classified, ACC},
 		Offers: map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
 		Supports: func(a *Algorithm, v Variant) error {
 			if t := listTuningOf(v); t.MediumFrom > t.LargeFrom {
 				return fmt.Errorf("medium=%d and large=%d: a vertex must not be medium from a degree above where it is large", t.MediumFrom, t.LargeFrom)
+			}
+			if f, err := v.FormOf(a); err == nil && f == Classified {
+				// Every vertex is in every pass: no frontier to filter,
+				// no direction to choose, host-driven launches.
+				for _, kv := range [][2]string{{"filter", "jit"}, {"direction", "auto"}, {"fusion", "none"}, {"local", "off"}, {"launch", "fit"}} {
+					if key, only := kv[0], kv[1]; v.Get(key) != only {
+						return fmt.Errorf("simdx runs %s's passes over its vertices classified by degree, every vertex in every pass, launched by the host: %s=%s does not apply (keys medium and large set the classes)", a.Name, key, v.Get(key))
+					}
+				}
+				return nil
 			}
 			if a.Combine == Aggregation && v.Get("fusion") != "none" {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
@@ -100,6 +110,9 @@ type simdxState struct {
 }
 
 func simdxPrepare(e *Enactment) error {
+	if e.Form == Classified { // the problem's own phases keep their own state
+		return nil
+	}
 	n := e.Problem.Graph.NumVertices()
 	push, err := simdxGridKernel(e)
 	if err != nil {
@@ -177,6 +190,9 @@ func classify(g *graph.Graph, t listTuning) ([]uint32, [3]uint32) {
 // simdxReset classifies the start list on the host (it is the input, not
 // work of the algorithm).
 func simdxReset(e *Enactment) error {
+	if e.Form == Classified {
+		return nil
+	}
 	st := e.State.(*simdxState)
 	if err := e.startBuckets(); err != nil {
 		return err
@@ -240,6 +256,9 @@ func simdxRun(e *Enactment) error {
 	n := e.Problem.Graph.NumVertices()
 	if n == 0 {
 		return nil
+	}
+	if e.Form == Classified {
+		return e.Problem.Custom(e)
 	}
 	ks, err := simdxKernels(e)
 	if err != nil {

@@ -116,7 +116,7 @@ func TestPullMappingsRefuseAlgorithmsWithoutAPullForm(t *testing.T) {
 	for _, vname := range []string{"wseg", "vwc:k=4"} {
 		v, err := scheduler.ParseVariant(vname)
 		require.NoError(t, err)
-		for name, why := range map[string]string{"kcore": "which kcore does not have", "bp": "bp runs in the own form(s)"} {
+		for name, why := range map[string]string{"kcore": "which kcore does not have", "bp": "bp runs in the own, classified form(s)"} {
 			a, err := scheduler.LookupAlgorithm(name)
 			require.NoError(t, err)
 			err = scheduler.Supports(a, v)

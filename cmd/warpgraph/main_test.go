@@ -45,7 +45,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"unknown algorithm", []string{"run", "--algo", "dfs", "--graph", "grid:w=2,h=2"}, "unknown algorithm"},
 		{"unknown target", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "fpga"}, "unknown target"},
 		{"source out of range", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--source", "4"}, "--source 4 is not a vertex"},
-		{"scheduler without the algorithm's entries", []string{"run", "--algo", "color", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx"}, "color runs in the tasks, own form(s); simdx runs pull-then-push, acc"},
+		{"scheduler without the algorithm's entries", []string{"run", "--algo", "color", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx"}, "color runs in the tasks, own form(s); simdx runs pull-then-push, classified, acc"},
 		{"queue capacity off atos", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:capacity=64"}, `scheduler bsp has no key "capacity"`},
 		{"negative queue capacity", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "atos:capacity=-1"}, "use a whole number in [0, 4294967295]"},
 		{"negative source", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--source", "-5"}, `--source "-5" is not a whole number`},
