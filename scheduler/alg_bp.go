@@ -50,18 +50,17 @@ func setupBPClassified(g *graph.Graph, params Params) (*Problem, error) {
 			return nil, err
 		}
 		t, n := listTuningOf(e.Variant), len(inOffsets)-1
-		var byClass [3][]uint32
-		for v := range n {
-			c := classOf(int(inOffsets[v+1]-inOffsets[v]), t)
-			byClass[c] = append(byClass[c], uint32(v))
+		padded, lens := classifyBy(n, func(v int) int { return int(inOffsets[v+1] - inOffsets[v]) }, t)
+		lists := make([]uint32, 0, n) // the three lists end to end
+		for c, l := range lens {
+			lists = append(lists, padded[c*n:c*n+int(l)]...)
 		}
-		lists := append(append(byClass[0], byClass[1]...), byClass[2]...)
 		block := e.Options.Block
-		small, medium := len(byClass[0]), len(byClass[1])
+		small, medium, large := int(lens[0]), int(lens[1]), int(lens[2])
 		smallBlocks, mediumBlocks := (small+block-1)/block, (medium+block/32-1)/(block/32)
 		e.Notes = append(e.Notes, fmt.Sprintf("field pass by in-degree class: %d vertices a thread, %d a warp (in-degree from %d), %d a CTA (from %d)",
-			small, medium, t.MediumFrom, len(byClass[2]), t.LargeFrom))
-		return &bpFieldPass{kernel: k, grid: max(1, smallBlocks+mediumBlocks+len(byClass[2])),
+			small, medium, t.MediumFrom, large, t.LargeFrom))
+		return &bpFieldPass{kernel: k, grid: max(1, smallBlocks+mediumBlocks+large),
 			args: []any{e.Buffers.Copy(lists, "in-degree classes"), uint32(small), uint32(medium), uint32(smallBlocks), uint32(mediumBlocks)}}, nil
 	})
 }

@@ -47,11 +47,11 @@ func init() {
 				return fmt.Errorf("medium=%d and large=%d: a vertex must not be medium from a degree above where it is large", t.MediumFrom, t.LargeFrom)
 			}
 			if f, err := v.FormOf(a); err == nil && f == Classified {
-				// Every vertex is in every pass: no frontier to filter,
-				// no direction to choose, host-driven launches.
-				for _, kv := range [][2]string{{"filter", "jit"}, {"direction", "auto"}, {"fusion", "none"}, {"local", "off"}, {"launch", "fit"}} {
-					if key, only := kv[0], kv[1]; v.Get(key) != only {
-						return fmt.Errorf("simdx runs %s's passes over its vertices classified by degree, every vertex in every pass, launched by the host: %s=%s does not apply (keys medium and large set the classes)", a.Name, key, v.Get(key))
+				// Every vertex is in every pass, launched by the host: of
+				// the keys, only the classes' bounds apply.
+				for _, k := range v.Scheduler.Keys {
+					if k.Name != "medium" && k.Name != "large" && v.Get(k.Name) != k.Default {
+						return fmt.Errorf("simdx runs %s's passes over its vertices classified by degree, every vertex in every pass, launched by the host: %s=%s does not apply (keys medium and large set the classes)", a.Name, k.Name, v.Get(k.Name))
 					}
 				}
 				return nil
@@ -177,10 +177,14 @@ func simdxPrepare(e *Enactment) error {
 // classify lists every vertex of g by out-degree class (the lists of
 // simdx.cuh, each with room for |V|) with the lists' lengths.
 func classify(g *graph.Graph, t listTuning) ([]uint32, [3]uint32) {
-	n := g.NumVertices()
+	return classifyBy(g.NumVertices(), func(v int) int { return g.OutDegree(uint32(v)) }, t)
+}
+
+// classifyBy is classify of vertices 0..n-1 by the degree given.
+func classifyBy(n int, degree func(v int) int, t listTuning) ([]uint32, [3]uint32) {
 	lists, lens := make([]uint32, 3*n), [3]uint32{}
 	for v := range n {
-		c := classOf(g.OutDegree(uint32(v)), t)
+		c := classOf(degree(v), t)
 		lists[c*n+int(lens[c])] = uint32(v)
 		lens[c]++
 	}

@@ -491,9 +491,8 @@ func (we *windowEngine) run() {
 			we.recycle()
 		}
 		// The domains with events in the window, ascending (a pass over
-		// every domain costs less than sorting busy's).
-		// The last window's receivers run in this one, to take what
-		// they received first.
+		// every domain costs less than sorting busy's), and the last
+		// window's receivers, which take what they received first.
 		we.ran = we.ran[:0]
 		if we.receiving {
 			for _, d := range we.receivers {
