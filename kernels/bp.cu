@@ -57,11 +57,17 @@ WG_DEV float bp_warp_sum(float x) {
   return x;
 }
 
-// bp_field_classified is bp_field with SIMD-X's task mapping (its JIT
-// task management over a frontier of every vertex): the vertices come in
-// three lists by in-degree, and the grid's blocks are dealt in that order:
+// The classified form keeps a round's messages in in-slot order: slot s of
+// the reverse CSR (in_offsets) holds the message on the s-th in-edge, so a
+// vertex's field reads its messages contiguously and the only scattered
+// read of a round is the message pass's read of each reverse message.
+
+// bp_field_classified is bp_field over messages in in-slot order, with
+// SIMD-X's task mapping (its JIT task management over a frontier of every
+// vertex): the vertices come in three lists by in-degree, and the grid's
+// blocks are dealt in that order:
 //   small   a thread per vertex: blocks [0, small_blocks);
-//   medium  a warp per vertex, its lanes striding the in-edges:
+//   medium  a warp per vertex, its lanes striding the in-slots:
 //           blocks [small_blocks, small_blocks + medium_blocks);
 //   large   a CTA per vertex: the remaining blocks, one vertex each.
 // A warp or CTA sums its lanes' partial sums in a tree, so the field of
@@ -71,9 +77,8 @@ WG_DEV float bp_warp_sum(float x) {
 // Launch: small_blocks + medium_blocks + num_large CTAs of blockDim.x
 // threads (a multiple of 32, at most 1024); small_blocks covers num_small
 // threads, medium_blocks num_medium warps.
-extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const uint32_t* in_edge,
-                                               const float* messages, const float* log_prior,
-                                               float* field, const uint32_t* lists,
+extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const float* messages,
+                                               const float* log_prior, float* field, const uint32_t* lists,
                                                uint32_t num_small, uint32_t num_medium,
                                                uint32_t small_blocks, uint32_t medium_blocks) {
   __shared__ float partial[32];
@@ -85,7 +90,7 @@ extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const
     uint32_t v = lists[i];
     float h = log_prior[v];
     for (uint32_t j = in_offsets[v], end = in_offsets[v + 1]; j < end; ++j)
-      h += messages[in_edge[j]];
+      h += messages[j];
     field[v] = h;
     return;
   }
@@ -98,7 +103,7 @@ extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const
     uint32_t v = lists[num_small + i];
     float h = 0.0f;
     for (uint32_t j = in_offsets[v] + lane, end = in_offsets[v + 1]; j < end; j += 32)
-      h += messages[in_edge[j]];
+      h += messages[j];
     h = bp_warp_sum(h);
     if (lane == 0)
       field[v] = log_prior[v] + h;
@@ -107,7 +112,7 @@ extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const
   uint32_t v = lists[num_small + num_medium + (block - medium_blocks)];
   float h = 0.0f;
   for (uint32_t j = in_offsets[v] + threadIdx.x, end = in_offsets[v + 1]; j < end; j += blockDim.x)
-    h += messages[in_edge[j]];
+    h += messages[j];
   h = bp_warp_sum(h);
   if (lane == 0)
     partial[threadIdx.x / 32] = h;
@@ -118,6 +123,22 @@ extern "C" __global__ void bp_field_classified(const uint32_t* in_offsets, const
     if (threadIdx.x == 0)
       field[v] = log_prior[v] + h;
   }
+}
+
+// bp_messages_by_slot is bp_messages over messages in in-slot order: for
+// every in-slot s, the edge u->v it holds (u = slot_source[s]) gets
+// next[s] = message of field[u] minus the message in slot slot_reverse[s]
+// (the paired reverse edge v->u's slot; none when it is 0xFFFFFFFF).
+// Self-loops have no slot.
+// Launch: a thread per slot.
+extern "C" __global__ void bp_messages_by_slot(const uint32_t* slot_source, const uint32_t* slot_reverse,
+                                               const float* field, const float* messages, float* next,
+                                               uint32_t num_slots) {
+  uint32_t s = wg_global_id();
+  if (s >= num_slots)
+    return;
+  uint32_t r = slot_reverse[s];
+  next[s] = bp_message(field[slot_source[s]] - (r == 0xFFFFFFFFu ? 0.0f : messages[r]));
 }
 
 // bp_messages: for every edge e = u->v (u != v), next[e] = message of
