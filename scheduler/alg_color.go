@@ -39,7 +39,15 @@ func setupColorRounds(g *graph.Graph, params Params) (*Problem, error) {
 	return p, err
 }
 
-// setupColor is colouring's task form: tasks that assign or check.
+// colourWarpDegree is kernels/color.cu's WG_COLOUR_WARP_DEGREE: a task of
+// a vertex with this many neighbours or more is run by a whole warp (and
+// from WG_COLOUR_CTA_DEGREE by a whole CTA of a CTA worker).
+const colourWarpDegree = 32
+
+// setupColor is colouring's task form: tasks that assign or check. On a
+// graph whose degrees stay below colourWarpDegree the color_flat entries
+// run: the same tasks without the hub paths, in a kernel of fewer
+// registers and so more co-resident workers.
 func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 	sym, notes, err := undirected(g)
 	if err != nil {
@@ -47,6 +55,15 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 	}
 	n := g.NumVertices()
 	meta := Uint32s("colour", filled(n, ref.Uncolored))
+	module := ""
+	largest := 0
+	if sym.NumVertices() > 0 {
+		largest = sym.OutDegree(sym.MaxDegreeVertex())
+	}
+	if largest < colourWarpDegree {
+		module = "color_flat"
+		notes = append(notes, fmt.Sprintf("largest degree %d, below %d: the task entries without the warp and CTA paths for hubs (color_flat)", largest, colourWarpDegree))
+	}
 	all := make([]uint32, n)
 	for v := range all {
 		all[v] = uint32(v)
@@ -66,7 +83,8 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 		Work: func() (float64, string) { return float64(n), "vertices" },
 		// A colouring task is short (one pass over the neighbours' colours),
 		// so CTA workers pop many at once (results/atos-color-fetch-h100).
-		Tasks: TaskSettings{Fetch: 512, WorkCounted: true},
+		Tasks:  TaskSettings{Fetch: 512, WorkCounted: true},
+		Module: module,
 	}, nil
 }
 

@@ -379,7 +379,11 @@ func (e *Enactment) inEdges() (*deviceGraph, error) {
 // Kernel returns the entry of this algorithm, variant and phase:
 // <algorithm>_<scheduler>_<variant label>_<phase>.
 func (e *Enactment) Kernel(phase string) (*kernels.Kernel, error) {
-	return kernels.Lookup(fmt.Sprintf("%s_%s_%s_%s", e.Algorithm.Kernel, e.Variant.Scheduler.Name, e.Variant.Label(), phase))
+	module := e.Algorithm.Kernel
+	if e.Problem.Module != "" {
+		module = e.Problem.Module
+	}
+	return kernels.Lookup(fmt.Sprintf("%s_%s_%s_%s", module, e.Variant.Scheduler.Name, e.Variant.Label(), phase))
 }
 
 // accArgs are the leading arguments of every ACC entry (WG_ACC_PARAMS).

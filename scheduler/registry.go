@@ -184,6 +184,11 @@ type Problem struct {
 	Work func() (work float64, what string)
 	// Tasks are the task-parallel form's settings (Atos's business).
 	Tasks TaskSettings
+	// Module, when set, replaces the algorithm's Kernel in the names of the
+	// scheduler's entries (<Module>_<scheduler>_<variant>_<phase>): a
+	// second set of entries the problem picks for its input (colouring's
+	// without the hub paths, on graphs whose degrees never reach them).
+	Module string
 	// Custom runs a problem of the Own form with its own entries, in place
 	// of the scheduler's loop.
 	Custom func(e *Enactment) error
