@@ -18,7 +18,7 @@ func cpuBFS(g *graph.Graph, p Params) CPUResult {
 	source := p.Uint32(SourceParam)
 	d := ref.BFS(g, source)
 	return CPUResult{Validation: ref.CertifyBFS(g, source, d), Method: "certificate", Checked: true,
-		Summary: reachSummary(d, ref.Unreached, "max depth"), Values: uint32Values("depth", "4294967295: unreached", d)}
+		Summary: reachSummary(d, ref.Unreached, "max depth"), Values: traversalValues("depth", "4294967295: unreached", d, ref.Unreached)}
 }
 
 func setupBFS(g *graph.Graph, params Params) (*Problem, error) {
@@ -27,7 +27,7 @@ func setupBFS(g *graph.Graph, params Params) (*Problem, error) {
 	depth[source] = 0
 	meta := Uint32s("depth", depth)
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{source}, MaxIterations: g.NumVertices() + 1,
-		Values: func() Values { return uint32Values("depth", "4294967295: unreached", meta.Uint32s()) },
+		Values: func() Values { return traversalValues("depth", "4294967295: unreached", meta.Uint32s(), ref.Unreached) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()

@@ -24,7 +24,7 @@ func cpuSSSP(g *graph.Graph, p Params) CPUResult {
 		return CPUResult{Validation: ref.Report{Algorithm: "SSSP", Fault: err.Error()}, Method: "reference", Checked: true}
 	}
 	return CPUResult{Validation: ref.CertifySSSP(g, source, d), Method: "certificate", Checked: true,
-		Summary: reachSummary(d, ref.Unreached, "max distance"), Values: uint32Values("distance", "4294967295: unreached", d)}
+		Summary: reachSummary(d, ref.Unreached, "max distance"), Values: traversalValues("distance", "4294967295: unreached", d, ref.Unreached)}
 }
 
 func setupSSSP(g *graph.Graph, params Params) (*Problem, error) {
@@ -46,7 +46,7 @@ func setupSSSP(g *graph.Graph, params Params) (*Problem, error) {
 	}
 	return &Problem{Graph: g, Meta: []*Array{meta, Uint32s("waiting", make([]uint32, g.NumVertices())), bucket},
 		Buckets: buckets, Start: []uint32{source}, MaxIterations: maxIterations, Notes: notes,
-		Values: func() Values { return uint32Values("distance", "4294967295: unreached", meta.Uint32s()) },
+		Values: func() Values { return traversalValues("distance", "4294967295: unreached", meta.Uint32s(), ref.Unreached) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()

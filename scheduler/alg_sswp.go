@@ -19,7 +19,7 @@ func cpuSSWP(g *graph.Graph, p Params) CPUResult {
 	source := p.Uint32(SourceParam)
 	w := ref.SSWP(g, source)
 	return CPUResult{Validation: ref.CertifySSWP(g, source, w), Method: "certificate", Checked: true,
-		Summary: reachSummary(w, 0, "widest width"), Values: uint32Values("width", "0: unreached; 4294967295: the source", w)}
+		Summary: reachSummary(w, 0, "widest width"), Values: traversalValues("width", "0: unreached; 4294967295: the source", w, 0)}
 }
 
 func setupSSWP(g *graph.Graph, params Params) (*Problem, error) {
@@ -28,7 +28,7 @@ func setupSSWP(g *graph.Graph, params Params) (*Problem, error) {
 	width[source] = math.MaxUint32
 	meta := Uint32s("width", width)
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{source}, MaxIterations: g.NumVertices() + 1,
-		Values: func() Values { return uint32Values("width", "0: unreached; 4294967295: the source", meta.Uint32s()) },
+		Values: func() Values { return traversalValues("width", "0: unreached; 4294967295: the source", meta.Uint32s(), 0) },
 		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
 		Check: func(int) (ref.Report, []Field) {
 			w := meta.Uint32s()

@@ -201,10 +201,47 @@ type Values struct {
 	Note   string
 	Uint32 []uint32
 	Float  []float64
+	// Unreached, for a traversal's result, is the value of a vertex it did
+	// not reach (nil for other results).
+	Unreached *uint32
 }
 
 func uint32Values(name, note string, v []uint32) Values {
 	return Values{Name: name, Note: note, Uint32: v}
+}
+
+// traversalValues are a traversal's values, unreached marking the
+// vertices it did not reach.
+func traversalValues(name, note string, v []uint32, unreached uint32) Values {
+	return Values{Name: name, Note: note, Uint32: v, Unreached: &unreached}
+}
+
+// ComponentEdges is the number of edges in the component a traversal
+// reached, as Graph500 counts them for its TEPS: the out-edges of the
+// reached vertices, each undirected edge once (a symmetric graph stores it
+// both ways; a self-loop, stored once, counts once). ok is false for
+// results that are not a traversal's.
+func ComponentEdges(g *graph.Graph, v Values) (edges float64, ok bool) {
+	if v.Unreached == nil || len(v.Uint32) != g.NumVertices() {
+		return 0, false
+	}
+	arcs, loops := 0, 0
+	for u, x := range v.Uint32 {
+		if x == *v.Unreached {
+			continue
+		}
+		for _, w := range g.Targets[g.Offsets[u]:g.Offsets[u+1]] {
+			if w == uint32(u) {
+				loops++
+			} else {
+				arcs++
+			}
+		}
+	}
+	if g.Directed {
+		return float64(arcs + loops), true
+	}
+	return float64(arcs/2 + loops), true
 }
 
 func floatValues[F float32 | float64](name, note string, v []F) Values {

@@ -183,7 +183,7 @@ func newRunCommand() *cobra.Command {
 	f.Lookup("sample-inside").NoOptDefVal = strconv.Itoa(sim.SampleFunctionalRatio)
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
-	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max")
+	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max; on a timed target also GTEPS (Graph500's edges of the reached component per end-to-end second) and its harmonic mean")
 	f.IntVar(&o.block, "block", 256, "threads per CTA for device runs (a multiple of 32)")
 	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
 	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")

@@ -29,7 +29,14 @@ type spread struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	// HarmonicMean is set for rates (gteps), which Graph500 averages so.
+	HarmonicMean *float64 `json:"harmonic_mean,omitempty"`
 }
+
+// gtepsKey is a traversal's rate as Graph500 defines it: the edges of the
+// component it reached (component_edges) per end-to-end second, in
+// billions.
+const gtepsKey = "gteps"
 
 // pickSources draws k distinct sources uniformly among the vertices with
 // at least one out-edge, as Graph500 draws its search keys (a vertex
@@ -98,6 +105,14 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Pla
 				figures[f.Key] = *f.Number
 			}
 		}
+		if r.values != nil {
+			if edges, ok := scheduler.ComponentEdges(g, *r.values); ok {
+				figures["component_edges"] = edges
+				if env.timed() && r.EndToEndSeconds > 0 {
+					figures[gtepsKey] = edges / r.EndToEndSeconds / 1e9
+				}
+			}
+		}
 		agg.PerSource = append(agg.PerSource, sourceRun{Source: s, Figures: figures, Validation: r.Validation})
 		if !r.Validation.OK {
 			failed++
@@ -118,7 +133,12 @@ func runSources(ctx context.Context, a *scheduler.Algorithm, plan *scheduler.Pla
 				xs = append(xs, x)
 			}
 		}
-		agg.SourceStats[key] = spreadOf(xs)
+		st := spreadOf(xs)
+		if key == gtepsKey {
+			h := harmonicMean(xs)
+			st.HarmonicMean = &h
+		}
+		agg.SourceStats[key] = st
 	}
 	v := agg.PerSource[0].Validation
 	agg.Validation = validation{OK: failed == 0, Checked: v.Checked, Method: v.Method, Tolerance: v.Tolerance,
@@ -160,6 +180,15 @@ func spreadOf(xs []float64) spread {
 	return spread{Mean: sum / float64(n), Median: median, Min: sorted[0], Max: sorted[n-1]}
 }
 
+// harmonicMean is n ÷ Σ 1/x over xs, which are positive.
+func harmonicMean(xs []float64) float64 {
+	inv := 0.0
+	for _, x := range xs {
+		inv += 1 / x
+	}
+	return float64(len(xs)) / inv
+}
+
 // writeSourceTables prints one row per source and the spread of every
 // figure over them.
 func writeSourceTables(w io.Writer, r *runResult) error {
@@ -196,7 +225,14 @@ func writeSourceTables(w io.Writer, r *runResult) error {
 		s := r.SourceStats[k]
 		st.add(strings.ReplaceAll(k, "_", " "), formatFigure(k, s.Mean), formatFigure(k, s.Median), formatFigure(k, s.Min), formatFigure(k, s.Max))
 	}
-	return st.write(w)
+	if err := st.write(w); err != nil {
+		return err
+	}
+	if s, ok := r.SourceStats[gtepsKey]; ok && s.HarmonicMean != nil {
+		_, err := fmt.Fprintf(w, "\nGTEPS, harmonic mean over %d sources (Graph500: component edges ÷ end-to-end seconds): %.6g\n", len(r.PerSource), *s.HarmonicMean)
+		return err
+	}
+	return nil
 }
 
 // formatFigure prints seconds as durations and other figures as numbers.

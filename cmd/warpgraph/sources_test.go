@@ -115,3 +115,38 @@ func TestDirectedKCoreNoteAndSym(t *testing.T) {
 	assert.Equal(t, 0.0, size, "a path 0-1-2 has no 2-core")
 	assert.NotContains(t, strings.Join(notes, "\n"), directedNote)
 }
+
+// On a timed target --sources reports each traversal's component edges
+// (Graph500's count) and GTEPS, and their harmonic mean.
+func TestRunSourcesGTEPS(t *testing.T) {
+	out, status, err := execute(t, "run", "--algo", "bfs", "--graph", "grid:w=6,h=5", "--target", "sim", "--config", "tiny",
+		"--sources", "3", "--json")
+	require.NoError(t, err, out)
+	assert.Equal(t, 0, status)
+	var res runResult
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	var rates []float64
+	for _, p := range res.PerSource {
+		assert.Equal(t, 49.0, p.Figures["component_edges"], "a 6x5 grid's 49 undirected edges, each once")
+		require.Positive(t, p.Figures["end_to_end_seconds"])
+		assert.InDelta(t, 49/p.Figures["end_to_end_seconds"]/1e9, p.Figures[gtepsKey], 1e-12)
+		rates = append(rates, p.Figures[gtepsKey])
+	}
+	require.Len(t, rates, 3)
+	st := res.SourceStats[gtepsKey]
+	require.NotNil(t, st.HarmonicMean)
+	assert.InDelta(t, 3/(1/rates[0]+1/rates[1]+1/rates[2]), *st.HarmonicMean, 1e-12)
+	assert.LessOrEqual(t, *st.HarmonicMean, st.Mean)
+
+	table, _, err := execute(t, "run", "--algo", "bfs", "--graph", "grid:w=6,h=5", "--target", "sim", "--config", "tiny", "--sources", "3")
+	require.NoError(t, err)
+	assert.Contains(t, table, "GTEPS, harmonic mean over 3 sources")
+
+	// The CPU reference is not timed: edges, no rate.
+	out, _, err = execute(t, "run", "--algo", "bfs", "--graph", "grid:w=6,h=5", "--sources", "2", "--json")
+	require.NoError(t, err)
+	var cpu runResult
+	require.NoError(t, json.Unmarshal([]byte(out), &cpu))
+	assert.Equal(t, 49.0, cpu.PerSource[0].Figures["component_edges"])
+	assert.NotContains(t, cpu.PerSource[0].Figures, gtepsKey)
+}
