@@ -42,53 +42,6 @@ WG_DEV uint32_t wg_pick_colour(const wg_graph &g, const uint32_t *colour, uint32
   }
 }
 
-// ---- the bulk-synchronous form: entries color_bsp_base_{assign,detect} --
-
-// assign: a thread per frontier vertex gives it a colour.
-extern "C" __global__ void color_bsp_base_assign(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len) {
-  wg_graph g = WG_ACC_GRAPH;
-  uint32_t *colour = (uint32_t *)meta0;
-  uint32_t i = wg_global_id();
-  if (i < frontier_len) {
-    uint32_t v = frontier_in[i];
-    colour[v] = wg_pick_colour(g, colour, v);
-  }
-}
-
-// detect: after the barrier every colour is final for this round, so one
-// side of each clash suffices: v recolours when a smaller neighbour holds
-// its colour, and is queued for the next round.
-extern "C" __global__ void color_bsp_base_detect(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len,
-                                                 uint32_t *frontier_out, uint32_t *frontier_out_len) {
-  wg_graph g = WG_ACC_GRAPH;
-  const uint32_t *colour = (const uint32_t *)meta0;
-  uint32_t i = wg_global_id();
-  bool clash = false;
-  uint32_t v = 0;
-  if (i < frontier_len) {
-    v = frontier_in[i];
-    uint32_t c = colour[v];
-    for (uint32_t e = g.begin(v); e < g.end(v) && !clash; ++e) {
-      uint32_t u = g.targets[e];
-      clash = u < v && colour[u] == c;
-    }
-  }
-  wg_warp_append(clash, v, frontier_out, frontier_out_len);
-}
-
-// ---- the task-parallel uberkernel: entries color_atos_<worker>_<mode> ----
-
-// color_tasks is the colouring work for the atos workers: a task v assigns
-// v a colour and queues v's check; a check task (v | WG_CHECK_TASK) looks
-// for a neighbour u with v's colour and queues the larger of u and v to
-// recolour. Without a barrier a check may run before a neighbour's
-// assignment lands; but v's check follows v's last assignment, u's check
-// follows u's, and each store is fenced before the check is queued, so of
-// two clashing final colours at least one check sees the other: no clash
-// survives. A recolouring is queued only when none is queued already
-// (queued[v], cleared when the assignment starts, so the assignment that
-// follows reads the colours the clash was seen with). WG_Q_COUNTED counts
-// assignments (the work; Atos's Table 4).
 // A task whose vertex has at least WG_COLOUR_WARP_DEGREE neighbours is run
 // by its whole warp, and one with at least WG_COLOUR_CTA_DEGREE by the whole
 // CTA of a CTA worker, the neighbours striding the lanes: a thread alone
@@ -104,6 +57,143 @@ WG_DEV uint32_t wg_warp_or(uint32_t x) {
   return x;
 }
 
+// wg_colour_used_window marks, of the colours [base, base +
+// WG_COLOUR_WINDOW), those v's neighbours from first in steps of stride
+// hold, into used.
+WG_DEV void wg_colour_used_window(const wg_graph &g, const uint32_t *colour, uint32_t v, uint32_t begin, uint32_t degree,
+                                  uint32_t first, uint32_t stride, uint32_t base, uint32_t *used) {
+  for (uint32_t j = first; j < degree; j += stride) {
+    uint32_t u = g.targets[begin + j];
+    uint32_t c = wg_load_volatile(&colour[u]) - base; // uncoloured wraps out of the window
+    if (u != v && c < WG_COLOUR_WINDOW)
+      used[c / 32] |= 1u << (c % 32);
+  }
+}
+
+// wg_pick_colour_warp is wg_pick_colour by a whole warp (every lane calls
+// it with the same v; every lane gets the colour): the lanes stride the
+// neighbours and OR their used-colour bits across the warp.
+WG_DEV uint32_t wg_pick_colour_warp(const wg_graph &g, const uint32_t *colour, uint32_t v) {
+  uint32_t begin = g.begin(v), degree = g.end(v) - begin, pick = WG_UNCOLOURED;
+  for (uint32_t base = 0; pick == WG_UNCOLOURED; base += WG_COLOUR_WINDOW) {
+    uint32_t used[WG_COLOUR_WINDOW / 32];
+    for (int w = 0; w < WG_COLOUR_WINDOW / 32; ++w)
+      used[w] = 0;
+    wg_colour_used_window(g, colour, v, begin, degree, wg_lane_id(), 32, base, used);
+    for (int w = 0; w < WG_COLOUR_WINDOW / 32 && pick == WG_UNCOLOURED; ++w) {
+      uint32_t all = wg_warp_or(used[w]);
+      if (~all != 0)
+        pick = base + 32 * w + __ffs(~all) - 1;
+    }
+  }
+  return pick;
+}
+
+// ---- the bulk-synchronous form: entries color_bsp_base_{assign,detect} --
+// (and color_flat_bsp_base_*: a thread per vertex, whatever its degree, for
+// graphs whose degrees stay below WG_COLOUR_WARP_DEGREE). In the others a
+// vertex with at least WG_COLOUR_WARP_DEGREE neighbours is taken by its
+// whole warp after the warp's other vertices.
+
+// assign: a thread per frontier vertex gives it a colour.
+template <bool HUBS> WG_DEV void wg_colour_bsp_assign(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len) {
+  wg_graph g = WG_ACC_GRAPH;
+  uint32_t *colour = (uint32_t *)meta0;
+  uint32_t i = wg_global_id();
+  if (!HUBS) {
+    if (i < frontier_len) {
+      uint32_t v = frontier_in[i];
+      colour[v] = wg_pick_colour(g, colour, v);
+    }
+    return;
+  }
+  uint32_t v = i < frontier_len ? frontier_in[i] : 0;
+  bool has = i < frontier_len, grouped = has && g.end(v) - g.begin(v) >= WG_COLOUR_WARP_DEGREE;
+  if (has && !grouped)
+    colour[v] = wg_pick_colour(g, colour, v);
+  for (uint32_t left = __ballot_sync(WG_FULL_MASK, grouped); left != 0; left &= left - 1) {
+    uint32_t u = __shfl_sync(WG_FULL_MASK, v, __ffs(left) - 1), c = wg_pick_colour_warp(g, colour, u);
+    if (wg_lane_id() == 0)
+      colour[u] = c;
+  }
+}
+
+// detect: after the barrier every colour is final for this round, so one
+// side of each clash suffices: v recolours when a smaller neighbour holds
+// its colour, and is queued for the next round.
+template <bool HUBS>
+WG_DEV void wg_colour_bsp_detect(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len, uint32_t *frontier_out,
+                                 uint32_t *frontier_out_len) {
+  wg_graph g = WG_ACC_GRAPH;
+  const uint32_t *colour = (const uint32_t *)meta0;
+  uint32_t i = wg_global_id();
+  bool clash = false;
+  uint32_t v = 0;
+  if (!HUBS) {
+    if (i < frontier_len) {
+      v = frontier_in[i];
+      uint32_t c = colour[v];
+      for (uint32_t e = g.begin(v); e < g.end(v) && !clash; ++e) {
+        uint32_t u = g.targets[e];
+        clash = u < v && colour[u] == c;
+      }
+    }
+    wg_warp_append(clash, v, frontier_out, frontier_out_len);
+    return;
+  }
+  bool grouped = false;
+  if (i < frontier_len) {
+    v = frontier_in[i];
+    grouped = g.end(v) - g.begin(v) >= WG_COLOUR_WARP_DEGREE;
+    uint32_t c = colour[v];
+    for (uint32_t e = g.begin(v); !grouped && e < g.end(v) && !clash; ++e) {
+      uint32_t u = g.targets[e];
+      clash = u < v && colour[u] == c;
+    }
+  }
+  {
+    for (uint32_t left = __ballot_sync(WG_FULL_MASK, grouped); left != 0; left &= left - 1) {
+      uint32_t owner = __ffs(left) - 1, w = __shfl_sync(WG_FULL_MASK, v, owner), c = colour[w];
+      bool seen = false;
+      for (uint32_t e = g.begin(w) + wg_lane_id(); e < g.end(w) && !seen; e += 32) {
+        uint32_t u = g.targets[e];
+        seen = u < w && colour[u] == c;
+      }
+      if (__any_sync(WG_FULL_MASK, seen) && wg_lane_id() == owner)
+        clash = true;
+    }
+  }
+  wg_warp_append(clash, v, frontier_out, frontier_out_len);
+}
+
+extern "C" __global__ void color_bsp_base_assign(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len) {
+  wg_colour_bsp_assign<true>(WG_ACC_ARGS, frontier_in, frontier_len);
+}
+extern "C" __global__ void color_bsp_base_detect(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len,
+                                                 uint32_t *frontier_out, uint32_t *frontier_out_len) {
+  wg_colour_bsp_detect<true>(WG_ACC_ARGS, frontier_in, frontier_len, frontier_out, frontier_out_len);
+}
+extern "C" __global__ void color_flat_bsp_base_assign(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len) {
+  wg_colour_bsp_assign<false>(WG_ACC_ARGS, frontier_in, frontier_len);
+}
+extern "C" __global__ void color_flat_bsp_base_detect(WG_ACC_PARAMS, const uint32_t *frontier_in, uint32_t frontier_len,
+                                                      uint32_t *frontier_out, uint32_t *frontier_out_len) {
+  wg_colour_bsp_detect<false>(WG_ACC_ARGS, frontier_in, frontier_len, frontier_out, frontier_out_len);
+}
+
+// ---- the task-parallel uberkernel: entries color_atos_<worker>_<mode> ----
+
+// color_tasks is the colouring work for the atos workers: a task v assigns
+// v a colour and queues v's check; a check task (v | WG_CHECK_TASK) looks
+// for a neighbour u with v's colour and queues the larger of u and v to
+// recolour. Without a barrier a check may run before a neighbour's
+// assignment lands; but v's check follows v's last assignment, u's check
+// follows u's, and each store is fenced before the check is queued, so of
+// two clashing final colours at least one check sees the other: no clash
+// survives. A recolouring is queued only when none is queued already
+// (queued[v], cleared when the assignment starts, so the assignment that
+// follows reads the colours the clash was seen with). WG_Q_COUNTED counts
+// assignments (the work; Atos's Table 4).
 // HUBS: with the warp and CTA paths (the color_atos_* entries), or
 // without (color_flat_atos_*: a lane per task, the fewer registers of the
 // smaller kernel; the host picks them for graphs whose degrees never reach
@@ -194,18 +284,6 @@ template <bool HUBS> struct color_tasks {
     return __any_sync(WG_FULL_MASK, recolour_self);
   }
 
-  // used_window marks, of the colours [base, base + WG_COLOUR_WINDOW), those
-  // the neighbours from first in steps of stride hold, into used.
-  __device__ void used_window(uint32_t v, uint32_t begin, uint32_t degree, uint32_t first, uint32_t stride,
-                              uint32_t base, uint32_t *used) const {
-    for (uint32_t j = first; j < degree; j += stride) {
-      uint32_t u = g.targets[begin + j];
-      uint32_t c = wg_load_volatile(&colour[u]) - base; // uncoloured wraps out of the window
-      if (u != v && c < WG_COLOUR_WINDOW)
-        used[c / 32] |= 1u << (c % 32);
-    }
-  }
-
   // warp_task runs one task with the whole warp; it returns the edges a
   // check walked (the edges counted are the checks', as lane_tasks').
   __device__ uint32_t warp_task(const wg_queue &q, uint32_t task) {
@@ -213,18 +291,7 @@ template <bool HUBS> struct color_tasks {
     if ((task & WG_CHECK_TASK) == 0) {
       if (lane == 0)
         atomicExch(&queued[v], 0u);
-      uint32_t pick = WG_UNCOLOURED;
-      for (uint32_t base = 0; pick == WG_UNCOLOURED; base += WG_COLOUR_WINDOW) {
-        uint32_t used[WG_COLOUR_WINDOW / 32];
-        for (int w = 0; w < WG_COLOUR_WINDOW / 32; ++w)
-          used[w] = 0;
-        used_window(v, begin, degree, lane, 32, base, used);
-        for (int w = 0; w < WG_COLOUR_WINDOW / 32 && pick == WG_UNCOLOURED; ++w) {
-          uint32_t all = wg_warp_or(used[w]);
-          if (~all != 0)
-            pick = base + 32 * w + __ffs(~all) - 1;
-        }
-      }
+      uint32_t pick = wg_pick_colour_warp(g, colour, v);
       if (lane == 0) {
         wg_store_volatile(&colour[v], pick);
         atomicAdd(&q.ctl[WG_Q_COUNTED], 1u);
@@ -255,7 +322,7 @@ template <bool HUBS> struct color_tasks {
         uint32_t used[WG_COLOUR_WINDOW / 32];
         for (int w = 0; w < WG_COLOUR_WINDOW / 32; ++w)
           used[w] = 0;
-        used_window(v, begin, degree, threadIdx.x, blockDim.x, base, used);
+        wg_colour_used_window(g, colour, v, begin, degree, threadIdx.x, blockDim.x, base, used);
         for (int w = 0; w < WG_COLOUR_WINDOW / 32; ++w) {
           uint32_t all = wg_warp_or(used[w]);
           if (wg_lane_id() == 0 && all != 0)

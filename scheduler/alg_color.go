@@ -5,7 +5,6 @@ import (
 
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
-	"github.com/warpgraph/warpgraph/kernels"
 )
 
 // Colouring (kernels/color.cu): speculative greedy colouring on the
@@ -47,7 +46,8 @@ const colourWarpDegree = 32
 // setupColor is colouring's task form: tasks that assign or check. On a
 // graph whose degrees stay below colourWarpDegree the color_flat entries
 // run: the same tasks without the hub paths, in a kernel of fewer
-// registers and so more co-resident workers.
+// registers and so more co-resident workers (and, in rounds, the same
+// assign and detect passes a thread per vertex).
 func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 	sym, notes, err := undirected(g)
 	if err != nil {
@@ -89,15 +89,16 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 }
 
 // colorBSP runs rounds of assign and detect over a frontier that starts as
-// every vertex, until no vertex clashes.
+// every vertex, until no vertex clashes (the module's entries: a hub taken
+// by its warp, or color_flat's on graphs without hubs).
 func colorBSP(e *Enactment) error {
 	f := e.State.(*bspState).frontier
 	n := e.Problem.Graph.NumVertices()
-	assign, err := kernels.Lookup("color_bsp_base_assign")
-	if err != nil {
-		return err
+	module := e.Algorithm.Kernel
+	if e.Problem.Module != "" {
+		module = e.Problem.Module
 	}
-	detect, err := kernels.Lookup("color_bsp_base_detect")
+	assign, detect, err := lookup2(module+"_bsp_base_assign", module+"_bsp_base_detect")
 	if err != nil {
 		return err
 	}

@@ -37,9 +37,10 @@ func hubGraph(t *testing.T) *graph.Graph {
 
 // TestColouringRunsHubsByWarpAndCTA runs colouring's hub paths (a task of
 // a vertex with WG_COLOUR_WARP_DEGREE neighbours or more run by its warp,
-// from WG_COLOUR_CTA_DEGREE by its CTA) under every kind of Atos worker,
-// validated, and checks that a graph whose degrees stay below the warp's
-// bound runs the flat entries instead.
+// from WG_COLOUR_CTA_DEGREE by its CTA) under every kind of Atos worker
+// and in bsp's rounds (a hub by its warp), validated, and checks that a
+// graph whose degrees stay below the warp's bound runs the flat entries
+// instead.
 func TestColouringRunsHubsByWarpAndCTA(t *testing.T) {
 	src, err := os.ReadFile("../kernels/color.cu")
 	require.NoError(t, err)
@@ -55,7 +56,7 @@ func TestColouringRunsHubsByWarpAndCTA(t *testing.T) {
 	require.NoError(t, err)
 	for _, mode := range []sim.Mode{sim.ModeFunctional, sim.ModeTiming} {
 		dev := atosTestDevice(t, mode)
-		for _, variant := range []string{"atos", "atos:worker=warp", "atos:mode=discrete", "atos:local=on,dedup=off"} {
+		for _, variant := range []string{"atos", "atos:worker=warp", "atos:mode=discrete", "atos:local=on,dedup=off", "bsp"} {
 			v, err := ParseVariant(variant)
 			require.NoError(t, err)
 			for name, g := range map[string]*graph.Graph{"hubs": hubs, "grid": grid} {
