@@ -247,19 +247,26 @@ template <bool HUBS> struct color_tasks {
       c = wg_load_volatile(&colour[v]);
     }
     bool recolour_self = false;
-    for (uint32_t j = 0; __any_sync(WG_FULL_MASK, j < degree); ++j) {
-      bool recolour_other = false;
-      uint32_t u = 0;
-      if (j < degree) {
-        u = g.targets[begin + j];
-        bool clash = u != v && wg_load_volatile(&colour[u]) == c;
-        recolour_self |= clash && u < v;
-        recolour_other = clash && u > v && claim(u);
-      }
-      q.push_warp(recolour_other, u);
-    }
+    for (uint32_t j = 0; __any_sync(WG_FULL_MASK, j < degree); ++j)
+      check_neighbour(q, v, c, begin, j, degree, recolour_self);
     q.push_warp(recolour_self && claim(v), v);
     return degree;
+  }
+
+  // check_neighbour checks v (colour c) against its j-th neighbour when j <
+  // degree: a clash with a larger neighbour queues that neighbour (all 32
+  // lanes call it together), one with a smaller sets recolour_self.
+  __device__ void check_neighbour(const wg_queue &q, uint32_t v, uint32_t c, uint32_t begin, uint32_t j,
+                                  uint32_t degree, bool &recolour_self) {
+    bool recolour_other = false;
+    uint32_t u = 0;
+    if (j < degree) {
+      u = g.targets[begin + j];
+      bool clash = u != v && wg_load_volatile(&colour[u]) == c;
+      recolour_self |= clash && u < v;
+      recolour_other = clash && u > v && claim(u);
+    }
+    q.push_warp(recolour_other, u);
   }
 
   // check_stride runs part of a check of v (colour c): the lanes of a warp
@@ -270,17 +277,8 @@ template <bool HUBS> struct color_tasks {
   __device__ bool check_stride(const wg_queue &q, uint32_t v, uint32_t c, uint32_t begin, uint32_t degree,
                                uint32_t first, uint32_t stride) {
     bool recolour_self = false;
-    for (uint32_t base = first - wg_lane_id(); base < degree; base += stride) {
-      uint32_t j = base + wg_lane_id(), u = 0;
-      bool recolour_other = false;
-      if (j < degree) {
-        u = g.targets[begin + j];
-        bool clash = u != v && wg_load_volatile(&colour[u]) == c;
-        recolour_self |= clash && u < v;
-        recolour_other = clash && u > v && claim(u);
-      }
-      q.push_warp(recolour_other, u);
-    }
+    for (uint32_t base = first - wg_lane_id(); base < degree; base += stride)
+      check_neighbour(q, v, c, begin, base + wg_lane_id(), degree, recolour_self);
     return __any_sync(WG_FULL_MASK, recolour_self);
   }
 

@@ -94,11 +94,7 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 func colorBSP(e *Enactment) error {
 	f := e.State.(*bspState).frontier
 	n := e.Problem.Graph.NumVertices()
-	module := e.Algorithm.Kernel
-	if e.Problem.Module != "" {
-		module = e.Problem.Module
-	}
-	assign, detect, err := lookup2(module+"_bsp_base_assign", module+"_bsp_base_detect")
+	assign, detect, err := lookup2(e.module()+"_bsp_base_assign", e.module()+"_bsp_base_detect")
 	if err != nil {
 		return err
 	}

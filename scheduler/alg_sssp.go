@@ -46,8 +46,10 @@ func setupSSSP(g *graph.Graph, params Params) (*Problem, error) {
 	}
 	return &Problem{Graph: g, Meta: []*Array{meta, Uint32s("waiting", make([]uint32, g.NumVertices())), bucket},
 		Buckets: buckets, Start: []uint32{source}, MaxIterations: maxIterations, Notes: notes,
-		Values: func() Values { return traversalValues("distance", "4294967295: unreached", meta.Uint32s(), ref.Unreached) },
-		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
+		Values: func() Values {
+			return traversalValues("distance", "4294967295: unreached", meta.Uint32s(), ref.Unreached)
+		},
+		Work: func() (float64, string) { return reachedEdges(g, meta.Uint32s(), ref.Unreached) },
 		Check: func(int) (ref.Report, []Field) {
 			d := meta.Uint32s()
 			return ref.ValidateSSSP(g, source, d), reachSummary(d, ref.Unreached, "max distance")

@@ -28,8 +28,10 @@ func setupSSWP(g *graph.Graph, params Params) (*Problem, error) {
 	width[source] = math.MaxUint32
 	meta := Uint32s("width", width)
 	return &Problem{Graph: g, Meta: []*Array{meta}, Start: []uint32{source}, MaxIterations: g.NumVertices() + 1,
-		Values: func() Values { return traversalValues("width", "0: unreached; 4294967295: the source", meta.Uint32s(), 0) },
-		Work:   func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
+		Values: func() Values {
+			return traversalValues("width", "0: unreached; 4294967295: the source", meta.Uint32s(), 0)
+		},
+		Work: func() (float64, string) { return reachedEdges(g, meta.Uint32s(), 0) },
 		Check: func(int) (ref.Report, []Field) {
 			w := meta.Uint32s()
 			return ref.ValidateSSWP(g, source, w), reachSummary(w, 0, "widest width")

@@ -379,11 +379,16 @@ func (e *Enactment) inEdges() (*deviceGraph, error) {
 // Kernel returns the entry of this algorithm, variant and phase:
 // <algorithm>_<scheduler>_<variant label>_<phase>.
 func (e *Enactment) Kernel(phase string) (*kernels.Kernel, error) {
-	module := e.Algorithm.Kernel
+	return kernels.Lookup(fmt.Sprintf("%s_%s_%s_%s", e.module(), e.Variant.Scheduler.Name, e.Variant.Label(), phase))
+}
+
+// module is the prefix of this problem's entries: the algorithm's Kernel,
+// or the problem's Module where it names another set.
+func (e *Enactment) module() string {
 	if e.Problem.Module != "" {
-		module = e.Problem.Module
+		return e.Problem.Module
 	}
-	return kernels.Lookup(fmt.Sprintf("%s_%s_%s_%s", module, e.Variant.Scheduler.Name, e.Variant.Label(), phase))
+	return e.Algorithm.Kernel
 }
 
 // accArgs are the leading arguments of every ACC entry (WG_ACC_PARAMS).
