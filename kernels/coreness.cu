@@ -1,9 +1,11 @@
 // coreness.cu — k-core decomposition (every vertex's core number) by
 // peeling in rising levels, in the ACC model (voting) on the host-driven
-// bucket loop (scheduler/delta.go) with buckets of width 1. The host runs
-// it on the symmetrised graph without self-loops.
+// bucket loop (scheduler/delta.go) with buckets of width 1 (under Atos, a
+// task queue drains each level), or in SIMD-X's fused kernel. The host
+// runs it on the symmetrised graph without self-loops.
 //   meta0  uint32 degree[|V|]: the vertex's degree, decremented as
-//          neighbours leave; it stops falling once below the level.
+//          neighbours leave; after the vertex has left it goes on falling
+//          (and may wrap) unread.
 //   meta1  uint32 core[|V|]: 0xFFFFFFFF while the vertex stays, then its
 //          core number.
 //   meta2  uint32 bucket[2]: the level k (the bound), and the least degree
@@ -42,8 +44,12 @@ struct coreness_acc : wg_acc_defaults<uint32_t> {
     *update = 1;
     return src != dst;
   }
+  // combine_push decrements without reading the degree first: the load
+  // would add a round trip to each step of a peeling chain. A vertex that
+  // has left is decremented at most its degree times more, so its word
+  // never returns to a level (it would have to wrap through 2^32).
   __device__ bool combine_push(uint32_t dst, uint32_t) const {
-    if (degree[dst] < level || atomicSub(&degree[dst], 1u) != level)
+    if (atomicSub(&degree[dst], 1u) != level)
       return false;
     core[dst] = level - 1;
     return true;
@@ -51,3 +57,7 @@ struct coreness_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ACC_ENTRIES(coreness, coreness_acc)
+// Under Atos a level's peeling runs without barriers: a vertex leaves once
+// (its degree falls through the level once), whichever worker sees it.
+WG_ATOS_ENTRIES(coreness, coreness_acc)
+WG_ATOS_BUCKET_ENTRIES(coreness, coreness_acc)

@@ -69,4 +69,7 @@ WG_ACC_ENTRIES(sssp, sssp_acc)
 WG_MGPU_ENTRIES(sssp, sssp_acc)
 
 // Asynchronous under Atos as it is: compute reads the source's current value.
+// Delta-stepping's buckets run there too: the workers drain a bucket, the
+// admission entry starts the next.
 WG_ATOS_ENTRIES(sssp, sssp_acc)
+WG_ATOS_BUCKET_ENTRIES(sssp, sssp_acc)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/warpgraph/warpgraph/kernels"
@@ -22,6 +23,11 @@ import (
 //	fetch=auto|N     tasks per pop; auto is 32 (measured best on the H100),
 //	                 or the problem's Tasks.Fetch for CTA workers (colouring).
 //
+// Buckets (delta-stepping, coreness's levels) run on the host's bucket loop:
+// an admission launch queues the bucket's first tasks, the workers drain
+// it, and the loop raises the bound; the queue's slots stay in use once
+// each, so a bucket's workers start where its admission pass began.
+//
 // An algorithm runs under Atos when its module has the entries
 // (WG_ATOS_ENTRIES, or its own for a custom problem such as colouring).
 func init() {
@@ -37,6 +43,8 @@ func init() {
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
 			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
+			{Name: "local_rounds", About: "local=on: how many rounds a CTA worker runs the tasks it created before it hands the rest to the global queue; more keeps a chain of dependent tasks (a peeling or a mesh's wave) in one CTA longer, fewer lets other workers share a growing frontier sooner",
+				Default: strconv.Itoa(atosLocalRounds), Quiet: true, Range: &KeyRange{Min: 1, Max: atosMaxLocalRounds, Whole: true}},
 			{Name: "dedup", About: "on: a vertex improved again while its task waits is not queued twice (a flag per vertex: a load and an exchange per push, an exchange per pop); off: every improvement queues a task, and with local=on a task kept local skips the push's fence (fewer round trips per level on meshes). Colouring deduplicates its own way and ignores it",
 				Values: []string{"on", "off"}, Default: "on", Quiet: true},
 			{Name: "backoff", About: "persistent workers: nanoseconds a worker sleeps (nanosleep) after a poll of the queue that finds no task, so idle workers leave the SM's issue slots to busy ones; 0 polls again at once. The default costs the H100 nothing measurable and makes an idle queue cheaper to simulate (results/atos-backoff)",
@@ -48,6 +56,7 @@ func init() {
 			pullFractionKey,
 		},
 		Forms:    []Form{Tasks, ACC},
+		Offers:   map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,
 		Reset:    atosReset,
@@ -98,9 +107,9 @@ func (e *QueueOverflowError) Error() string {
 	return fmt.Sprintf("task queue overflow in %s: %d tasks pushed into a queue of %d; %s", e.Kernel, e.Pushed, e.Capacity, e.Detail)
 }
 
-// atosLocalRounds bounds the rounds a CTA worker runs its own tasks (key
-// local) before it hands the rest to the global queue.
-const atosLocalRounds = 64
+// atosLocalRounds is local_rounds's default: the rounds a CTA worker runs
+// its own tasks (key local) before it hands the rest to the global queue.
+const atosLocalRounds, atosMaxLocalRounds = 64, 1 << 20
 
 func atosSupports(a *Algorithm, v Variant) error {
 	if v.Get("pull") != pullFractionKey.Default && a.Combine != Aggregation {
@@ -108,6 +117,9 @@ func atosSupports(a *Algorithm, v Variant) error {
 	}
 	if v.Get("local") == "on" && (v.Get("mode") != "persistent" || v.Get("worker") != "cta") {
 		return fmt.Errorf("local=on is for persistent CTA workers (mode=persistent,worker=cta)")
+	}
+	if v.Int("local_rounds") != atosLocalRounds && v.Get("local") != "on" {
+		return fmt.Errorf("local_rounds=%d is for local=on: without it a worker keeps none of its tasks", v.Int("local_rounds"))
 	}
 	if v.Int("backoff") != atosDefaultBackoffNs && v.Get("mode") != "persistent" {
 		return fmt.Errorf("backoff=%s is for persistent workers (mode=persistent): discrete workers never wait", v.Get("backoff"))
@@ -123,8 +135,17 @@ func atosSupports(a *Algorithm, v Variant) error {
 	if _, err := kernels.Lookup(name); err != nil {
 		return fmt.Errorf("%s has no task-parallel form (no entry %s): its updates need a level barrier", a.Name, name)
 	}
+	if slices.Contains(a.Requires, Buckets) {
+		if _, err := kernels.Lookup(a.Kernel + atosAdmitEntry); err != nil {
+			return fmt.Errorf("%s's buckets have no admission entry under the task queue (%s%s)", a.Name, a.Kernel, atosAdmitEntry)
+		}
+	}
 	return nil
 }
+
+// atosAdmitEntry ends the name of a bucket's admission entry
+// (WG_ATOS_BUCKET_ENTRIES).
+const atosAdmitEntry = "_atos_base_admit"
 
 type atosState struct {
 	items, control kernels.DevPtr
@@ -138,10 +159,14 @@ type atosState struct {
 	spin  *Spin
 	fetch int
 	// first is how many tasks the queue held when the workers started
-	// (the problem's start list, or what its prelude queued); prelude is
-	// the prelude's work in edges walked.
+	// (the problem's start list, or what its prelude queued; with buckets,
+	// what the admission passes queued); prelude is the prelude's work in
+	// edges walked.
 	first   int
 	prelude float64
+	// head is the slot of the running bucket's first task (0 without
+	// buckets): its workers draw tickets from there.
+	head int
 }
 
 // queuedFlags is the workers' deduplication flags, or none under dedup=off.
@@ -173,6 +198,7 @@ func atosFetch(e *Enactment) int {
 func atosPrepare(e *Enactment) error {
 	n := e.Problem.Graph.NumVertices()
 	st := &atosState{fetch: atosFetch(e)}
+	e.bucketNote()
 	if c := e.Variant.Int("capacity"); c > 0 {
 		if c < len(e.Problem.Start) {
 			return fmt.Errorf("queue capacity %d is smaller than the %d first tasks", c, len(e.Problem.Start))
@@ -215,6 +241,10 @@ func atosReset(e *Enactment) error {
 	st := e.State.(*atosState)
 	b := e.Buffers
 	start := e.Problem.Start
+	if start == nil && e.Problem.Buckets != nil {
+		// The first bucket's admission pass queues the first tasks.
+		start = []uint32{}
+	}
 	if start == nil {
 		start = make([]uint32, e.Problem.Graph.NumVertices())
 		for v := range start {
@@ -225,10 +255,13 @@ func atosReset(e *Enactment) error {
 	b.Upload(st.items, rawBytes(start), "first tasks")
 	control := make([]uint32, atosControlWords)
 	control[atosTail], control[atosPending] = uint32(len(start)), uint32(len(start))
-	st.first, st.prelude = len(start), 0
+	st.first, st.prelude, st.head = len(start), 0, 0
 	b.Upload(st.control, rawBytes(control), "task queue control")
 	b.Zero(st.queued, 4*e.Problem.Graph.NumVertices(), "queued flags")
-	return b.Err()
+	if err := b.Err(); err != nil {
+		return err
+	}
+	return e.startBuckets()
 }
 
 func atosRun(e *Enactment) error {
@@ -243,9 +276,12 @@ func atosRun(e *Enactment) error {
 			}
 		}
 		var err error
-		if e.Variant.Get("mode") == "persistent" {
+		switch {
+		case p.Buckets != nil:
+			err = atosBuckets(e)
+		case e.Variant.Get("mode") == "persistent":
 			err = atosPersistent(e)
-		} else {
+		default:
 			err = atosDiscrete(e)
 		}
 		var overflow *QueueOverflowError
@@ -328,70 +364,110 @@ func atosGrow(e *Enactment, overflow *QueueOverflowError) error {
 
 // atosPersistent is one launch of a co-resident grid of workers.
 func atosPersistent(e *Enactment) error {
-	st := e.State.(*atosState)
-	k, err := e.Kernel("persist")
+	it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: e.State.(*atosState).first}
+	control, err := atosPersistentLaunch(e, &it)
 	if err != nil {
 		return err
-	}
-	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
-	if err != nil {
-		return err
-	}
-	grid := limit
-	if g := e.Options.Grid; g > 0 {
-		if g > limit {
-			// The device cannot hold the launch: a launch-resource error
-			// (exit status 7), as for a cooperative grid that is too large.
-			return &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
-				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
-		}
-		grid = g
-	}
-	it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: st.first}
-	localRounds := uint32(0)
-	if e.Variant.Get("local") == "on" {
-		localRounds = atosLocalRounds
-	}
-	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), localRounds,
-		uint32(e.Variant.Int("backoff"))|uint32(e.Variant.Int("backoff_doublings"))<<atosBackoffShift)
-	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
-	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
-	if err != nil {
-		return fmt.Errorf("persistent workers %s: %w", k.Name, err)
-	}
-	it.Stats.Add(stats)
-	it.Launches++
-	control, err := atosControl(e, k.Name)
-	if err != nil {
-		return err
-	}
-	if control[atosPending] != 0 {
-		return fmt.Errorf("persistent workers %s left with %d tasks pending and no abort: the queue's termination protocol is broken", k.Name, control[atosPending])
 	}
 	atosRecord(e, &it, control)
 	e.record(it)
 	return nil
 }
 
+// atosPersistentLaunch runs the workers until the queue drains, from the
+// ticket st.head, and returns the queue's control block.
+func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
+	st := e.State.(*atosState)
+	k, err := e.Kernel("persist")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return nil, err
+	}
+	grid := limit
+	if g := e.Options.Grid; g > 0 {
+		if g > limit {
+			// The device cannot hold the launch: a launch-resource error
+			// (exit status 7), as for a cooperative grid that is too large.
+			return nil, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
+				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
+		}
+		grid = g
+	}
+	if st.head > 0 {
+		// Tickets drawn past the last bucket's tasks were never filled.
+		e.Buffers.Upload(st.control+kernels.DevPtr(4*atosHead), rawBytes([]uint32{uint32(st.head)}), "task queue head")
+		if err := e.Buffers.Err(); err != nil {
+			return nil, err
+		}
+	}
+	localRounds := uint32(0)
+	if e.Variant.Get("local") == "on" {
+		localRounds = uint32(e.Variant.Int("local_rounds"))
+	}
+	args := append(e.accArgs(e.out, 0), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), localRounds,
+		uint32(e.Variant.Int("backoff"))|uint32(e.Variant.Int("backoff_doublings"))<<atosBackoffShift)
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+	stats, err := st.spin.Launch(e.Ctx, k, cfg, args...)
+	if err != nil {
+		return nil, fmt.Errorf("persistent workers %s: %w", k.Name, err)
+	}
+	it.Stats.Add(stats)
+	it.Launches++
+	control, err := atosControl(e, k.Name)
+	if err != nil {
+		return nil, err
+	}
+	if control[atosPending] != 0 {
+		return nil, fmt.Errorf("persistent workers %s left with %d tasks pending and no abort: the queue's termination protocol is broken", k.Name, control[atosPending])
+	}
+	return control, nil
+}
+
 // atosDiscrete launches one kernel per generation of the queue.
 func atosDiscrete(e *Enactment) error {
-	st := e.State.(*atosState)
+	if _, err := atosGenerations(e, 0, e.State.(*atosState).first, 0); err != nil {
+		return err
+	}
 	k, err := e.Kernel("discrete")
 	if err != nil {
 		return err
 	}
-	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	control, err := atosControl(e, k.Name)
 	if err != nil {
 		return err
+	}
+	if len(e.iterations) > 0 {
+		last := &e.iterations[len(e.iterations)-1]
+		atosRecord(e, last, control)
+	}
+	return nil
+}
+
+// atosGenerations launches one kernel per generation of the queue, the
+// first generation's tasks in slots [begin, end), and returns the number
+// the next generation takes. Generations are numbered on across buckets:
+// a launch clears the ticket counter of the other parity, which the next
+// generation draws from.
+func atosGenerations(e *Enactment, begin, end, generation int) (int, error) {
+	st := e.State.(*atosState)
+	k, err := e.Kernel("discrete")
+	if err != nil {
+		return 0, err
+	}
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return 0, err
 	}
 	workersPerCTA := 1
 	if e.Variant.Get("worker") == "warp" {
 		workersPerCTA = e.Options.Block / e.Dev.Properties().WarpSize
 	}
-	begin, end := 0, st.first
-	for generation := 0; begin < end; generation++ {
+	for ; begin < end; generation++ {
 		if err := e.iterationLimit(generation); err != nil {
-			return err
+			return 0, err
 		}
 		tasks := end - begin
 		grid := e.Options.Grid
@@ -402,27 +478,98 @@ func atosDiscrete(e *Enactment) error {
 		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), uint32(0),
 			uint32(generation), uint32(begin), uint32(end))
 		if err := e.launch(&it, k, grid, args...); err != nil {
-			return err
+			return 0, err
 		}
 		var tail [1]uint32
 		if err := kernels.Download(e.Dev, tail[:], st.control+kernels.DevPtr(4*atosTail)); err != nil {
-			return err
+			return 0, err
 		}
 		if int64(tail[0]) > int64(st.capacity) {
-			return &QueueOverflowError{Kernel: k.Name, Pushed: uint64(tail[0]), Capacity: st.capacity}
+			return 0, &QueueOverflowError{Kernel: k.Name, Pushed: uint64(tail[0]), Capacity: st.capacity}
 		}
 		begin, end = end, int(tail[0])
 		it.FrontierOut = end - begin
 		e.record(it)
 	}
-	control, err := atosControl(e, k.Name)
+	return generation, nil
+}
+
+// atosBuckets runs the bucket loop: an admission pass queues a bucket's
+// first tasks, the workers (persistent, or discrete generations) drain
+// the queue, and the loop raises the bound until no vertex waits.
+func atosBuckets(e *Enactment) error {
+	st := e.State.(*atosState)
+	admit, err := kernels.Lookup(e.module() + atosAdmitEntry)
 	if err != nil {
 		return err
 	}
-	if len(e.iterations) > 0 {
-		last := &e.iterations[len(e.iterations)-1]
-		atosRecord(e, last, control)
+	n := e.Problem.Graph.NumVertices()
+	grid, err := e.gridStrideGrid(admit, n)
+	if err != nil {
+		return err
 	}
+	tail := st.first
+	admission := func(it *IterationStats) (int, error) {
+		if err := e.launch(it, admit, grid, append(e.accArgs(e.out, it.Iteration), st.items, uint32(st.capacity), st.control)...); err != nil {
+			return 0, err
+		}
+		control, err := atosControl(e, admit.Name)
+		if err != nil {
+			return 0, err
+		}
+		st.head, tail = tail, int(control[atosTail])
+		st.first += tail - st.head
+		return tail - st.head, nil
+	}
+	bound := e.Problem.bucketStart()
+	size := st.first // the start list, else the first bucket's admission
+	if size == 0 {
+		first := IterationStats{Iteration: len(e.iterations), Phases: "admit", Direction: "-", Filter: "bucket", FrontierIn: n}
+		if size, err = admission(&first); err != nil {
+			return err
+		}
+		first.FrontierOut = size
+		e.record(first)
+	}
+	if size == 0 {
+		if size, err = e.nextBucket(len(e.iterations), &bound, admission); err != nil || size == 0 {
+			return err
+		}
+	}
+	var control []uint32
+	generation := 0
+	for {
+		if err := e.iterationLimit(len(e.iterations)); err != nil {
+			return err
+		}
+		if e.Variant.Get("mode") == "persistent" {
+			it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: size}
+			if control, err = atosPersistentLaunch(e, &it); err != nil {
+				return err
+			}
+			tail = int(control[atosTail])
+			e.record(it)
+		} else {
+			if generation, err = atosGenerations(e, st.head, tail, generation); err != nil {
+				return err
+			}
+			k, err := e.Kernel("discrete")
+			if err != nil {
+				return err
+			}
+			if control, err = atosControl(e, k.Name); err != nil {
+				return err
+			}
+			tail = int(control[atosTail])
+		}
+		if size, err = e.nextBucket(len(e.iterations), &bound, admission); err != nil {
+			return err
+		}
+		if size == 0 {
+			break
+		}
+	}
+	atosRecord(e, &e.iterations[len(e.iterations)-1], control)
 	return nil
 }
 

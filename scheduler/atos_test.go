@@ -204,3 +204,69 @@ func TestAtosPageRankPullsThenPushes(t *testing.T) {
 	}
 	assert.Less(t, pulls("atos", 0.9), base, "a larger pull fraction pulls less")
 }
+
+// atosEnactParams is atosEnact with the algorithm's parameters.
+func atosEnactParams(t *testing.T, dev kernels.Device, algo, variant, spec string, params Params) *Result {
+	t.Helper()
+	a, err := LookupAlgorithm(algo)
+	require.NoError(t, err)
+	v, err := ParseVariant(variant)
+	require.NoError(t, err)
+	g, err := graph.Load(spec, graph.LoadOptions{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Enact(ctx, dev, a, v, g, a.Select(params), RunOptions{})
+	require.NoError(t, err, "%s %s", algo, variant)
+	require.True(t, res.Validation.OK(), "%s %s: %s", algo, variant, res.Validation.String())
+	return res
+}
+
+// Buckets under the task queue: coreness peels each level with one
+// drain of the queue after an admission pass, every vertex runs as a
+// task exactly once (it leaves once), and a level at which no vertex
+// leaves runs no workers; delta-stepping SSSP finds bsp's distances.
+func TestAtosBuckets(t *testing.T) {
+	dev := atosTestDevice(t, sim.ModeFunctional)
+	for _, spec := range []string{"rmat:scale=9+perm=1", "grid:w=24,h=24"} {
+		for _, variant := range []string{"atos", "atos:local=on,dedup=off", "atos:local=on,local_rounds=2", "atos:worker=warp", "atos:mode=discrete"} {
+			res := atosEnactParams(t, dev, "coreness", variant, spec, Params{})
+			levels := map[uint32]bool{}
+			for _, c := range res.Values.Uint32 {
+				levels[c] = true
+			}
+			drains, admissions := 0, 0
+			for _, it := range res.Iterations {
+				switch it.Phases {
+				case "persist":
+					drains++
+				case "admit":
+					admissions++
+				}
+			}
+			if variant != "atos:mode=discrete" {
+				assert.Equal(t, len(levels), drains, "%s %s: one drain per level at which vertices leave", spec, variant)
+			}
+			assert.GreaterOrEqual(t, admissions, len(levels), "%s %s", spec, variant)
+			assert.Equal(t, float64(len(res.Values.Uint32)), summaryValue(t, res, "queue_pops"), "%s %s: every vertex runs once", spec, variant)
+		}
+	}
+	spec := "rmat:scale=9+perm=1" // weighted 1..64
+	want := atosEnactParams(t, dev, "sssp", "bsp", spec, Params{SourceParam: uint32(0), "delta": uint32(16)})
+	for _, variant := range []string{"atos", "atos:local=on,dedup=off", "atos:mode=discrete,worker=warp"} {
+		res := atosEnactParams(t, dev, "sssp", variant, spec, Params{SourceParam: uint32(0), "delta": uint32(16)})
+		assert.Equal(t, want.Values.Uint32, res.Values.Uint32, variant)
+		admissions := 0
+		for _, it := range res.Iterations {
+			if it.Phases == "admit" {
+				admissions++
+			}
+		}
+		assert.Greater(t, admissions, 1, "%s: the buckets were raised", variant)
+	}
+	a, err := LookupAlgorithm("coreness")
+	require.NoError(t, err)
+	v, err := ParseVariant("atos:local_rounds=8")
+	require.NoError(t, err)
+	assert.ErrorContains(t, atosSupports(a, v), "local_rounds=8 is for local=on")
+}

@@ -627,31 +627,60 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
 #define WG_ATOS_ENTRIES(NAME, ALG)                                                                 \
   WG_ATOS_WORKERS(NAME, wg_acc_tasks<ALG>, (wg_acc_tasks<ALG>{ALG(WG_ACC_META), WG_ACC_GRAPH}))
 
+// wg_atos_seed_warp queues v as a first task for every lane whose take is
+// set; all 32 lanes call it. One pending and one tail atomic per warp, an
+// overflow flagged as a push's is; no fence: the host starts the workers
+// after the seeding launch ends.
+WG_DEV void wg_atos_seed_warp(uint32_t *items, uint32_t capacity, uint32_t *ctl, bool take, uint32_t v) {
+  uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
+  if (takers == 0)
+    return;
+  uint32_t first = 0, count = __popc(takers);
+  if (wg_lane_id() == 0) {
+    uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], count) + count;
+    atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
+    first = atomicAdd(&ctl[WG_Q_TAIL], count);
+    if (first + count > capacity)
+      atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
+  }
+  first = __shfl_sync(WG_FULL_MASK, first, 0);
+  uint32_t slot = first + __popc(takers & wg_lanemask_lt());
+  if (take && slot < capacity)
+    items[slot] = v;
+}
+
 // wg_atos_seed_stamped queues every vertex v < n with stamps[v] == stamp
-// (a prelude's frontier) as a first task: one tail and one pending atomic
-// per warp, an overflow flagged as a push's is. Every thread of a warp
-// runs the same iterations (blockDim is a multiple of 32).
+// (a prelude's frontier) as a first task. Every thread of a warp runs the
+// same iterations (blockDim is a multiple of 32).
 WG_DEV void wg_atos_seed_stamped(uint32_t *items, uint32_t capacity, uint32_t *ctl, const uint32_t *stamps,
                                  uint32_t stamp, uint32_t n) {
   for (uint32_t base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
     uint32_t v = base + threadIdx.x;
-    bool take = v < n && stamps[v] == stamp;
-    uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
-    if (takers == 0)
-      continue;
-    uint32_t first = 0, count = __popc(takers);
-    if (wg_lane_id() == 0) {
-      uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], count) + count;
-      atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
-      first = atomicAdd(&ctl[WG_Q_TAIL], count);
-      if (first + count > capacity)
-        atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
-    }
-    first = __shfl_sync(WG_FULL_MASK, first, 0);
-    uint32_t slot = first + __popc(takers & wg_lanemask_lt());
-    if (take && slot < capacity)
-      items[slot] = v;
+    wg_atos_seed_warp(items, capacity, ctl, v < n && stamps[v] == stamp, v);
   }
 }
+
+// wg_atos_admit is a bucket's admission pass under the task queue: every
+// vertex the algorithm's active() admits (the host has raised the bound)
+// becomes a task; the host then runs the workers from the slot where the
+// pass's tasks start.
+template <typename ALG>
+WG_DEV void wg_atos_admit(ALG &alg, uint32_t *items, uint32_t capacity, uint32_t *ctl, uint32_t n) {
+  for (uint32_t base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
+    uint32_t v = base + threadIdx.x;
+    wg_atos_seed_warp(items, capacity, ctl, v < n && alg.active(v), v);
+  }
+}
+
+// WG_ATOS_BUCKET_ENTRIES(name, struct): the admission entry
+// (<name>_atos_base_admit) that lets an algorithm with buckets
+// (delta-stepping, coreness's levels) run its bucket loop under the task
+// queue; beside WG_ATOS_ENTRIES.
+#define WG_ATOS_BUCKET_ENTRIES(NAME, ALG)                                                          \
+  extern "C" __global__ void NAME##_atos_base_admit(WG_ACC_PARAMS, uint32_t *items, uint32_t capacity, \
+                                                    uint32_t *ctl) {                               \
+    ALG alg(WG_ACC_META);                                                                          \
+    wg_atos_admit(alg, items, capacity, ctl, num_vertices);                                        \
+  }
 
 #endif // WARPGRAPH_LIB_ATOS_CUH
