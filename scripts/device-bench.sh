@@ -6,7 +6,9 @@
 #   bash scripts/device-bench.sh [ALGOS] [VARIANTS]
 #
 # A variant may end in @N to force the grid of its grid-stride and fused
-# kernels to N CTAs (--grid N), e.g. simdx:fusion=all@132.
+# kernels to N CTAs (--grid N), e.g. simdx:fusion=all@132, and may carry
+# more flags of `warpgraph run` after slashes, e.g.
+# atos:fetch=8/--block=512 or atos/--delta=32 (recorded as "flags").
 # It generates the two issue graphs once (.wgc in /tmp), then runs every
 # (graph, algorithm, scheduler variant) cell with --repeat 10 --warmup 2
 # --source 0 and appends each run's JSON as one line to $RUNS (default
@@ -34,12 +36,15 @@ RUNS=${RUNS:-$OUT/runs.jsonl}
 for name in ${GRAPHS_ONLY:-rmat20 grid1000}; do
   for algo in $ALGOS; do
     for spec in $VARIANTS; do
-      v=${spec%@*}
+      flags=""
+      case $spec in */*) flags=$(echo "${spec#*/}" | tr '/' ' ');; esac
+      base=${spec%%/*}
+      v=${base%@*}
       grid=""
-      [ "$v" != "$spec" ] && grid="--grid ${spec##*@}"
+      [ "$v" != "$base" ] && grid="--grid ${base##*@}"
       src=""
       case $algo in bfs|sssp|sswp) src="--source 0";; esac
-      line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src $grid \
+      line=$($WG run --algo $algo --graph /tmp/$name.wgc --target hw --scheduler "$v" $src $grid $flags \
         --repeat $REPEAT --warmup $WARMUP --timeout $TIMEOUT --json 2>"$OUT/err.txt")
       status=$?
       if [ -z "$line" ]; then
@@ -47,7 +52,7 @@ for name in ${GRAPHS_ONLY:-rmat20 grid1000}; do
         printf '{"graph_name":"%s","algorithm":"%s","scheduler":"%s","exit":%d,"error":"%s"}\n' \
           "$name" "$algo" "$spec" $status "${msg//\"/\'}" >> "$RUNS"
       else
-        echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('per_iteration',None); d['graph_name']='$name'; d['exit']=$status; d['variant_spec']='$spec'; print(json.dumps(d))" >> "$RUNS"
+        echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('per_iteration',None); d['graph_name']='$name'; d['exit']=$status; d['variant_spec']='$spec'; d['flags']='$flags'.strip(); print(json.dumps(d))" >> "$RUNS"
       fi
     done
   done
