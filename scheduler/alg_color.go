@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/graph/ref"
@@ -33,7 +34,12 @@ func cpuColor(g *graph.Graph, _ Params) CPUResult {
 func setupColorRounds(g *graph.Graph, params Params) (*Problem, error) {
 	p, err := setupColor(g, params)
 	if err == nil {
+		// Rounds colour every vertex of a round at once whatever the
+		// order; vertex order keeps the round's reads local.
 		p.Custom = colorBSP
+		for v := range p.Start {
+			p.Start[v] = uint32(v)
+		}
 	}
 	return p, err
 }
@@ -43,7 +49,8 @@ func setupColorRounds(g *graph.Graph, params Params) (*Problem, error) {
 // from WG_COLOUR_CTA_DEGREE by a whole CTA of a CTA worker).
 const colourWarpDegree = 32
 
-// setupColor is colouring's task form: tasks that assign or check. On a
+// setupColor is colouring's task form: tasks that assign or check, the
+// first ones in bit-reversed vertex order (bitReversedOrder). On a
 // graph whose degrees stay below colourWarpDegree the color_flat entries
 // run: the same tasks without the hub paths, in a kernel of fewer
 // registers and so more co-resident workers (and, in rounds, the same
@@ -64,11 +71,7 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 		module = "color_flat"
 		notes = append(notes, fmt.Sprintf("largest degree %d, below %d: the task entries without the warp and CTA paths for hubs (color_flat)", largest, colourWarpDegree))
 	}
-	all := make([]uint32, n)
-	for v := range all {
-		all[v] = uint32(v)
-	}
-	return &Problem{Graph: sym, Meta: []*Array{meta, Uint32s("queued", filled(n, 1))}, Start: all, MaxIterations: n + 1, Notes: notes,
+	return &Problem{Graph: sym, Meta: []*Array{meta, Uint32s("queued", filled(n, 1))}, Start: bitReversedOrder(n), MaxIterations: n + 1, Notes: notes,
 		Values: func() Values { return uint32Values("colour", "", meta.Uint32s()) },
 		Check: func(int) (ref.Report, []Field) {
 			c := meta.Uint32s()
@@ -86,6 +89,29 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 		Tasks:  TaskSettings{Fetch: 512, WorkCounted: true},
 		Module: module,
 	}, nil
+}
+
+// bitReversedOrder lists 0..n-1 in the order of their bit-reversed
+// indices: vertices close in id, which on a graph stored with locality
+// (a mesh's rows, a crawl's order) are often neighbours, start far apart
+// in time, so fewer of them are coloured at once from the same stale
+// view and clash.
+func bitReversedOrder(n int) []uint32 {
+	width := 0
+	for 1<<width < n {
+		width++
+	}
+	order := make([]uint32, 0, n)
+	for i := 0; i < 1<<width; i++ {
+		r := 0
+		if width > 0 {
+			r = int(bits.Reverse32(uint32(i)) >> (32 - width))
+		}
+		if r < n {
+			order = append(order, uint32(r))
+		}
+	}
+	return order
 }
 
 // colorBSP runs rounds of assign and detect over a frontier that starts as
