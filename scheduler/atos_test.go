@@ -25,6 +25,12 @@ func atosTestDevice(t *testing.T, mode sim.Mode) *sim.Device {
 
 func atosEnact(t *testing.T, dev kernels.Device, algo, variant, spec string, ro RunOptions) (*Result, error) {
 	t.Helper()
+	return atosEnactWith(t, dev, algo, variant, spec, Params{SourceParam: 0}, ro)
+}
+
+// atosEnactWith is atosEnact with the algorithm's parameters.
+func atosEnactWith(t *testing.T, dev kernels.Device, algo, variant, spec string, params Params, ro RunOptions) (*Result, error) {
+	t.Helper()
 	a, err := LookupAlgorithm(algo)
 	require.NoError(t, err)
 	v, err := ParseVariant(variant)
@@ -33,7 +39,7 @@ func atosEnact(t *testing.T, dev kernels.Device, algo, variant, spec string, ro 
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return Enact(ctx, dev, a, v, g, a.Select(Params{SourceParam: 0}), ro)
+	return Enact(ctx, dev, a, v, g, a.Select(params), ro)
 }
 
 // withKey adds key=value to a variant's spelling.
@@ -205,18 +211,11 @@ func TestAtosPageRankPullsThenPushes(t *testing.T) {
 	assert.Less(t, pulls("atos", 0.9), base, "a larger pull fraction pulls less")
 }
 
-// atosEnactParams is atosEnact with the algorithm's parameters.
+// atosEnactParams runs a cell with the algorithm's parameters and
+// requires it to validate.
 func atosEnactParams(t *testing.T, dev kernels.Device, algo, variant, spec string, params Params) *Result {
 	t.Helper()
-	a, err := LookupAlgorithm(algo)
-	require.NoError(t, err)
-	v, err := ParseVariant(variant)
-	require.NoError(t, err)
-	g, err := graph.Load(spec, graph.LoadOptions{})
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := Enact(ctx, dev, a, v, g, a.Select(params), RunOptions{})
+	res, err := atosEnactWith(t, dev, algo, variant, spec, params, RunOptions{})
 	require.NoError(t, err, "%s %s", algo, variant)
 	require.True(t, res.Validation.OK(), "%s %s: %s", algo, variant, res.Validation.String())
 	return res
