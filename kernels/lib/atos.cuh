@@ -83,6 +83,27 @@
 #define WG_Q_WORDS 224
 #define WG_ATOS_CHUNK 256
 
+// wg_queue_slot reserves a slot at the queue's tail for every lane in
+// takers, with one atomic per counter for the warp (all 32 lanes call it),
+// and returns the calling lane's. The tasks count as pending before their
+// slots exist, so PENDING never reads 0 while they wait; the largest
+// pending count is recorded, and a reservation past the capacity flags the
+// overflow (the lanes whose slot is past it write nothing).
+WG_DEV uint32_t wg_queue_slot(uint32_t *ctl, uint32_t capacity, uint32_t takers) {
+  uint32_t first = 0;
+  if (wg_lane_id() == 0) {
+    uint32_t n = __popc(takers);
+    uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], n) + n;
+    if (pending > wg_load_volatile(&ctl[WG_Q_MAX_OCCUPANCY]))
+      atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
+    first = atomicAdd(&ctl[WG_Q_TAIL], n);
+    if (first + n > capacity)
+      atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
+  }
+  first = __shfl_sync(WG_FULL_MASK, first, 0);
+  return first + __popc(takers & wg_lanemask_lt());
+}
+
 struct wg_queue {
   uint32_t *items;
   uint32_t capacity;
@@ -160,17 +181,7 @@ struct wg_queue {
       if (takers == 0)
         return;
     }
-    uint32_t n = __popc(takers), base = 0;
-    if (wg_lane_id() == 0) {
-      uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], n) + n;
-      if (pending > wg_load_volatile(&ctl[WG_Q_MAX_OCCUPANCY]))
-        atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
-      base = atomicAdd(&ctl[WG_Q_TAIL], n);
-      if (base + n > capacity)
-        atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
-    }
-    base = __shfl_sync(WG_FULL_MASK, base, 0);
-    uint32_t slot = base + __popc(takers & wg_lanemask_lt());
+    uint32_t slot = wg_queue_slot(ctl, capacity, takers);
     if (take && slot < capacity)
       wg_store_volatile(&items[slot], task);
   }
@@ -628,23 +639,13 @@ WG_DEV void wg_atos_cta_discrete(WORK &work, uint32_t *items, uint32_t capacity,
   WG_ATOS_WORKERS(NAME, wg_acc_tasks<ALG>, (wg_acc_tasks<ALG>{ALG(WG_ACC_META), WG_ACC_GRAPH}))
 
 // wg_atos_seed_warp queues v as a first task for every lane whose take is
-// set; all 32 lanes call it. One pending and one tail atomic per warp, an
-// overflow flagged as a push's is; no fence: the host starts the workers
-// after the seeding launch ends.
+// set; all 32 lanes call it. One reservation per warp, as a push's; no
+// fence: the host starts the workers after the seeding launch ends.
 WG_DEV void wg_atos_seed_warp(uint32_t *items, uint32_t capacity, uint32_t *ctl, bool take, uint32_t v) {
   uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
   if (takers == 0)
     return;
-  uint32_t first = 0, count = __popc(takers);
-  if (wg_lane_id() == 0) {
-    uint32_t pending = atomicAdd(&ctl[WG_Q_PENDING], count) + count;
-    atomicMax(&ctl[WG_Q_MAX_OCCUPANCY], pending);
-    first = atomicAdd(&ctl[WG_Q_TAIL], count);
-    if (first + count > capacity)
-      atomicExch(&ctl[WG_Q_OVERFLOW], 1u);
-  }
-  first = __shfl_sync(WG_FULL_MASK, first, 0);
-  uint32_t slot = first + __popc(takers & wg_lanemask_lt());
+  uint32_t slot = wg_queue_slot(ctl, capacity, takers);
   if (take && slot < capacity)
     items[slot] = v;
 }
