@@ -11,10 +11,11 @@ import sys
 
 out = sys.argv[1]
 hw = {}
-for line in open(os.path.join(out, "hw.jsonl")):
-    if line.strip():
-        r = json.loads(line)
-        hw[(r["algorithm"], r["scheduler"])] = r
+text, at, decoder = open(os.path.join(out, "hw.jsonl")).read(), 0, json.JSONDecoder()
+while text[at:].strip():  # one --json object per cell, each over several lines
+    at += len(text[at:]) - len(text[at:].lstrip())
+    r, at = decoder.raw_decode(text, at)
+    hw[(r["algorithm"], r["scheduler"])] = r
 sim = {}
 for path in sorted(glob.glob(os.path.join(out, "sim-*.json"))):
     try:

@@ -4,7 +4,7 @@
 # for the rank correlation of their times. Run on a GPU host from the
 # repository root:
 #   OUT=dir bash scripts/rmat18-ranks.sh ./warpgraph SIM_LIMIT_S "ALGO/VARIANT ..."
-# writes OUT/hw.jsonl (one --json line per cell, medians of 10 runs after
+# writes OUT/hw.jsonl (each cell's --json object, medians of 10 runs after
 # 2) and OUT/sim-ALGO-VARIANT.json with .err beside it (the exit status
 # last: 124 for a simulation past SIM_LIMIT_S). The simulations run at
 # once, the host's CPUs shared among them. The table and Spearman's rho:
