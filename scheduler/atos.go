@@ -39,7 +39,7 @@ func init() {
 				Values: []string{"persistent", "discrete"}, Default: "persistent"},
 			{Name: "worker", About: "cta: a CTA pops and balances edges over its threads; warp: a warp pops, one task per lane",
 				Values: []string{"cta", "warp"}, Default: "cta"},
-			{Name: "fetch", About: "tasks per pop (auto: 32, the H100's best for both workers, except where the problem names its own: colouring's CTA workers pop 512)",
+			{Name: "fetch", About: "tasks per pop (auto: 32, the H100's best for both workers, except where the problem names its own: colouring's CTA workers pop 128)",
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
 			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
