@@ -263,6 +263,18 @@ func TestAtosBuckets(t *testing.T) {
 		}
 		assert.Greater(t, admissions, 1, "%s: the buckets were raised", variant)
 	}
+	// A fixed queue that a bucket outgrows is an error naming the
+	// overflow: through the workers' pushes (the grid's wave from its
+	// corners) or through the admission pass itself (er's isolated
+	// vertices all leave at level 1).
+	for _, spec := range []string{"grid:w=12,h=12", "er:n=256,m=16"} {
+		for _, variant := range []string{"atos:capacity=8", "atos:mode=discrete,capacity=8"} {
+			_, err := atosEnactWith(t, dev, "coreness", variant, spec, Params{}, RunOptions{})
+			var overflow *QueueOverflowError
+			require.ErrorAs(t, err, &overflow, "%s %s", spec, variant)
+			assert.Equal(t, 8, overflow.Capacity, variant)
+		}
+	}
 	a, err := LookupAlgorithm("coreness")
 	require.NoError(t, err)
 	v, err := ParseVariant("atos:local_rounds=8")
