@@ -41,7 +41,7 @@ func init() {
 				Values: []string{"cta", "warp"}, Default: "cta"},
 			{Name: "fetch", About: "tasks per pop (auto: 32, the H100's best for both workers, except where the problem names its own: colouring's CTA workers pop 128)",
 				Values: []string{"auto", "8", "32", "128", "512"}, Default: "auto"},
-			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to 64 rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
+			{Name: "local", About: "persistent CTA workers: on keeps the tasks a worker creates in shared memory and runs them itself (up to local_rounds rounds of a CTA's worth) before retiring its pop, so a chain of dependent tasks skips the global queue",
 				Values: []string{"off", "on"}, Default: "off"},
 			{Name: "local_rounds", About: "local=on: how many rounds a CTA worker runs the tasks it created before it hands the rest to the global queue; more keeps a chain of dependent tasks (a peeling or a mesh's wave) in one CTA longer, fewer lets other workers share a growing frontier sooner",
 				Default: strconv.Itoa(atosLocalRounds), Quiet: true, Range: &KeyRange{Min: 1, Max: atosMaxLocalRounds, Whole: true}},
@@ -428,14 +428,7 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 
 // atosDiscrete launches one kernel per generation of the queue.
 func atosDiscrete(e *Enactment) error {
-	if _, err := atosGenerations(e, 0, e.State.(*atosState).first, 0); err != nil {
-		return err
-	}
-	k, err := e.Kernel("discrete")
-	if err != nil {
-		return err
-	}
-	control, err := atosControl(e, k.Name)
+	control, _, err := atosDiscreteDrain(e, 0, e.State.(*atosState).first, 0)
 	if err != nil {
 		return err
 	}
@@ -444,6 +437,22 @@ func atosDiscrete(e *Enactment) error {
 		atosRecord(e, last, control)
 	}
 	return nil
+}
+
+// atosDiscreteDrain runs the generations from slots [begin, end) until the
+// queue drains (atosGenerations) and returns the queue's control block and
+// the next generation's number.
+func atosDiscreteDrain(e *Enactment, begin, end, generation int) ([]uint32, int, error) {
+	next, err := atosGenerations(e, begin, end, generation)
+	if err != nil {
+		return nil, 0, err
+	}
+	k, err := e.Kernel("discrete")
+	if err != nil {
+		return nil, 0, err
+	}
+	control, err := atosControl(e, k.Name)
+	return control, next, err
 }
 
 // atosGenerations launches one kernel per generation of the queue, the
@@ -547,21 +556,11 @@ func atosBuckets(e *Enactment) error {
 			if control, err = atosPersistentLaunch(e, &it); err != nil {
 				return err
 			}
-			tail = int(control[atosTail])
 			e.record(it)
-		} else {
-			if generation, err = atosGenerations(e, st.head, tail, generation); err != nil {
-				return err
-			}
-			k, err := e.Kernel("discrete")
-			if err != nil {
-				return err
-			}
-			if control, err = atosControl(e, k.Name); err != nil {
-				return err
-			}
-			tail = int(control[atosTail])
+		} else if control, generation, err = atosDiscreteDrain(e, st.head, tail, generation); err != nil {
+			return err
 		}
+		tail = int(control[atosTail])
 		if size, err = e.nextBucket(len(e.iterations), &bound, admission); err != nil {
 			return err
 		}
