@@ -91,6 +91,8 @@ type options struct {
 	samplePolicy *samplePolicy
 	// sampleInside: WithSamplingInside's ratio (0: off).
 	sampleInside int
+	// stretchSlice: WithStretchSlice (0: SampleStretchSlice).
+	stretchSlice int
 }
 
 // withHitsAsMessages sends every L1 hit through the memory system as
@@ -130,6 +132,11 @@ func WithParallelEngine(on bool) Option { return func(o *options) { o.parallel =
 // interleaving of its warps (Atos's label propagation) does other work
 // than the timing model would, and its charge is then off.
 func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleInside = max(ratio, 0) } }
+
+// WithStretchSlice sets how many instructions a warp runs per turn in the
+// functional stretches of WithSamplingInside (default SampleStretchSlice;
+// WithSlice is whole functional launches').
+func WithStretchSlice(n int) Option { return func(o *options) { o.stretchSlice = max(n, 0) } }
 
 // WithThreads runs timing mode on the parallel window engine with n
 // threads (0: one per core, runtime.NumCPU): the SMs and the memory system

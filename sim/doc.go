@@ -113,7 +113,12 @@
 // (most warps have come to wait or spin: the launch's pace has changed,
 // and a detailed stretch measures the new one); both tests count a turn
 // that a polling warp sat out (exec's back-off) as the slice it would
-// have run. It is charged its progress at the
+// have run. Its warps take turns of SampleStretchSlice instructions
+// (WithStretchSlice), not functional mode's 256: with short turns an
+// asynchronous kernel's warps race about as the timing model's do, so a
+// stretch does about the work the timing model would in its place, where
+// long turns let a warp run ahead on fresher values and do less. It is
+// charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
 // warms the L1s and L2 the functional stretch left cold); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges

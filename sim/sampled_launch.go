@@ -32,6 +32,14 @@ const (
 	SampleUnitCycles  = 8192
 	// SampleFunctionalRatio is the suggested ratio (WithSamplingInside).
 	SampleFunctionalRatio = 8
+	// SampleStretchSlice is the instructions a warp runs per turn in a
+	// functional stretch (WithStretchSlice). Short turns interleave the
+	// warps about as the timing model's schedulers do, so an asynchronous
+	// kernel's races (which task sees which update) and hence its work
+	// stay close to the timing model's; functional mode's 256-instruction
+	// turns let a warp run far ahead and see fresher values, doing less
+	// redundant work than the detailed stretches it is charged by.
+	SampleStretchSlice = 4
 	// SampleMinChanges: a detailed stretch whose second half changed
 	// memory fewer times is followed by another detailed stretch, not a
 	// functional one: its rate rests on too few events (a latency-bound
@@ -148,7 +156,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// Functional execution reads memory as it is: the L1s'
 			// copies belong to the timing model.
 			g.SetL1(nil)
-			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.opts.slice,
+			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8})
 			if err != nil {
@@ -236,4 +244,12 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 	k.stoppedUnchecked += unchecked
 	k.stoppedErr += chargedErr
 	k.rateChanges = append(k.rateChanges, changes...)
+}
+
+// stretchSlice is a functional stretch's turn (WithStretchSlice).
+func (d *Device) stretchSlice() int {
+	if d.opts.stretchSlice > 0 {
+		return d.opts.stretchSlice
+	}
+	return SampleStretchSlice
 }

@@ -361,3 +361,24 @@ func TestSampledInsideOnTheWindowEngine(t *testing.T) {
 		})
 	}
 }
+
+// TestSampledStretchSlice: WithStretchSlice sets the functional stretches'
+// turn (SampleStretchSlice by default): the default and an explicit
+// SampleStretchSlice agree, functional mode's 256-instruction turn gives
+// other figures, and every turn keeps the values exact.
+func TestSampledStretchSlice(t *testing.T) {
+	const spec = "rmat:scale=10+perm=1"
+	timing, _ := enactOn(t, ModeTiming, "sswp", "atos", spec)
+	opts := []Option{withSamplePolicy(insidePolicy()), WithSamplingInside(2)}
+	byDefault, d := enactOn(t, ModeSampled, "sswp", "atos", spec, opts...)
+	r, _ := d.SamplingReport()
+	require.Positive(t, r.Stopped, "some launch ran in stretches")
+	explicit, _ := enactOn(t, ModeSampled, "sswp", "atos", spec, append(opts, WithStretchSlice(SampleStretchSlice))...)
+	long, _ := enactOn(t, ModeSampled, "sswp", "atos", spec, append(opts, WithStretchSlice(256))...)
+	assert.Equal(t, byDefault.Total, explicit.Total)
+	assert.NotEqual(t, byDefault.Total.Cycles, long.Total.Cycles, "the turn reaches the stretches")
+	assert.Equal(t, timing.Values, byDefault.Values, "widest paths do not depend on the interleaving")
+	assert.Equal(t, timing.Values, long.Values)
+	t.Logf("timing %d cycles, stretches of %d-instruction turns %d, of 256 %d",
+		timing.Total.Cycles, SampleStretchSlice, byDefault.Total.Cycles, long.Total.Cycles)
+}

@@ -81,7 +81,7 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		}
 		extra := o.profile.options()
 		if o.sampleInside > 0 {
-			extra = append(extra, sim.WithSamplingInside(o.sampleInside))
+			extra = append(extra, sim.WithSamplingInside(o.sampleInside), sim.WithStretchSlice(o.sampleSlice))
 		}
 		env, err := openSimulator(o.simMode, o.config, mon, append(extra, o.threads.options(o.simMode)...)...)
 		var u *timing.UnsupportedError

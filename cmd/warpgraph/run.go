@@ -48,6 +48,9 @@ type runOptions struct {
 	// launch in detailed and functional stretches, a functional stretch
 	// making the progress of this many detailed ones (0: off).
 	sampleInside int
+	// sampleSlice is --sample-slice: the instructions a warp runs per turn
+	// in those functional stretches (0: the simulator's default).
+	sampleSlice int
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -181,6 +184,7 @@ func newRunCommand() *cobra.Command {
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (cycle-level, the default), functional (exact values, no cycles) or sampled (some launches in detail, the rest functional with predicted cycles)")
 	f.IntVar(&o.sampleInside, "sample-inside", 0, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, a functional stretch making N detailed stretches' progress and charged at their rate (--sample-inside=N; alone, N = 8; larger N, less wall time and more error; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
 	f.Lookup("sample-inside").NoOptDefVal = strconv.Itoa(sim.SampleFunctionalRatio)
+	f.IntVar(&o.sampleSlice, "sample-slice", 0, fmt.Sprintf("with --sample-inside: the instructions a warp runs per turn in the functional stretches (default %d: short turns keep an asynchronous kernel's races, and so its work, close to the detailed stretches'; functional mode's own turn is 256)", sim.SampleStretchSlice))
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
 	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max; on a timed target also GTEPS (Graph500's edges of the reached component per end-to-end second) and its harmonic mean")
@@ -269,6 +273,10 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--sample-inside %d must be a positive ratio (0: off)", o.sampleInside)
 	case o.sampleInside > 0 && (o.target != "sim" || o.simMode != "sampled"):
 		return nil, badInput("--sample-inside applies to --target sim --sim-mode sampled")
+	case o.sampleSlice < 0 || o.sampleSlice > maxSampleSlice:
+		return nil, badInput("--sample-slice %d: use 1 to %d instructions (0: the default, %d)", o.sampleSlice, maxSampleSlice, sim.SampleStretchSlice)
+	case o.sampleSlice > 0 && o.sampleInside == 0:
+		return nil, badInput("--sample-slice applies with --sample-inside")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err
@@ -323,6 +331,11 @@ func (o runOptions) algorithmParams(a *scheduler.Algorithm) (scheduler.Params, e
 
 // sourcesSeedParam is the parameter whose flag also seeds --sources' draw.
 const sourcesSeedParam = "seed"
+
+// maxSampleSlice bounds --sample-slice: a turn longer than functional
+// mode's own (256) is far past what keeps a stretch's races close to the
+// timing model's.
+const maxSampleSlice = 1 << 16
 
 // sourcesSeed seeds --sources' draw: --seed, or 1.
 func (o runOptions) sourcesSeed() (uint64, error) {

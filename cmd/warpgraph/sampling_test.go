@@ -32,6 +32,9 @@ func TestSampledModeWhereItDoesNotApply(t *testing.T) {
 		{"inside in timing mode", append(bfs, "--target", "sim", "--config", "tiny", "--sample-inside"), "--sample-inside applies to --target sim --sim-mode sampled"},
 		{"inside on hw", append(bfs, "--target", "hw", "--sample-inside=4"), "--sample-inside applies to --target sim --sim-mode sampled"},
 		{"inside negative", append(sampled, "--sample-inside=-1"), "--sample-inside -1 must be a positive ratio"},
+		{"slice without inside", append(sampled, "--sample-slice=4"), "--sample-slice applies with --sample-inside"},
+		{"slice negative", append(sampled, "--sample-inside", "--sample-slice=-1"), "--sample-slice -1: use 1 to 65536 instructions"},
+		{"slice too long", append(sampled, "--sample-inside", "--sample-slice=65537"), "--sample-slice 65537: use 1 to 65536 instructions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
