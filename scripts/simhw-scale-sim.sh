@@ -10,13 +10,15 @@
 # queue writes OUTROOT/queue.tsv: the cells of PICKS (from
 # scripts/simhw-scale-picks.sh) not yet in DONE_CSV (a data.csv of the
 # simulated half), cheapest first, COUNT of them after the first SKIP.
-# run simulates them, JOBS at a time (default: one per CPU), each
+# run simulates them, JOBS at a time (default: one per CPU ÷ THREADS), each
 #   WARPGRAPH sweep simhw-scale --target sim --config h100 --jobs 1
-#     --sim-threads 1 --timeout LIMIT --out OUTROOT/cells/N
+#     --sim-threads THREADS --timeout LIMIT --out OUTROOT/cells/N
 #     --points 'graph=G;algorithm=A;variant=V'
 # (LIMIT default 20m: a cell past it is recorded by the sweep with its
-# limit, never dropped); with DEADLINE (epoch seconds) set, no cell starts
-# after it. Rerunning skips the cells already recorded.
+# limit, never dropped; THREADS default 1: the costliest cells finish
+# sooner four at a time on 4 threads each than sixteen at once on one);
+# with DEADLINE (epoch seconds) set, no cell starts after it. Rerunning
+# skips the cells already recorded.
 # collect appends the recorded rows that DEST_DIR/data.csv lacks to it;
 # then `warpgraph sweep simhw-scale --target sim --config h100 --out
 # DEST_DIR --report-only` renders the README and plots.
@@ -54,8 +56,8 @@ PY
 run)
   WG=${1:?WARPGRAPH}
   root=${2:?OUTROOT}
-  export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0}
-  jobs=${4:-$(nproc)}
+  export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0} THREADS=${THREADS:-1}
+  jobs=${4:-$(($(nproc) / THREADS > 0 ? $(nproc) / THREADS : 1))}
   run_cell() {
     local idx=$1 graph=$2 algo=$3 variant=$4
     local dir=$root/cells/$idx
@@ -66,7 +68,7 @@ run)
       return 0
     fi
     mkdir -p "$dir"
-    "$WG" sweep simhw-scale --target sim --config h100 --jobs 1 --sim-threads 1 \
+    "$WG" sweep simhw-scale --target sim --config h100 --jobs 1 --sim-threads "$THREADS" \
       --timeout "$LIMIT" --out "$dir" \
       --points "graph=$graph;algorithm=$algo;variant=$variant" >"$dir/log" 2>&1
     echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
