@@ -430,7 +430,13 @@ type RunOptions struct {
 	// when, over the last window of SlowdownWindow warp-instructions (at
 	// least 4096), the share of instructions that changed memory has
 	// fallen below half of the first window's: most warps have come to
-	// wait or spin (a launch's tail), and the work's pace has changed.
+	// wait or spin (a launch's tail), and the work's pace has changed. It
+	// also stops it at the end of a round in which fewer than half as many
+	// warps worked (ran a turn that was not idle: backOff) as in the
+	// first round: warps have finished or come to wait, and a GPU with
+	// fewer warps at work makes progress at another rate, even where each
+	// of them changes memory as often as before (one warp left on a hub's
+	// edges).
 	StopOnSlowdown bool
 	SlowdownWindow uint64
 }
@@ -499,12 +505,26 @@ func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err err
 }
 
 // slowdown follows the share of warp-instructions that change memory over
-// windows of a run (RunOptions.StopOnSlowdown).
+// windows of a run, and the warps at work per round
+// (RunOptions.StopOnSlowdown).
 type slowdown struct {
 	window         uint64
 	insts, changes uint64  // at the current window's start
 	first          float64 // the first window's share, once measured
 	measured       bool
+	// firstWorking is the warps that worked in the run's first round (0:
+	// none yet).
+	firstWorking int
+}
+
+// fewerWorking records a round's working warps and says whether they
+// fell below half of the first round's.
+func (s *slowdown) fewerWorking(working int) bool {
+	if s.firstWorking == 0 {
+		s.firstWorking = working
+		return false
+	}
+	return 2*working < s.firstWorking
 }
 
 // slowed closes a window once it is long enough and says whether its
@@ -645,6 +665,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes}
 	for live > 0 {
 		progressed, waiting := false, false
+		working := 0 // warps whose turn this round was not idle
 		for i, c := range slots {
 			if c == nil {
 				continue
@@ -667,7 +688,11 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				if n > 0 {
 					progressed = true
 				}
-				w.backOff(n == slice && changes == g.changes && w.turnReads == readStrong)
+				idle := n == slice && changes == g.changes && w.turnReads == readStrong
+				w.backOff(idle)
+				if n > 0 && !idle {
+					working++
+				}
 				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget {
 					return errProgressBudget
 				}
@@ -685,7 +710,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
 			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
 		}
-		if opt.StopOnSlowdown && live > 0 && slow.slowed(g.WarpInsts+satOut, g.changes) {
+		if opt.StopOnSlowdown && live > 0 && (slow.slowed(g.WarpInsts+satOut, g.changes) || slow.fewerWorking(working)) {
 			return errProgressBudget
 		}
 		if !progressed && waiting {
