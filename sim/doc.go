@@ -111,10 +111,11 @@
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's
 // (most warps have come to wait or spin), or until a round has fewer than
-// half as many warps at work as its first round (warps have finished or
-// wait: one warp left on a hub's edges changes memory as often as before,
-// but the GPU's pace falls); the launch's pace has changed, and a detailed
-// stretch measures the new one. The tests count a turn
+// half or more than twice as many warps at work as its first round (warps
+// have finished, wait, or were released from a grid barrier: one warp
+// left on a hub's edges changes memory as often as before, but the GPU's
+// pace falls); the launch's pace has changed, and a detailed stretch
+// measures the new one. The tests count a turn
 // that a polling warp sat out (exec's back-off) as the slice it would
 // have run. Its warps take turns of SampleStretchSlice instructions
 // (WithStretchSlice), not functional mode's 256: with short turns an

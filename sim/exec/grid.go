@@ -431,11 +431,12 @@ type RunOptions struct {
 	// least 4096), the share of instructions that changed memory has
 	// fallen below half of the first window's: most warps have come to
 	// wait or spin (a launch's tail), and the work's pace has changed. It
-	// also stops it at the end of a round in which fewer than half as many
-	// warps worked (ran a turn that was not idle: backOff) as in the
-	// first round: warps have finished or come to wait, and a GPU with
-	// fewer warps at work makes progress at another rate, even where each
-	// of them changes memory as often as before (one warp left on a hub's
+	// also stops it at the end of a round in which fewer than half or more
+	// than twice as many warps worked (ran a turn that was not idle:
+	// backOff) as in the first round: warps have finished, come to wait or
+	// been released (a grid barrier), and a GPU with another number of
+	// warps at work makes progress at another rate, even where each of
+	// them changes memory as often as before (one warp left on a hub's
 	// edges).
 	StopOnSlowdown bool
 	SlowdownWindow uint64
@@ -517,14 +518,14 @@ type slowdown struct {
 	firstWorking int
 }
 
-// fewerWorking records a round's working warps and says whether they
-// fell below half of the first round's.
-func (s *slowdown) fewerWorking(working int) bool {
+// otherWorking records a round's working warps and says whether they
+// fell below half of the first round's or rose above twice it.
+func (s *slowdown) otherWorking(working int) bool {
 	if s.firstWorking == 0 {
 		s.firstWorking = working
 		return false
 	}
-	return 2*working < s.firstWorking
+	return 2*working < s.firstWorking || working > 2*s.firstWorking
 }
 
 // slowed closes a window once it is long enough and says whether its
@@ -710,7 +711,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
 			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
 		}
-		if opt.StopOnSlowdown && live > 0 && (slow.slowed(g.WarpInsts+satOut, g.changes) || slow.fewerWorking(working)) {
+		if opt.StopOnSlowdown && live > 0 && (slow.slowed(g.WarpInsts+satOut, g.changes) || slow.otherWorking(working)) {
 			return errProgressBudget
 		}
 		if !progressed && waiting {
