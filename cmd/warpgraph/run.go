@@ -332,9 +332,9 @@ func (o runOptions) algorithmParams(a *scheduler.Algorithm) (scheduler.Params, e
 // sourcesSeedParam is the parameter whose flag also seeds --sources' draw.
 const sourcesSeedParam = "seed"
 
-// maxSampleSlice bounds --sample-slice: a turn longer than functional
-// mode's own (256) is far past what keeps a stretch's races close to the
-// timing model's.
+// maxSampleSlice bounds --sample-slice. Turns past functional mode's own
+// (256) only serve to compare against it; larger values are refused as
+// mistakes.
 const maxSampleSlice = 1 << 16
 
 // sourcesSeed seeds --sources' draw: --seed, or 1.
