@@ -110,11 +110,13 @@
 // last detailed stretch would make in SampleFunctionalRatio times its length,
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's
-// (most warps have come to wait or spin), or until a round has fewer than
-// half or more than twice as many warps at work as its first round (warps
-// have finished, wait, or were released from a grid barrier: one warp
-// left on a hub's edges changes memory as often as before, but the GPU's
-// pace falls); the launch's pace has changed, and a detailed stretch
+// (most warps have come to wait or spin), or until a block of eight rounds
+// has fewer than half or more than twice as many warps at work per round
+// as its first block (single rounds swing by half as warps leave and
+// rejoin the back-off; a block's change means warps have finished, wait,
+// or were released from a grid barrier: one warp left on a hub's edges
+// changes memory as often as before, but the GPU's pace falls); the
+// launch's pace has changed, and a detailed stretch
 // measures the new one. The tests count a turn
 // that a polling warp sat out (exec's back-off) as the slice it would
 // have run. Its warps take turns of SampleStretchSlice instructions

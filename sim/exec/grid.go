@@ -431,13 +431,13 @@ type RunOptions struct {
 	// least 4096), the share of instructions that changed memory has
 	// fallen below half of the first window's: most warps have come to
 	// wait or spin (a launch's tail), and the work's pace has changed. It
-	// also stops it at the end of a round in which fewer than half or more
-	// than twice as many warps worked (ran a turn that was not idle:
-	// backOff) as in the first round: warps have finished, come to wait or
-	// been released (a grid barrier), and a GPU with another number of
-	// warps at work makes progress at another rate, even where each of
-	// them changes memory as often as before (one warp left on a hub's
-	// edges).
+	// also stops it at the end of a block of workingRounds rounds in which
+	// fewer than half or more than twice as many warps worked per round
+	// (ran a turn that was not idle: backOff) as in the first block: warps
+	// have finished, come to wait or been released (a grid barrier), and a
+	// GPU with another number of warps at work makes progress at another
+	// rate, even where each of them changes memory as often as before (one
+	// warp left on a hub's edges).
 	StopOnSlowdown bool
 	SlowdownWindow uint64
 }
@@ -513,19 +513,34 @@ type slowdown struct {
 	insts, changes uint64  // at the current window's start
 	first          float64 // the first window's share, once measured
 	measured       bool
-	// firstWorking is the warps that worked in the run's first round (0:
-	// none yet).
-	firstWorking int
+	// workingRef is the warps at work per round over the run's first
+	// workingRounds rounds (0: not yet measured); workingSum and
+	// workingN accumulate the current block of rounds.
+	workingRef, workingSum float64
+	workingN               int
 }
 
-// otherWorking records a round's working warps and says whether they
-// fell below half of the first round's or rose above twice it.
+// workingRounds is the block of rounds whose mean count of working warps
+// otherWorking compares: single rounds swing by half either way in a
+// steady stretch (warps leave and rejoin the back-off), a block does not.
+const workingRounds = 8
+
+// otherWorking records a round's working warps and, at the end of each
+// block of workingRounds rounds, says whether the block's mean fell below
+// half of the first block's or rose above twice it.
 func (s *slowdown) otherWorking(working int) bool {
-	if s.firstWorking == 0 {
-		s.firstWorking = working
+	s.workingSum += float64(working)
+	s.workingN++
+	if s.workingN < workingRounds {
 		return false
 	}
-	return 2*working < s.firstWorking || working > 2*s.firstWorking
+	mean := s.workingSum / float64(s.workingN)
+	s.workingSum, s.workingN = 0, 0
+	if s.workingRef == 0 {
+		s.workingRef = max(mean, 1e-9)
+		return false
+	}
+	return 2*mean < s.workingRef || mean > 2*s.workingRef
 }
 
 // slowed closes a window once it is long enough and says whether its

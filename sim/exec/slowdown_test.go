@@ -8,8 +8,8 @@ import (
 
 // TestSlowdownWindowsAndWorkingWarps: a run slows down when a window's
 // share of instructions that change memory falls below half of the first
-// window's, or when a round has fewer than half or more than twice as
-// many warps at work as the first round had.
+// window's, or when a block of rounds has fewer than half or more than
+// twice as many warps at work per round as the first block had.
 func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	s := slowdown{window: 100}
 	assert.False(t, s.slowed(50, 40), "a window shorter than 100 instructions is not closed")
@@ -17,11 +17,31 @@ func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	assert.False(t, s.slowed(200, 61), "21%: more than half of 40%")
 	assert.True(t, s.slowed(300, 80), "19%: less than half")
 
+	// rounds feeds n rounds of c working warps each and says whether any
+	// of them ended the run.
+	rounds := func(s *slowdown, n, c int) bool {
+		stop := false
+		for range n {
+			stop = s.otherWorking(c) || stop
+		}
+		return stop
+	}
 	w := slowdown{window: 100}
-	assert.False(t, w.otherWorking(64), "the first round is the reference")
-	assert.False(t, w.otherWorking(32), "half as many")
-	assert.True(t, w.otherWorking(31), "fewer than half")
-	assert.True(t, w.otherWorking(0), "none at work")
-	assert.False(t, w.otherWorking(128), "twice as many")
-	assert.True(t, w.otherWorking(129), "more than twice")
+	assert.False(t, rounds(&w, workingRounds, 64), "the first block is the reference")
+	assert.False(t, rounds(&w, workingRounds, 32), "half as many")
+	assert.True(t, rounds(&w, workingRounds, 31), "fewer than half")
+	assert.True(t, rounds(&w, workingRounds, 0), "none at work")
+	assert.False(t, rounds(&w, workingRounds, 128), "twice as many")
+	assert.True(t, rounds(&w, workingRounds, 129), "more than twice")
+	assert.False(t, rounds(&w, workingRounds-1, 1000), "a block is not judged before its last round")
+	assert.True(t, w.otherWorking(1000), "then it is")
+
+	// Rounds that swing by half either way about 64 (warps leaving and
+	// rejoining the back-off) are a steady pace.
+	swing := slowdown{window: 100}
+	stop := false
+	for i := range 10 * workingRounds {
+		stop = swing.otherWorking([]int{40, 100, 30, 90}[i%4]) || stop
+	}
+	assert.False(t, stop, "a block's mean stays at 65")
 }
