@@ -123,10 +123,14 @@
 // (WithStretchSlice), not functional mode's 256: with short turns an
 // asynchronous kernel's warps race about as the timing model's do, so a
 // stretch does about the work the timing model would in its place, where
-// long turns let a warp run ahead on fresher values and do less. It is
-// charged its progress at the
+// long turns let a warp run ahead on fresher values and do less. Its
+// loads, stores and atomics bring their lines into the L2's tags
+// (memsys.System.WarmL2; stores and atomics leave their sectors dirty),
+// at no time and uncounted, so that the detailed stretch after it finds
+// in the L2 what the timing model would have left there; the L1s, which
+// hold values, start empty. It is charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
-// warms the L1s and L2 the functional stretch left cold); a detailed
+// warms the L1s); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges
 // times is followed by another detailed one. Progress is the instructions
 // that changed memory (exec.Grid.Changes), not instructions: spinning

@@ -3,9 +3,11 @@ package sim
 import (
 	"context"
 	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/ptx"
 	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
@@ -158,7 +160,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
-				StopOnSlowdown: true, SlowdownWindow: instBudget / 8})
+				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, Warm: warmL2(gpu)})
 			if err != nil {
 				return st, counters, err
 			}
@@ -205,6 +207,23 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 		d.sampler.extrapolated(p, detail, charged, unchecked, chargedErr, changes)
 	}
 	return total, counters, nil
+}
+
+// warmL2 returns the RunOptions.Warm that brings a functional stretch's
+// global accesses into gpu's L2 tags (memsys.System.WarmL2), so that the
+// detailed stretch after it finds in the L2 what the timing model would
+// have left there.
+func warmL2(gpu *timing.GPU) func(sm int, acc *exec.MemAccess) {
+	mem := gpu.Memory()
+	return func(_ int, acc *exec.MemAccess) {
+		var lanes uint32
+		for m := acc.Lanes; m != 0; m &= m - 1 {
+			if l := bits.TrailingZeros32(m); acc.Space[l] == ptx.SpaceGlobal {
+				lanes |= 1 << l
+			}
+		}
+		mem.WarmL2(acc.Addr, lanes, acc.Size, acc.Kind != exec.MemLoad)
+	}
 }
 
 // addCounters adds a detailed stretch's counters to the launch's: counts

@@ -440,6 +440,10 @@ type RunOptions struct {
 	// warp left on a hub's edges).
 	StopOnSlowdown bool
 	SlowdownWindow uint64
+	// Warm, when set, is called after each instruction that accessed
+	// memory, with the warp's SM and the access (its lanes' spaces and
+	// addresses): sampled simulation warms the timing model's L2 with it.
+	Warm func(sm int, acc *MemAccess)
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
@@ -697,7 +701,13 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				}
 				changes := g.changes
 				w.turnReads = 0
-				n, err := w.run(slice)
+				var n int
+				var err error
+				if opt.Warm != nil {
+					n, err = w.runWarming(slice, opt.Warm)
+				} else {
+					n, err = w.run(slice)
+				}
 				if err != nil {
 					return err
 				}

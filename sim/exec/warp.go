@@ -263,6 +263,26 @@ func (w *Warp) run(budget int) (int, error) {
 	return n, nil
 }
 
+// runWarming is run that hands each instruction's memory access to warm
+// (RunOptions.Warm) with the warp's SM.
+func (w *Warp) runWarming(budget int, warm func(sm int, acc *MemAccess)) (int, error) {
+	n := 0
+	for n < budget && w.state == WarpReady {
+		w.info = StepInfo{Mem: MemAccess{Space: &w.laneSpace, Addr: &w.laneAddr}}
+		w.rec = &w.info
+		err := w.step()
+		w.rec = nil
+		if err != nil {
+			return n + 1, err
+		}
+		n++
+		if w.info.Mem.Kind != MemNone && w.info.Mem.Lanes != 0 {
+			warm(w.cta.SM, &w.info.Mem)
+		}
+	}
+	return n, nil
+}
+
 // row is register slot r of the current frame (the sink row for -1).
 func (w *Warp) row(r int32) *[32]uint64 {
 	if r < 0 {

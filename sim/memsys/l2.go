@@ -315,28 +315,7 @@ func (c *sectoredL2) write(req *mem.WriteReq, lineAddr uint64, cycle float64) bo
 // used one not being filled, whose dirty sectors go back to DRAM. It
 // returns nil when every way of the set waits for DRAM.
 func (c *sectoredL2) allocate(lineAddr uint64, cycle float64) *l2Line {
-	base := c.setOf(lineAddr) * uint64(c.ways)
-	set, tags := c.lines[base:base+uint64(c.ways)], c.tags[base:base+uint64(c.ways)]
-	v := -1
-	for i := range set {
-		if tags[i] == noTag {
-			v = i
-			break
-		}
-		if set[i].fetching == 0 && (v < 0 || set[i].lastUse < set[v].lastUse) {
-			v = i
-		}
-	}
-	if v < 0 {
-		return nil
-	}
-	victim := &set[v]
-	if tags[v] != noTag && victim.dirty != 0 {
-		c.writeBack(victim)
-	}
-	*victim = l2Line{tag: lineAddr}
-	tags[v] = lineAddr
-	return victim
+	return c.allocateWay(lineAddr, true)
 }
 
 // noTag marks an empty way in sectoredL2.tags: no line address (they are
@@ -619,4 +598,58 @@ func writeSectors(w *mem.WriteReq, lineAddr, lineSize, sectorSize uint64) (any, 
 		}
 	}
 	return any, whole
+}
+
+// warm brings the sectors mask of lineAddr into the slice as a load (or,
+// with write, a store or atomic) would, tags only and at no time: no
+// DRAM traffic, no answer, no statistics. A victim's dirty sectors are
+// dropped rather than written back, as the functional execution that
+// warms the slice keeps memory's values itself. A set whose every way is
+// being fetched is left as it is.
+func (c *sectoredL2) warm(lineAddr uint64, mask uint32, write bool) {
+	line := c.lookup(lineAddr)
+	if line == nil {
+		line = c.allocateWay(lineAddr, false)
+		if line == nil {
+			return
+		}
+	}
+	c.touch(line)
+	line.valid |= mask
+	if write {
+		c.markDirty(line, mask)
+	}
+}
+
+// allocateWay takes an empty way of lineAddr's set, or its least recently
+// used one whose sectors are not being fetched (nil: none), for lineAddr.
+// The victim's dirty sectors are written back, or with writeBack false
+// dropped (warm).
+func (c *sectoredL2) allocateWay(lineAddr uint64, writeBack bool) *l2Line {
+	base := c.setOf(lineAddr) * uint64(c.ways)
+	set, tags := c.lines[base:base+uint64(c.ways)], c.tags[base:base+uint64(c.ways)]
+	v := -1
+	for i := range set {
+		if tags[i] == noTag {
+			v = i
+			break
+		}
+		if set[i].fetching == 0 && (v < 0 || set[i].lastUse < set[v].lastUse) {
+			v = i
+		}
+	}
+	if v < 0 {
+		return nil
+	}
+	victim := &set[v]
+	if tags[v] != noTag && victim.dirty != 0 {
+		if writeBack {
+			c.writeBack(victim)
+		} else {
+			c.dirtyBytes -= uint64(bits.OnesCount32(victim.dirty)) << c.sectorShift
+		}
+	}
+	*victim = l2Line{tag: lineAddr}
+	tags[v] = lineAddr
+	return victim
 }

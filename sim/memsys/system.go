@@ -549,3 +549,41 @@ func (s *System) ResetStats() {
 	}
 	s.fabric.resetStats()
 }
+
+// WarmL2 brings the lines that a warp's access touches into their L2
+// slices' tags, as sampled simulation's functional execution does so that
+// a detailed stretch after it does not find the L2 cold: each lane in
+// lanes accessed n bytes at addr[lane] (global device addresses); write
+// marks the sectors dirty, as a store or atomic leaves them. No time
+// passes and nothing is counted. Call it only while no launch runs in
+// timing mode. Under the akita_writeback L2 model it does nothing.
+func (s *System) WarmL2(addr *[32]uint64, lanes uint32, n int, write bool) {
+	if len(s.sectoredL2s) == 0 || lanes == 0 {
+		return
+	}
+	shift := s.sectoredL2s[0].lineShift
+	sectorShift := s.sectoredL2s[0].sectorShift
+	var line uint64
+	var mask uint32
+	flush := func() {
+		if mask != 0 {
+			s.sectoredL2s[sliceOf(s.config, line)].warm(line, mask, write)
+		}
+	}
+	for m := lanes; m != 0; m &= m - 1 {
+		a := addr[bits.TrailingZeros32(m)]
+		l := a >> shift << shift
+		sectors, ok := sectorSpan(a, uint64(n), shift, sectorShift)
+		if !ok {
+			// An access across lines (never an aligned one): its first
+			// line only.
+			sectors, _ = sectorSpan(a, uint64(1<<shift)-(a-l), shift, sectorShift)
+		}
+		if l != line || mask == 0 {
+			flush()
+			line, mask = l, 0
+		}
+		mask |= sectors
+	}
+	flush()
+}
