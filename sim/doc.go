@@ -105,8 +105,16 @@
 // engine, its last window's log is applied and the grid unsplit)
 // and a detailed one of SampleUnitCycles (the timing model resumed on the
 // CTAs where they are, timing.Launch.Resume; twice the last one's when
-// that one changed memory too seldom to measure a rate), until the launch
-// ends in either. A functional stretch runs until it has made the progress the
+// that one changed memory too seldom to measure a rate, or when the
+// changes of its third and fourth quarters differ by more than their mean
+// (one over three times the other) in a stretch other than the launch's
+// first, up to 2^20 cycles: a fused launch's levels, each some
+// work and then a wait at a grid barrier, swing the pace with a period
+// that a short stretch samples at one phase; later detailed stretches
+// keep the length that was needed, and the functional stretches after
+// them compare the warps at work over blocks of an eighth of their
+// instruction budget, as long as such a period), until the launch ends
+// in either. A functional stretch runs until it has made the progress the
 // last detailed stretch would make in SampleFunctionalRatio times its length,
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's

@@ -50,6 +50,9 @@ const (
 	// maxStretchCycles bounds a detailed stretch lengthened for want of
 	// changes.
 	maxStretchCycles = 1 << 24
+	// maxSteadyCycles bounds a detailed stretch lengthened for an
+	// unsteady pace (stretchProbe.steady).
+	maxSteadyCycles = 1 << 20
 	// sampleProbeCycles is how often a detailed stretch records its
 	// progress.
 	sampleProbeCycles = 256
@@ -116,6 +119,47 @@ func (p *stretchProbe) rate() (progress, issue float64) {
 	return float64(last.Changes-mid.Changes) / span, float64(last.WarpInsts-mid.WarpInsts) / span
 }
 
+// steady says whether the stretch that just stopped made progress at about
+// one rate through its second half: the changes of its third and fourth
+// quarters differ by at most their mean (one at most three times the
+// other). A launch whose pace
+// swings with a period longer than that (a fused launch's levels, each a
+// stretch of work then a wait at a grid barrier) fails it, and a longer
+// detailed stretch measures the rate over whole periods.
+func (p *stretchProbe) steady() bool {
+	n := len(p.points)
+	if n < 4 {
+		return true
+	}
+	last := p.points[n-1].Cycles
+	var half, threeQuarters timing.Progress
+	half, threeQuarters = p.points[0], p.points[0]
+	for _, pt := range p.points {
+		if pt.Cycles <= last/2 {
+			half = pt
+		}
+		if pt.Cycles <= last*3/4 {
+			threeQuarters = pt
+		}
+	}
+	a := float64(threeQuarters.Changes - half.Changes)
+	b := float64(p.points[n-1].Changes - threeQuarters.Changes)
+	return math.Abs(a-b) <= (a+b)/2
+}
+
+// workingWindow is a functional stretch's RunOptions.WorkingWindow: once a
+// detailed stretch had to be lengthened for an unsteady pace (steadyAt
+// above 0), the warps at work are compared over blocks as long as the
+// slowdown test's windows, an eighth of the stretch's instruction budget,
+// so that a period of the pace (a level and its grid barrier) is one
+// block rather than a change of pace.
+func workingWindow(steadyAt, instBudget uint64) uint64 {
+	if steadyAt == 0 {
+		return 0
+	}
+	return instBudget / 8
+}
+
 // runInStretches runs launch l in detailed and functional stretches
 // (above) and returns the launch's statistics: cycles are the detailed
 // stretches' plus the functional ones' charges, instruction counts are
@@ -137,15 +181,23 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	// stretch is the length of the detailed stretch just run, when it was
 	// lengthened for want of changes; the unit otherwise.
 	stretch := p.unit
+	// steadyAt is the length of the last detailed stretch lengthened for
+	// an unsteady pace: later ones start there.
+	var steadyAt uint64
 	for {
 		detail += st.StoppedAt + 1
 		rate, issue := p.rate()
 		done := false
-		next := p.unit
-		if rate == 0 {
+		next := max(p.unit, steadyAt)
+		if rate == 0 || detail > st.StoppedAt+1 && !p.steady() && stretch < maxSteadyCycles {
 			// Too few changes to measure a rate (one warp on a hub's
-			// edges): a detailed stretch twice as long.
+			// edges), or a pace that swung within a stretch other than
+			// the launch's first (whose start ramps up): a detailed
+			// stretch twice as long.
 			next = min(2*max(stretch, p.unit), maxStretchCycles)
+			if rate > 0 {
+				steadyAt = next
+			}
 		} else {
 			start := g.Changes()
 			// The stretch ends at ratio units' progress or
@@ -160,7 +212,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
-				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, Warm: warmL2(gpu)})
+				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget), Warm: warmL2(gpu)})
 			if err != nil {
 				return st, counters, err
 			}

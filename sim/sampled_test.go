@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"github.com/warpgraph/warpgraph/sim/timing"
 	"testing"
 	"time"
 
@@ -381,4 +382,31 @@ func TestSampledStretchSlice(t *testing.T) {
 	assert.Equal(t, timing.Values, long.Values)
 	t.Logf("timing %d cycles, stretches of %d-instruction turns %d, of 256 %d",
 		timing.Total.Cycles, SampleStretchSlice, byDefault.Total.Cycles, long.Total.Cycles)
+}
+
+// TestStretchSteadiness: a stretch whose second half made progress at one
+// rate is steady; one whose last quarter made four times the changes of
+// the third (a fused launch's level ending in a grid barrier) is not, and
+// the functional stretches after such a one compare their warps at work
+// over windows of an eighth of their instruction budget.
+func TestStretchSteadiness(t *testing.T) {
+	probe := func(perQuarter ...uint64) *stretchProbe {
+		p := &stretchProbe{}
+		var changes uint64
+		for q, c := range perQuarter {
+			for i := range uint64(4) {
+				changes += c / 4
+				p.points = append(p.points, timing.Progress{Cycles: uint64(q)*1024 + (i+1)*256, Changes: changes})
+			}
+		}
+		return p
+	}
+	assert.True(t, probe(100, 100, 400, 400).steady(), "the second half at one rate")
+	assert.True(t, probe(0, 0, 400, 1000).steady(), "the last quarter 2.5 times the third")
+	assert.False(t, probe(400, 400, 400, 1600).steady(), "the last quarter four times the third")
+	assert.False(t, probe(400, 400, 400, 0).steady(), "a wait at a barrier")
+	assert.True(t, (&stretchProbe{}).steady(), "too few points to judge")
+
+	assert.Equal(t, uint64(0), workingWindow(0, 8000), "blocks of rounds alone while the pace is steady")
+	assert.Equal(t, uint64(1000), workingWindow(65536, 8000))
 }

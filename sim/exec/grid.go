@@ -440,6 +440,12 @@ type RunOptions struct {
 	// warp left on a hub's edges).
 	StopOnSlowdown bool
 	SlowdownWindow uint64
+	// WorkingWindow, when above 0, makes each block of rounds that the
+	// warps-at-work test compares also span at least this many
+	// warp-instructions: in a launch whose pace swings with a period (a
+	// fused launch's levels and grid barriers), blocks as long as the
+	// period see its mean, not its phases.
+	WorkingWindow uint64
 	// Warm, when set, is called after each instruction that accessed
 	// memory, with the warp's SM and the access (its lanes' spaces and
 	// addresses): sampled simulation warms the timing model's L2 with it.
@@ -522,6 +528,9 @@ type slowdown struct {
 	// workingN accumulate the current block of rounds.
 	workingRef, workingSum float64
 	workingN               int
+	// workingWindow (RunOptions.WorkingWindow) and blockStart, the
+	// warp-instructions at the current block's start.
+	workingWindow, blockStart uint64
 }
 
 // workingRounds is the block of rounds whose mean count of working warps
@@ -529,17 +538,19 @@ type slowdown struct {
 // steady stretch (warps leave and rejoin the back-off), a block does not.
 const workingRounds = 8
 
-// otherWorking records a round's working warps and, at the end of each
-// block of workingRounds rounds, says whether the block's mean fell below
-// half of the first block's or rose above twice it.
-func (s *slowdown) otherWorking(working int) bool {
+// otherWorking records a round's working warps (insts: the run's
+// warp-instructions so far) and, at the end of each block of at least
+// workingRounds rounds and workingWindow warp-instructions, says whether
+// the block's mean per round fell below half of the first block's or
+// rose above twice it.
+func (s *slowdown) otherWorking(working int, insts uint64) bool {
 	s.workingSum += float64(working)
 	s.workingN++
-	if s.workingN < workingRounds {
+	if s.workingN < workingRounds || insts-s.blockStart < s.workingWindow {
 		return false
 	}
 	mean := s.workingSum / float64(s.workingN)
-	s.workingSum, s.workingN = 0, 0
+	s.workingSum, s.workingN, s.blockStart = 0, 0, insts
 	if s.workingRef == 0 {
 		s.workingRef = max(mean, 1e-9)
 		return false
@@ -682,7 +693,8 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	// without the back-off.
 	var satOut uint64
 	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
-	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes}
+	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes,
+		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts}
 	for live > 0 {
 		progressed, waiting := false, false
 		working := 0 // warps whose turn this round was not idle
@@ -736,7 +748,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
 			return watch.Stopped(g.WarpInsts, "warp-instructions", msg, err, g.DescribeWarps)
 		}
-		if opt.StopOnSlowdown && live > 0 && (slow.slowed(g.WarpInsts+satOut, g.changes) || slow.otherWorking(working)) {
+		if opt.StopOnSlowdown && live > 0 && (slow.slowed(g.WarpInsts+satOut, g.changes) || slow.otherWorking(working, g.WarpInsts+satOut)) {
 			return errProgressBudget
 		}
 		if !progressed && waiting {

@@ -22,7 +22,7 @@ func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	rounds := func(s *slowdown, n, c int) bool {
 		stop := false
 		for range n {
-			stop = s.otherWorking(c) || stop
+			stop = s.otherWorking(c, 0) || stop
 		}
 		return stop
 	}
@@ -34,14 +34,38 @@ func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	assert.False(t, rounds(&w, workingRounds, 128), "twice as many")
 	assert.True(t, rounds(&w, workingRounds, 129), "more than twice")
 	assert.False(t, rounds(&w, workingRounds-1, 1000), "a block is not judged before its last round")
-	assert.True(t, w.otherWorking(1000), "then it is")
+	assert.True(t, w.otherWorking(1000, 0), "then it is")
 
 	// Rounds that swing by half either way about 64 (warps leaving and
 	// rejoining the back-off) are a steady pace.
 	swing := slowdown{window: 100}
 	stop := false
 	for i := range 10 * workingRounds {
-		stop = swing.otherWorking([]int{40, 100, 30, 90}[i%4]) || stop
+		stop = swing.otherWorking([]int{40, 100, 30, 90}[i%4], 0) || stop
 	}
 	assert.False(t, stop, "a block's mean stays at 65")
+
+	// With a WorkingWindow, a block also spans that many instructions:
+	// rounds that alternate between none and many at work (levels and
+	// their grid barriers) average out over it.
+	long := slowdown{workingWindow: 1000}
+	insts := uint64(0)
+	feed := func(n, c int) bool {
+		stop := false
+		for range n {
+			insts += 50
+			stop = long.otherWorking(c, insts) || stop
+		}
+		return stop
+	}
+	assert.False(t, feed(workingRounds, 64))
+	assert.Equal(t, 0.0, long.workingRef, "8 rounds of 400 instructions: no block yet")
+	assert.False(t, feed(12, 64))
+	assert.Equal(t, 64.0, long.workingRef, "the first block closed at 1000 instructions")
+	stop = false
+	for i := range 200 {
+		stop = feed(1, []int{0, 128}[i%2]) || stop
+	}
+	assert.False(t, stop, "none and twice as many in turn: the same mean")
+	assert.True(t, feed(40, 0), "none at work for a whole block")
 }
