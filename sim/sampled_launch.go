@@ -105,13 +105,7 @@ func (p *stretchProbe) rate() (progress, issue float64) {
 	if n < 2 {
 		return 0, 0
 	}
-	last := p.points[n-1]
-	mid := p.points[0]
-	for _, pt := range p.points {
-		if pt.Cycles <= last.Cycles/2 {
-			mid = pt
-		}
-	}
+	last, mid := p.points[n-1], p.at(1, 2)
 	if last.Cycles <= mid.Cycles || last.Changes-mid.Changes < p.minChanges {
 		return 0, 0
 	}
@@ -119,29 +113,32 @@ func (p *stretchProbe) rate() (progress, issue float64) {
 	return float64(last.Changes-mid.Changes) / span, float64(last.WarpInsts-mid.WarpInsts) / span
 }
 
+// at is the last probe point at or before num/den of the stretch's
+// cycles (the first point where none is).
+func (p *stretchProbe) at(num, den uint64) timing.Progress {
+	end := p.points[len(p.points)-1].Cycles * num / den
+	pt := p.points[0]
+	for _, q := range p.points {
+		if q.Cycles <= end {
+			pt = q
+		}
+	}
+	return pt
+}
+
 // steady says whether the stretch that just stopped made progress at about
 // one rate through its second half: the changes of its third and fourth
 // quarters differ by at most their mean (one at most three times the
-// other). A launch whose pace
-// swings with a period longer than that (a fused launch's levels, each a
-// stretch of work then a wait at a grid barrier) fails it, and a longer
-// detailed stretch measures the rate over whole periods.
+// other). A launch whose pace swings with a period longer than that (a
+// fused launch's levels, each a stretch of work then a wait at a grid
+// barrier) fails it, and a longer detailed stretch measures the rate over
+// whole periods.
 func (p *stretchProbe) steady() bool {
 	n := len(p.points)
 	if n < 4 {
 		return true
 	}
-	last := p.points[n-1].Cycles
-	var half, threeQuarters timing.Progress
-	half, threeQuarters = p.points[0], p.points[0]
-	for _, pt := range p.points {
-		if pt.Cycles <= last/2 {
-			half = pt
-		}
-		if pt.Cycles <= last*3/4 {
-			threeQuarters = pt
-		}
-	}
+	half, threeQuarters := p.at(1, 2), p.at(3, 4)
 	a := float64(threeQuarters.Changes - half.Changes)
 	b := float64(p.points[n-1].Changes - threeQuarters.Changes)
 	return math.Abs(a-b) <= (a+b)/2
@@ -184,12 +181,12 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	// steadyAt is the length of the last detailed stretch lengthened for
 	// an unsteady pace: later ones start there.
 	var steadyAt uint64
-	for {
+	for firstStretch := true; ; firstStretch = false {
 		detail += st.StoppedAt + 1
 		rate, issue := p.rate()
 		done := false
 		next := max(p.unit, steadyAt)
-		if rate == 0 || detail > st.StoppedAt+1 && !p.steady() && stretch < maxSteadyCycles {
+		if rate == 0 || !firstStretch && !p.steady() && stretch < maxSteadyCycles {
 			// Too few changes to measure a rate (one warp on a hub's
 			// edges), or a pace that swung within a stretch other than
 			// the launch's first (whose start ramps up): a detailed
@@ -265,9 +262,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 // global accesses into gpu's L2 tags (memsys.System.WarmL2), so that the
 // detailed stretch after it finds in the L2 what the timing model would
 // have left there.
-func warmL2(gpu *timing.GPU) func(sm int, acc *exec.MemAccess) {
+func warmL2(gpu *timing.GPU) func(acc *exec.MemAccess) {
 	mem := gpu.Memory()
-	return func(_ int, acc *exec.MemAccess) {
+	return func(acc *exec.MemAccess) {
 		var lanes uint32
 		for m := acc.Lanes; m != 0; m &= m - 1 {
 			if l := bits.TrailingZeros32(m); acc.Space[l] == ptx.SpaceGlobal {

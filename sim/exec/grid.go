@@ -447,9 +447,9 @@ type RunOptions struct {
 	// period see its mean, not its phases.
 	WorkingWindow uint64
 	// Warm, when set, is called after each instruction that accessed
-	// memory, with the warp's SM and the access (its lanes' spaces and
-	// addresses): sampled simulation warms the timing model's L2 with it.
-	Warm func(sm int, acc *MemAccess)
+	// memory, with the access (its lanes' spaces and addresses): sampled
+	// simulation warms the timing model's L2 with it.
+	Warm func(acc *MemAccess)
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of

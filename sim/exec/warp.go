@@ -263,21 +263,18 @@ func (w *Warp) run(budget int) (int, error) {
 	return n, nil
 }
 
-// runWarming is run that hands each instruction's memory access to warm
-// (RunOptions.Warm) with the warp's SM.
-func (w *Warp) runWarming(budget int, warm func(sm int, acc *MemAccess)) (int, error) {
+// runWarming is run through Step, handing each instruction's memory
+// access to warm (RunOptions.Warm).
+func (w *Warp) runWarming(budget int, warm func(acc *MemAccess)) (int, error) {
 	n := 0
 	for n < budget && w.state == WarpReady {
-		w.info = StepInfo{Mem: MemAccess{Space: &w.laneSpace, Addr: &w.laneAddr}}
-		w.rec = &w.info
-		err := w.step()
-		w.rec = nil
+		info, err := w.Step()
 		if err != nil {
 			return n + 1, err
 		}
 		n++
-		if w.info.Mem.Kind != MemNone && w.info.Mem.Lanes != 0 {
-			warm(w.cta.SM, &w.info.Mem)
+		if info.Mem.Kind != MemNone && info.Mem.Lanes != 0 {
+			warm(&info.Mem)
 		}
 	}
 	return n, nil
