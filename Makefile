@@ -43,8 +43,8 @@ test: vet
 	@$(GO) test -count=1 -v -run Hardware ./hw | awk '/no CUDA driver/ && !seen++ {sub(/^ +/, ""); print "  reason: " $$0} /^--- / {print "  " $$0}'
 	@echo "test: $(GO) test ./... (every package's tests: about 7 minutes on 2 cores, cmd/warpgraph the longest; one line per package as it finishes; a package past 20 minutes fails)"
 	@$(GO) test -timeout 20m ./...
-	@echo "test: the parallel timing engine's tests under the race detector (about 2 minutes)"
-	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers' ./sim/timing ./sim
+	@echo "test: the parallel timing engine's and functional rounds' tests under the race detector (about 2 minutes)"
+	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers|TestFunctionalThreadsRunSchedulers|TestRounds|TestStoreOverlay' ./sim/timing ./sim ./sim/exec
 
 vet:
 	@echo "vet: $(GO) vet ./... (compiles and checks every package: about 2 minutes on an empty build cache, seconds after)"

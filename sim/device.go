@@ -145,13 +145,16 @@ func WithStretchSlice(n int) Option { return func(o *options) { o.stretchSlice =
 // them (see sim/timing's package comment, Engines). Every figure is the
 // same for every n and every run; they may differ from the serial
 // engine's, which runs without the option (the library's default; the
-// command line's is this engine). It needs timing mode and the
-// sectored L1 and L2, and does not yet support traces, a monitor or
-// akita's parallel engine: New refuses those with a
-// *timing.UnsupportedError.
+// command line's is this engine). It needs the sectored L1 and L2, and
+// does not yet support traces, a monitor or akita's parallel engine: New
+// refuses those with a *timing.UnsupportedError. Functional execution
+// (functional mode, and sampled mode's functional launches and
+// stretches) runs its rounds' SMs on n threads too (exec.RunOptions'
+// Threads), with the same result for every n.
 func WithThreads(n int) Option { return func(o *options) { o.threads = max(n, 0) } }
 
-// Threads returns the window engine's thread count (0: the serial engine).
+// Threads returns the window engine's thread count (0: the serial engine),
+// which functional execution uses too (0: one thread).
 func (d *Device) Threads() int { return max(d.opts.threads, 0) }
 
 // WithDeadlockWindow overrides the configuration's deadlock window (in
@@ -229,7 +232,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
 		}
 	}
-	if o.monitor != nil || o.threads > 0 {
+	if o.monitor != nil || o.threads > 0 && o.mode != ModeFunctional {
 		// Build the timing model now, so that the page lists the
 		// components from the start rather than from the first launch,
 		// and so that what the window engine cannot simulate is refused
@@ -245,8 +248,6 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 // window engine (WithThreads) does not support.
 func (o *options) checkThreads() error {
 	switch {
-	case o.mode == ModeFunctional:
-		return &timing.UnsupportedError{What: string(o.mode) + " mode, which has no timing engine"}
 	case o.parallel:
 		return &timing.UnsupportedError{What: "akita's parallel engine"}
 	case o.monitor != nil:
@@ -671,7 +672,7 @@ func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
-	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow})
+	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()})
 	stats.Counters = map[string]float64{
 		"warp_instructions":   float64(g.WarpInsts),
 		"thread_instructions": float64(g.ThreadInsts),

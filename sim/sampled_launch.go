@@ -209,7 +209,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
-				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget), Warm: warmL2(gpu)})
+				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget), Warm: warmL2(gpu), Threads: d.Threads()})
 			if err != nil {
 				return st, counters, err
 			}

@@ -138,6 +138,33 @@ func TestThreadsGiveTheSameProfiles(t *testing.T) {
 	}
 }
 
+// TestFunctionalThreadsRunSchedulers runs racy and bulk-synchronous
+// cells in functional mode with 1 and 3 threads (run it with -race):
+// every result validates and the counts (instructions, iterations) are
+// the same.
+func TestFunctionalThreadsRunSchedulers(t *testing.T) {
+	g, err := graph.Load("rmat:scale=9+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	for _, cell := range [][2]string{{"bfs", "atos"}, {"sssp", "atos"}, {"bfs", "simdx:fusion=all"}, {"wcc", "bsp"}, {"pr", "simdx"}} {
+		t.Run(cell[0]+"/"+cell[1], func(t *testing.T) {
+			a, v := schedulerCell(t, cell[0], cell[1])
+			var counters []map[string]float64
+			var iterations []int
+			for _, n := range []int{1, 3} {
+				d := tinyDevice(t, WithMode(ModeFunctional), WithThreads(n))
+				res, err := scheduler.Enact(context.Background(), d, a, v, g, nil, scheduler.RunOptions{})
+				require.NoError(t, err)
+				require.True(t, res.Validation.OK(), res.Validation.String())
+				counters = append(counters, res.Total.Counters)
+				iterations = append(iterations, len(res.Iterations))
+			}
+			require.Positive(t, counters[0]["warp_instructions"])
+			assert.Equal(t, counters[0], counters[1])
+			assert.Equal(t, iterations[0], iterations[1])
+		})
+	}
+}
+
 // TestThreadsRefuse checks that New refuses what the window engine does not
 // support yet, with a *timing.UnsupportedError.
 func TestThreadsRefuse(t *testing.T) {
@@ -150,7 +177,6 @@ func TestThreadsRefuse(t *testing.T) {
 		cfg  Config
 		opts []Option
 	}{
-		{"functional", cfg, []Option{WithMode(ModeFunctional)}},
 		{"akita's parallel engine", cfg, []Option{WithParallelEngine(true)}},
 		{"akita's L2", akita, nil},
 	} {

@@ -54,7 +54,7 @@ func (e *engineName) Set(s string) error {
 
 func (e *engineName) Type() string { return "string" }
 
-const simThreadsHelp = "threads of the parallel timing engine (--sim-engine window; 0: one per CPU); its figures are the same for every N and every run"
+const simThreadsHelp = "threads of the parallel timing engine (--sim-engine window; 0: one per CPU) and of functional execution (functional mode, sampled mode's functional parts); figures are the same for every N and every run"
 
 const simEngineHelp = "the simulator's timing engine: window (parallel and deterministic, --sim-threads) or serial (its figures may differ: sim/timing's package comment, Engines); " +
 	"--monitor, --trace and memory models other than the sectored caches run on the serial engine"
@@ -127,13 +127,10 @@ func (t *threadFlags) check(target, simMode string, monitor *monitorFlags, profi
 		return badInput("--sim-engine picks the simulator's timing engine: it needs --target sim, not %s", target)
 	case target != "sim":
 		return nil
-	case simMode != string(sim.ModeTiming) && simMode != string(sim.ModeSampled):
-		// sim.New refuses functional mode, which has no timing engine:
-		// say so before anything runs.
-		if t.given {
-			return t.unsupported("--sim-mode " + simMode)
-		}
-		if t.engine.given {
+	case simMode == string(sim.ModeFunctional):
+		// Functional mode has no timing engine; its rounds run on the
+		// threads.
+		if t.engine.given && t.engine.name == engineSerial {
 			return badInput("--sim-engine picks the timing engine: --sim-mode %s has none", simMode)
 		}
 		return nil
@@ -219,7 +216,7 @@ func unsupportedThreads(what string) error {
 
 // options returns the device options of the flags for a run in simMode.
 func (t *threadFlags) options(simMode string) []sim.Option {
-	if !t.window() || simMode == string(sim.ModeFunctional) {
+	if !t.window() {
 		return nil
 	}
 	n := runtime.NumCPU()

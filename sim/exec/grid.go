@@ -158,8 +158,14 @@ func (g *Grid) clock() uint64 {
 
 // clock is %clock for the warp: its SM's cycle when the grid is split.
 func (w *Warp) clock() uint64 {
-	if w.sh != nil {
-		return w.sh.cycle
+	if sh := w.sh; sh != nil {
+		if sh.rounds {
+			if w.g.L.Clock != nil {
+				return w.g.L.Clock()
+			}
+			return w.g.WarpInsts + sh.warpInsts
+		}
+		return sh.cycle
 	}
 	return w.g.clock()
 }
@@ -288,6 +294,7 @@ func (w *Warp) reset(lanes int) {
 	w.its = w.g.L.IndependentThreads
 	w.groups = w.groups[:0]
 	w.backEdges, w.spinHash, w.itsErr = 0, 0, nil
+	w.endTurn = false
 	w.spinFn, w.spinPC = nil, 0
 	w.edgeFn, w.edgePC, w.loopEdges = nil, 0, 0
 }
@@ -446,10 +453,14 @@ type RunOptions struct {
 	// fused launch's levels and grid barriers), blocks as long as the
 	// period see its mean, not its phases.
 	WorkingWindow uint64
-	// Warm, when set, is called after each instruction that accessed
-	// memory, with the access (its lanes' spaces and addresses): sampled
-	// simulation warms the timing model's L2 with it.
+	// Warm, when set, is called with each global access of a round (the
+	// lanes' addresses; Space says global for each), in the order the
+	// round's logs are applied: sampled simulation warms the timing
+	// model's L2 with it.
 	Warm func(acc *MemAccess)
+	// Threads is how many threads run a round's SMs (below 1: one). The
+	// result is the same for every count.
+	Threads int
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
@@ -609,15 +620,18 @@ func (w *Warp) sitsOut() bool {
 	return w.g.changes == w.idleAt
 }
 
-// backOff records a turn: idle or not.
-func (w *Warp) backOff(idle bool) {
+// backOff records a turn: idle or not. before is the grid's change count
+// before the round's logs were applied: a change that another warp made
+// in the same round was not yet visible to the turn, so it ends the
+// back-off.
+func (w *Warp) backOff(idle bool, before uint64) {
 	if !idle {
 		w.idleTurns, w.skipTurns = 0, 0
 		return
 	}
 	w.idleTurns = min(w.idleTurns+1, maxIdleTurns)
 	w.skipTurns = 1<<w.idleTurns - 1
-	w.idleAt = w.g.changes
+	w.idleAt = before
 }
 
 // wakeIdle ends a round in which every ready warp sat out: it skips the
@@ -668,9 +682,12 @@ func ctaWarps(c *CTA) []*Warp {
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
 
-// runSlots runs the CTAs in slots round robin (Run), each finished one's
-// slot taking the next waiting CTA on the same SM.
+// runSlots runs the CTAs in slots in rounds (rounds.go), each finished
+// one's slot taking the next waiting CTA on the same SM at the round's end.
 func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error {
+	if g.shards != nil || g.l1 != nil {
+		return errors.New("exec: a functional run of a grid split or given an L1 by a timing model")
+	}
 	slice := opt.Slice
 	if slice <= 0 {
 		slice = 256
@@ -685,6 +702,9 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			live++
 		}
 	}
+	g.beginRounds(opt.Warm != nil)
+	defer g.endRounds()
+	r := rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1), warm: opt.Warm}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	budget, changes0 := opt.StopAfterChanges, g.changes
 	// satOut is the warp-instructions the turns that polling warps sat out
@@ -696,46 +716,13 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes,
 		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts}
 	for live > 0 {
-		progressed, waiting := false, false
-		working := 0 // warps whose turn this round was not idle
+		if err := r.turns(); err != nil {
+			return err
+		}
+		working, progressed, waiting, sat := r.settle()
+		satOut += sat
 		for i, c := range slots {
-			if c == nil {
-				continue
-			}
-			for _, w := range c.warps {
-				if w.state != WarpReady {
-					continue
-				}
-				if w.sitsOut() {
-					waiting = true
-					satOut += uint64(slice)
-					continue
-				}
-				changes := g.changes
-				w.turnReads = 0
-				var n int
-				var err error
-				if opt.Warm != nil {
-					n, err = w.runWarming(slice, opt.Warm)
-				} else {
-					n, err = w.run(slice)
-				}
-				if err != nil {
-					return err
-				}
-				if n > 0 {
-					progressed = true
-				}
-				idle := n == slice && changes == g.changes && w.turnReads == readStrong
-				w.backOff(idle)
-				if n > 0 && !idle {
-					working++
-				}
-				if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget {
-					return errProgressBudget
-				}
-			}
-			if c.Done() {
+			if c != nil && c.Done() {
 				g.Retire(c)
 				slots[i] = g.Dispatch(c.SM)
 				if slots[i] == nil {
@@ -743,6 +730,9 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				}
 				progressed = true
 			}
+		}
+		if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget {
+			return errProgressBudget
 		}
 		if err := ctx.Err(); err != nil {
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)

@@ -106,6 +106,7 @@ type runCfg struct {
 	slice       int
 	timeout     time.Duration
 	l1          L1 // Grid.SetL1
+	threads     int
 }
 
 func d1(grid, block int) runCfg {
@@ -135,18 +136,51 @@ func (m *machine) launch(entry string, rc runCfg, args ...uint64) (*Grid, error)
 	}
 	g, err := NewGrid(prog, m.mem, Launch{Grid: rc.grid, Block: rc.block, DynamicShared: rc.dyn, Params: params, SMs: rc.sms, WarpSlotsPerSM: 64})
 	require.NoError(m.t, err)
-	if rc.l1 != nil {
-		g.SetL1(rc.l1)
-	}
 	if rc.resident == 0 {
 		rc.resident = 8
+	}
+	if rc.l1 != nil {
+		// The L1 is the timing model's: step the grid as its serial
+		// engine does.
+		g.SetL1(rc.l1)
+		return g, stepGrid(g, rc.resident)
 	}
 	if rc.timeout == 0 {
 		rc.timeout = 20 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), rc.timeout)
 	defer cancel()
-	return g, g.Run(ctx, RunOptions{Resident: rc.resident, Slice: rc.slice})
+	return g, g.Run(ctx, RunOptions{Resident: rc.resident, Slice: rc.slice, Threads: rc.threads})
+}
+
+// stepGrid runs g to completion by Step, round robin over the warps of up
+// to resident CTAs, as a serial timing model issues them.
+func stepGrid(g *Grid, resident int) error {
+	slots := make([]*CTA, min(resident, g.CTAs()))
+	for i := range slots {
+		slots[i] = g.Dispatch(i % g.L.SMs)
+	}
+	for live := len(slots); live > 0; {
+		for i, c := range slots {
+			if c == nil {
+				continue
+			}
+			for _, w := range c.Warps() {
+				if w.State() == WarpReady {
+					if _, err := w.Step(); err != nil {
+						return err
+					}
+				}
+			}
+			if c.Done() {
+				g.Retire(c)
+				if slots[i] = g.Dispatch(c.SM); slots[i] == nil {
+					live--
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // both runs f with the specialised paths and with the generic ones.

@@ -192,7 +192,7 @@ func (w *Warp) ldParam(x *xinst, m uint32) {
 
 // ldGlobal is a scalar ld.global with a base register.
 func (w *Warp) ldGlobal(x *xinst, m uint32) error {
-	if w.sh != nil && x.space != ptx.SpaceConst {
+	if w.sh != nil && !w.sh.rounds && x.space != ptx.SpaceConst {
 		return w.ldGlobalSplit(x, m)
 	}
 	w.memRecord(x, MemLoad, m)
@@ -210,6 +210,7 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 	if g := w.g; g.l1 != nil && x.space == ptx.SpaceGlobal && weakLoad(x.in) && g.l1.HasStale(w.cta.SM) {
 		l1 = g.l1
 	}
+	over := w.overlaid()
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -233,8 +234,12 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 		if l1 != nil {
 			v = l1.LoadWeak(w.cta.SM, a, int(size), v)
 		}
+		if over != nil {
+			v = over.get(a, int(size), v)
+		}
 		d[l] = ext(x, v)
 	}
+	w.logWarmLoad(x, m, base, off)
 	return nil
 }
 
@@ -296,7 +301,7 @@ func (w *Warp) localOff(x *xinst) uint64 {
 
 // ld is the general load: any space, vectors, generic addresses.
 func (w *Warp) ld(x *xinst, m uint32) error {
-	if w.sh != nil {
+	if w.sh != nil && !w.sh.rounds {
 		return w.ldSplit(x, m)
 	}
 	w.memRecord(x, MemLoad, m)
@@ -313,6 +318,7 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 		l1 = g.l1
 	}
 	if l1 == nil && w.rec == nil && vec == 1 && x.space == ptx.SpaceGeneric && w.ldGenericGlobal(x, m, base, off, size) {
+		w.logWarmLoad(x, m, base, off)
 		return nil
 	}
 	if w.rec == nil && vec == 1 && x.space == ptx.SpaceParam {
@@ -332,6 +338,9 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 	}
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
+	over := w.overlaid()
+	rounds := w.sh != nil // a functional round: global lanes go through over and are warmed
+	var global uint32
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -346,9 +355,21 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 			}
 			continue
 		}
+		if rounds && globalAddr(x, a) {
+			global |= 1 << l
+			if over != nil {
+				for i := 0; i < vec; i++ {
+					vals[i][l] = ext(x, over.get(a+uint64(i*size), size, load(buf, o+uint64(i*size), size)))
+				}
+				continue
+			}
+		}
 		for i := 0; i < vec; i++ {
 			vals[i][l] = ext(x, load(buf, o+uint64(i*size), size))
 		}
+	}
+	if rounds {
+		w.logWarmLoad(x, global, base, off)
 	}
 	for i := 0; i < vec; i++ {
 		d := w.row(x.dst[i])
@@ -379,12 +400,18 @@ func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64,
 		if a&align != 0 || a < GlobalBase || o >= n || n-o < un || !globalAddr(x, a) {
 			return false
 		}
-		vals[l] = ext(x, load(data, o, size))
+		vals[l] = load(data, o, size)
+	}
+	if over := w.overlaid(); over != nil {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			vals[l] = over.get(base[l]+off, size, vals[l])
+		}
 	}
 	d := w.row(x.dst[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		d[l] = vals[l]
+		d[l] = ext(x, vals[l])
 	}
 	return true
 }

@@ -41,6 +41,13 @@ type Shard struct {
 	finished               int
 	epoch, changes         uint64
 	log                    *OpLog
+	// Functional rounds (rounds.go): rounds makes global loads read now
+	// through over, the stores the SM's warps made this round; warm logs
+	// loads too (opLoaded), for RunOptions.Warm; satOut counts the turns
+	// the SM's polling warps sat out this round.
+	rounds, warm bool
+	over         storeOverlay
+	satOut       uint64
 }
 
 // Split gives each of sms SMs a Shard (see the comment on split mode).
@@ -187,6 +194,9 @@ const (
 	opStore
 	opAtom
 	opMark
+	// opLoaded is a load that a functional round performed at once,
+	// logged for warming only.
+	opLoaded
 )
 
 type memOp struct {
@@ -305,6 +315,9 @@ func (w *Warp) stGlobalSplit(x *xinst, m uint32) error {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		lg.vals = append(lg.vals, s[bits.TrailingZeros32(mm)])
 	}
+	if w.sh.rounds {
+		w.overlayStore(m, base, off, int(x.size), 1, &[4]*[32]uint64{s})
+	}
 	return nil
 }
 
@@ -398,6 +411,9 @@ func (w *Warp) stSplit(x *xinst, m uint32) error {
 				lg.vals = append(lg.vals, srcs[i][l])
 			}
 		}
+		if w.sh.rounds {
+			w.overlayStore(global, base, off, size, vec, &srcs)
+		}
 	}
 	return nil
 }
@@ -456,6 +472,8 @@ func (w *Warp) atomSplit(x *xinst, m uint32) error {
 				lg.vals = append(lg.vals, c[bits.TrailingZeros32(mm)])
 			}
 		}
+		// In a round the result comes when the round ends.
+		w.endTurn = w.sh.rounds
 	}
 	if in.Op == ptx.OpAtom {
 		d := w.row(x.dst[0])

@@ -132,6 +132,14 @@ type Warp struct {
 	skipTurns uint32
 	idleAt    uint64
 	turnReads turnReads
+	// Functional rounds (rounds.go): endTurn ends the warp's turn after the
+	// instruction that set it; turnN is the instructions of its turn this
+	// round (-1: none), turnOps the end of its operations in its shard's
+	// log and turnShared whether it changed memory.
+	endTurn    bool
+	turnN      int
+	turnOps    int
+	turnShared bool
 }
 
 var zeroRow [32]uint64
@@ -251,7 +259,8 @@ func (w *Warp) Step() (*StepInfo, error) {
 }
 
 // run executes up to budget instructions, stopping early when the warp
-// blocks at a barrier or finishes. It returns the instructions executed.
+// blocks at a barrier, finishes or ends its turn in a round (endTurn). It
+// returns the instructions executed.
 func (w *Warp) run(budget int) (int, error) {
 	n := 0
 	for n < budget && w.state == WarpReady {
@@ -259,22 +268,9 @@ func (w *Warp) run(budget int) (int, error) {
 			return n + 1, err
 		}
 		n++
-	}
-	return n, nil
-}
-
-// runWarming is run through Step, handing each instruction's memory
-// access to warm (RunOptions.Warm).
-func (w *Warp) runWarming(budget int, warm func(acc *MemAccess)) (int, error) {
-	n := 0
-	for n < budget && w.state == WarpReady {
-		info, err := w.Step()
-		if err != nil {
-			return n + 1, err
-		}
-		n++
-		if info.Mem.Kind != MemNone && info.Mem.Lanes != 0 {
-			warm(&info.Mem)
+		if w.endTurn {
+			w.endTurn = false
+			break
 		}
 	}
 	return n, nil
@@ -784,7 +780,11 @@ func (w *Warp) step() error {
 			if err := w.atom(x, m); err != nil {
 				return err
 			}
-		case xNop, xWarpSync:
+		case xNop:
+			if w.sh != nil && w.sh.rounds && yieldsTurn(x.in) {
+				w.endTurn = true
+			}
+		case xWarpSync:
 		case xNanosleep:
 			if w.rec != nil {
 				a := w.src(&x.src[0], &w.sc.t[0])

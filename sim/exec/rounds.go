@@ -1,0 +1,372 @@
+package exec
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/warpgraph/warpgraph/sim/ptx"
+)
+
+// Functional rounds: how Run and Continue execute a grid, on one thread or
+// several, with the same result for every thread count.
+//
+// The grid is split by SM (Split) for the run. A round gives every ready
+// warp of the resident CTAs one turn; the SMs' turns run at once, each
+// SM's warps in slot order on one thread. During a round the memory image
+// does not change: a warp's global loads read it as it was at the round's
+// start, overlaid with the stores that its own SM's warps made earlier in
+// the round (the SM's store overlay), and its global stores and atomics
+// are logged in its SM's shard. At the round's end the logs are applied in
+// SM order, each in issue order, on one thread; an atomic's returned
+// values reach its registers then. A warp's turn ends after its slice of
+// instructions, at a barrier or exit, and right after a global atomic (its
+// result is not known before the round ends) or a fence wider than the
+// CTA (what it orders must be visible before the warp goes on). So a
+// warp reads its own and its CTA's stores at once, other SMs' stores from
+// the next round on, and every operation is applied as one; fences order
+// a warp's accesses as the PTX memory model asks. Which thread ran which
+// SM changes nothing, so the result depends on the launch alone.
+
+// storeOverlay holds the bytes an SM's warps stored to global memory in
+// the current round, by 8-byte word: an open-addressing table keyed by
+// word address + 1 (0: empty), with the bytes each word's stores wrote.
+type storeOverlay struct {
+	keys  []uint64
+	vals  []uint64
+	masks []uint8 // bytes of vals that hold stored data
+	used  []int32 // occupied slots, to clear
+	// seen has a bit per hash of the words stored to, so that most loads
+	// of words not stored to skip the table.
+	seen [64]uint64
+}
+
+// seenBit is the bit of word key in storeOverlay.seen.
+func seenBit(key uint64) (int, uint64) {
+	h := key * 0x9e3779b97f4a7c15 >> 52
+	return int(h >> 6), 1 << (h & 63)
+}
+
+// empty reports whether nothing was stored this round.
+func (o *storeOverlay) empty() bool { return len(o.used) == 0 }
+
+// reset empties the overlay, keeping its storage.
+func (o *storeOverlay) reset() {
+	for _, i := range o.used {
+		o.keys[i] = 0
+	}
+	o.used = o.used[:0]
+	clear(o.seen[:])
+}
+
+// find returns the slot of word w+1: its own, or the empty one where it
+// would go.
+func (o *storeOverlay) find(key uint64) int {
+	mask := uint64(len(o.keys) - 1)
+	i := key * 0x9e3779b97f4a7c15 >> 32 & mask
+	for o.keys[i] != 0 && o.keys[i] != key {
+		i = (i + 1) & mask
+	}
+	return int(i)
+}
+
+// grow doubles the table (to 1024 slots at first) and rehashes it.
+func (o *storeOverlay) grow() {
+	keys, vals, masks := o.keys, o.vals, o.masks
+	n := max(2*len(keys), 1024)
+	o.keys, o.vals, o.masks = make([]uint64, n), make([]uint64, n), make([]uint8, n)
+	used := o.used
+	o.used = make([]int32, 0, n/2)
+	for _, i := range used {
+		j := o.find(keys[i])
+		o.keys[j], o.vals[j], o.masks[j] = keys[i], vals[i], masks[i]
+		o.used = append(o.used, int32(j))
+	}
+}
+
+// put records a store of the low size bytes of v at address a (aligned to
+// size, at most 8).
+func (o *storeOverlay) put(a uint64, size int, v uint64) {
+	if 2*(len(o.used)+1) > len(o.keys) {
+		o.grow()
+	}
+	key := a>>3 + 1
+	j, bit := seenBit(key)
+	o.seen[j] |= bit
+	i := o.find(key)
+	if o.keys[i] == 0 {
+		o.keys[i], o.vals[i], o.masks[i] = key, 0, 0
+		o.used = append(o.used, int32(i))
+	}
+	shift := (a & 7) * 8
+	bm := sizeMask(size) << shift
+	o.vals[i] = o.vals[i]&^bm | v<<shift&bm
+	o.masks[i] |= sizeBytes(size) << (a & 7)
+}
+
+// get returns v, the image's size bytes at a, with the bytes the overlay
+// holds for them put over it.
+func (o *storeOverlay) get(a uint64, size int, v uint64) uint64 {
+	key := a>>3 + 1
+	if j, bit := seenBit(key); o.seen[j]&bit == 0 {
+		return v
+	}
+	i := o.find(key)
+	if o.keys[i] == 0 {
+		return v
+	}
+	m := o.masks[i] >> (a & 7) & sizeBytes(size)
+	if m == 0 {
+		return v
+	}
+	bm := byteMaskBits(m)
+	return v&^bm | o.vals[i]>>((a&7)*8)&bm
+}
+
+// sizeBytes is the mask of the first size bytes of a word.
+func sizeBytes(size int) uint8 { return uint8(1<<size - 1) }
+
+// byteMaskBits widens a mask of bytes to a mask of their bits.
+func byteMaskBits(m uint8) uint64 {
+	var b uint64
+	for mm := m; mm != 0; mm &= mm - 1 {
+		b |= 0xff << (8 * bits.TrailingZeros8(mm))
+	}
+	return b
+}
+
+// overlaid returns the SM's store overlay when the grid runs in rounds and
+// the overlay holds something (nil otherwise).
+func (w *Warp) overlaid() *storeOverlay {
+	if sh := w.sh; sh != nil && sh.rounds && !sh.over.empty() {
+		return &sh.over
+	}
+	return nil
+}
+
+// yieldsTurn reports whether instruction in ends the warp's turn in a
+// round: a fence or membar wider than the CTA.
+func yieldsTurn(in *ptx.Inst) bool {
+	return (in.Op == ptx.OpMembar || in.Op == ptx.OpFence) && in.Scope != ptx.ScopeCTA
+}
+
+// logWarmLoad logs a load's global lanes, applied already, for the
+// round's warming (RunOptions.Warm) when the run warms.
+func (w *Warp) logWarmLoad(x *xinst, lanes uint32, base *[32]uint64, off uint64) {
+	if w.sh == nil || !w.sh.warm || lanes == 0 {
+		return
+	}
+	w.logOp(opLoaded, x, lanes)
+	lg := w.sh.log
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
+	}
+}
+
+// overlayStore puts a logged store's global lanes in the SM's overlay.
+func (w *Warp) overlayStore(lanes uint32, base *[32]uint64, off uint64, size, vec int, srcs *[4]*[32]uint64) {
+	o := &w.sh.over
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		for e := range vec {
+			o.put(a+uint64(e*size), size, srcs[e][l])
+		}
+	}
+}
+
+// beginRounds splits the grid for a functional run in rounds; warm makes
+// the shards log loads for RunOptions.Warm.
+func (g *Grid) beginRounds(warm bool) {
+	g.Split(g.L.SMs)
+	for _, s := range g.shards {
+		s.rounds, s.warm = true, warm
+	}
+}
+
+// endRounds makes the grid one piece again, dropping what a round that
+// ended in an error left unapplied.
+func (g *Grid) endRounds() {
+	for _, s := range g.shards {
+		s.log.Reset()
+		s.over.reset()
+	}
+	if err := g.Unsplit(); err != nil {
+		panic(err)
+	}
+}
+
+// rounder runs a grid's rounds over its slots.
+type rounder struct {
+	g       *Grid
+	slots   []*CTA
+	slice   int
+	threads int
+	warm    func(acc *MemAccess)
+	// bySM lists, per SM, the slots of its CTAs in slot order.
+	bySM [][]int
+	errs []error
+	// space and addr back the accesses handed to warm.
+	space [WarpSize]ptx.Space
+	addr  [WarpSize]uint64
+}
+
+// turns gives every ready warp one turn, the SMs at once on r.threads
+// threads, and returns the error of the lowest-numbered SM that met one.
+func (r *rounder) turns() error {
+	g := r.g
+	if r.bySM == nil {
+		r.bySM = make([][]int, len(g.shards))
+		r.errs = make([]error, len(g.shards))
+	}
+	for s := range r.bySM {
+		r.bySM[s] = r.bySM[s][:0]
+	}
+	for i, c := range r.slots {
+		if c != nil {
+			r.bySM[c.SM] = append(r.bySM[c.SM], i)
+		}
+	}
+	busy := make([]int, 0, len(r.bySM))
+	for s, idx := range r.bySM {
+		if len(idx) > 0 {
+			busy = append(busy, s)
+		}
+	}
+	run := func(s int) { r.errs[s] = r.smTurns(s) }
+	if r.threads <= 1 || len(busy) <= 1 {
+		for _, s := range busy {
+			run(s)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(r.threads, len(busy)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(busy) {
+						return
+					}
+					run(busy[k])
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for _, s := range busy {
+		if err := r.errs[s]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// smTurns runs the turns of SM s's warps, in slot order.
+func (r *rounder) smTurns(s int) error {
+	sh := r.g.shards[s]
+	for _, i := range r.bySM[s] {
+		for _, w := range r.slots[i].warps {
+			w.turnN = -1
+			if w.state != WarpReady {
+				continue
+			}
+			if w.sitsOut() {
+				sh.satOut++
+				continue
+			}
+			changes := sh.changes
+			w.turnReads = 0
+			n, err := w.run(r.slice)
+			w.turnN, w.turnOps, w.turnShared = n, len(sh.log.ops), sh.changes != changes
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// settle ends a round: it applies the SMs' logs in SM order (warming the
+// L2 with them when the run warms), folds the shards' counts into the
+// grid, and records each warp's turn (backOff). It returns the warps
+// whose turn was not idle, whether any warp ran, whether any sat out, and
+// the warp-instructions the sat-out turns stand for.
+func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64) {
+	g := r.g
+	before := g.changes
+	for s, sh := range g.shards {
+		lg := sh.log
+		k := 0
+		for _, i := range r.bySM[s] {
+			for _, w := range r.slots[i].warps {
+				if w.turnN < 0 {
+					continue
+				}
+				for ; k < w.turnOps; k++ {
+					op := &lg.ops[k]
+					if r.warm != nil {
+						r.warmWith(lg, k)
+					}
+					if op.kind != opLoaded && g.applyOp(lg, k, op.lanes, nil) {
+						g.epoch++
+						g.changes++
+						w.turnShared = true // the turn changed memory
+					}
+				}
+			}
+		}
+		lg.Reset()
+		sh.over.reset()
+		g.WarpInsts += sh.warpInsts
+		g.ThreadInsts += sh.threadInsts
+		g.Finished += sh.finished
+		g.epoch += sh.epoch
+		g.changes += sh.changes
+		if sh.satOut > 0 {
+			waiting = true
+			satOut += sh.satOut * uint64(r.slice)
+		}
+		sh.warpInsts, sh.threadInsts, sh.finished, sh.epoch, sh.changes, sh.satOut = 0, 0, 0, 0, 0, 0
+	}
+	for s := range g.shards {
+		for _, i := range r.bySM[s] {
+			for _, w := range r.slots[i].warps {
+				n := w.turnN
+				if n < 0 {
+					continue
+				}
+				if n > 0 {
+					progressed = true
+				}
+				idle := n == r.slice && !w.turnShared && w.turnReads == readStrong
+				w.backOff(idle, before)
+				if n > 0 && !idle {
+					working++
+				}
+			}
+		}
+	}
+	return working, progressed, waiting, satOut
+}
+
+// warmWith hands operation k of lg to r.warm.
+func (r *rounder) warmWith(lg *OpLog, k int) {
+	op := &lg.ops[k]
+	acc := MemAccess{Kind: MemLoad, Size: int(op.x.size) * int(op.x.vec), Lanes: op.lanes, Space: &r.space, Addr: &r.addr}
+	switch op.kind {
+	case opStore:
+		acc.Kind = MemStore
+	case opAtom:
+		acc.Kind = MemAtomic
+	}
+	j := int(op.at)
+	for mm := op.lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		r.space[l], r.addr[l] = ptx.SpaceGlobal, lg.vals[j]
+		j++
+	}
+	r.warm(&acc)
+}
