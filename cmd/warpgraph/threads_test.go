@@ -115,7 +115,6 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 	}{
 		{[]string{"--trace", t.TempDir() + "/t"}, "--sim-threads does not yet support --trace"},
 		{[]string{"--monitor"}, "--sim-threads does not yet support --monitor"},
-		{[]string{"--sim-mode", "functional"}, "--sim-threads does not yet support --sim-mode functional"},
 		{[]string{"--config", "tiny+memory.l2_model=akita_writeback"}, "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{[]string{"--config", "tiny+memory.coherence=ideal+memory.l1_model=akita_writearound"}, "--sim-threads does not yet support memory.l1_model akita_writearound"},
 	} {
@@ -126,6 +125,10 @@ func TestSimThreadsRefusesWhatItCannotDo(t *testing.T) {
 			require.Equal(t, "warpgraph: "+tc.want+"\n", stderr.String())
 		})
 	}
+	// Functional mode runs its rounds on the threads.
+	var stderr bytes.Buffer
+	status := runMain(newRootCommand, append(append([]string(nil), base...), "--sim-mode", "functional"), &stderr)
+	require.Equal(t, 0, status, stderr.String())
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -202,13 +205,11 @@ func TestMicroAndSweepSimThreadsRefusals(t *testing.T) {
 	}{
 		{append(micro, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
 		{append(micro, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
-		{append(micro, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
 		{append(micro, "--trace", t.TempDir()+"/t"), "--sim-threads does not yet support --trace"},
 		{append(micro, "--monitor"), "--sim-threads does not yet support --monitor"},
 		{append(micro, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{append(sweep, "--sim-threads", "-1"), "--sim-threads -1 is negative (0: one thread per core)"},
 		{append(sweep, "--target", "hw"), "--sim-threads runs the simulator's parallel engine: it needs --target sim, not hw"},
-		{append(sweep, "--sim-mode", "functional"), "--sim-threads does not yet support --sim-mode functional"},
 		{append(sweep, "--config", "tiny+memory.l2_model=akita_writeback"), "--sim-threads does not yet support memory.l2_model akita_writeback"},
 		{append(sweep, "--sim-threads", fmt.Sprint(cpus+1)),
 			fmt.Sprintf("--jobs 1 × --sim-threads %d is %d threads, more than this host's %d CPUs: lower --sim-threads", cpus+1, cpus+1, cpus)},
