@@ -453,14 +453,20 @@ type RunOptions struct {
 	// fused launch's levels and grid barriers), blocks as long as the
 	// period see its mean, not its phases.
 	WorkingWindow uint64
-	// Warm, when set, is called with each global access of a round (the
-	// lanes' addresses; Space says global for each), in the order the
-	// round's logs are applied: sampled simulation warms the timing
+	// Warm, when set, is called with each global access (the lanes'
+	// addresses; in rounds Space says global for each, in the order the
+	// round's logs are applied): sampled simulation warms the timing
 	// model's L2 with it.
 	Warm func(acc *MemAccess)
 	// Threads is how many threads run a round's SMs (below 1: one). The
 	// result is the same for every count.
 	Threads int
+	// InOrder runs the warps' turns one after another on one thread,
+	// each on the memory image as the turns before it left it, instead of
+	// in rounds: the interleaving of issue-time order, which a timing
+	// model's racing warps follow more closely (sampled simulation's
+	// functional stretches run so).
+	InOrder bool
 }
 
 // Run executes the whole grid functionally: round-robin over the warps of
@@ -682,8 +688,9 @@ func ctaWarps(c *CTA) []*Warp {
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
 
-// runSlots runs the CTAs in slots in rounds (rounds.go), each finished
-// one's slot taking the next waiting CTA on the same SM at the round's end.
+// runSlots runs the CTAs in slots in rounds (rounds.go), or one turn
+// after another (RunOptions.InOrder), each finished one's slot taking the
+// next waiting CTA on the same SM.
 func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error {
 	if g.shards != nil || g.l1 != nil {
 		return errors.New("exec: a functional run of a grid split or given an L1 by a timing model")
@@ -702,37 +709,50 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			live++
 		}
 	}
-	g.beginRounds(opt.Warm != nil)
-	defer g.endRounds()
-	r := rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1), warm: opt.Warm}
+	var r rounder
+	if !opt.InOrder {
+		g.beginRounds(opt.Warm != nil)
+		defer g.endRounds()
+		r = rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1), warm: opt.Warm}
+	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
-	budget, changes0 := opt.StopAfterChanges, g.changes
 	// satOut is the warp-instructions the turns that polling warps sat out
 	// stand for, a slice each: the budget and the slowdown test count them
 	// as issued, so that they see a launch whose warps wait as they would
 	// without the back-off.
 	var satOut uint64
+	budget, changes0 := opt.StopAfterChanges, g.changes
 	instBudget, insts0 := opt.StopAfterInsts, g.WarpInsts
+	overBudget := func() bool {
+		return budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget
+	}
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes,
 		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts}
 	for live > 0 {
-		if err := r.turns(); err != nil {
-			return err
-		}
-		working, progressed, waiting, sat := r.settle()
-		satOut += sat
-		for i, c := range slots {
-			if c != nil && c.Done() {
-				g.Retire(c)
-				slots[i] = g.Dispatch(c.SM)
-				if slots[i] == nil {
-					live--
-				}
-				progressed = true
+		var working int
+		var progressed, waiting bool
+		if opt.InOrder {
+			var err error
+			working, progressed, waiting, err = g.turnsInOrder(opt, slots, slice, &satOut, &live, overBudget)
+			if err != nil {
+				return err
 			}
-		}
-		if budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget {
-			return errProgressBudget
+		} else {
+			if err := r.turns(); err != nil {
+				return err
+			}
+			var sat uint64
+			working, progressed, waiting, sat = r.settle()
+			satOut += sat
+			for i, c := range slots {
+				if c != nil && c.Done() {
+					g.replace(slots, i, &live)
+					progressed = true
+				}
+			}
+			if overBudget() {
+				return errProgressBudget
+			}
 		}
 		if err := ctx.Err(); err != nil {
 			msg := fmt.Sprintf("kernel %s stopped after %d warp-instructions, %d of %d CTAs finished", g.prog.Name(), g.WarpInsts, g.Finished, g.ctas)
@@ -753,4 +773,64 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		}
 	}
 	return nil
+}
+
+// replace retires the finished CTA in slots[i] and starts the next waiting
+// one on its SM there, counting the slot out of live when none waits.
+func (g *Grid) replace(slots []*CTA, i int, live *int) {
+	c := slots[i]
+	g.Retire(c)
+	if slots[i] = g.Dispatch(c.SM); slots[i] == nil {
+		*live--
+	}
+}
+
+// turnsInOrder runs one round of RunOptions.InOrder: every ready warp's
+// turn, one after another in slot order on the memory image itself, a
+// finished CTA replaced at once. It stops with errProgressBudget after the
+// turn at which overBudget holds, and returns the warps whose turn was not
+// idle and whether any warp ran or sat out.
+func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uint64, live *int, overBudget func() bool) (working int, progressed, waiting bool, err error) {
+	for i, c := range slots {
+		if c == nil {
+			continue
+		}
+		for _, w := range c.warps {
+			if w.state != WarpReady {
+				continue
+			}
+			if w.sitsOut() {
+				waiting = true
+				*satOut += uint64(slice)
+				continue
+			}
+			changes := g.changes
+			w.turnReads = 0
+			var n int
+			if opt.Warm != nil {
+				n, err = w.runWarming(slice, opt.Warm)
+			} else {
+				n, err = w.run(slice)
+			}
+			if err != nil {
+				return working, progressed, waiting, err
+			}
+			if n > 0 {
+				progressed = true
+			}
+			idle := n == slice && changes == g.changes && w.turnReads == readStrong
+			w.backOff(idle, g.changes)
+			if n > 0 && !idle {
+				working++
+			}
+			if overBudget() {
+				return working, progressed, waiting, errProgressBudget
+			}
+		}
+		if c.Done() {
+			g.replace(slots, i, live)
+			progressed = true
+		}
+	}
+	return working, progressed, waiting, nil
 }
