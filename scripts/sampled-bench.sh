@@ -37,7 +37,7 @@ for cell in $CELLS; do
       "$WG" run --algo "$algo" --graph "$graph" --target sim --config "$CONFIG" --scheduler "$sched" \
         --sim-mode "$mode" --heartbeat 0 --json >"$OUT/$tag.$mode.$rep.json" 2>"$OUT/$tag.$mode.$rep.err" || echo "$tag $mode: exit $?" >&2
       end=$(date +%s.%N)
-      echo "$end - $start" | bc >"$OUT/$tag.$mode.$rep.wall"
+      awk "BEGIN{print $end - $start}" >"$OUT/$tag.$mode.$rep.wall"
     done
   done
   python3 - "$OUT" "$tag" "$REPS" "$algo" "$sched" "$graph" <<'PY' >>"$OUT/sampled.jsonl"
