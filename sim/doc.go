@@ -1,6 +1,7 @@
 // Package sim is warpgraph's GPU simulator: it executes the PTX that runs
 // on hardware on simulated SMs, in three modes. Functional mode computes
-// exact values with the warps of co-resident CTAs interleaved and no time.
+// exact values with the warps of co-resident CTAs interleaved and no time,
+// in rounds whose SMs run on WithThreads' threads (sim/exec).
 // Timing mode (the default) runs the same execution cycle by cycle on
 // akita/v3: SMs with schedulers, scoreboards, shared-memory banks and
 // atomics (sim/timing) in front of caches, DRAM and L2 atomic units

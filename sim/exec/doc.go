@@ -25,12 +25,20 @@
 // mode's memory.coherence: l1; the timing model's fences invalidate it).
 //
 // Two drivers share the same instruction implementations. Grid.Run is the
-// functional mode: the warps of all co-resident CTAs interleave
-// round-robin, a bounded slice each, so kernels that wait on other CTAs
-// (global barriers, task queues) run as on hardware; later CTAs start as
-// resident ones finish. A warp whose turns only poll (strong loads and
-// atomics that change nothing) backs off, and then waits until some warp
-// changes memory (Grid.runSlots), so idle pollers cost little. A timing model instead dispatches CTAs itself
+// functional mode: the warps of all co-resident CTAs take turns of a
+// bounded slice, so kernels that wait on other CTAs (global barriers,
+// task queues) run as on hardware; later CTAs start as resident ones
+// finish. The turns run in rounds (rounds.go): each round every ready
+// warp gets a turn, the SMs' turns at once on RunOptions.Threads threads;
+// global stores and atomics are logged per SM and applied at the round's
+// end in SM order, a warp reading memory as the round began overlaid with
+// its own SM's stores, and a turn ending after a global atomic or a fence
+// wider than the CTA. The result does not depend on the thread count.
+// RunOptions.InOrder instead runs the turns one after another on the
+// memory image itself (issue-time order; sampled simulation's stretches).
+// A warp whose turns only poll (strong loads and atomics that change
+// nothing) backs off, and then waits until some warp changes memory
+// (Grid.runSlots), so idle pollers cost little. A timing model instead dispatches CTAs itself
 // (Grid.Dispatch, Grid.Retire) and issues one warp-instruction at a time
 // with Warp.Step, which reports what it needs (StepInfo: the instruction,
 // masks, per-lane memory addresses, barrier and exit events). Both run the
