@@ -49,38 +49,41 @@ func runJSON(args []string) (map[string]any, []byte, error) {
 
 // TestSimThreadsGiveIdenticalFigures runs every registered cell (every
 // algorithm under every scheduler variant that supports it) on a small
-// graph under the tiny configuration on the parallel timing engine at 1, 2
-// and 3 threads: the --json output, wall-clock fields aside, must be the
-// same byte for byte, per-iteration rows included, and every result must
-// validate against the CPU reference.
+// graph under the tiny configuration at 1, 2 and 3 threads, in timing
+// mode (the parallel timing engine) and in functional mode (its rounds):
+// the --json output, wall-clock fields aside, must be the same byte for
+// byte, per-iteration rows included, and every result must validate
+// against the CPU reference.
 func TestSimThreadsGiveIdenticalFigures(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates every registered cell three times")
+		t.Skip("simulates every registered cell six times")
 	}
 	for _, c := range registeredCells() {
 		if c.graph != threadsGraph {
 			continue
 		}
-		t.Run(c.key(), func(t *testing.T) {
-			t.Parallel()
-			var first []byte
-			for _, n := range threadCounts {
-				args := append(c.args(), "--per-iteration", "--sim-threads", fmt.Sprint(n))
-				v, data, err := runJSON(args)
-				require.NoError(t, err)
-				ok, _ := v["validation"].(map[string]any)["ok"].(bool)
-				require.True(t, ok, "%s --sim-threads %d failed validation: %v", c.key(), n, v["validation"])
-				if first == nil {
-					first = data
-					continue
+		for _, mode := range []string{"timing", "functional"} {
+			t.Run(c.key()+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				var first []byte
+				for _, n := range threadCounts {
+					args := append(c.args(), "--per-iteration", "--sim-mode", mode, "--sim-threads", fmt.Sprint(n))
+					v, data, err := runJSON(args)
+					require.NoError(t, err)
+					ok, _ := v["validation"].(map[string]any)["ok"].(bool)
+					require.True(t, ok, "%s --sim-mode %s --sim-threads %d failed validation: %v", c.key(), mode, n, v["validation"])
+					if first == nil {
+						first = data
+						continue
+					}
+					if !bytes.Equal(first, data) {
+						var want map[string]any
+						require.NoError(t, json.Unmarshal(first, &want))
+						t.Fatalf("%s --sim-mode %s: --sim-threads %d differs from --sim-threads %d: %s", c.key(), mode, n, threadCounts[0], firstDifference(want, v))
+					}
 				}
-				if !bytes.Equal(first, data) {
-					var want map[string]any
-					require.NoError(t, json.Unmarshal(first, &want))
-					t.Fatalf("%s: --sim-threads %d differs from --sim-threads %d: %s", c.key(), n, threadCounts[0], firstDifference(want, v))
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
