@@ -440,7 +440,9 @@ func (w *Warp) frameParams(x *xinst, m uint32, base *[32]uint64, off uint64, siz
 
 // st is the general store.
 func (w *Warp) st(x *xinst, m uint32) error {
-	if w.sh != nil {
+	// A round logs only what may reach global memory; the other spaces
+	// are the warp's or its CTA's and store now.
+	if sh := w.sh; sh != nil && (!sh.rounds || x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) {
 		return w.stSplit(x, m)
 	}
 	w.memRecord(x, MemStore, m)
