@@ -5,13 +5,16 @@
 #     [SCHEDULERS="simdx atos ..."] [BEFORE_KEYS=key=value,...] \
 #     bash scripts/functional-speed.sh ./warpgraph ./warpgraph-before|-
 # Each cell runs functional mode with both binaries and timing mode (one
-# simulator thread) with each ("-" for the second binary: the first alone,
+# simulator thread unless THREADS) with each ("-" for the second binary: the first alone,
 # the "before" columns empty), one cell per job, JOBS at once; every run
 # is `warpgraph run --target sim --config h100 --json`, validated by
 # warpgraph itself. BEFORE_KEYS adds scheduler keys to the second binary's
 # runs (the same binary twice then compares a key's values). Writes
 # OUT/cells.tsv (wall ms, warp-instructions, iterations, validation, exit
-# status; 124 is past LIMIT seconds).
+# status; 124 is past LIMIT seconds). THREADS runs timing and functional
+# mode on that many threads (default: timing on one, functional as the
+# binary's default; give JOBS=1 with it, and no "before" binary older than
+# functional mode's --sim-threads).
 set -u
 WG=$(realpath "${1:?the binary to measure}")
 BEFORE=${2:?the binary to compare functional mode with, or -}
@@ -30,7 +33,8 @@ one() { # algo scheduler
     set -- $run
     if [ "$2" = - ]; then line="$line\t\t\t\t\t"; continue; fi
     local mode=${1%-before} json="$OUT/json/$a-$s-$1.json" extra="" variant=$s
-    [ "$mode" = timing ] && extra="--sim-threads 1"
+    [ "$mode" = timing ] && extra="--sim-threads ${THREADS:-1}"
+    [ "$mode" = functional ] && [ -n "${THREADS:-}" ] && extra="--sim-threads $THREADS"
     [ "$mode" != "$1" ] && [ -n "${BEFORE_KEYS:-}" ] && variant="$s:$BEFORE_KEYS"
     local t0=$(date +%s%N)
     timeout "$LIMIT" "$2" run --algo "$a" --scheduler "$variant" --graph "$OUT/graph.wgc" --target sim \
@@ -44,7 +48,7 @@ one() { # algo scheduler
   done
   echo -e "$a\t$s$line"
 }
-export -f one; export WG BEFORE OUT LIMIT BEFORE_KEYS
+export -f one; export WG BEFORE OUT LIMIT BEFORE_KEYS THREADS
 header="algo\tscheduler"
 for run in functional before timing timing_before; do
   header="$header\t${run}_ms\t${run}_warp_insts\t${run}_iterations\t${run}_valid\t${run}_rc"
