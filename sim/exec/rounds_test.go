@@ -181,3 +181,56 @@ func TestRoundsVisibility(t *testing.T) {
 		assert.Equal(t, []uint32{1, 0, 42}, m.u32s(out, 3), "%d threads", threads)
 	}
 }
+
+// faultPTX: every thread of CTA bad and above loads through a null
+// pointer; the others store their id.
+const faultPTX = `
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry late_fault(.param .u64 out, .param .u32 bad)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [bad];
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mov.u32 %r4, %tid.x;
+	mad.lo.u32 %r5, %r2, %r3, %r4;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra FAULT;
+	mul.wide.u32 %rd2, %r5, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r5;
+	ret;
+FAULT:
+	mov.u64 %rd4, 0;
+	ld.global.u32 %r6, [%rd4];
+	ret;
+}
+`
+
+// TestRoundsFaultTheSameForEveryThreadCount: when warps on several SMs
+// fault in the same round, the run reports the fault of the
+// lowest-numbered SM, the same at 1, 2 and 3 threads.
+func TestRoundsFaultTheSameForEveryThreadCount(t *testing.T) {
+	var first string
+	for _, threads := range []int{1, 2, 3} {
+		m := newMachine(t, faultPTX, true)
+		out := m.zeros(4 * 16 * 64)
+		rc := d1(16, 64)
+		rc.sms, rc.resident, rc.threads = 4, 16, threads
+		_, err := m.launch("late_fault", rc, out, 5)
+		var f *MemoryFault
+		require.ErrorAs(t, err, &f, "%d threads", threads)
+		require.Contains(t, err.Error(), "null pointer")
+		if first == "" {
+			first = err.Error()
+			continue
+		}
+		assert.Equal(t, first, err.Error(), "%d threads", threads)
+	}
+}
