@@ -209,6 +209,105 @@ type rounder struct {
 	// space and addr back the accesses handed to warm.
 	space [WarpSize]ptx.Space
 	addr  [WarpSize]uint64
+	// changed says, per SM and logged operation, whether applying it
+	// changed memory; hits collects, per part of memory, the operations
+	// whose lanes in it did (apply).
+	changed [][]bool
+	hits    [][]opRef
+}
+
+// opRef is operation k of SM s's log.
+type opRef struct{ s, k int32 }
+
+// applyLine is the granularity by which apply deals lanes to threads:
+// 128-byte lines, within which every aligned access (16 bytes at most)
+// lies.
+const applyLine = 7
+
+// minParallelApply is the fewest logged operations in a round for which
+// apply uses several threads.
+const minParallelApply = 256
+
+// apply applies the round's logs in SM order, each in issue order, and
+// records which operations changed memory (r.changed). With several
+// threads (and no warming, whose order is the logs'), memory is dealt by
+// 128-byte line to a power-of-two number of parts, one thread each, which
+// applies its lanes of every operation in that same order: parts share no
+// byte and an operation's lanes write distinct registers, so the result is
+// the sequential one.
+func (r *rounder) apply() {
+	g := r.g
+	if len(r.changed) != len(g.shards) {
+		r.changed = make([][]bool, len(g.shards))
+	}
+	ops := 0
+	for s, sh := range g.shards {
+		n := len(sh.log.ops)
+		ops += n
+		if cap(r.changed[s]) < n {
+			r.changed[s] = make([]bool, n, 2*n)
+		}
+		r.changed[s] = r.changed[s][:n]
+		clear(r.changed[s])
+	}
+	parts := 1
+	for parts < min(r.threads, 64) {
+		parts *= 2
+	}
+	if r.warm != nil || parts == 1 || ops < minParallelApply {
+		for s, sh := range g.shards {
+			lg := sh.log
+			for k := range lg.ops {
+				op := &lg.ops[k]
+				if r.warm != nil {
+					r.warmWith(lg, k)
+				}
+				if op.kind != opLoaded && g.applyOp(lg, k, op.lanes, nil) {
+					r.changed[s][k] = true
+				}
+			}
+		}
+		return
+	}
+	if len(r.hits) < parts {
+		r.hits = make([][]opRef, parts)
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hits := r.hits[p][:0]
+			mask := uint64(parts - 1)
+			for s, sh := range g.shards {
+				lg := sh.log
+				for k := range lg.ops {
+					op := &lg.ops[k]
+					if op.kind == opLoaded {
+						continue
+					}
+					var lanes uint32
+					j := int(op.at)
+					for mm := op.lanes; mm != 0; mm &= mm - 1 {
+						if lg.vals[j]>>applyLine&mask == uint64(p) {
+							lanes |= mm & -mm
+						}
+						j++
+					}
+					if lanes != 0 && g.applyOp(lg, k, lanes, nil) {
+						hits = append(hits, opRef{int32(s), int32(k)})
+					}
+				}
+			}
+			r.hits[p] = hits
+		}()
+	}
+	wg.Wait()
+	for _, hits := range r.hits[:parts] {
+		for _, h := range hits {
+			r.changed[h.s][h.k] = true
+		}
+	}
 }
 
 // turns gives every ready warp one turn, the SMs at once on r.threads
@@ -297,8 +396,10 @@ func (r *rounder) smTurns(s int) error {
 func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64) {
 	g := r.g
 	before := g.changes
+	r.apply()
 	for s, sh := range g.shards {
 		lg := sh.log
+		changed := r.changed[s]
 		k := 0
 		for _, i := range r.bySM[s] {
 			for _, w := range r.slots[i].warps {
@@ -306,11 +407,7 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 					continue
 				}
 				for ; k < w.turnOps; k++ {
-					op := &lg.ops[k]
-					if r.warm != nil {
-						r.warmWith(lg, k)
-					}
-					if op.kind != opLoaded && g.applyOp(lg, k, op.lanes, nil) {
+					if changed[k] {
 						g.epoch++
 						g.changes++
 						w.turnShared = true // the turn changed memory

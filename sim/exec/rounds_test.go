@@ -93,7 +93,9 @@ const roundsPTX = `
 // 1, 2 and 3 threads: memory and instruction counts are the same every
 // time, each ticket is taken once, and every thread read its own store.
 func TestRoundsSameForEveryThreadCount(t *testing.T) {
-	const ctas, block = 24, 64
+	// Rounds of 32 resident CTAs of 8 warps log hundreds of operations,
+	// which apply deals to threads by line (minParallelApply).
+	const ctas, block = 64, 256
 	const n = ctas * block
 	var first []uint32
 	var firstInsts uint64
@@ -101,7 +103,7 @@ func TestRoundsSameForEveryThreadCount(t *testing.T) {
 		m := newMachine(t, roundsPTX, true)
 		ticket, order, last, mine := m.zeros(4), m.zeros(4*n), m.zeros(4*7), m.zeros(4*n)
 		rc := d1(ctas, block)
-		rc.sms, rc.resident, rc.threads = 4, 8, threads
+		rc.sms, rc.resident, rc.threads = 4, 32, threads
 		g, err := m.launch("tickets", rc, ticket, order, last, mine)
 		require.NoError(t, err)
 		require.Equal(t, []uint32{n}, m.u32s(ticket, 1))
