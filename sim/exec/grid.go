@@ -179,6 +179,7 @@ type CTA struct {
 
 	warps  []*Warp
 	wstore []Warp
+	turns  []turnState // the warps' (Warp.ts)
 	shared []byte
 	regs   []uint64
 	local  []byte
@@ -261,9 +262,10 @@ func (g *Grid) newCTA() *CTA {
 	c.local = make([]byte, g.warpsPerCTA*WarpSize*g.localStride)
 	c.wstore = make([]Warp, g.warpsPerCTA)
 	c.warps = make([]*Warp, g.warpsPerCTA)
+	c.turns = make([]turnState, g.warpsPerCTA)
 	for i := range c.wstore {
 		w := &c.wstore[i]
-		w.g, w.cta, w.index, w.sc = g, c, i, &g.scratch
+		w.g, w.cta, w.index, w.sc, w.ts = g, c, i, &g.scratch, &c.turns[i]
 		regs := c.regs[i*per : (i+1)*per : (i+1)*per]
 		var params []byte
 		if entry.paramFrame > 0 {
@@ -283,7 +285,7 @@ func (w *Warp) reset(lanes int) {
 	if lanes < WarpSize {
 		w.init = 1<<uint(lanes) - 1
 	}
-	w.state = WarpReady
+	w.ts.state = WarpReady
 	w.stack = append(w.stack[:0], simtEntry{pc: 0, rpc: ptx.NoTarget, mask: w.init})
 	w.frames = w.frames[:1]
 	f := &w.frames[0]
@@ -366,7 +368,7 @@ func (w *Warp) barrier(x *xinst, m uint32) {
 	}
 	b.arrived++
 	if in.Bar != ptx.BarArrive {
-		w.state = WarpAtBarrier
+		w.ts.state = WarpAtBarrier
 		w.barID, w.barMask, w.barInst, w.barFn = id, m, x, w.fn
 		w.barDst = -1
 		if red {
@@ -388,8 +390,8 @@ func (c *CTA) checkBarrier(id int) {
 		return
 	}
 	for _, w := range b.waiting {
-		if w.state == WarpAtBarrier {
-			w.state = WarpReady
+		if w.ts.state == WarpAtBarrier {
+			w.ts.state = WarpReady
 		}
 		if w.rec != nil {
 			w.rec.Released = true
@@ -614,30 +616,31 @@ const (
 	readStrong
 )
 
-// sitsOut says whether the warp sits this turn out, counting it.
-func (w *Warp) sitsOut() bool {
-	if w.idleTurns == 0 {
+// sitsOut says whether the warp sits this turn out, counting it; changes
+// is the grid's change count.
+func (t *turnState) sitsOut(changes uint64) bool {
+	if t.idleTurns == 0 {
 		return false
 	}
-	if w.skipTurns > 0 {
-		w.skipTurns--
+	if t.skipTurns > 0 {
+		t.skipTurns--
 		return true
 	}
-	return w.g.changes == w.idleAt
+	return changes == t.idleAt
 }
 
 // backOff records a turn: idle or not. before is the grid's change count
-// before the round's logs were applied: a change that another warp made
-// in the same round was not yet visible to the turn, so it ends the
-// back-off.
-func (w *Warp) backOff(idle bool, before uint64) {
+// before the round's logs were applied (in order: after the turn): a
+// change that another warp made in the same round was not yet visible to
+// the turn, so it ends the back-off.
+func (t *turnState) backOff(idle bool, before uint64) {
 	if !idle {
-		w.idleTurns, w.skipTurns = 0, 0
+		t.idleTurns, t.skipTurns = 0, 0
 		return
 	}
-	w.idleTurns = min(w.idleTurns+1, maxIdleTurns)
-	w.skipTurns = 1<<w.idleTurns - 1
-	w.idleAt = before
+	t.idleTurns = min(t.idleTurns+1, maxIdleTurns)
+	t.skipTurns = 1<<t.idleTurns - 1
+	t.idleAt = before
 }
 
 // wakeIdle ends a round in which every ready warp sat out: it skips the
@@ -649,24 +652,25 @@ func wakeIdle(slots []*CTA) uint64 {
 	least := uint32(math.MaxUint32)
 	ready := uint64(0)
 	for _, c := range slots {
-		for _, w := range ctaWarps(c) {
-			if w.state == WarpReady {
+		for i := range ctaTurns(c) {
+			if t := &c.turns[i]; t.state == WarpReady {
 				ready++
-				if w.skipTurns > 0 {
-					least = min(least, w.skipTurns)
+				if t.skipTurns > 0 {
+					least = min(least, t.skipTurns)
 				}
 			}
 		}
 	}
 	for _, c := range slots {
-		for _, w := range ctaWarps(c) {
-			if w.state != WarpReady {
+		for i := range ctaTurns(c) {
+			t := &c.turns[i]
+			if t.state != WarpReady {
 				continue
 			}
 			if least == math.MaxUint32 {
-				w.idleTurns = 0
-			} else if w.skipTurns > 0 {
-				w.skipTurns -= least
+				t.idleTurns = 0
+			} else if t.skipTurns > 0 {
+				t.skipTurns -= least
 			}
 		}
 	}
@@ -674,6 +678,14 @@ func wakeIdle(slots []*CTA) uint64 {
 		return 0
 	}
 	return uint64(least) * ready
+}
+
+// ctaTurns is c's warps' turn states, none for an empty slot.
+func ctaTurns(c *CTA) []turnState {
+	if c == nil {
+		return nil
+	}
+	return c.turns
 }
 
 // ctaWarps is c's warps, none for an empty slot.
@@ -795,15 +807,17 @@ func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uin
 		if c == nil {
 			continue
 		}
-		for _, w := range c.warps {
-			if w.state != WarpReady {
+		for j := range c.turns {
+			t := &c.turns[j]
+			if t.state != WarpReady {
 				continue
 			}
-			if w.sitsOut() {
+			if t.sitsOut(g.changes) {
 				waiting = true
 				*satOut += uint64(slice)
 				continue
 			}
+			w := c.warps[j]
 			changes := g.changes
 			w.turnReads = 0
 			var n int
@@ -819,7 +833,7 @@ func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uin
 				progressed = true
 			}
 			idle := n == slice && changes == g.changes && w.turnReads == readStrong
-			w.backOff(idle, g.changes)
+			t.backOff(idle, g.changes)
 			if n > 0 && !idle {
 				working++
 			}

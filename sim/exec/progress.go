@@ -167,7 +167,7 @@ func (w *Warp) hash() uint64 {
 		h *= 1099511628211
 		h ^= h >> 29
 	}
-	mix(uint64(w.state))
+	mix(uint64(w.ts.state))
 	mix(uint64(w.exited))
 	for _, e := range w.stack {
 		mix(uint64(uint32(e.pc))<<32 | uint64(uint32(e.rpc)))
@@ -292,7 +292,7 @@ func (d *Watchdog) Stuck(now uint64) bool {
 	repeated, running, waiting := true, 0, false
 	for _, c := range d.g.resident {
 		for _, w := range c.warps {
-			if w.state != WarpReady {
+			if w.ts.state != WarpReady {
 				continue
 			}
 			running++
@@ -366,7 +366,7 @@ func (g *Grid) DescribeWarps() string {
 	for _, c := range ctas {
 		for _, w := range c.warps {
 			var key string
-			switch w.state {
+			switch w.ts.state {
 			case WarpDone:
 				continue
 			case WarpAtBarrier:

@@ -367,19 +367,22 @@ func (r *rounder) turns() error {
 func (r *rounder) smTurns(s int) error {
 	sh := r.g.shards[s]
 	for _, i := range r.bySM[s] {
-		for _, w := range r.slots[i].warps {
-			w.turnN = -1
-			if w.state != WarpReady {
+		c := r.slots[i]
+		for j := range c.turns {
+			t := &c.turns[j]
+			t.turnN = -1
+			if t.state != WarpReady {
 				continue
 			}
-			if w.sitsOut() {
+			if t.sitsOut(r.g.changes) {
 				sh.satOut++
 				continue
 			}
+			w := c.warps[j]
 			changes := sh.changes
 			w.turnReads = 0
 			n, err := w.run(r.slice)
-			w.turnN, w.turnOps, w.turnShared = n, len(sh.log.ops), sh.changes != changes
+			t.turnN, w.turnOps, w.turnShared = int32(n), len(sh.log.ops), sh.changes != changes
 			if err != nil {
 				return err
 			}
@@ -402,10 +405,12 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 		changed := r.changed[s]
 		k := 0
 		for _, i := range r.bySM[s] {
-			for _, w := range r.slots[i].warps {
-				if w.turnN < 0 {
+			c := r.slots[i]
+			for j := range c.turns {
+				if c.turns[j].turnN < 0 {
 					continue
 				}
+				w := c.warps[j]
 				for ; k < w.turnOps; k++ {
 					if changed[k] {
 						g.epoch++
@@ -430,16 +435,19 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 	}
 	for s := range g.shards {
 		for _, i := range r.bySM[s] {
-			for _, w := range r.slots[i].warps {
-				n := w.turnN
+			c := r.slots[i]
+			for j := range c.turns {
+				t := &c.turns[j]
+				n := int(t.turnN)
 				if n < 0 {
 					continue
 				}
 				if n > 0 {
 					progressed = true
 				}
+				w := c.warps[j]
 				idle := n == r.slice && !w.turnShared && w.turnReads == readStrong
-				w.backOff(idle, before)
+				t.backOff(idle, before)
 				if n > 0 && !idle {
 					working++
 				}

@@ -124,22 +124,32 @@ type Warp struct {
 	// Call frames kept for reuse, by depth.
 	spare []frame
 
-	// The functional scheduler's back-off (Grid.runSlots, backOff):
-	// idleTurns counts the warp's last idle turns in a row, skipTurns the
-	// turns it still sits out for them, idleAt is the grid's change count
-	// after the last; turnReads says how the current turn read memory.
-	idleTurns uint8
-	skipTurns uint32
-	idleAt    uint64
+	// ts is the warp's state and back-off, in its CTA's array (turnState);
+	// turnReads says how the current turn read memory.
+	ts        *turnState
 	turnReads turnReads
 	// Functional rounds (rounds.go): endTurn ends the warp's turn after the
-	// instruction that set it; turnN is the instructions of its turn this
-	// round (-1: none), turnOps the end of its operations in its shard's
-	// log and turnShared whether it changed memory.
+	// instruction that set it; turnOps is the end of its turn's operations
+	// in its shard's log and turnShared whether the turn changed memory.
 	endTurn    bool
-	turnN      int
 	turnOps    int
 	turnShared bool
+}
+
+// turnState is what the functional scheduler reads of a warp at every
+// turn, kept per CTA in one array (CTA.turns), so that a round's pass
+// over thousands of warps, most of them waiting, finished or backed off,
+// reads a few cache lines rather than each warp's: its state, and its
+// back-off (Grid.runSlots, backOff): idleTurns counts the warp's last idle
+// turns in a row, skipTurns the turns it still sits out for them, idleAt
+// is the grid's change count after the last; turnN is the instructions
+// of its turn in the current round (-1: none).
+type turnState struct {
+	state     WarpState
+	idleTurns uint8
+	skipTurns uint32
+	turnN     int32
+	idleAt    uint64
 }
 
 var zeroRow [32]uint64
@@ -151,7 +161,7 @@ func (w *Warp) CTA() *CTA { return w.cta }
 func (w *Warp) Index() int { return w.index }
 
 // State says whether the warp can issue.
-func (w *Warp) State() WarpState { return w.state }
+func (w *Warp) State() WarpState { return w.ts.state }
 
 // ActiveMask is the mask of lanes that will issue the next instruction.
 func (w *Warp) ActiveMask() uint32 {
@@ -164,7 +174,7 @@ func (w *Warp) ActiveMask() uint32 {
 // Next returns the function and instruction index the warp issues next
 // (nil when done), so a timing model can look at it before issuing.
 func (w *Warp) Next() (*ptx.Function, int) {
-	if w.state == WarpDone || len(w.stack) == 0 {
+	if w.ts.state == WarpDone || len(w.stack) == 0 {
 		return nil, -1
 	}
 	return w.fn.fn, int(w.stack[len(w.stack)-1].pc)
@@ -247,14 +257,14 @@ type warpScratch struct {
 // Step executes the warp's next instruction and reports it. The warp must
 // be ready.
 func (w *Warp) Step() (*StepInfo, error) {
-	if w.state != WarpReady {
-		return nil, fmt.Errorf("kernel %s: step of warp %d of CTA %s, which is %s", w.g.prog.Name(), w.index, dim(w.cta.ID), w.state)
+	if w.ts.state != WarpReady {
+		return nil, fmt.Errorf("kernel %s: step of warp %d of CTA %s, which is %s", w.g.prog.Name(), w.index, dim(w.cta.ID), w.ts.state)
 	}
 	w.info = StepInfo{Mem: MemAccess{Space: &w.laneSpace, Addr: &w.laneAddr}}
 	w.rec = &w.info
 	err := w.step()
 	w.rec = nil
-	w.info.Done = w.state == WarpDone
+	w.info.Done = w.ts.state == WarpDone
 	return &w.info, err
 }
 
@@ -263,7 +273,7 @@ func (w *Warp) Step() (*StepInfo, error) {
 // returns the instructions executed.
 func (w *Warp) run(budget int) (int, error) {
 	n := 0
-	for n < budget && w.state == WarpReady {
+	for n < budget && w.ts.state == WarpReady {
 		if err := w.step(); err != nil {
 			return n + 1, err
 		}
@@ -280,7 +290,7 @@ func (w *Warp) run(budget int) (int, error) {
 // access to warm (RunOptions.Warm).
 func (w *Warp) runWarming(budget int, warm func(acc *MemAccess)) (int, error) {
 	n := 0
-	for n < budget && w.state == WarpReady {
+	for n < budget && w.ts.state == WarpReady {
 		info, err := w.Step()
 		if err != nil {
 			return n + 1, err
@@ -1080,10 +1090,10 @@ func (w *Warp) exit(pc int32, m uint32) {
 
 // finish marks the warp done and tells its CTA.
 func (w *Warp) finish() {
-	if w.state == WarpDone {
+	if w.ts.state == WarpDone {
 		return
 	}
-	w.state = WarpDone
+	w.ts.state = WarpDone
 	w.progress()
 	w.cta.warpDone(w)
 }
