@@ -41,6 +41,11 @@ type Grid struct {
 	L    Launch
 	// scratch is the warps' scratch rows: a grid steps one warp at a time.
 	scratch warpScratch
+	// warm is RunOptions.Warm while a run in order warms the L2, and
+	// warmAcc and warmAddr the access it is handed (accessed).
+	warm     func(acc *MemAccess)
+	warmAcc  MemAccess
+	warmAddr [WarpSize]uint64
 
 	ctas         int // CTAs in the grid
 	next         int // next CTA to dispatch
@@ -722,6 +727,10 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		}
 	}
 	var r rounder
+	if opt.InOrder && opt.Warm != nil {
+		g.warm = opt.Warm
+		defer func() { g.warm = nil }()
+	}
 	if !opt.InOrder {
 		g.beginRounds(opt.Warm != nil)
 		defer g.endRounds()
@@ -821,11 +830,7 @@ func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uin
 			changes := g.changes
 			w.turnReads = 0
 			var n int
-			if opt.Warm != nil {
-				n, err = w.runWarming(slice, opt.Warm)
-			} else {
-				n, err = w.run(slice)
-			}
+			n, err = w.run(slice)
 			if err != nil {
 				return working, progressed, waiting, err
 			}

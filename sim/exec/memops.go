@@ -211,6 +211,8 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 		l1 = g.l1
 	}
 	over := w.overlaid()
+	// Its addresses, before the destination overwrites the base.
+	w.accessed(MemLoad, x, m, base, off)
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -239,7 +241,6 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 		}
 		d[l] = ext(x, v)
 	}
-	w.logWarmLoad(x, m, base, off)
 	return nil
 }
 
@@ -286,6 +287,7 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 			changed = storeChanged(data, o, int(size), v) || changed
 		}
 	}
+	w.accessed(MemStore, x, m, base, off)
 	w.progressIf(changed)
 	return nil
 }
@@ -318,7 +320,6 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 		l1 = g.l1
 	}
 	if l1 == nil && w.rec == nil && vec == 1 && x.space == ptx.SpaceGeneric && w.ldGenericGlobal(x, m, base, off, size) {
-		w.logWarmLoad(x, m, base, off)
 		return nil
 	}
 	if w.rec == nil && vec == 1 && x.space == ptx.SpaceParam {
@@ -339,7 +340,8 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
 	over := w.overlaid()
-	rounds := w.sh != nil // a functional round: global lanes go through over and are warmed
+	rounds := w.sh != nil // a functional round: global lanes go through over
+	warm := rounds || w.g.warm != nil
 	var global uint32
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -355,7 +357,7 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 			}
 			continue
 		}
-		if rounds && globalAddr(x, a) {
+		if warm && globalAddr(x, a) {
 			global |= 1 << l
 			if over != nil {
 				for i := 0; i < vec; i++ {
@@ -368,9 +370,7 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 			vals[i][l] = ext(x, load(buf, o+uint64(i*size), size))
 		}
 	}
-	if rounds {
-		w.logWarmLoad(x, global, base, off)
-	}
+	w.accessed(MemLoad, x, global, base, off)
 	for i := 0; i < vec; i++ {
 		d := w.row(x.dst[i])
 		for mm := m; mm != 0; mm &= mm - 1 {
@@ -408,6 +408,7 @@ func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64,
 			vals[l] = over.get(base[l]+off, size, vals[l])
 		}
 	}
+	w.accessed(MemLoad, x, m, base, off)
 	d := w.row(x.dst[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -466,12 +467,16 @@ func (w *Warp) st(x *xinst, m uint32) error {
 		}
 	}
 	l1 := w.g.l1
+	var global uint32 // for warming
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		buf, o, err := w.resolve(x, l, a, size*vec, true)
 		if err != nil {
 			return err
+		}
+		if w.g.warm != nil && globalAddr(x, a) {
+			global |= 1 << l
 		}
 		if l1 != nil && globalAddr(x, a) {
 			for i := 0; i < vec; i++ {
@@ -483,6 +488,7 @@ func (w *Warp) st(x *xinst, m uint32) error {
 			changed = storeChanged(buf, o+uint64(i*size), size, srcs[i][l]) || changed
 		}
 	}
+	w.accessed(MemStore, x, global, base, off)
 	w.progressIf(changed)
 	return nil
 }
@@ -513,12 +519,16 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 	var old [32]uint64
 	changed := false
 	l1 := w.g.l1
+	var global uint32 // for warming
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		buf, o, err := w.resolve(x, l, a, size, true)
 		if err != nil {
 			return err
+		}
+		if w.g.warm != nil && globalAddr(x, a) {
+			global |= 1 << l
 		}
 		v := load(buf, o, size)
 		nv := atomApply(in, v, b[l], c[l])
@@ -531,6 +541,7 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 		}
 		old[l] = v
 	}
+	w.accessed(MemAtomic, x, global, base, off)
 	w.progressIf(changed)
 	if d != nil {
 		for mm := m; mm != 0; mm &= mm - 1 {

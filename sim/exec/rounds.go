@@ -150,6 +150,41 @@ func yieldsTurn(in *ptx.Inst) bool {
 	return (in.Op == ptx.OpMembar || in.Op == ptx.OpFence) && in.Scope != ptx.ScopeCTA
 }
 
+// accessed reports a global access of lanes (their addresses base[l]+off)
+// for warming the L2 (RunOptions.Warm): in a round a load is logged
+// (stores and atomics are anyway) and handed over when the round's logs
+// are applied; in order the run's Warm gets it at once. Call it before
+// the instruction writes its destination, which may be the base register.
+func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, off uint64) {
+	if lanes == 0 {
+		return
+	}
+	if w.sh != nil {
+		if kind == MemLoad {
+			w.logWarmLoad(x, lanes, base, off)
+		}
+		return
+	}
+	g := w.g
+	if g.warm == nil {
+		return
+	}
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		g.warmAddr[l] = base[l] + off
+	}
+	g.warmAcc = MemAccess{Kind: kind, Size: int(x.size) * int(x.vec), Lanes: lanes, Space: &allGlobal, Addr: &g.warmAddr}
+	g.warm(&g.warmAcc)
+}
+
+// allGlobal is the Space of every access accessed hands over.
+var allGlobal = func() (a [WarpSize]ptx.Space) {
+	for i := range a {
+		a[i] = ptx.SpaceGlobal
+	}
+	return a
+}()
+
 // logWarmLoad logs a load's global lanes, applied already, for the
 // round's warming (RunOptions.Warm) when the run warms.
 func (w *Warp) logWarmLoad(x *xinst, lanes uint32, base *[32]uint64, off uint64) {

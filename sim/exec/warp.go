@@ -286,23 +286,6 @@ func (w *Warp) run(budget int) (int, error) {
 	return n, nil
 }
 
-// runWarming is run through Step, handing each instruction's memory
-// access to warm (RunOptions.Warm).
-func (w *Warp) runWarming(budget int, warm func(acc *MemAccess)) (int, error) {
-	n := 0
-	for n < budget && w.ts.state == WarpReady {
-		info, err := w.Step()
-		if err != nil {
-			return n + 1, err
-		}
-		n++
-		if info.Mem.Kind != MemNone && info.Mem.Lanes != 0 {
-			warm(&info.Mem)
-		}
-	}
-	return n, nil
-}
-
 // row is register slot r of the current frame (the sink row for -1).
 func (w *Warp) row(r int32) *[32]uint64 {
 	if r < 0 {
