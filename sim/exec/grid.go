@@ -290,7 +290,8 @@ func (w *Warp) reset(lanes int) {
 	if lanes < WarpSize {
 		w.init = 1<<uint(lanes) - 1
 	}
-	w.ts.state = WarpReady
+	// A CTA from the pool starts with no back-off of its last use.
+	*w.ts = turnState{state: WarpReady}
 	w.stack = append(w.stack[:0], simtEntry{pc: 0, rpc: ptx.NoTarget, mask: w.init})
 	w.frames = w.frames[:1]
 	f := &w.frames[0]
