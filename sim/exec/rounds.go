@@ -238,8 +238,10 @@ type rounder struct {
 	slice   int
 	threads int
 	warm    func(acc *MemAccess)
-	// bySM lists, per SM, the slots of its CTAs in slot order.
+	// bySM lists, per SM, the slots of its CTAs in slot order, and busy
+	// the SMs with any.
 	bySM [][]int
+	busy []int
 	errs []error
 	// space and addr back the accesses handed to warm.
 	space [WarpSize]ptx.Space
@@ -307,36 +309,40 @@ func (r *rounder) apply() {
 	if len(r.hits) < parts {
 		r.hits = make([][]opRef, parts)
 	}
+	part := func(p int) {
+		hits := r.hits[p][:0]
+		mask := uint64(parts - 1)
+		for s, sh := range g.shards {
+			lg := sh.log
+			for k := range lg.ops {
+				op := &lg.ops[k]
+				if op.kind == opLoaded {
+					continue
+				}
+				var lanes uint32
+				j := int(op.at)
+				for mm := op.lanes; mm != 0; mm &= mm - 1 {
+					if lg.vals[j]>>applyLine&mask == uint64(p) {
+						lanes |= mm & -mm
+					}
+					j++
+				}
+				if lanes != 0 && g.applyOp(lg, k, lanes, nil) {
+					hits = append(hits, opRef{int32(s), int32(k)})
+				}
+			}
+		}
+		r.hits[p] = hits
+	}
 	var wg sync.WaitGroup
-	for p := range parts {
+	for p := 1; p < parts; p++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hits := r.hits[p][:0]
-			mask := uint64(parts - 1)
-			for s, sh := range g.shards {
-				lg := sh.log
-				for k := range lg.ops {
-					op := &lg.ops[k]
-					if op.kind == opLoaded {
-						continue
-					}
-					var lanes uint32
-					j := int(op.at)
-					for mm := op.lanes; mm != 0; mm &= mm - 1 {
-						if lg.vals[j]>>applyLine&mask == uint64(p) {
-							lanes |= mm & -mm
-						}
-						j++
-					}
-					if lanes != 0 && g.applyOp(lg, k, lanes, nil) {
-						hits = append(hits, opRef{int32(s), int32(k)})
-					}
-				}
-			}
-			r.hits[p] = hits
+			part(p)
 		}()
 	}
+	part(0)
 	wg.Wait()
 	for _, hits := range r.hits[:parts] {
 		for _, h := range hits {
@@ -361,33 +367,39 @@ func (r *rounder) turns() error {
 			r.bySM[c.SM] = append(r.bySM[c.SM], i)
 		}
 	}
-	busy := make([]int, 0, len(r.bySM))
+	busy := r.busy[:0]
 	for s, idx := range r.bySM {
 		if len(idx) > 0 {
 			busy = append(busy, s)
 		}
 	}
-	run := func(s int) { r.errs[s] = r.smTurns(s) }
+	r.busy = busy
 	if r.threads <= 1 || len(busy) <= 1 {
 		for _, s := range busy {
-			run(s)
+			r.errs[s] = r.smTurns(s)
 		}
 	} else {
+		// The SMs are handed out in turn to the threads, this one among
+		// them.
 		var next atomic.Int64
+		work := func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(busy) {
+					return
+				}
+				r.errs[busy[k]] = r.smTurns(busy[k])
+			}
+		}
 		var wg sync.WaitGroup
-		for range min(r.threads, len(busy)) {
+		for range min(r.threads, len(busy)) - 1 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(busy) {
-						return
-					}
-					run(busy[k])
-				}
+				work()
 			}()
 		}
+		work()
 		wg.Wait()
 	}
 	for _, s := range busy {
