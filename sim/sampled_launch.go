@@ -209,7 +209,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// issue-time order, one after another (InOrder): racing
 			// warps then do about the work they do in the detailed
 			// stretches, where a round's delay in seeing other SMs'
-			// stores made more (grid1000 colouring +54% against +11%).
+			// stores makes them do more (results/sim-scale).
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,

@@ -461,10 +461,9 @@ type RunOptions struct {
 	// fused launch's levels and grid barriers), blocks as long as the
 	// period see its mean, not its phases.
 	WorkingWindow uint64
-	// Warm, when set, is called with each global access (the lanes'
-	// addresses; in rounds Space says global for each, in the order the
-	// round's logs are applied): sampled simulation warms the timing
-	// model's L2 with it.
+	// Warm, when set (with InOrder), is called with each global access
+	// as it issues (the lanes' addresses; Space says global for each):
+	// sampled simulation warms the timing model's L2 with it.
 	Warm func(acc *MemAccess)
 	// Threads is how many threads run a round's SMs (below 1: one). The
 	// result is the same for every count.
@@ -477,9 +476,10 @@ type RunOptions struct {
 	InOrder bool
 }
 
-// Run executes the whole grid functionally: round-robin over the warps of
-// the resident CTAs, each running a slice per turn (polling warps back off:
-// backOff), until every CTA has finished. It checks ctx once per round.
+// Run executes the whole grid functionally: rounds in which every ready
+// warp of the resident CTAs runs a slice (rounds.go; or one turn after
+// another, RunOptions.InOrder; polling warps back off: backOff), until
+// every CTA has finished. It checks ctx once per round.
 //
 // Two hangs end with a *kernels.DeadlockError instead of waiting for ctx:
 // every remaining warp blocked at a barrier that cannot complete, and a
@@ -694,14 +694,6 @@ func ctaTurns(c *CTA) []turnState {
 	return c.turns
 }
 
-// ctaWarps is c's warps, none for an empty slot.
-func ctaWarps(c *CTA) []*Warp {
-	if c == nil {
-		return nil
-	}
-	return c.warps
-}
-
 // errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
@@ -728,14 +720,16 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		}
 	}
 	var r rounder
-	if opt.InOrder && opt.Warm != nil {
+	switch {
+	case opt.InOrder && opt.Warm != nil:
 		g.warm = opt.Warm
 		defer func() { g.warm = nil }()
-	}
-	if !opt.InOrder {
-		g.beginRounds(opt.Warm != nil)
+	case opt.Warm != nil:
+		return errors.New("exec: RunOptions.Warm needs InOrder")
+	case !opt.InOrder:
+		g.beginRounds()
 		defer g.endRounds()
-		r = rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1), warm: opt.Warm}
+		r = rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1)}
 	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	// satOut is the warp-instructions the turns that polling warps sat out

@@ -340,9 +340,7 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 	// Load every lane first: a destination may be the base register.
 	var vals [4][32]uint64
 	over := w.overlaid()
-	rounds := w.sh != nil // a functional round: global lanes go through over
-	warm := rounds || w.g.warm != nil
-	var global uint32
+	var global uint32 // for warming
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -357,7 +355,7 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 			}
 			continue
 		}
-		if warm && globalAddr(x, a) {
+		if (over != nil || w.g.warm != nil) && globalAddr(x, a) {
 			global |= 1 << l
 			if over != nil {
 				for i := 0; i < vec; i++ {

@@ -17,9 +17,9 @@ import (
 // does not change: a warp's global loads read it as it was at the round's
 // start, overlaid with the stores that its own SM's warps made earlier in
 // the round (the SM's store overlay), and its global stores and atomics
-// are logged in its SM's shard. At the round's end the logs are applied in
-// SM order, each in issue order, on one thread; an atomic's returned
-// values reach its registers then. A warp's turn ends after its slice of
+// are logged in its SM's shard. At the round's end the logs are applied as
+// if in SM order, each in issue order (apply: on the threads, memory dealt
+// to them by line); an atomic's returned values reach its registers then. A warp's turn ends after its slice of
 // instructions, at a barrier or exit, and right after a global atomic (its
 // result is not known before the round ends) or a fence wider than the
 // CTA (what it orders must be visible before the warp goes on). So a
@@ -150,23 +150,13 @@ func yieldsTurn(in *ptx.Inst) bool {
 	return (in.Op == ptx.OpMembar || in.Op == ptx.OpFence) && in.Scope != ptx.ScopeCTA
 }
 
-// accessed reports a global access of lanes (their addresses base[l]+off)
-// for warming the L2 (RunOptions.Warm): in a round a load is logged
-// (stores and atomics are anyway) and handed over when the round's logs
-// are applied; in order the run's Warm gets it at once. Call it before
-// the instruction writes its destination, which may be the base register.
+// accessed hands a global access of lanes (their addresses base[l]+off)
+// to the run's RunOptions.Warm, when a run in order warms the L2. Call it
+// before the instruction writes its destination, which may be the base
+// register.
 func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, off uint64) {
-	if lanes == 0 {
-		return
-	}
-	if w.sh != nil {
-		if kind == MemLoad {
-			w.logWarmLoad(x, lanes, base, off)
-		}
-		return
-	}
 	g := w.g
-	if g.warm == nil {
+	if g.warm == nil || lanes == 0 {
 		return
 	}
 	for mm := lanes; mm != 0; mm &= mm - 1 {
@@ -185,19 +175,6 @@ var allGlobal = func() (a [WarpSize]ptx.Space) {
 	return a
 }()
 
-// logWarmLoad logs a load's global lanes, applied already, for the
-// round's warming (RunOptions.Warm) when the run warms.
-func (w *Warp) logWarmLoad(x *xinst, lanes uint32, base *[32]uint64, off uint64) {
-	if w.sh == nil || !w.sh.warm || lanes == 0 {
-		return
-	}
-	w.logOp(opLoaded, x, lanes)
-	lg := w.sh.log
-	for mm := lanes; mm != 0; mm &= mm - 1 {
-		lg.vals = append(lg.vals, base[bits.TrailingZeros32(mm)]+off)
-	}
-}
-
 // overlayStore puts a logged store's global lanes in the SM's overlay.
 func (w *Warp) overlayStore(lanes uint32, base *[32]uint64, off uint64, size, vec int, srcs *[4]*[32]uint64) {
 	o := &w.sh.over
@@ -210,12 +187,11 @@ func (w *Warp) overlayStore(lanes uint32, base *[32]uint64, off uint64, size, ve
 	}
 }
 
-// beginRounds splits the grid for a functional run in rounds; warm makes
-// the shards log loads for RunOptions.Warm.
-func (g *Grid) beginRounds(warm bool) {
+// beginRounds splits the grid for a functional run in rounds.
+func (g *Grid) beginRounds() {
 	g.Split(g.L.SMs)
 	for _, s := range g.shards {
-		s.rounds, s.warm = true, warm
+		s.rounds = true
 	}
 }
 
@@ -237,15 +213,11 @@ type rounder struct {
 	slots   []*CTA
 	slice   int
 	threads int
-	warm    func(acc *MemAccess)
 	// bySM lists, per SM, the slots of its CTAs in slot order, and busy
 	// the SMs with any.
 	bySM [][]int
 	busy []int
 	errs []error
-	// space and addr back the accesses handed to warm.
-	space [WarpSize]ptx.Space
-	addr  [WarpSize]uint64
 	// changed says, per SM and logged operation, whether applying it
 	// changed memory; hits collects, per part of memory, the operations
 	// whose lanes in it did (apply).
@@ -267,7 +239,7 @@ const minParallelApply = 256
 
 // apply applies the round's logs in SM order, each in issue order, and
 // records which operations changed memory (r.changed). With several
-// threads (and no warming, whose order is the logs'), memory is dealt by
+// threads, memory is dealt by
 // 128-byte line to a power-of-two number of parts, one thread each, which
 // applies its lanes of every operation in that same order: parts share no
 // byte and an operation's lanes write distinct registers, so the result is
@@ -291,15 +263,11 @@ func (r *rounder) apply() {
 	for parts < min(r.threads, 64) {
 		parts *= 2
 	}
-	if r.warm != nil || parts == 1 || ops < minParallelApply {
+	if parts == 1 || ops < minParallelApply {
 		for s, sh := range g.shards {
 			lg := sh.log
 			for k := range lg.ops {
-				op := &lg.ops[k]
-				if r.warm != nil {
-					r.warmWith(lg, k)
-				}
-				if op.kind != opLoaded && g.applyOp(lg, k, op.lanes, nil) {
+				if g.applyOp(lg, k, lg.ops[k].lanes, nil) {
 					r.changed[s][k] = true
 				}
 			}
@@ -316,9 +284,6 @@ func (r *rounder) apply() {
 			lg := sh.log
 			for k := range lg.ops {
 				op := &lg.ops[k]
-				if op.kind == opLoaded {
-					continue
-				}
 				var lanes uint32
 				j := int(op.at)
 				for mm := op.lanes; mm != 0; mm &= mm - 1 {
@@ -429,7 +394,7 @@ func (r *rounder) smTurns(s int) error {
 			changes := sh.changes
 			w.turnReads = 0
 			n, err := w.run(r.slice)
-			t.turnN, w.turnOps, w.turnShared = int32(n), len(sh.log.ops), sh.changes != changes
+			t.turnN, w.turnOps, w.turnChanged = int32(n), len(sh.log.ops), sh.changes != changes
 			if err != nil {
 				return err
 			}
@@ -438,8 +403,7 @@ func (r *rounder) smTurns(s int) error {
 	return nil
 }
 
-// settle ends a round: it applies the SMs' logs in SM order (warming the
-// L2 with them when the run warms), folds the shards' counts into the
+// settle ends a round: it applies the SMs' logs (apply), folds the shards' counts into the
 // grid, and records each warp's turn (backOff). It returns the warps
 // whose turn was not idle, whether any warp ran, whether any sat out, and
 // the warp-instructions the sat-out turns stand for.
@@ -462,7 +426,7 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 					if changed[k] {
 						g.epoch++
 						g.changes++
-						w.turnShared = true // the turn changed memory
+						w.turnChanged = true // the turn changed memory
 					}
 				}
 			}
@@ -493,7 +457,7 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 					progressed = true
 				}
 				w := c.warps[j]
-				idle := n == r.slice && !w.turnShared && w.turnReads == readStrong
+				idle := n == r.slice && !w.turnChanged && w.turnReads == readStrong
 				t.backOff(idle, before)
 				if n > 0 && !idle {
 					working++
@@ -502,23 +466,4 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 		}
 	}
 	return working, progressed, waiting, satOut
-}
-
-// warmWith hands operation k of lg to r.warm.
-func (r *rounder) warmWith(lg *OpLog, k int) {
-	op := &lg.ops[k]
-	acc := MemAccess{Kind: MemLoad, Size: int(op.x.size) * int(op.x.vec), Lanes: op.lanes, Space: &r.space, Addr: &r.addr}
-	switch op.kind {
-	case opStore:
-		acc.Kind = MemStore
-	case opAtom:
-		acc.Kind = MemAtomic
-	}
-	j := int(op.at)
-	for mm := op.lanes; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		r.space[l], r.addr[l] = ptx.SpaceGlobal, lg.vals[j]
-		j++
-	}
-	r.warm(&acc)
 }

@@ -42,12 +42,11 @@ type Shard struct {
 	epoch, changes         uint64
 	log                    *OpLog
 	// Functional rounds (rounds.go): rounds makes global loads read now
-	// through over, the stores the SM's warps made this round; warm logs
-	// loads too (opLoaded), for RunOptions.Warm; satOut counts the turns
-	// the SM's polling warps sat out this round.
-	rounds, warm bool
-	over         storeOverlay
-	satOut       uint64
+	// through over, the stores the SM's warps made this round; satOut
+	// counts the turns the SM's polling warps sat out this round.
+	rounds bool
+	over   storeOverlay
+	satOut uint64
 }
 
 // Split gives each of sms SMs a Shard (see the comment on split mode).
@@ -194,9 +193,6 @@ const (
 	opStore
 	opAtom
 	opMark
-	// opLoaded is a load that a functional round performed at once,
-	// logged for warming only.
-	opLoaded
 )
 
 type memOp struct {

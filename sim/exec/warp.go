@@ -130,10 +130,10 @@ type Warp struct {
 	turnReads turnReads
 	// Functional rounds (rounds.go): endTurn ends the warp's turn after the
 	// instruction that set it; turnOps is the end of its turn's operations
-	// in its shard's log and turnShared whether the turn changed memory.
-	endTurn    bool
-	turnOps    int
-	turnShared bool
+	// in its shard's log and turnChanged whether the turn changed memory.
+	endTurn     bool
+	turnOps     int
+	turnChanged bool
 }
 
 // turnState is what the functional scheduler reads of a warp at every
