@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"weak"
 
 	akitasim "github.com/sarchlab/akita/v3/sim"
 	"github.com/warpgraph/warpgraph/kernels"
@@ -310,26 +311,12 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if m, ok := d.mods[k.Module]; ok {
 		return m, nil
 	}
-	text := k.Module.PTX
 	// Sampled mode runs timing's form in both of its paths, so that its
 	// functional launches execute the instructions its detailed ones do.
-	if d.Mode() != ModeFunctional && d.cfg.SM.SharedFloatAddLoop {
-		expanded, n, err := ptx.ExpandSharedFloatAdds(text)
-		if err != nil {
-			return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
-		}
-		if n > 0 {
-			text = expanded
-		}
-	}
-	pm, err := ptx.Parse(k.Module.Name+".ptx", text)
+	timed := d.Mode() != ModeFunctional
+	pm, err := parsedModule(k.Module, timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads)
 	if err != nil {
-		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
-	}
-	if d.Mode() != ModeFunctional && d.cfg.SM.HoistLoads {
-		for _, fn := range pm.Funcs {
-			ptx.HoistLoads(fn)
-		}
+		return nil, err
 	}
 	m, err := exec.LoadModule(pm, d.mem)
 	if err != nil {
@@ -791,4 +778,61 @@ func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a ke
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}
 	return stats, nil
+}
+
+// parseKey names one parse of a kernel module: its text as shipped, or
+// with the shared float adds expanded into their loop, and with its loads
+// hoisted or in clang's order.
+type parseKey struct {
+	mod                 weak.Pointer[kernels.Module]
+	floatAddLoop, hoist bool
+}
+
+type parseEntry struct {
+	once sync.Once
+	mod  *ptx.Module
+	err  error
+}
+
+// parsedModules holds every parse the process has made, shared by its
+// Devices: a sweep or a test suite makes a Device per run, and parsing a
+// module of a few hundred kernels cost a third of such runs' CPU. A parsed
+// module is not changed after its load-time passes (the expansion and the
+// hoisting, which the key names); each Device lowers and allocates its own
+// exec.Module from it. An entry goes when its kernels.Module is collected
+// (modules made by kernels.ParseModule come and go).
+var parsedModules sync.Map // parseKey → *parseEntry
+
+func parsedModule(km *kernels.Module, floatAddLoop, hoist bool) (*ptx.Module, error) {
+	key := parseKey{weak.Make(km), floatAddLoop, hoist}
+	v, loaded := parsedModules.LoadOrStore(key, &parseEntry{})
+	if !loaded {
+		runtime.AddCleanup(km, func(k parseKey) { parsedModules.Delete(k) }, key)
+	}
+	e := v.(*parseEntry)
+	e.once.Do(func() { e.mod, e.err = parseModule(km, floatAddLoop, hoist) })
+	return e.mod, e.err
+}
+
+func parseModule(km *kernels.Module, floatAddLoop, hoist bool) (*ptx.Module, error) {
+	text := km.PTX
+	if floatAddLoop {
+		expanded, n, err := ptx.ExpandSharedFloatAdds(text)
+		if err != nil {
+			return nil, fmt.Errorf("sim: load module %s: %w", km.Name, err)
+		}
+		if n > 0 {
+			text = expanded
+		}
+	}
+	pm, err := ptx.Parse(km.Name+".ptx", text)
+	if err != nil {
+		return nil, fmt.Errorf("sim: load module %s: %w", km.Name, err)
+	}
+	if hoist {
+		for _, fn := range pm.Funcs {
+			ptx.HoistLoads(fn)
+		}
+	}
+	return pm, nil
 }

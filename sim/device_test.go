@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -259,4 +260,48 @@ func TestModes(t *testing.T) {
 	assert.ErrorContains(t, err, "scheduling_policy", "timing mode validates the SM configuration")
 	_, err = New(c, WithMode(ModeFunctional))
 	assert.NoError(t, err, "functional mode does not need it")
+}
+
+// TestModulesParsedOncePerProcess checks that Devices share a module's
+// parse when its load-time passes are the same, each lowering it and
+// placing its variables itself; that hoisting loads gives a parse of its
+// own, which functional mode (where the passes do not apply) does not use;
+// and that the parse of a module made at run time goes with the module.
+func TestModulesParsedOncePerProcess(t *testing.T) {
+	k := lookup(t, "bfs_bsp_base_push")
+	a, b := tinyDevice(t), timingDevice(t, nil)
+	hoisted := timingDevice(t, func(c *Config) { c.SM.HoistLoads = true })
+	cfg, err := ConfigByName("tiny")
+	require.NoError(t, err)
+	cfg.SM.HoistLoads = true
+	functional, err := New(cfg, WithMode(ModeFunctional))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = functional.Close() })
+	for _, d := range []*Device{a, b, hoisted, functional} {
+		require.NoError(t, d.Load(k))
+	}
+	shared := a.mods[k.Module].PTX
+	assert.Same(t, shared, b.mods[k.Module].PTX, "two devices share the parse")
+	assert.Same(t, shared, functional.mods[k.Module].PTX, "functional mode hoists nothing")
+	assert.NotSame(t, shared, hoisted.mods[k.Module].PTX, "hoisting reorders a parse of its own")
+	assert.NotSame(t, a.mods[k.Module], b.mods[k.Module], "each device lowers the module itself")
+
+	entries := func() (n int) {
+		parsedModules.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := entries()
+	func() {
+		m, err := kernels.ParseModule("transient", []byte(badModule))
+		require.NoError(t, err)
+		d := tinyDevice(t)
+		require.Error(t, d.Load(m.Kernels[0]), "the module parses, then its check fails")
+		delete(d.mods, m) // nothing else holds it
+	}()
+	assert.Equal(t, before+1, entries())
+	for i := 0; i < 100 && entries() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, before, entries(), "the parse of a collected module is dropped")
 }
