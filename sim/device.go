@@ -322,10 +322,6 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
 	}
-	if err := m.Check(); err != nil {
-		_ = m.Unload() // the load already failed; its error is the one to report
-		return nil, fmt.Errorf("sim: load module %s: %w", k.Module.Name, err)
-	}
 	d.mods[k.Module] = m
 	return m, nil
 }
@@ -799,7 +795,7 @@ type parseEntry struct {
 // module of a few hundred kernels cost a third of such runs' CPU. A parsed
 // module is not changed after its load-time passes (the expansion and the
 // hoisting, which the key names); each Device lowers and allocates its own
-// exec.Module from it. An entry goes when its kernels.Module is collected
+// exec.Module from it (checkModule has lowered each entry once). An entry goes when its kernels.Module is collected
 // (modules made by kernels.ParseModule come and go).
 var parsedModules sync.Map // parseKey → *parseEntry
 
@@ -810,8 +806,26 @@ func parsedModule(km *kernels.Module, floatAddLoop, hoist bool) (*ptx.Module, er
 		runtime.AddCleanup(km, func(k parseKey) { parsedModules.Delete(k) }, key)
 	}
 	e := v.(*parseEntry)
-	e.once.Do(func() { e.mod, e.err = parseModule(km, floatAddLoop, hoist) })
+	e.once.Do(func() {
+		if e.mod, e.err = parseModule(km, floatAddLoop, hoist); e.err == nil {
+			e.err = checkModule(km, e.mod)
+		}
+	})
 	return e.mod, e.err
+}
+
+// checkModule lowers every entry of a parse once, on a memory of its own,
+// so that loading a module names every instruction it cannot run, in any
+// of its kernels; a Device then lowers only the entries it runs.
+func checkModule(km *kernels.Module, pm *ptx.Module) error {
+	m, err := exec.LoadModule(pm, exec.NewMemory(0))
+	if err == nil {
+		err = m.Check()
+	}
+	if err != nil {
+		return fmt.Errorf("sim: load module %s: %w", km.Name, err)
+	}
+	return nil
 }
 
 func parseModule(km *kernels.Module, floatAddLoop, hoist bool) (*ptx.Module, error) {
