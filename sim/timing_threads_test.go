@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -186,4 +187,37 @@ func TestThreadsRefuse(t *testing.T) {
 			require.ErrorAs(t, err, &u)
 		})
 	}
+}
+
+// TestDevicesShareParsesConcurrently runs one cell on four Devices at once
+// (two timing, two functional), as a sweep's jobs do: they share the
+// module's parse (parsedModules), which none may change (run it with
+// -race), and each validates with the same counters as its twin.
+func TestDevicesShareParsesConcurrently(t *testing.T) {
+	g, err := graph.Load("rmat:scale=9+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	a, v := schedulerCell(t, "bfs", "bsp")
+	modes := []Mode{ModeTiming, ModeFunctional, ModeTiming, ModeFunctional}
+	devs := make([]*Device, len(modes))
+	for i, m := range modes {
+		devs[i] = tinyDevice(t, WithMode(m))
+	}
+	results := make([]*scheduler.Result, len(modes))
+	errs := make([]error, len(modes))
+	var wg sync.WaitGroup
+	for i := range modes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = scheduler.Enact(context.Background(), devs[i], a, v, g, nil, scheduler.RunOptions{})
+		}()
+	}
+	wg.Wait()
+	for i := range modes {
+		require.NoError(t, errs[i])
+		require.True(t, results[i].Validation.OK(), results[i].Validation.String())
+		require.Positive(t, results[i].Total.Counters["warp_instructions"])
+	}
+	assert.Equal(t, results[0].Total.Counters, results[2].Total.Counters)
+	assert.Equal(t, results[1].Total.Counters, results[3].Total.Counters)
 }
