@@ -48,6 +48,9 @@ func ExpandSharedFloatAdds(src []byte) ([]byte, int, error) {
 			inBody = 0
 			continue
 		}
+		if !strings.Contains(s, ".add.f32") { // most lines: spare the expression
+			continue
+		}
 		m := sharedFloatAdd.FindStringSubmatch(s)
 		if m == nil {
 			continue
