@@ -401,10 +401,11 @@ func (s *sampler) method() string {
 		"the next launch in detail when %gx outside the samples)",
 		s.policy.warmup, s.policy.minInterval, s.policy.divisor, s.policy.warming, s.policy.far)
 	if s.inside {
-		m += fmt.Sprintf("; a launch in detail runs its first %d cycles in detail, then alternates functional stretches of the progress "+
+		m += fmt.Sprintf("; a launch in detail runs its first %d cycles in detail and %d more (the first's pace is the ramp-up's), "+
+			"then alternates functional stretches of the progress "+
 			"(instructions that changed memory) of %d detailed stretches at the last one's rate of progress over its second half, "+
 			"charged at that rate, and detailed stretches of %d cycles",
-			s.policy.firstCycles, s.policy.ratio, s.policy.unitCycles)
+			s.policy.firstCycles, s.policy.unitCycles, s.policy.ratio, s.policy.unitCycles)
 	}
 	return m
 }

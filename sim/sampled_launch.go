@@ -13,7 +13,8 @@ import (
 
 // Sampling inside a launch (sampled mode): a launch that runs in detail
 // runs in stretches. The first SampleFirstCycles cycles are simulated in
-// detail; from then on the launch alternates a functional stretch, which
+// detail, then SampleUnitCycles more (the first stretch's pace is the
+// ramp-up's); from then on the launch alternates a functional stretch, which
 // makes the progress of SampleFunctionalRatio detailed stretches at the
 // rate the last one measured, and a detailed stretch of SampleUnitCycles
 // (twice the last one's, up to maxStretchCycles, when the last one made
@@ -186,16 +187,14 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 		rate, issue := p.rate()
 		done := false
 		next := max(p.unit, steadyAt)
-		if rate == 0 || !firstStretch && !p.steady() && stretch < maxSteadyCycles {
-			// Too few changes to measure a rate (one warp on a hub's
-			// edges), or a pace that swung within a stretch other than
-			// the launch's first (whose start ramps up): a detailed
-			// stretch twice as long.
+		switch afterDetail(firstStretch, rate, p.steady, stretch) {
+		case measureAgain:
+		case lengthen:
 			next = min(2*max(stretch, p.unit), maxStretchCycles)
 			if rate > 0 {
 				steadyAt = next
 			}
-		} else {
+		default:
 			start := g.Changes()
 			// The stretch ends at ratio units' progress or
 			// warp-instructions, whichever comes first: where warps spin
@@ -324,4 +323,31 @@ func (d *Device) stretchSlice() int {
 		return d.opts.stretchSlice
 	}
 	return SampleStretchSlice
+}
+
+// stretchStep is what follows a detailed stretch.
+type stretchStep int
+
+const (
+	functionalNext stretchStep = iota // a functional stretch, charged at its rate
+	measureAgain                      // a detailed stretch of the usual length
+	lengthen                          // a detailed stretch twice as long
+)
+
+// afterDetail decides what follows a detailed stretch that measured rate
+// (0: too few changes), the launch's first when first, of stretch cycles.
+// The launch's first stretch ramps up (CTAs starting, the caches filling),
+// so its pace is not the launch's: a functional stretch charged at it was
+// off by up to twice its length (results/sampled), so a detailed stretch
+// measures the pace first. Too few changes to measure a rate (one warp on
+// a hub's edges), or a pace that swung within a stretch other than the
+// first (steady), ask for a stretch twice as long.
+func afterDetail(first bool, rate float64, steady func() bool, stretch uint64) stretchStep {
+	switch {
+	case first && rate > 0:
+		return measureAgain
+	case rate == 0 || !first && stretch < maxSteadyCycles && !steady():
+		return lengthen
+	}
+	return functionalNext
 }

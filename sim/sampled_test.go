@@ -410,3 +410,19 @@ func TestStretchSteadiness(t *testing.T) {
 	assert.Equal(t, uint64(0), workingWindow(0, 8000), "blocks of rounds alone while the pace is steady")
 	assert.Equal(t, uint64(1000), workingWindow(65536, 8000))
 }
+
+// TestAfterDetail pins what follows a detailed stretch: after a launch's
+// first, another detailed one (the ramp-up's pace is not the launch's);
+// after one with too few changes, or whose pace swung, one twice as long
+// (until maxSteadyCycles); otherwise a functional stretch.
+func TestAfterDetail(t *testing.T) {
+	steady := func() bool { return true }
+	unsteady := func() bool { return false }
+	assert.Equal(t, measureAgain, afterDetail(true, 0.5, steady, SampleUnitCycles))
+	assert.Equal(t, measureAgain, afterDetail(true, 0.5, unsteady, SampleUnitCycles))
+	assert.Equal(t, lengthen, afterDetail(true, 0, steady, SampleUnitCycles), "no rate to measure")
+	assert.Equal(t, lengthen, afterDetail(false, 0, steady, SampleUnitCycles), "no rate to measure")
+	assert.Equal(t, functionalNext, afterDetail(false, 0.5, steady, SampleUnitCycles))
+	assert.Equal(t, lengthen, afterDetail(false, 0.5, unsteady, SampleUnitCycles))
+	assert.Equal(t, functionalNext, afterDetail(false, 0.5, unsteady, maxSteadyCycles), "lengthened as far as it goes")
+}
