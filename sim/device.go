@@ -791,12 +791,13 @@ type parseEntry struct {
 }
 
 // parsedModules holds every parse the process has made, shared by its
-// Devices: a sweep or a test suite makes a Device per run, and parsing a
-// module of a few hundred kernels cost a third of such runs' CPU. A parsed
-// module is not changed after its load-time passes (the expansion and the
-// hoisting, which the key names); each Device lowers and allocates its own
-// exec.Module from it (checkModule has lowered each entry once). An entry goes when its kernels.Module is collected
-// (modules made by kernels.ParseModule come and go).
+// Devices: a sweep or a test suite makes a Device per run, and a module
+// holds a few hundred kernels. A parsed module is not changed after its
+// load-time passes (the expansion and the hoisting, which the key names);
+// each Device lowers and allocates its own exec.Module from it
+// (checkModule has lowered each entry once). An entry goes when its
+// kernels.Module is collected (modules made by kernels.ParseModule come
+// and go).
 var parsedModules sync.Map // parseKey → *parseEntry
 
 func parsedModule(km *kernels.Module, floatAddLoop, hoist bool) (*ptx.Module, error) {

@@ -100,8 +100,8 @@
 // the idea of Photon and of SMARTS's systematic sampling: the first
 // SampleFirstCycles cycles in detail, then SampleUnitCycles more (the
 // first stretch ramps up: CTAs start and the caches fill, so its pace is
-// not the launch's, and charging at it put a pull's first functional
-// stretch at twice its length), then, in turn, a functional stretch
+// not the launch's and no functional stretch is charged at it), then, in
+// turn, a functional stretch
 // (exec.Grid.Continue, from the state the timing model stopped in: the
 // timing model's values are those of the instructions' issue order, so a
 // launch stopped at any tick, or at a window's end on the window engine,

@@ -188,7 +188,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 		done := false
 		next := max(p.unit, steadyAt)
 		switch afterDetail(firstStretch, rate, p.steady, stretch) {
-		case measureAgain:
+		case measureAgain: // next stays the usual length
 		case lengthen:
 			next = min(2*max(stretch, p.unit), maxStretchCycles)
 			if rate > 0 {
@@ -337,9 +337,9 @@ const (
 // afterDetail decides what follows a detailed stretch that measured rate
 // (0: too few changes), the launch's first when first, of stretch cycles.
 // The launch's first stretch ramps up (CTAs starting, the caches filling),
-// so its pace is not the launch's: a functional stretch charged at it was
-// off by up to twice its length (results/sampled), so a detailed stretch
-// measures the pace first. Too few changes to measure a rate (one warp on
+// so its pace is not the launch's, and a functional stretch charged at it
+// is charged the ramp-up's pace: a detailed stretch measures the pace
+// first (results/sampled has the figures). Too few changes to measure a rate (one warp on
 // a hub's edges), or a pace that swung within a stretch other than the
 // first (steady), ask for a stretch twice as long.
 func afterDetail(first bool, rate float64, steady func() bool, stretch uint64) stretchStep {

@@ -329,7 +329,7 @@ func (w *Warp) src(o *xopnd, tmp *[32]uint64) *[32]uint64 {
 func (w *Warp) predMask(r int32, not bool) uint32 {
 	p := w.row(r)
 	var m uint32
-	// Eight lanes a step: the loop of one lane a step costs a third more.
+	// Eight lanes a step: one shift and or per eight lanes, not per lane.
 	for l := 0; l < 32; l += 8 {
 		q := (*[8]uint64)(p[l : l+8])
 		m |= uint32(q[0]&1|(q[1]&1)<<1|(q[2]&1)<<2|(q[3]&1)<<3|(q[4]&1)<<4|(q[5]&1)<<5|(q[6]&1)<<6|(q[7]&1)<<7) << l
