@@ -40,7 +40,7 @@ import (
 
 // Epoch is a count that changes whenever the launch makes progress (in a
 // split grid, the shards' progress counts as soon as it is made; the
-// Watchdog sees it once folded, FoldProgress).
+// Watchdog sees it once taken, TakeProgress).
 func (g *Grid) Epoch() uint64 {
 	e := g.epoch
 	for _, s := range g.shards {

@@ -131,15 +131,22 @@ func (g *Grid) FinishedCTAs() int {
 	return n
 }
 
-// FoldProgress adds the progress SM sm's warps made since the last call
-// (stores and atomics on shared memory, warps finishing: split mode counts
-// it in their shard) to the grid's, which the Watchdog reads. Call it with
-// the SM standing still.
-func (g *Grid) FoldProgress(sm int) {
+// TakeProgress returns the progress SM sm's warps made since the last
+// call (stores and atomics on shared memory, warps finishing: split mode
+// counts it in their shard) and clears the shard's count; AddProgress
+// then adds it to the grid's, which the Watchdog reads. The window
+// engine's SM task takes it as it ends, the SM standing still, and the
+// window's end adds the SMs' takings.
+func (g *Grid) TakeProgress(sm int) uint64 {
 	s := g.shards[sm]
-	g.epoch += s.epoch
+	n := s.epoch
 	s.epoch = 0
+	return n
 }
+
+// AddProgress adds progress taken from the shards (TakeProgress) to the
+// grid's.
+func (g *Grid) AddProgress(n uint64) { g.epoch += n }
 
 // SetCycle sets the shard's SM's current cycle (%clock, and the cycle of
 // the operations it logs from now on).
@@ -159,7 +166,7 @@ func (s *Shard) Len() int { return len(s.log.ops) }
 func (s *Shard) Writes(i int) bool { return s.log.Writes(i) }
 
 // Progress counts the progress the shard's warps made that the grid has
-// not folded in (FoldProgress): stores and atomics on shared memory,
+// not taken (TakeProgress): stores and atomics on shared memory,
 // warps finishing. Global stores and atomics count when they are applied.
 func (s *Shard) Progress() uint64 { return s.epoch }
 

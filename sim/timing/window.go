@@ -95,6 +95,8 @@ type windowEngine struct {
 	// GPU profiles (smProf.resolve), else for those dealt into several
 	// parts, so that each counts once (mergeItem.multi).
 	changed [][]atomic.Bool
+	// smEnds are what each SM's task left for the window's end (noteEnd).
+	smEnds  []smEnd
 	cur     []int // mergeSequence's place in each SM's log
 	evCur   []int // and in its L1's changes
 	laneBuf [64]uint32
@@ -172,6 +174,7 @@ func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngi
 		parts:     make([]mergePart, mergeParts),
 		cur:       make([]int, n),
 		evCur:     make([]int, n),
+		smEnds:    make([]smEnd, n),
 	}
 	for j, e := range mems {
 		e.domain, e.touched = 0, we.touch
@@ -619,6 +622,7 @@ func (we *windowEngine) runTasks(end sim.VTimeInSec) {
 		we.g.mem.SealDomain(d)
 		if sm, ok := we.smOf(d); ok {
 			we.takeLog(sm)
+			we.noteEnd(sm)
 		}
 	}
 	if we.threads <= 1 || len(we.tasks) == 1 || len(we.tasks) == 2 && we.tasks[0] == taskMergeAll {
@@ -680,10 +684,7 @@ func (we *windowEngine) endWindow(from, end uint64) {
 		if i, ok := we.smOf(d); ok && (we.pend[i] != nil || we.pendEv[i] != nil) {
 			we.active = append(we.active, i) // ran lists SMs ascending
 			we.pendAny = true
-			if we.pend[i] != nil {
-				we.pendOps += we.pend[i].Len()
-			}
-			we.pendOps += len(we.pendEv[i])
+			we.pendOps += we.smEnds[i].logged
 		}
 	}
 	we.pendFrom = from
@@ -700,7 +701,7 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	rs := we.retired[:0]
 	for _, d := range we.ran {
 		i, ok := we.smOf(d)
-		if !ok {
+		if !ok || !we.smEnds[i].retired {
 			continue
 		}
 		s := g.sms[i]
@@ -726,32 +727,30 @@ func (we *windowEngine) endWindow(from, end uint64) {
 	}
 	we.retired = rs[:0]
 
-	// The SMs' progress (exec.Grid.FoldProgress) for the deadlock
-	// detector.
-	for _, d := range we.ran {
-		if i, ok := we.smOf(d); ok {
-			we.grid.FoldProgress(i)
-		}
-	}
-
-	// The earliest error of the window stops the launch.
+	// The SMs' progress (exec.Grid.TakeProgress) for the deadlock
+	// detector, and the earliest error of the window, which stops the
+	// launch.
 	var first *SM
-	ticked, last := false, uint64(0)
+	ticked, last, progress := false, uint64(0), uint64(0)
 	for _, d := range we.ran {
 		i, ok := we.smOf(d)
 		if !ok {
 			continue
 		}
-		s := g.sms[i]
-		if s.err != nil && !r.stopped && (first == nil || s.errCycle < first.errCycle ||
-			s.errCycle == first.errCycle && s.tieRank(s.errCycle) < first.tieRank(first.errCycle)) {
-			first = s
+		e := &we.smEnds[i]
+		progress += e.progress
+		if e.failed && !r.stopped {
+			s := g.sms[i]
+			if first == nil || s.errCycle < first.errCycle ||
+				s.errCycle == first.errCycle && s.tieRank(s.errCycle) < first.tieRank(first.errCycle) {
+				first = s
+			}
 		}
-		if s.tickedWin {
-			ticked, last = true, max(last, s.tickedLast)
-			s.tickedWin = false
+		if e.ticked {
+			ticked, last = true, max(last, e.tickedLast)
 		}
 	}
+	we.grid.AddProgress(progress)
 	if first != nil {
 		g.fail(first.err)
 	}
@@ -784,6 +783,40 @@ func (we *windowEngine) takeLog(i int) {
 			we.spareEv[i] = ev
 		}
 	}
+}
+
+// smEnd is what an SM's task leaves for the window's end, which reads it
+// for every SM that ran from one dense array and touches an SM's own
+// state only where there is something to do there: the SM's state was
+// last written on another core.
+type smEnd struct {
+	logged     int    // operations and L1 changes taken into logged
+	progress   uint64 // progress of the window (exec.Grid.TakeProgress)
+	tickedLast uint64 // the SM's last tick of the window, when ticked
+	retired    bool   // CTAs retired in the window (SM.retired)
+	failed     bool   // a warp met an error (SM.err)
+	ticked     bool   // the SM ticked in the window
+}
+
+// noteEnd records SM i's smEnd at the end of its task; the SM stands
+// still until the next window.
+func (we *windowEngine) noteEnd(i int) {
+	s := we.g.sms[i]
+	e := smEnd{
+		progress: we.grid.TakeProgress(i),
+		retired:  len(s.retired) > 0,
+		failed:   s.err != nil,
+		ticked:   s.tickedWin,
+	}
+	if l := we.logged[i]; l != nil {
+		e.logged = l.Len()
+	}
+	e.logged += len(we.loggedEv[i])
+	if s.tickedWin {
+		e.tickedLast = s.tickedLast
+		s.tickedWin = false
+	}
+	we.smEnds[i] = e
 }
 
 // retirementAt is a retirement with its SM.
