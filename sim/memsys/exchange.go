@@ -22,23 +22,62 @@ type domainRun struct {
 // (this sender's column of each, and their incoming flags); domains may
 // seal at once.
 func (d *fabricDomain) seal() {
-	if d.sealed && d.sealedLens == [2]int{len(d.outbox), len(d.credits)} {
+	p := d.fresh()
+	if d.sealed && d.sealedLens == [2]int{len(d.boxes[p]), len(d.creditBoxes[p])} {
 		return
 	}
 	// (A stable sort of a sealed prefix and later sends keeps the order
 	// sent among equals, so sealing again is sound.)
-	d.sealed, d.sealedLens = true, [2]int{len(d.outbox), len(d.credits)}
-	if !slices.IsSortedFunc(d.outbox, compareCrossings) {
-		d.sortOutbox()
+	d.sealed, d.sealedLens = true, [2]int{len(d.boxes[p]), len(d.creditBoxes[p])}
+	d.f.sealedIn[d.index] = d.f.windows + 1
+	if !slices.IsSortedFunc(d.boxes[p], compareCrossings) {
+		d.sortOutbox(p)
 	}
-	box, p := d.outbox, d.f.sealParity
+	box := d.boxes[p]
 	d.post(d.f.inSlots[p], p, len(box), func(i int) int { return box[i].dst.dom.index })
-	credits := d.credits
+	credits := d.creditBoxes[p]
 	bySender := func(a, b *fabricEnd) int { return cmp.Compare(a.dom.index, b.dom.index) }
 	if !slices.IsSortedFunc(credits, bySender) {
 		slices.SortStableFunc(credits, bySender)
 	}
 	d.post(d.f.creditSlots[p], p, len(credits), func(i int) int { return credits[i].dom.index })
+}
+
+// fresh readies the domain's boxes for the window in progress and returns
+// its parity: the first time in a window, the parity's box and credits,
+// which hold a window whose receivers took them before the last ended,
+// are emptied.
+func (d *fabricDomain) fresh() int {
+	f := d.f
+	p := f.sealParity
+	if d.boxWindow != f.windows {
+		d.boxWindow = f.windows
+		d.boxes[p] = d.boxes[p][:0]
+		d.creditBoxes[p] = d.creditBoxes[p][:0]
+		d.sealed = false
+	}
+	return p
+}
+
+// send adds a message for another domain to the window's box.
+func (d *fabricDomain) send(c crossing) {
+	p := d.fresh()
+	if d.sealed {
+		d.sealed = false
+		d.f.sealedIn[d.index] = 0 // the window's end seals it again
+	}
+	d.boxes[p] = append(d.boxes[p], c)
+}
+
+// owe records that this domain delivered a message of another domain's
+// end, whose credit goes back after the window's end.
+func (d *fabricDomain) owe(src *fabricEnd) {
+	p := d.fresh()
+	if d.sealed {
+		d.sealed = false
+		d.f.sealedIn[d.index] = 0
+	}
+	d.creditBoxes[p] = append(d.creditBoxes[p], src)
 }
 
 // post writes the stretches of equal keys (receiving domains) of n sorted
@@ -69,6 +108,7 @@ type span struct {
 // builder calls it once they are all made, before any domain seals).
 func (f *fabric) sizeSlots() {
 	n := len(f.doms)
+	f.sealedIn = make([]uint64, n)
 	for p := range 2 {
 		f.inSlots[p] = make([]span, n*n)
 		f.creditSlots[p] = make([]span, n*n)
@@ -109,8 +149,8 @@ func (f *fabric) gather(d *fabricDomain) {
 // each domain's stretch by due cycle with an insertion sort, which a
 // stretch mostly in that order already costs one pass. A general stable
 // sort of the whole outbox was a tenth of the SMs' tasks on PageRank.
-func (d *fabricDomain) sortOutbox() {
-	box := d.outbox
+func (d *fabricDomain) sortOutbox(p int) {
+	box := d.boxes[p]
 	starts := slices.Grow(d.sortStarts[:0], len(d.f.doms)+1)[:len(d.f.doms)+1]
 	clear(starts)
 	for i := range box {
@@ -142,7 +182,7 @@ func (d *fabricDomain) sortOutbox() {
 		lo = hi
 	}
 	clear(box)
-	d.outbox, d.sortSpare, d.sortStarts = dealt, box[:0], starts
+	d.boxes[p], d.sortSpare, d.sortStarts = dealt, box[:0], starts
 }
 
 // compareCrossings orders an outbox by receiving domain, then due cycle.
@@ -165,22 +205,15 @@ func (f *fabric) endWindow(now sim.VTimeInSec, end uint64, ran []int) []int {
 	if f.unreceived.Load() != 0 {
 		panic("memsys: a window ended before every receiver of the last took its crossings")
 	}
-	// The last window's senders' stretches are all taken. (Their stale
-	// entries past the lengths are never read; later sends overwrite
-	// them.)
-	for _, i := range f.senders {
-		d := f.doms[i]
-		d.sent, d.sentCredits = d.sent[:0], d.sentCredits[:0]
-	}
+	// The domains' tasks have sealed what they sent, most likely; the
+	// receivers read it from the parity's boxes while the senders fill
+	// the other's (fresh).
 	for _, i := range ran {
-		d := f.doms[i]
-		d.seal()
-		// The receivers read what it sent while it sends again.
-		d.sent, d.outbox = d.outbox, d.sent[:0]
-		d.sentCredits, d.credits = d.credits, d.sentCredits[:0]
-		d.sealed = false
+		if f.sealedIn[i] != f.windows+1 {
+			f.doms[i].seal()
+		}
 	}
-	f.senders = append(f.senders[:0], ran...)
+	f.windows++
 	f.recvParity, f.sealParity = f.sealParity, f.sealParity^1
 	f.recvNow, f.recvEnd = now, end
 	f.receivers = f.receivers[:0]
@@ -241,7 +274,7 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 	runs := d.inRuns
 	box := func(r int) []crossing {
 		run := runs[r]
-		return f.doms[run.dom].sent[run.lo:run.hi]
+		return f.doms[run.dom].boxes[f.recvParity][run.lo:run.hi]
 	}
 	put := func(c crossing) {
 		at := c.at
@@ -320,7 +353,7 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 // domains (d.creditsIn, ascending) collected for them.
 func (f *fabric) takeCredits(d *fabricDomain, now sim.VTimeInSec) {
 	for _, run := range d.creditsIn {
-		for _, src := range f.doms[run.dom].sentCredits[run.lo:run.hi] {
+		for _, src := range f.doms[run.dom].creditBoxes[f.recvParity][run.lo:run.hi] {
 			src.undelivered--
 			if src.waitingForSpace {
 				src.waitingForSpace = false

@@ -37,11 +37,11 @@ func TestSortOutboxIsTheStableSort(t *testing.T) {
 		}
 		want := slices.Clone(box)
 		slices.SortStableFunc(want, compareCrossings)
-		d.outbox = box
-		d.sortOutbox()
-		require.Len(t, d.outbox, n)
+		d.boxes[0] = box
+		d.sortOutbox(0)
+		require.Len(t, d.boxes[0], n)
 		for i := range want {
-			require.Same(t, want[i].src, d.outbox[i].src, "round %d, place %d", round, i)
+			require.Same(t, want[i].src, d.boxes[0][i].src, "round %d, place %d", round, i)
 		}
 		for _, c := range d.sortSpare[:cap(d.sortSpare)] {
 			require.Nil(t, c.src, "the spare holds no messages")
@@ -64,7 +64,7 @@ func TestWindowEndHandsCrossingsToTheNextWindow(t *testing.T) {
 	dst := &fabricEnd{dom: f.doms[0]}
 	from1, from2 := &fabricEnd{dom: f.doms[1]}, &fabricEnd{dom: f.doms[2]}
 	send := func(src *fabricEnd, at float64) {
-		src.dom.outbox = append(src.dom.outbox, crossing{at: at, src: src, dst: dst})
+		src.dom.send(crossing{at: at, src: src, dst: dst})
 	}
 	// Window 1, ending at cycle 100: sender 2 first, then sender 1, one
 	// tie at cycle 130 and one crossing due before the window's end.
@@ -92,7 +92,7 @@ func TestWindowEndHandsCrossingsToTheNextWindow(t *testing.T) {
 	}
 	require.Equal(t, []got{{100, from1}, {130, from1}, {130, from2}, {140, from1}, {150, from2}}, order)
 	require.Equal(t, uint64(1), f.lateCrossings())
-	require.Len(t, f.doms[1].outbox, 1, "the second window's crossing waits for its own window's end")
+	require.Len(t, f.doms[1].boxes[f.sealParity], 1, "the second window's crossing waits for its own window's end")
 
 	// Window 2 ends; its receiver takes between the windows.
 	require.Equal(t, []int{0}, f.endWindow(sim.VTimeInSec(199e-9), 200, []int{1}))
@@ -103,7 +103,8 @@ func TestWindowEndHandsCrossingsToTheNextWindow(t *testing.T) {
 	// Window 3: two receivers, one of which takes in its task; the other
 	// cannot then be taken with receiveAll.
 	other := &fabricEnd{dom: f.doms[3]}
-	from1.dom.outbox = append(from1.dom.outbox, crossing{at: 310, src: from1, dst: dst}, crossing{at: 320, src: from1, dst: other})
+	from1.dom.send(crossing{at: 310, src: from1, dst: dst})
+	from1.dom.send(crossing{at: 320, src: from1, dst: other})
 	require.Equal(t, []int{0, 3}, f.endWindow(sim.VTimeInSec(299e-9), 300, []int{1}))
 	f.receiveFor(3)
 	require.PanicsWithValue(t, "memsys: some receivers took their crossings in a window, some between", func() { f.receiveAll(nil) })

@@ -83,12 +83,16 @@ type fabric struct {
 	inSlots, creditSlots   [2][]span
 	incoming               [2][]atomic.Bool
 	sealParity, recvParity int
+	// windows counts the windows ended (endWindow), and sealedIn[d] is
+	// 1 + the window in which domain d last sealed: the window's end
+	// reads it, for every domain that ran, from one array.
+	windows  uint64
+	sealedIn []uint64
 	// The last window's end (endWindow): its last cycle's time and its end
-	// cycle, the domains that ran in it (senders) and those with crossings
-	// or credits to take (receivers), unreceived of which have not yet.
+	// cycle, and the domains with crossings or credits to take
+	// (receivers), unreceived of which have not yet.
 	recvNow    sim.VTimeInSec
 	recvEnd    uint64
-	senders    []int
 	receivers  []int
 	unreceived atomic.Int64
 
@@ -214,18 +218,23 @@ type fabricDomain struct {
 	// which most calls of a cycle ask for again.
 	lastEvent int64
 
-	// outbox are the messages sent to other domains in this window, in
-	// the order sent; credits the ends of other domains whose messages
-	// this domain received in it. sent and sentCredits are the last
-	// window's, sealed, which their receivers take (fabric.endWindow).
-	outbox, sent         []crossing
-	credits, sentCredits []*fabricEnd
+	// boxes[p] are the messages sent to other domains in a window of
+	// parity p (fabric.sealParity), in the order sent until sealed, and
+	// creditBoxes[p] the ends of other domains whose messages this domain
+	// received in it: the receivers take the last window's
+	// (fabric.recvParity) while this domain fills the others. boxWindow
+	// is the window (fabric.windows) they were last readied for (fresh):
+	// before that, the current parity's hold a window that was taken
+	// long ago.
+	boxes       [2][]crossing
+	creditBoxes [2][]*fabricEnd
+	boxWindow   uint64
 	// sortSpare and sortStarts are sortOutbox's scratch.
 	sortSpare  []crossing
 	sortStarts []int
-	// sealed: outbox is sorted by receiving domain, then due cycle, and
-	// credits by sending domain, their stretches posted in the receivers'
-	// slots (seal); they were sealedLens long.
+	// sealed: the window's box is sorted by receiving domain, then due
+	// cycle, and its credits by sending domain, their stretches posted in
+	// the receivers' slots (seal); they were sealedLens long.
 	sealed     bool
 	sealedLens [2]int
 	// inRuns are the outboxes' stretches this domain receives in the
@@ -421,7 +430,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 			// keeps no credits across domains.)
 			src.undelivered++
 		}
-		src.dom.outbox = append(src.dom.outbox, crossing{msg: msg, at: at, src: src, dst: dst})
+		src.dom.send(crossing{msg: msg, at: at, src: src, dst: dst})
 		return
 	}
 	if dst.bytesPerCycle > 0 {
@@ -561,7 +570,7 @@ func (f *fabric) deliverDue(end *fabricEnd, now sim.VTimeInSec, cycle int64) {
 			// The sender's credit goes back after the window's end
 			// (receiveFor).
 			if src.bufSize < unboundedBuf {
-				end.dom.credits = append(end.dom.credits, src)
+				end.dom.owe(src)
 			}
 		} else {
 			src.undelivered--
