@@ -218,13 +218,14 @@
 //     SMs by index, the other L2 groups), then of their sending, and the
 //     receiver's link is reserved in that order. The credit a delivery
 //     across domains returns to its sender's buffer returns after the
-//     window's end too. A domain that ends its window's run sorts its
+//     window's end too. Each domain keeps two outboxes, one per parity of
+//     the windows. A domain that ends its window's run sorts the window's
 //     outbox and notes each receiving domain's stretch of it in that
-//     receiver's slots; at the window's end the outboxes are sealed, and
-//     each receiving domain gathers its slots and takes its deliveries
-//     and the credits that come back to it (they touch that domain alone)
-//     at the start of its task in the next window, which it then joins,
-//     while the senders fill their other outbox and the other set of
+//     receiver's slots; each receiving domain gathers its slots and takes
+//     its deliveries and the credits that come back to it (they touch
+//     that domain alone) at the start of its task in the next window,
+//     which it then joins, while the senders fill their other outbox
+//     (emptied at their first send of that window) and the other set of
 //     slots. The messages are due no earlier than that window, whose
 //     start nothing they do can move: where no domain's own events follow
 //     a window at once, the receivers take theirs between the windows
@@ -276,7 +277,10 @@
 //     in the order of their retirements (cycle, then the SMs' order of
 //     the cycle); the earliest error of any SM stops the launch; and the
 //     deadlock detector and the context are checked, at the last cycle an
-//     SM ticked. The detector sees a store's progress when the store is
+//     SM ticked. Each SM's task leaves what the end needs (its log's
+//     length, progress, retirements, errors, last tick) in one dense
+//     array, so the end, which runs alone, touches an SM's own state,
+//     last written on another core, only where there is something to do. The detector sees a store's progress when the store is
 //     applied, up to two windows after it issued.
 //
 // What differs from the serial engine, then: ties between messages of one
