@@ -9,7 +9,10 @@
 #
 # queue writes OUTROOT/queue.tsv: the cells of PICKS (from
 # scripts/simhw-scale-picks.sh) not yet in DONE_CSV (a data.csv of the
-# simulated half), cheapest first, COUNT of them after the first SKIP.
+# simulated half), cheapest first, COUNT of them after the first SKIP;
+# with EXCLUDE set (a space-separated list of algorithms), without
+# those algorithms' cells (e.g. EXCLUDE="color coreness", whose picks are
+# made from another hardware half).
 # run simulates them, JOBS at a time (default: one per CPU ÷ THREADS), each
 #   WARPGRAPH sweep simhw-scale --target sim --config h100 --jobs 1
 #     --sim-threads THREADS --timeout LIMIT --out OUTROOT/cells/N
@@ -31,9 +34,10 @@ queue)
   done_csv=${2:?DONE_CSV}
   root=${3:?OUTROOT}
   mkdir -p "$root"
-  python3 - "$picks" "$done_csv" "${4:-0}" "${5:-100000}" >"$root/queue.tsv" <<'PY'
+  python3 - "$picks" "$done_csv" "${4:-0}" "${5:-100000}" "${EXCLUDE:-}" >"$root/queue.tsv" <<'PY'
 import csv, sys
 picks, done_csv, skip, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+exclude = set(sys.argv[5].split())
 done = set()
 try:
     for r in csv.DictReader(open(done_csv)):
@@ -45,7 +49,7 @@ for line in open(picks):
     if line.startswith("#") or line.startswith("graph\t") or not line.strip():
         continue
     graph, algo, variant, us, _ = line.rstrip("\n").split("\t")
-    if (graph, algo, variant) not in done:
+    if (graph, algo, variant) not in done and algo not in exclude:
         cells.append((float(us), graph, algo, variant))
 cells.sort()
 for i, (us, graph, algo, variant) in enumerate(cells[skip:skip + count], skip):
