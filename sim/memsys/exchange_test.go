@@ -101,11 +101,27 @@ func TestWindowEndHandsCrossingsToTheNextWindow(t *testing.T) {
 	require.Equal(t, 210.0, dst.pending.pop().at)
 
 	// Window 3: two receivers, one of which takes in its task; the other
-	// cannot then be taken with receiveAll.
+	// cannot then be taken with receiveAll. Sender 2 runs again without
+	// sending: its box of window 1's parity, taken long ago, must not be
+	// handed out again.
 	other := &fabricEnd{dom: f.doms[3]}
 	from1.dom.send(crossing{at: 310, src: from1, dst: dst})
 	from1.dom.send(crossing{at: 320, src: from1, dst: other})
-	require.Equal(t, []int{0, 3}, f.endWindow(sim.VTimeInSec(299e-9), 300, []int{1}))
+	from2.dom.seal()
+	require.Equal(t, []int{0, 3}, f.endWindow(sim.VTimeInSec(299e-9), 300, []int{1, 2}))
 	f.receiveFor(3)
 	require.PanicsWithValue(t, "memsys: some receivers took their crossings in a window, some between", func() { f.receiveAll(nil) })
+	f.receiveFor(0)
+	require.Equal(t, 1, dst.pending.len(), "window 3's one crossing to domain 0, none of window 1's again")
+	require.Equal(t, 310.0, dst.pending.pop().at)
+	require.Equal(t, 1, other.pending.len())
+
+	// Window 4: a sender that sealed and then sent again is sealed again
+	// at the window's end.
+	from2.dom.send(crossing{at: 410, src: from2, dst: dst})
+	from2.dom.seal()
+	from2.dom.send(crossing{at: 420, src: from2, dst: dst})
+	require.Equal(t, []int{0}, f.endWindow(sim.VTimeInSec(399e-9), 400, []int{2}))
+	f.receiveAll(nil)
+	require.Equal(t, 2, dst.pending.len())
 }
