@@ -5,6 +5,7 @@
 #
 #   bash scripts/simhw-scale-sim.sh queue PICKS DONE_CSV OUTROOT [SKIP] [COUNT]
 #   bash scripts/simhw-scale-sim.sh run WARPGRAPH OUTROOT [LIMIT] [JOBS]
+#   bash scripts/simhw-scale-sim.sh hw WARPGRAPH OUTROOT HWROOT
 #   bash scripts/simhw-scale-sim.sh collect OUTROOT DEST_DIR
 #
 # queue writes OUTROOT/queue.tsv: the cells of PICKS (from
@@ -22,11 +23,19 @@
 # sooner four at a time on 4 threads each than sixteen at once on one);
 # with DEADLINE (epoch seconds) set, no cell starts after it. Rerunning
 # skips the cells already recorded.
+# hw measures the queued cells on the GPU again, one after another (the
+# hardware half at the commit that simulates them, where kernels changed
+# since the picks' hardware half), each
+#   WARPGRAPH sweep simhw-scale --target hw --param warmup=1 --param
+#     repeat=5 --retry-failed --out HWROOT/cells/N
+#     --points 'graph=G;algorithm=A;variant=V'
+# (rerunning skips the cells recorded valid and retries the others);
+# collect HWROOT as below.
 # collect appends the recorded rows that DEST_DIR/data.csv lacks to it;
 # then `warpgraph sweep simhw-scale --target sim --config h100 --out
 # DEST_DIR --report-only` renders the README and plots.
 set -u
-mode=${1:?usage: simhw-scale-sim.sh queue|run|collect ...}
+mode=${1:?usage: simhw-scale-sim.sh queue|run|hw|collect ...}
 shift
 case $mode in
 queue)
@@ -81,6 +90,18 @@ run)
   cut -f1-4 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
     bash -c 'IFS=$'"'"'\t'"'"' read -r a b c d <<<"$0"; run_cell "$a" "$b" "$c" "$d"'
   ;;
+hw)
+  WG=${1:?WARPGRAPH}
+  root=${2:?OUTROOT}
+  hwroot=${3:?HWROOT}
+  while IFS=$'\t' read -r idx graph algo variant _; do
+    dir=$hwroot/cells/$idx
+    mkdir -p "$dir"
+    "$WG" sweep simhw-scale --target hw --param warmup=1 --param repeat=5 --retry-failed --out "$dir" \
+      --points "graph=$graph;algorithm=$algo;variant=$variant" >"$dir/log" 2>&1
+    echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
+  done <"$root/queue.tsv"
+  ;;
 collect)
   root=${1:?OUTROOT}
   dest=${2:?DEST_DIR}
@@ -116,7 +137,7 @@ print(f"{len(rows)} rows added to {dest}")
 PY
   ;;
 *)
-  echo "simhw-scale-sim.sh: unknown mode $mode (queue, run or collect)" >&2
+  echo "simhw-scale-sim.sh: unknown mode $mode (queue, run, hw or collect)" >&2
   exit 2
   ;;
 esac
