@@ -23,12 +23,12 @@ type domainRun struct {
 // seal at once.
 func (d *fabricDomain) seal() {
 	p := d.fresh()
-	if d.sealed && d.sealedLens == [2]int{len(d.boxes[p]), len(d.creditBoxes[p])} {
+	if d.sealed {
 		return
 	}
 	// (A stable sort of a sealed prefix and later sends keeps the order
-	// sent among equals, so sealing again is sound.)
-	d.sealed, d.sealedLens = true, [2]int{len(d.boxes[p]), len(d.creditBoxes[p])}
+	// sent among equals, so sealing again after more sends is sound.)
+	d.sealed = true
 	d.f.sealedIn[d.index] = d.f.windows + 1
 	if !slices.IsSortedFunc(d.boxes[p], compareCrossings) {
 		d.sortOutbox(p)
@@ -61,23 +61,27 @@ func (d *fabricDomain) fresh() int {
 
 // send adds a message for another domain to the window's box.
 func (d *fabricDomain) send(c crossing) {
-	p := d.fresh()
-	if d.sealed {
-		d.sealed = false
-		d.f.sealedIn[d.index] = 0 // the window's end seals it again
-	}
+	p := d.unseal()
 	d.boxes[p] = append(d.boxes[p], c)
 }
 
 // owe records that this domain delivered a message of another domain's
 // end, whose credit goes back after the window's end.
 func (d *fabricDomain) owe(src *fabricEnd) {
+	p := d.unseal()
+	d.creditBoxes[p] = append(d.creditBoxes[p], src)
+}
+
+// unseal is fresh before a change to the window's box or credits: a
+// domain that sealed and then changes them is sealed again (by its task,
+// or at the window's end).
+func (d *fabricDomain) unseal() int {
 	p := d.fresh()
 	if d.sealed {
 		d.sealed = false
 		d.f.sealedIn[d.index] = 0
 	}
-	d.creditBoxes[p] = append(d.creditBoxes[p], src)
+	return p
 }
 
 // post writes the stretches of equal keys (receiving domains) of n sorted

@@ -234,9 +234,9 @@ type fabricDomain struct {
 	sortStarts []int
 	// sealed: the window's box is sorted by receiving domain, then due
 	// cycle, and its credits by sending domain, their stretches posted in
-	// the receivers' slots (seal); they were sealedLens long.
-	sealed     bool
-	sealedLens [2]int
+	// the receivers' slots (seal), and neither has changed since
+	// (unseal).
+	sealed bool
 	// inRuns are the outboxes' stretches this domain receives in the
 	// window, by sending domain, and creditsIn the credits' stretches
 	// that come back to it, by receiving domain (gather); inHeap and
