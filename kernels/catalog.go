@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"embed"
@@ -149,13 +148,23 @@ func fsGlob(files embed.FS, pattern string) ([]string, error) {
 // (e.g. "stream_param_0"); the catalog renames them from the sources.
 func ParseModule(name string, ptx []byte) (*Module, error) {
 	m := &Module{Name: name, PTX: ptx}
-	sc := bufio.NewScanner(bytes.NewReader(ptx))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
 	var cur *Kernel // the entry whose parameter list is open
-	for sc.Scan() {
+	// Lines are looked at in place; only entry and parameter lines (a few
+	// hundred of a module's tens of thousands) become strings.
+	for rest := ptx; len(rest) > 0; {
+		raw := rest
+		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+			raw, rest = rest[:nl], rest[nl+1:]
+		} else {
+			rest = nil
+		}
 		line++
-		s := strings.TrimSpace(sc.Text())
+		b := bytes.TrimSpace(raw)
+		if cur == nil && !bytes.HasPrefix(b, []byte(".visible .entry ")) {
+			continue
+		}
+		s := string(b)
 		if cur != nil {
 			if s == ")" {
 				cur = nil
@@ -185,9 +194,6 @@ func ParseModule(name string, ptx []byte) (*Module, error) {
 		default:
 			return nil, fmt.Errorf("ptx/%s.ptx:%d: entry %s: unexpected %q after '('", name, line, k.Name, tail)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("ptx/%s.ptx: %w", name, err)
 	}
 	if cur != nil {
 		return nil, fmt.Errorf("ptx/%s.ptx: parameter list of %s is not closed", name, cur.Name)

@@ -29,7 +29,10 @@ type token struct {
 // lex splits PTX source into tokens. It fails only on characters PTX never
 // uses and on unterminated strings or comments.
 func lex(src []byte) ([]token, error) {
-	var toks []token
+	// Tokens slice one copy of the source rather than copying each text;
+	// PTX averages a token per four or five bytes.
+	text := string(src)
+	toks := make([]token, 0, len(src)/4+1)
 	line := int32(1)
 	i := 0
 	for i < len(src) {
@@ -71,7 +74,7 @@ func lex(src []byte) ([]token, error) {
 			if j >= len(src) || src[j] != '"' {
 				return nil, &Error{Line: line, Msg: "unterminated string"}
 			}
-			toks = append(toks, token{tokString, string(src[i+1 : j]), line})
+			toks = append(toks, token{tokString, text[i+1 : j], line})
 			i = j + 1
 		case isIdentStart(c):
 			j := i + 1
@@ -81,14 +84,14 @@ func lex(src []byte) ([]token, error) {
 				}
 				j++
 			}
-			toks = append(toks, token{tokIdent, string(src[i:j]), line})
+			toks = append(toks, token{tokIdent, text[i:j], line})
 			i = j
 		case c == '.' && i+1 < len(src) && isIdentChar(src[i+1]):
 			j := i + 1
 			for j < len(src) && isIdentChar(src[j]) {
 				j++
 			}
-			toks = append(toks, token{tokDirective, string(src[i:j]), line})
+			toks = append(toks, token{tokDirective, text[i:j], line})
 			i = j
 		case c >= '0' && c <= '9':
 			j := i + 1
@@ -96,12 +99,12 @@ func lex(src []byte) ([]token, error) {
 				((src[j] == '+' || src[j] == '-') && (src[j-1] == 'e' || src[j-1] == 'E') && !isHexPrefixed(src[i:j]))) {
 				j++
 			}
-			toks = append(toks, token{tokNumber, string(src[i:j]), line})
+			toks = append(toks, token{tokNumber, text[i:j], line})
 			i = j
 		default:
 			switch c {
 			case '{', '}', '(', ')', '[', ']', ',', ';', ':', '@', '!', '+', '-', '<', '>', '|', '=':
-				toks = append(toks, token{tokPunct, string(c), line})
+				toks = append(toks, token{tokPunct, text[i : i+1], line})
 				i++
 			default:
 				return nil, &Error{Line: line, Msg: fmt.Sprintf("unexpected character %q", c)}
