@@ -32,7 +32,7 @@ func init() {
 				Values: BarrierKinds, Default: "counter"},
 			{Name: "local", About: "fused kernels and PageRank's pushes: cta runs push levels whose frontier fits 1024 vertices and 4096 edges in CTA 0 alone, __syncthreads between levels (aimed at the small-frontier problem; off by default: results/simdx-h100)",
 				Values: []string{"off", "cta"}, Default: "off"},
-			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most 4 out-edges a thread, and more CTAs than large vertices so that a few hubs share the grid; at most the grid; SIMD-X's mapping of tasks to the cores they need), grid launches the whole grid every time",
+			{Name: "launch", About: "host-driven launches over a frontier list: fit sizes each to the list (a CTA per large vertex, a warp per medium one, a thread per small one, at most 4 out-edges a thread, and more CTAs than large vertices so that a few hubs share the grid; at most the grid; SIMD-X's mapping of tasks to the cores they need) and the activate and scan launches over every vertex to a thread a vertex, grid launches the whole grid every time",
 				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			{Name: "bin", About: "entries of the online filter's thread bins", Default: "64", Quiet: true, Range: &KeyRange{Min: 1, Max: 1 << 16, Whole: true}},
 			{Name: "medium", About: "degree from which a warp processes a vertex (out-degree in pushes, in-degree in pulls and classified passes)", Default: "32", Quiet: true, Range: &KeyRange{Min: 1, Max: math.MaxInt32, Whole: true}},
@@ -100,8 +100,14 @@ type simdxState struct {
 	// pullLists and pullLen classify every vertex by in-degree, once.
 	pullLists, pullLen kernels.DevPtr
 	grid               int
-	cur                int
-	start              [lenWords]uint32 // the start list's length record
+	// vertexGrid is the grid of the launches that loop over every vertex
+	// (activate and the scan filters): enough CTAs to cover the vertices
+	// once, at most grid. Over a graph smaller than the co-resident grid's
+	// threads the full grid gives most of its warps nothing to do but
+	// still runs their prologues, barriers and block scans.
+	vertexGrid int
+	cur        int
+	start      [lenWords]uint32 // the start list's length record
 	// Fused kernels: their loop state and per-iteration log, the grid
 	// barrier's state and the spin protocol's abort flag.
 	control, log, barrier kernels.DevPtr
@@ -130,18 +136,22 @@ func simdxPrepare(e *Enactment) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("%s needs %d registers per thread: CTAs of %d threads instead of %d", push.Name, attrs.RegistersPerThread, fit, e.Options.Block))
 		e.Options.Block = fit
 	}
-	grid, err := e.gridStrideGrid(push, max(n, 1))
+	vertexGrid, err := e.gridStrideGrid(push, max(n, 1))
 	if err != nil {
 		return err
 	}
+	grid := vertexGrid
 	if e.Options.Grid == 0 { // every resident slot: large vertices take whole CTAs
 		if grid, err = CoResidentGrid(e.Dev, push, e.Options.Block, 0); err != nil {
 			return err
 		}
 	}
+	if e.Variant.Get("launch") == "grid" {
+		vertexGrid = grid
+	}
 	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
-	st := &simdxState{grid: grid, queued: b.Uint32s(n, "queued stamps"),
+	st := &simdxState{grid: grid, vertexGrid: vertexGrid, queued: b.Uint32s(n, "queued stamps"),
 		bins: b.Uint32s(threads*t.BinSize, "thread bins"), binCount: b.Uint32s(threads, "bin counts"),
 		ctaCounts: b.Uint32s(3*grid, "CTA counts")}
 	lists, lens := b.Uint32s(6*n, "frontier lists"), b.Uint32s(2*lenRecord, "frontier lengths")
@@ -376,7 +386,7 @@ func (l *simdxLoop) firstFrontier() (first int, done bool, err error) {
 		return pulls, false, l.readLengths(st.cur)
 	case e.Problem.Start == nil:
 		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
-		if err := e.launch(&it, l.ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
+		if err := e.launch(&it, l.ks["activate"], st.vertexGrid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
 			return 0, false, err
 		}
 		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
@@ -399,7 +409,7 @@ func (l *simdxLoop) admitBucket(iteration int, bound *uint32) (int, error) {
 	e, st := l.e, l.st
 	return e.nextBucket(iteration, bound, func(it *IterationStats) (int, error) {
 		stamp := uint32(iteration + 1) // the empty last iteration's: no vertex holds it
-		if err := e.launch(it, l.ks["activate"], st.grid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
+		if err := e.launch(it, l.ks["activate"], st.vertexGrid, append(e.accArgs(e.out, iteration), st.queued, stamp)...); err != nil {
 			return 0, err
 		}
 		if err := simdxScan(e, st, it, st.cur, stamp, "ballot"); err != nil {
@@ -641,10 +651,10 @@ func simdxScan(e *Enactment, st *simdxState, it *IterationStats, i int, stamp ui
 	if err := e.Buffers.Err(); err != nil {
 		return err
 	}
-	if err := e.launch(it, ks[0], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], medium, large); err != nil {
+	if err := e.launch(it, ks[0], st.vertexGrid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], medium, large); err != nil {
 		return err
 	}
-	return e.launch(it, ks[1], st.grid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], st.lists[i], st.lens[i], medium, large)
+	return e.launch(it, ks[1], st.vertexGrid, e.out.offsets, uint32(n), st.queued, stamp, st.ctaCounts, scanModes[mode], st.lists[i], st.lens[i], medium, large)
 }
 
 // simdxLocalRounds runs push rounds of a small frontier in CTA 0 alone
@@ -781,7 +791,7 @@ func simdxFused(e *Enactment, st *simdxState, ks map[string]*kernels.Kernel) err
 	// builds it (activate, then a ballot scan).
 	if p.Start == nil {
 		it := IterationStats{Iteration: -1, Phases: "activate+ballot", Filter: "ballot"}
-		if err := e.launch(&it, ks["activate"], st.grid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
+		if err := e.launch(&it, ks["activate"], st.vertexGrid, append(e.accArgs(e.out, 0), st.queued, uint32(1))...); err != nil {
 			return err
 		}
 		if err := simdxScan(e, st, &it, 0, 1, "ballot"); err != nil {
