@@ -60,7 +60,7 @@ func init() {
 				return fmt.Errorf("fused simdx runs voting algorithms (%s aggregates: use fusion=none)", a.Name)
 			}
 			if v.Get("launch") != "fit" && v.Get("fusion") != "none" {
-				return fmt.Errorf("launch=%s sizes host-driven launches; fused kernels (fusion=%s) launch once over the co-resident grid", v.Get("launch"), v.Get("fusion"))
+				return fmt.Errorf("launch=%s sizes host-driven launches; fused kernels (fusion=%s) launch once over the co-resident grid, or a thread a vertex where that is fewer CTAs", v.Get("launch"), v.Get("fusion"))
 			}
 			if a.Combine == Voting && v.Get("fusion") == "none" && v.Get("local") == "cta" {
 				return fmt.Errorf("local=cta runs the small frontiers of fused kernels, or of PageRank's pushes (%s is not fused: use fusion=all or pushpull)", a.Name)
@@ -148,6 +148,11 @@ func simdxPrepare(e *Enactment) error {
 	}
 	if e.Variant.Get("launch") == "grid" {
 		vertexGrid = grid
+	}
+	if e.Variant.Get("fusion") != "none" {
+		// A fused kernel's CTAs meet at a grid barrier every iteration:
+		// over a small graph, the CTAs a thread a vertex needs.
+		grid = vertexGrid
 	}
 	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
