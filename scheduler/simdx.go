@@ -149,10 +149,14 @@ func simdxPrepare(e *Enactment) error {
 	if e.Variant.Get("launch") == "grid" {
 		vertexGrid = grid
 	}
-	if e.Variant.Get("fusion") != "none" {
-		// A fused kernel's CTAs meet at a grid barrier every iteration:
-		// over a small graph, the CTAs a thread a vertex needs.
-		grid = vertexGrid
+	if e.Variant.Get("fusion") != "none" && e.Options.Grid == 0 {
+		// A fused kernel's CTAs meet at a grid barrier every iteration: over
+		// a small graph, only the CTAs that the whole graph as a frontier
+		// would need (a thread a vertex, at most simdxFitEdgesPerThread
+		// out-edges a thread), as launch=fit sizes a list.
+		edges := e.Problem.Graph.NumEdges()
+		need := max((n+e.Options.Block-1)/e.Options.Block, (edges+e.Options.Block*simdxFitEdgesPerThread-1)/(e.Options.Block*simdxFitEdgesPerThread))
+		grid = max(1, min(grid, need))
 	}
 	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
