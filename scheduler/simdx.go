@@ -152,11 +152,15 @@ func simdxPrepare(e *Enactment) error {
 	if e.Variant.Get("fusion") != "none" && e.Options.Grid == 0 {
 		// A fused kernel's CTAs meet at a grid barrier every iteration: over
 		// a small graph, only the CTAs that the whole graph as a frontier
-		// would need (a thread a vertex, at most simdxFitEdgesPerThread
-		// out-edges a thread), as launch=fit sizes a list.
-		edges := e.Problem.Graph.NumEdges()
-		need := max((n+e.Options.Block-1)/e.Options.Block, (edges+e.Options.Block*simdxFitEdgesPerThread-1)/(e.Options.Block*simdxFitEdgesPerThread))
-		grid = max(1, min(grid, need))
+		// would need, as launch=fit sizes a list (a skewed graph's medium
+		// and large vertices keep theirs).
+		var class [3]int
+		tuning := listTuningOf(e.Variant)
+		for v := range uint32(n) {
+			class[classOf(e.Problem.Graph.OutDegree(v), tuning)]++
+		}
+		warp := max(e.Dev.Properties().WarpSize, 1)
+		grid = max(1, min(grid, fitCTAs(e.Options.Block, warp, class[0], class[1], class[2])))
 	}
 	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
@@ -514,19 +518,26 @@ func (l *simdxLoop) compute(it *IterationStats, iteration int, direction string,
 // is more than one, and the idle CTAs are not launched.
 func (l *simdxLoop) listGrid() int {
 	block := l.e.Options.Block
-	warps := max(block/max(l.e.Dev.Properties().WarpSize, 1), 1)
-	small, medium, large := int(l.length[0]), int(l.length[1]), int(l.length[2])
-	need := max((small+block-1)/block, (medium+warps-1)/warps, large)
+	need := fitCTAs(block, max(l.e.Dev.Properties().WarpSize, 1), int(l.length[0]), int(l.length[1]), int(l.length[2]))
 	// A few hubs with most of a level's edges (a scale-free graph's second
 	// level) would get a CTA each: enough CTAs for simdxFitEdgesPerThread
-	// edges a thread, and more CTAs than hubs, so that the push kernel
-	// shares the hubs' edges over the grid.
+	// edges a thread.
 	edges := int(l.length[lenEdges])
 	need = max(need, (edges+block*simdxFitEdgesPerThread-1)/(block*simdxFitEdgesPerThread))
-	if large > 0 && large <= simdxHubs {
-		need = max(need, large+1) // more CTAs than hubs: the push kernel then shares their edges
-	}
 	return max(1, min(need, l.st.grid))
+}
+
+// fitCTAs is the CTAs of block threads that give each of small, medium
+// and large vertices a worker of its own (a thread, a warp, a CTA), and
+// more CTAs than hubs where the push kernel shares their edges over the
+// grid (at most simdxHubs large vertices).
+func fitCTAs(block, warpSize, small, medium, large int) int {
+	warps := max(block/warpSize, 1)
+	need := max((small+block-1)/block, (medium+warps-1)/warps, large)
+	if large > 0 && large <= simdxHubs {
+		need = max(need, large+1)
+	}
+	return need
 }
 
 // simdxFitEdgesPerThread bounds the out-edges per thread of a fitted push
