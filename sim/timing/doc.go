@@ -294,11 +294,9 @@
 //
 // What the window engine does not do yet: traces and the web
 // monitor (engine and SM hooks), memory.l1_model and memory.l2_model
-// other than sectored, akita's parallel engine, functional mode (which
-// stays single-threaded), and stopping a launch mid-way (Launch.Probe,
-// which sampled mode's stretches inside a launch need; sampled mode's
-// whole detailed launches run on it); each is refused with an
-// UnsupportedError or an error rather than simulated differently. The merge's
+// other than sectored, and akita's parallel engine; each is refused with
+// an UnsupportedError rather than simulated differently. (Functional mode
+// is not this package's: sim/exec runs it, on threads of its own.) The merge's
 // ordering of a window's log is one task, an L2 group whose slice is hot
 // (a work queue's counter) is one task however many SMs send to it, and
 // the rest of a window's end is serial, which bounds the speed-up with
