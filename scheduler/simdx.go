@@ -14,9 +14,12 @@ import (
 // switches to ballot while thread bins overflow), and push/pull switching
 // by Ligra's rule. Pulls gather over lists classified by in-degree, built
 // once. Aggregation algorithms (PageRank) sweep every vertex by pulling
-// until none stays active. Scans, pulls and fused kernels launch over one
-// grid, sized from occupancy; the host-driven launches over a frontier's
-// lists are sized to the lists (launch=fit, listGrid).
+// until none stays active. Pulls launch over the co-resident grid, sized
+// from occupancy; under launch=fit the host-driven launches over a
+// frontier's lists are sized to the lists (listGrid), the activate and
+// scan launches over every vertex to a thread a vertex (vertexGrid), and
+// a fused kernel over a small graph to what the whole graph as one
+// frontier would need (fitCTAs).
 func init() {
 	RegisterScheduler(&Scheduler{
 		Name:  "simdx",
