@@ -203,3 +203,17 @@ func TestLoadReportsEveryUnsupportedInstruction(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(msg, want), "%q once in:\n%s", want, msg)
 	}
 }
+
+// TestPrefetchLeavesErrorsToTheLaunch: a module parsed in the background
+// before its first launch (Device.Prefetch) reports its unsupported
+// instructions at that launch's load, as one parsed then would.
+func TestPrefetchLeavesErrorsToTheLaunch(t *testing.T) {
+	m, err := kernels.ParseModule("bad", []byte(badModule))
+	require.NoError(t, err)
+	d := tinyDevice(t)
+	d.Prefetch(nil) // nothing to parse
+	d.Prefetch(m)
+	err = d.Load(m.Kernels[0])
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(./bad.cu:12) `sqrt.rp.f32")
+}

@@ -339,6 +339,19 @@ func (d *Device) program(k *kernels.Kernel) (*exec.Program, error) {
 	return p, nil
 }
 
+// Prefetch parses km in the background as this device's first launch of
+// one of its kernels would (the parse is shared, once per module and
+// form), so that it overlaps other start-up work such as loading a graph.
+// Errors are left for that launch to report.
+func (d *Device) Prefetch(km *kernels.Module) {
+	if km == nil {
+		return
+	}
+	timed := d.Mode() != ModeFunctional
+	floatAddLoop, hoist := timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads
+	go func() { _, _ = parsedModule(km, floatAddLoop, hoist) }()
+}
+
 // Load parses k's module (once per module) and prepares k.
 func (d *Device) Load(k *kernels.Kernel) error {
 	d.mu.Lock()

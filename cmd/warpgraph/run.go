@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 	"github.com/warpgraph/warpgraph/sim"
 )
@@ -441,6 +442,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		}
 		o.threads.note(o.progress)
 		defer env.close()
+		prefetchModule(env.dev, a.Name)
 		if env.system == nil {
 			// The heartbeat follows one device; a multi-GPU run has none.
 			watch = newWatch(o)
@@ -694,4 +696,20 @@ func checkSpinBudget(budget int64, target string) error {
 		return badInput("--spin-budget 0 (unbounded) would let a grid that cannot be co-resident hang the GPU: give a budget")
 	}
 	return nil
+}
+
+// prefetchModule starts parsing the kernel module named after the
+// algorithm on a device that can (the simulator), while the graph loads.
+func prefetchModule(dev kernels.Device, name string) {
+	p, ok := dev.(interface{ Prefetch(*kernels.Module) })
+	if !ok {
+		return
+	}
+	go func() {
+		for _, m := range kernels.Modules() {
+			if m.Name == name {
+				p.Prefetch(m)
+			}
+		}
+	}()
 }
