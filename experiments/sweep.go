@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +120,12 @@ type Options struct {
 	// Only simulator points may run in parallel: a GPU timed by several
 	// processes at once measures their interference.
 	Jobs int
+	// Costs, when set, orders the points to run by their expected wall
+	// seconds, longest first (points it does not name go first, as their
+	// cost is unknown; ties keep the plan's order), so that with several
+	// jobs no long point starts last. Rows are recorded in sweep order all
+	// the same. CostsFrom reads it from an earlier sweep's data.csv.
+	Costs map[string]float64
 	// ReportOnly runs nothing: it writes data.csv in sweep order and the
 	// report from the points recorded so far, the README naming the
 	// points of the plan not run yet (a sweep gathered elsewhere, or one
@@ -171,6 +180,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		return nil, err
 	}
 	o.defaults()
+	if o.Costs != nil && !slices.ContainsFunc(points, func(p Point) bool { _, ok := o.Costs[p.Key()]; return ok }) {
+		return nil, fmt.Errorf("%w: none of this sweep's %d points (a data.csv of another experiment, target or configuration?)", ErrCostsNameNoPoint, len(points))
+	}
 	if o.ReportOnly && o.RetryFailed {
 		return nil, fmt.Errorf("a report-only sweep runs nothing, so it cannot retry failed points")
 	}
@@ -243,6 +255,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		}
 		return nil
 	}
+	if o.Costs != nil {
+		longestFirst(todo, o.Costs)
+	}
 	if err := runPoints(ctx, e, todo, o, record); err != nil {
 		return sum, err
 	}
@@ -269,6 +284,43 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// ErrCostsNameNoPoint is Sweep's error for Options.Costs that name none of
+// the plan's points.
+var ErrCostsNameNoPoint = errors.New("the costs to order by name no point of this sweep")
+
+// longestFirst orders points by costs, longest first, the points costs
+// does not name before all others; ties keep their order.
+func longestFirst(points []Point, costs map[string]float64) {
+	cost := func(p Point) float64 {
+		if c, ok := costs[p.Key()]; ok {
+			return c
+		}
+		return math.Inf(1)
+	}
+	sort.SliceStable(points, func(i, j int) bool { return cost(points[i]) > cost(points[j]) })
+}
+
+// CostsFrom reads the wall seconds of an earlier sweep's points from its
+// data.csv (a file or its folder), by point key, for Options.Costs.
+func CostsFrom(path string) (map[string]float64, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, DataFile)
+	}
+	_, rows, err := ReadCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	costs := map[string]float64{}
+	for _, r := range rows {
+		s, err := strconv.ParseFloat(r["wall_seconds"], 64)
+		if err != nil || s < 0 {
+			return nil, fmt.Errorf("%s: point %s has no wall_seconds to order by (%q)", path, r.Key(), r["wall_seconds"])
+		}
+		costs[r.Key()] = s
+	}
+	return costs, nil
 }
 
 // runPoints runs the points, o.Jobs at a time, and records each finished

@@ -553,3 +553,46 @@ func TestSimThreadsAreRecordedBesideTheRows(t *testing.T) {
 	require.ErrorAs(t, err, &in)
 	assert.ErrorContains(t, err, "on the serial engine (--sim-engine serial) and "+shards[0]+" on the parallel window engine (--sim-engine window, the default), whose figures may differ")
 }
+
+// With costs from an earlier sweep, the points run longest first (those
+// the costs do not name before all others, ties in plan order), and
+// data.csv is in sweep order all the same; costs that name none of the
+// plan's points are refused.
+func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
+	dir := t.TempDir()
+	serial := filepath.Join(dir, "serial")
+	_, err := sweep(t, fakeExperiment(nil), simPlan(), serial, context.Background())
+	require.NoError(t, err)
+	_, rows, err := ReadCSV(filepath.Join(serial, DataFile))
+	require.NoError(t, err)
+
+	// Costs for all but the last point: the plan's index as the cost, so
+	// the named points run in reverse plan order after the unnamed one.
+	costs := map[string]float64{}
+	for i, r := range rows[:len(rows)-1] {
+		costs[r.Key()] = float64(i)
+	}
+	var ran []string
+	record := func(ctx context.Context, p Point) error {
+		ran = append(ran, p.Key()) // one job: no lock needed
+		return nil
+	}
+	ordered := filepath.Join(dir, "ordered")
+	_, err = Sweep(context.Background(), fakeExperiment(record), Options{Plan: simPlan(), Out: ordered, Commit: "abc1234", Now: fixedClock, Costs: costs})
+	require.NoError(t, err)
+	want := []string{rows[len(rows)-1].Key()}
+	for i := len(rows) - 2; i >= 0; i-- {
+		want = append(want, rows[i].Key())
+	}
+	assert.Equal(t, want, ran)
+	assert.Equal(t, stable(t, filepath.Join(serial, DataFile)), stable(t, filepath.Join(ordered, DataFile)))
+
+	// CostsFrom reads the same costs from the earlier data.csv.
+	read, err := CostsFrom(serial)
+	require.NoError(t, err)
+	assert.Len(t, read, len(rows))
+
+	_, err = Sweep(context.Background(), fakeExperiment(nil), Options{Plan: simPlan(), Out: filepath.Join(dir, "none"), Costs: map[string]float64{"config=tiny;a=9;b=q": 1}})
+	require.ErrorIs(t, err, ErrCostsNameNoPoint)
+	assert.NoDirExists(t, filepath.Join(dir, "none"), "refused before anything is written")
+}

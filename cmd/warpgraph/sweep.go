@@ -32,6 +32,7 @@ type sweepOptions struct {
 	slurm                       bool
 	shards, jobs                int
 	slurmOpts, slurmBinary      string
+	longestFirst                string
 	threads                     *threadFlags
 }
 
@@ -77,6 +78,7 @@ running anything.`,
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
 	f.BoolVar(&o.reportOnly, "report-only", false, "run nothing: write data.csv in sweep order, the plots and README.md from the points recorded so far (the README lists the points not run yet)")
 	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU, or with --sim-threads N one per N CPUs, at least one); the hardware runs one at a time; --jobs × --sim-threads may not exceed the CPUs")
+	f.StringVar(&o.longestFirst, "longest-first", "", "run the points longest first by their wall seconds in an earlier sweep's data.csv (a file or its folder; points it does not name go first), so that with several --jobs no long point starts last; rows are recorded in sweep order all the same")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
 	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
@@ -155,6 +157,16 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 		return err
 	}
 	o.threads.note(cmd.ErrOrStderr())
+	var costs map[string]float64
+	if o.longestFirst != "" {
+		if o.reportOnly {
+			return badInput("--report-only runs nothing: leave out --longest-first")
+		}
+		var err error
+		if costs, err = experiments.CostsFrom(o.longestFirst); err != nil {
+			return badInput("--longest-first: %v", err)
+		}
+	}
 	if o.slurm {
 		return writeSlurm(cmd, e, o, out)
 	}
@@ -172,10 +184,14 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	// main cancels the context on SIGINT and SIGTERM.
 	sum, err := experiments.Sweep(cmd.Context(), e, experiments.Options{
 		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, SimThreads: simThreads, ReportOnly: o.reportOnly,
+		Costs:    costs,
 		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),
 	})
 	if err != nil {
+		if errors.Is(err, experiments.ErrCostsNameNoPoint) {
+			return badInput("--longest-first %s: %v", o.longestFirst, err)
+		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("sweep %s interrupted: finished points are in %s; rerun the same command to resume", e.Name, filepath.Join(out, experiments.DataFile))
 		}
@@ -307,6 +323,13 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	}
 	if o.jobs != 1 {
 		args = append(args, "--jobs", strconv.Itoa(o.jobs))
+	}
+	if o.longestFirst != "" {
+		costs, err := filepath.Abs(o.longestFirst)
+		if err != nil {
+			return err
+		}
+		args = append(args, "--longest-first", costs)
 	}
 	job := experiments.SlurmJob{Experiment: e.Name, Shards: o.shards, Out: abs, Binary: bin, Workdir: wd,
 		Args: args, Options: experiments.SlurmOptions(o.slurmOpts)}
