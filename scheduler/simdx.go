@@ -164,6 +164,8 @@ func simdxPrepare(e *Enactment) error {
 		}
 		warp := max(e.Dev.Properties().WarpSize, 1)
 		grid = max(1, min(grid, fitCTAs(e.Options.Block, warp, class[0], class[1], class[2])))
+		// The scans before the fused kernel count into grid CTAs' slots.
+		vertexGrid = min(vertexGrid, grid)
 	}
 	b, t := e.Buffers, listTuningOf(e.Variant)
 	threads := grid * e.Options.Block
