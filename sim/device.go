@@ -79,6 +79,7 @@ type options struct {
 	slice       int
 	quietWindow uint64
 	memLimit    uint64
+	boundsCheck bool
 	mode        Mode
 	parallel    bool
 	// threads: WithThreads (-1: not given, the serial engine).
@@ -173,6 +174,14 @@ func WithMonitor(m *Monitor) Option { return func(o *options) { o.monitor = m } 
 // configuration's GlobalMemBytes).
 func WithMemoryLimit(bytes uint64) Option { return func(o *options) { o.memLimit = bytes } }
 
+// WithBoundsCheck has every kernel's global access checked against the
+// bytes its allocation asked for (exec.Memory.SetCheckBounds): the launch
+// then faults at the first access past a buffer's end, into the padding
+// that rounds allocations up or into a neighbour, where the GPU and the
+// default simulation let it pass. It changes no figure of a run that
+// stays in bounds.
+func WithBoundsCheck() Option { return func(o *options) { o.boundsCheck = true } }
+
 // New returns a simulated device with configuration cfg.
 func New(cfg Config, opts ...Option) (*Device, error) {
 	if err := cfg.Validate(); err != nil {
@@ -211,6 +220,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 		}
 	}
 	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemory(o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
+	d.mem.SetCheckBounds(o.boundsCheck)
 	if o.mode == ModeSampled {
 		p := defaultSamplePolicy
 		if o.samplePolicy != nil {

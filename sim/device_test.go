@@ -312,3 +312,39 @@ func TestModulesParsedOncePerProcess(t *testing.T) {
 	assert.Zero(t, held(), "the parse of a collected module is dropped")
 	assert.Nil(t, transient.Value())
 }
+
+// WithBoundsCheck faults an access past the bytes a buffer asked for, here
+// a store into the padding that rounds a 240-byte buffer up to 256, which
+// a run without it (like the GPU) lets pass; in-bounds runs are unchanged.
+func TestBoundsCheckCatchesAnOverrunIntoPadding(t *testing.T) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) {
+			run := func(d *Device, n uint32) (kernels.LaunchStats, error) {
+				stream := lookup(t, "stream")
+				a, b := zeros[float32](t, d, 64), zeros[float32](t, d, 64)
+				c := zeros[float32](t, d, 60)
+				return d.Launch(context.Background(), stream, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(32)}, a, b, c, n)
+			}
+			_, err := run(tinyDevice(t, WithMode(m)), 64)
+			require.NoError(t, err, "without the check the overrun passes")
+			if m == ModeTiming { // the window engine's split accesses too
+				_, err = run(tinyDevice(t, WithMode(m), WithThreads(2), WithBoundsCheck()), 64)
+				assert.ErrorContains(t, err, "address past the end of the 240-byte allocation")
+			}
+
+			_, err = run(tinyDevice(t, WithMode(m), WithBoundsCheck()), 64)
+			var f *kernels.MemoryFaultError
+			require.ErrorAs(t, err, &f)
+			assert.Equal(t, "stream", f.Kernel)
+			assert.Contains(t, f.Detail, "address past the end of the 240-byte allocation")
+			assert.Contains(t, f.Detail, "st.global.f32")
+			assert.Contains(t, f.Detail, "CTA (1,0,0) thread (28,0,0)", "the first lane past c[59]")
+
+			checked, err := run(tinyDevice(t, WithMode(m), WithBoundsCheck()), 60)
+			require.NoError(t, err)
+			unchecked, err := run(tinyDevice(t, WithMode(m)), 60)
+			require.NoError(t, err)
+			assert.Equal(t, unchecked.Cycles, checked.Cycles, "the check changes no figure")
+		})
+	}
+}

@@ -80,6 +80,9 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 			o.threads = defaultEngine()
 		}
 		extra := o.profile.options()
+		if o.checkBounds {
+			extra = append(extra, sim.WithBoundsCheck())
+		}
 		if o.sampleInside > 0 {
 			extra = append(extra, sim.WithSamplingInside(o.sampleInside), sim.WithStretchSlice(o.sampleSlice))
 		}

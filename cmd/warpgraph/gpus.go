@@ -108,6 +108,9 @@ func openSystem(o runOptions) (*deviceEnv, error) {
 			return nil, &inputError{err}
 		}
 		opts := []sim.Option{sim.WithMode(m)}
+		if o.checkBounds {
+			opts = append(opts, sim.WithBoundsCheck())
+		}
 		if o.threads.window() && m != sim.ModeFunctional {
 			// The devices share the host's cores.
 			n := runtime.NumCPU()

@@ -74,6 +74,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"repeat zero", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--repeat", "0"}, "--repeat 0"},
 		{"negative warmup", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--warmup", "-1"}, "--warmup -1"},
 		{"scheduler on cpu", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--scheduler", "bsp"}, "applies to device runs"},
+		{"bounds check on the CPU reference", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--sim-check-bounds"}, "--sim-check-bounds checks the simulator's accesses"},
 		{"unknown scheduler", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "nosuch"}, "unknown scheduler"},
 		{"bin size for bsp", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:bin=16"}, `scheduler bsp has no key "bin"`},
 		{"zero bin size", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "simdx:bin=0"}, "use a whole number in [1, 65536]"},

@@ -33,6 +33,7 @@ type runOptions struct {
 	block, grid        int
 	warmup, repeat     int
 	spinBudget         int64
+	checkBounds        bool
 	perIteration       bool
 	outFile, outFormat string
 	timeout            time.Duration
@@ -193,6 +194,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.grid, "grid", 0, "CTAs of grid-stride and persistent phases (default: as many as can be co-resident)")
 	f.IntVar(&o.warmup, "warmup", 0, "untimed whole runs before the timed ones (device targets)")
 	f.IntVar(&o.repeat, "repeat", 1, "timed whole runs, state reset between them; times are their median (device targets)")
+	f.BoolVar(&o.checkBounds, "sim-check-bounds", false, "simulator: check every kernel access to global memory against the bytes its buffer was allocated with, and fail the launch, naming the thread, the instruction and the buffer, at the first one past a buffer's end (the GPU, and the simulator without this flag, let an overrun into a buffer's padding or a neighbour pass)")
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE, with a header naming the algorithm, graph, source, target and scheduler (--out-format)")
 	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
@@ -290,6 +292,9 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 	}
 	if err := o.checkGPUs(); err != nil {
 		return nil, err
+	}
+	if o.checkBounds && o.target != "sim" {
+		return nil, badInput("--sim-check-bounds checks the simulator's accesses: use it with --target sim")
 	}
 	if o.target == "cpu" {
 		for _, name := range []string{"scheduler", "grid", "warmup", "repeat", "block", "sim-mode", "config", "spin-budget", "heartbeat", "sim-threads", "sim-engine"} {

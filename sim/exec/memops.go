@@ -104,6 +104,11 @@ func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, ui
 			}
 			return nil, 0, w.fault(x, l, x.space, orig, n, reason)
 		}
+		if w.g.mem.checkBounds {
+			if reason := w.g.mem.outsideAllocations(a, un); reason != "" {
+				return nil, 0, w.fault(x, l, x.space, orig, n, reason)
+			}
+		}
 		return data, o, nil
 	case ptx.SpaceShared:
 		sh := w.cta.shared
@@ -217,7 +222,7 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
 			if _, _, err := w.resolve(x, l, a, int(size), false); err != nil {
 				return err
 			}
@@ -262,7 +267,7 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
 			if _, _, err := w.resolve(x, l, a, int(size), true); err != nil {
 				return err
 			}
@@ -395,7 +400,7 @@ func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64,
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		o := a - GlobalBase
-		if a&align != 0 || a < GlobalBase || o >= n || n-o < un || !globalAddr(x, a) {
+		if a&align != 0 || a < GlobalBase || o >= n || n-o < un || !globalAddr(x, a) || w.g.mem.checked(a, un) {
 			return false
 		}
 		vals[l] = load(data, o, size)

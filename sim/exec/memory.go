@@ -39,9 +39,14 @@ type Memory struct {
 	// used is how far into data's array the image has ever reached: the
 	// bytes past it are still the zeros make gave them.
 	used uint64
+	// checkBounds has kernels' global accesses checked against the bytes
+	// each live allocation asked for (SetCheckBounds).
+	checkBounds bool
 }
 
-type span struct{ addr, size uint64 }
+// span is a stretch of the image: size bytes (rounded to AllocAlign) from
+// addr, of which a live allocation asked for the first asked.
+type span struct{ addr, size, asked uint64 }
 
 // NewMemory returns an empty global memory that may grow to limit bytes
 // (0: no limit beyond the host's).
@@ -73,11 +78,11 @@ func (m *Memory) Alloc(n int) (uint64, error) {
 		if f.size == size {
 			m.free = slices.Delete(m.free, i, i+1)
 		} else {
-			m.free[i] = span{f.addr + size, f.size - size}
+			m.free[i] = span{addr: f.addr + size, size: f.size - size}
 		}
 		off := addr - GlobalBase
 		clear(m.data[off : off+size])
-		m.live = insertSpan(m.live, span{addr, size})
+		m.live = insertSpan(m.live, span{addr, size, uint64(n)})
 		return addr, nil
 	}
 	top := uint64(len(m.data))
@@ -86,7 +91,7 @@ func (m *Memory) Alloc(n int) (uint64, error) {
 	}
 	m.grow(size)
 	addr := GlobalBase + top
-	m.live = insertSpan(m.live, span{addr, size})
+	m.live = insertSpan(m.live, span{addr, size, uint64(n)})
 	return addr, nil
 }
 
@@ -139,7 +144,7 @@ func (m *Memory) Free(addr uint64) error {
 	}
 	size := m.live[j].size
 	m.live = slices.Delete(m.live, j, j+1)
-	m.free = insertSpan(m.free, span{addr, size})
+	m.free = insertSpan(m.free, span{addr: addr, size: size})
 	i, _ := findSpan(m.free, addr)
 	// Coalesce with the neighbours.
 	if i+1 < len(m.free) && m.free[i].addr+m.free[i].size == m.free[i+1].addr {
@@ -157,6 +162,39 @@ func (m *Memory) Free(addr uint64) error {
 		m.free = m.free[:len(m.free)-1]
 	}
 	return nil
+}
+
+// SetCheckBounds has kernels' global accesses checked against the live
+// allocations (on) rather than the image (off, the default, as the GPU
+// does): an access that is not inside the bytes one allocation asked for
+// faults, naming the nearest allocation. Allocations are rounded up to
+// AllocAlign, so an overrun into that padding, which the GPU lets pass,
+// is caught too.
+func (m *Memory) SetCheckBounds(on bool) { m.checkBounds = on }
+
+// checked reports whether bounds are checked and the n-byte access at addr
+// fails the check (the fast paths' test; resolve then names the fault).
+func (m *Memory) checked(addr, n uint64) bool {
+	return m.checkBounds && m.outsideAllocations(addr, n) != ""
+}
+
+// outsideAllocations says, for a checked n-byte access at addr, why it is
+// not inside the bytes one live allocation asked for ("" when it is).
+func (m *Memory) outsideAllocations(addr, n uint64) string {
+	i, found := findSpan(m.live, addr)
+	if !found {
+		i--
+	}
+	if i >= 0 {
+		s := m.live[i]
+		if addr+n <= s.addr+s.asked {
+			return ""
+		}
+		if addr < s.addr+s.size {
+			return fmt.Sprintf("address past the end of the %d-byte allocation at %#x (byte %d of it)", s.asked, s.addr, addr-s.addr)
+		}
+	}
+	return "address inside no live allocation"
 }
 
 // hostRange checks that [addr, addr+n) lies inside one live allocation and

@@ -288,7 +288,7 @@ func (w *Warp) checkGlobalLanes(x *xinst, m uint32, base *[32]uint64, store bool
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
 		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase {
+		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
 			if _, _, err := w.resolve(x, l, a, int(size), store); err != nil {
 				return err
 			}
