@@ -66,9 +66,12 @@ func corpus(t *testing.T) []corpusGraph {
 	}
 }
 
+// openSim opens the tiny configuration with every kernel access checked
+// against its buffer's bytes: a kernel that overruns a buffer on some
+// corpus graph fails here, though the GPU would let it pass.
 func openSim(t *testing.T, mode sim.Mode) *sim.Device {
 	t.Helper()
-	dev, err := sim.Open("tiny", sim.WithMode(mode))
+	dev, err := sim.Open("tiny", sim.WithMode(mode), sim.WithBoundsCheck())
 	require.NoError(t, err)
 	t.Cleanup(func() { dev.Close() })
 	return dev
