@@ -139,6 +139,7 @@ func simdxPrepare(e *Enactment) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("%s needs %d registers per thread: CTAs of %d threads instead of %d", push.Name, attrs.RegistersPerThread, fit, e.Options.Block))
 		e.Options.Block = fit
 	}
+	t := listTuningOf(e.Variant)
 	vertexGrid, err := e.gridStrideGrid(push, max(n, 1))
 	if err != nil {
 		return err
@@ -158,16 +159,15 @@ func simdxPrepare(e *Enactment) error {
 		// would need, as launch=fit sizes a list (a skewed graph's medium
 		// and large vertices keep theirs).
 		var class [3]int
-		tuning := listTuningOf(e.Variant)
 		for v := range uint32(n) {
-			class[classOf(e.Problem.Graph.OutDegree(v), tuning)]++
+			class[classOf(e.Problem.Graph.OutDegree(v), t)]++
 		}
 		warp := max(e.Dev.Properties().WarpSize, 1)
 		grid = max(1, min(grid, fitCTAs(e.Options.Block, warp, class[0], class[1], class[2])))
 		// The scans before the fused kernel count into grid CTAs' slots.
 		vertexGrid = min(vertexGrid, grid)
 	}
-	b, t := e.Buffers, listTuningOf(e.Variant)
+	b := e.Buffers
 	threads := grid * e.Options.Block
 	st := &simdxState{grid: grid, vertexGrid: vertexGrid, queued: b.Uint32s(n, "queued stamps"),
 		bins: b.Uint32s(threads*t.BinSize, "thread bins"), binCount: b.Uint32s(threads, "bin counts"),

@@ -321,10 +321,7 @@ func (d *Device) module(k *kernels.Kernel) (*exec.Module, error) {
 	if m, ok := d.mods[k.Module]; ok {
 		return m, nil
 	}
-	// Sampled mode runs timing's form in both of its paths, so that its
-	// functional launches execute the instructions its detailed ones do.
-	timed := d.Mode() != ModeFunctional
-	pm, err := parsedModule(k.Module, timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads)
+	pm, err := d.parse(k.Module)
 	if err != nil {
 		return nil, err
 	}
@@ -349,16 +346,29 @@ func (d *Device) program(k *kernels.Kernel) (*exec.Program, error) {
 	return p, nil
 }
 
+// parse returns km parsed in this device's form (parsedModule: once per
+// module and form). Sampled mode runs timing's form in both of its paths,
+// so that its functional launches execute the instructions its detailed
+// ones do.
+func (d *Device) parse(km *kernels.Module) (*ptx.Module, error) {
+	floatAddLoop, hoist := d.parseForm()
+	return parsedModule(km, floatAddLoop, hoist)
+}
+
+// parseForm is the load-time passes this device's parse applies.
+func (d *Device) parseForm() (floatAddLoop, hoist bool) {
+	timed := d.Mode() != ModeFunctional
+	return timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads
+}
+
 // Prefetch parses km in the background as this device's first launch of
-// one of its kernels would (the parse is shared, once per module and
-// form), so that it overlaps other start-up work such as loading a graph.
-// Errors are left for that launch to report.
+// one of its kernels would (parse), so that it overlaps other start-up
+// work such as loading a graph. Errors are left for that launch to report.
 func (d *Device) Prefetch(km *kernels.Module) {
 	if km == nil {
 		return
 	}
-	timed := d.Mode() != ModeFunctional
-	floatAddLoop, hoist := timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads
+	floatAddLoop, hoist := d.parseForm() // read here: the goroutine touches no device state
 	go func() { _, _ = parsedModule(km, floatAddLoop, hoist) }()
 }
 

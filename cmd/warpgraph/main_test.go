@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/warpgraph/warpgraph/experiments"
+	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
 )
 
@@ -307,4 +308,22 @@ func TestRunJSONResultsAreNumbers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Equal(t, 20.0, res.Results["reached"])
 	assert.Equal(t, 7.0, res.Results["max_depth"])
+}
+
+// run prefetches the module named after the algorithm (prefetchModule):
+// every algorithm with GPU kernels has one, by the catalog's convention
+// (kernels/<algorithm>.cu).
+func TestEveryDeviceAlgorithmHasItsModule(t *testing.T) {
+	modules := map[string]bool{}
+	for _, m := range kernels.Modules() {
+		modules[m.Name] = true
+	}
+	for _, name := range scheduler.AlgorithmNames() {
+		a, err := scheduler.LookupAlgorithm(name)
+		require.NoError(t, err)
+		if a.Setups == nil {
+			continue
+		}
+		assert.True(t, modules[name], "no kernel module %s.ptx for algorithm %s", name, name)
+	}
 }

@@ -181,12 +181,7 @@ func (m *Memory) checked(addr, n uint64) bool {
 // outsideAllocations says, for a checked n-byte access at addr, why it is
 // not inside the bytes one live allocation asked for ("" when it is).
 func (m *Memory) outsideAllocations(addr, n uint64) string {
-	i, found := findSpan(m.live, addr)
-	if !found {
-		i--
-	}
-	if i >= 0 {
-		s := m.live[i]
+	if s, ok := m.liveBelow(addr); ok {
 		if addr+n <= s.addr+s.asked {
 			return ""
 		}
@@ -195,6 +190,19 @@ func (m *Memory) outsideAllocations(addr, n uint64) string {
 		}
 	}
 	return "address inside no live allocation"
+}
+
+// liveBelow returns the live allocation starting last at or below addr:
+// the one that holds addr, if any does.
+func (m *Memory) liveBelow(addr uint64) (span, bool) {
+	i, found := findSpan(m.live, addr)
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return span{}, false
+	}
+	return m.live[i], true
 }
 
 // hostRange checks that [addr, addr+n) lies inside one live allocation and
@@ -209,12 +217,7 @@ func (m *Memory) hostRange(addr uint64, n int, what string) (uint64, error) {
 	if n == 0 {
 		return addr - GlobalBase, nil
 	}
-	// The allocation containing addr is the last one starting at or below.
-	i, found := findSpan(m.live, addr)
-	if !found {
-		i--
-	}
-	if i < 0 || addr+uint64(n) > m.live[i].addr+m.live[i].size {
+	if s, ok := m.liveBelow(addr); !ok || addr+uint64(n) > s.addr+s.size {
 		return 0, fmt.Errorf("%s of %d bytes at %#x: not inside one live allocation", what, n, addr)
 	}
 	return addr - GlobalBase, nil
