@@ -355,7 +355,7 @@ func (d *Device) parse(km *kernels.Module) (*ptx.Module, error) {
 	return parsedModule(km, floatAddLoop, hoist)
 }
 
-// parseForm is the load-time passes this device's parse applies.
+// parseForm returns the load-time passes this device's parse applies.
 func (d *Device) parseForm() (floatAddLoop, hoist bool) {
 	timed := d.Mode() != ModeFunctional
 	return timed && d.cfg.SM.SharedFloatAddLoop, timed && d.cfg.SM.HoistLoads
