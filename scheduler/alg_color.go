@@ -87,7 +87,7 @@ func setupColor(g *graph.Graph, _ Params) (*Problem, error) {
 		// A colouring task is short (one pass over the neighbours' colours),
 		// so CTA workers pop several at once; with the first tasks in
 		// bit-reversed order 128 beats 512 (results/beyond-gunrock/colour-order).
-		Tasks:  TaskSettings{Fetch: 128, WorkCounted: true},
+		Tasks:  TaskSettings{Fetch: 128, WorkCounted: true, ResidentCTAWorkers: true},
 		Module: module,
 	}, nil
 }

@@ -13,7 +13,7 @@ import (
 // in device memory, workers that pop FETCH tasks with one atomic and push
 // what they activate, and no barrier between levels or sweeps.
 //
-//	mode=persistent  one launch of a co-resident grid; the workers detect
+//	mode=persistent  one launch of co-resident workers; the workers detect
 //	                 termination themselves (a pending-task counter), under
 //	                 the spin protocol.
 //	mode=discrete    one launch per queue generation (the tasks the previous
@@ -22,6 +22,8 @@ import (
 //	                 or a warp with one task per lane.
 //	fetch=auto|N     tasks per pop; auto is 32 (measured best on the H100),
 //	                 or the problem's Tasks.Fetch for CTA workers (colouring).
+//	launch=fit|grid  persistent workers: as many as the graph's vertices
+//	                 could keep busy at once, or the co-resident grid.
 //
 // Buckets (delta-stepping, coreness's levels) run on the host's bucket loop:
 // an admission launch queues the bucket's first tasks, the workers drain
@@ -53,6 +55,8 @@ func init() {
 				Default: strconv.Itoa(atosDefaultBackoffDoublings), Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxBackoffDoublings, Whole: true}},
 			{Name: "capacity", About: "the task queue's capacity in tasks, an overflow then failing the run; 0: sized from the graph, doubled and the run restarted on overflow",
 				Default: "0", Quiet: true, Range: &KeyRange{Min: 0, Max: atosMaxCapacity, Whole: true}},
+			{Name: "launch", About: "persistent workers: fit launches the CTAs of workers that the graph's vertices could keep busy at once (vertices ÷ (fetch × workers a CTA), rounded up; at most the co-resident grid; colouring's CTA workers keep the co-resident grid, measured faster), grid launches the co-resident grid",
+				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			pullFractionKey,
 		},
 		Forms:    []Form{Tasks, ACC},
@@ -72,6 +76,7 @@ func init() {
 			"atos:mode=discrete,fetch=512",
 			"atos:local=on",
 			"atos:local=on,dedup=off",
+			"atos:launch=grid",
 		},
 	})
 }
@@ -387,6 +392,9 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 		return nil, err
 	}
 	grid := limit
+	if e.Variant.Get("launch") == "fit" && (e.Variant.Get("worker") == "warp" || !e.Problem.Tasks.ResidentCTAWorkers) {
+		grid = atosFitCTAs(e, limit)
+	}
 	if g := e.Options.Grid; g > 0 {
 		if g > limit {
 			// The device cannot hold the launch: a launch-resource error
@@ -424,6 +432,23 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 		return nil, fmt.Errorf("persistent workers %s left with %d tasks pending and no abort: the queue's termination protocol is broken", k.Name, control[atosPending])
 	}
 	return control, nil
+}
+
+// atosFitCTAs is launch=fit's grid of persistent workers: with deduplicated
+// tasks at most one task a vertex waits at a time, so workers past
+// vertices ÷ (fetch × workers a CTA) could never all hold a full pop; they
+// would only poll the queue. At most limit, the co-resident grid.
+func atosFitCTAs(e *Enactment, limit int) int {
+	perCTA := atosFetch(e) * atosWorkersPerCTA(e)
+	return max(1, min(limit, (e.Problem.Graph.NumVertices()+perCTA-1)/perCTA))
+}
+
+// atosWorkersPerCTA is how many workers a CTA holds: one, or a warp each.
+func atosWorkersPerCTA(e *Enactment) int {
+	if e.Variant.Get("worker") == "warp" {
+		return e.Options.Block / e.Dev.Properties().WarpSize
+	}
+	return 1
 }
 
 // atosDiscrete launches one kernel per generation of the queue.
@@ -470,10 +495,7 @@ func atosGenerations(e *Enactment, begin, end, generation int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	workersPerCTA := 1
-	if e.Variant.Get("worker") == "warp" {
-		workersPerCTA = e.Options.Block / e.Dev.Properties().WarpSize
-	}
+	workersPerCTA := atosWorkersPerCTA(e)
 	for ; begin < end; generation++ {
 		if err := e.iterationLimit(generation); err != nil {
 			return 0, err

@@ -281,3 +281,48 @@ func TestAtosBuckets(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorContains(t, atosSupports(a, v), "local_rounds=8 is for local=on")
 }
+
+// Persistent workers under launch=fit (the default) are as many as the
+// graph's vertices could keep busy at once: vertices ÷ (fetch × workers a
+// CTA) CTAs; launch=grid, and colouring's CTA workers, fill the device.
+func TestAtosPersistentWorkersFitTheGraph(t *testing.T) {
+	dev, err := sim.Open("h100", sim.WithMode(sim.ModeFunctional))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	k, err := kernels.Lookup("bfs_atos_cta_persist")
+	require.NoError(t, err)
+	limit, err := CoResidentGrid(dev, k, 256, 0)
+	require.NoError(t, err)
+	const spec = "rmat:scale=12+perm=1" // 4,096 vertices
+	for _, c := range []struct {
+		algo, variant string
+		ctas          int
+	}{
+		{"bfs", "atos", 4096 / 32},
+		{"bfs", "atos:fetch=128", 4096 / 128},
+		{"bfs", "atos:worker=warp", 4096 / (32 * 8)},
+		{"sssp", "atos:worker=warp,fetch=128", 4096 / (128 * 8)},
+		{"color", "atos:worker=warp", 4096 / (32 * 8)},
+		{"bfs", "atos:launch=grid", limit},
+		{"color", "atos", -1},
+	} {
+		rec := &launchGrids{Device: dev, grids: map[string][]int{}}
+		res, err := atosEnact(t, rec, c.algo, c.variant, spec, RunOptions{Block: 256})
+		require.NoError(t, err, c.variant)
+		require.NoError(t, res.Validation.Err(), c.variant)
+		var persist []int
+		for name, grids := range rec.grids {
+			if strings.HasSuffix(name, "_persist") {
+				persist = append(persist, grids...)
+				if c.ctas < 0 {
+					k, err := kernels.Lookup(name)
+					require.NoError(t, err)
+					c.ctas, err = CoResidentGrid(dev, k, 256, 0)
+					require.NoError(t, err)
+				}
+			}
+		}
+		require.Len(t, persist, 1, "%s %s: one persistent launch: %v", c.algo, c.variant, rec.grids)
+		assert.Equal(t, c.ctas, persist[0], "%s %s", c.algo, c.variant)
+	}
+}

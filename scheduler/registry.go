@@ -647,6 +647,11 @@ type TaskSettings struct {
 	// WorkCounted says the measure of work done is the count the kernels
 	// keep (colour assignments), not the edges they walk.
 	WorkCounted bool
+	// ResidentCTAWorkers keeps persistent CTA workers on the co-resident
+	// grid under launch=fit, for a problem whose tasks the queue does not
+	// deduplicate and whose CTA workers measured faster with every slot
+	// filled (colouring: results/atos-launch).
+	ResidentCTAWorkers bool
 	// Prelude, when set, is the problem's own first phase, run before the
 	// workers start in every run (timed), with state its Prepare set up
 	// once (untimed); its frontier is the first tasks: PageRank's residual
