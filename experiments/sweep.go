@@ -302,23 +302,27 @@ func longestFirst(points []Point, costs map[string]float64) {
 	sort.SliceStable(points, func(i, j int) bool { return cost(points[i]) > cost(points[j]) })
 }
 
-// CostsFrom reads the wall seconds of an earlier sweep's points from its
-// data.csv (a file or its folder), by point key, for Options.Costs.
-func CostsFrom(path string) (map[string]float64, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, DataFile)
-	}
-	_, rows, err := ReadCSV(path)
-	if err != nil {
-		return nil, err
-	}
+// CostsFrom reads the wall seconds of earlier sweeps' points from their
+// data.csv files (each a file or its folder), by point key, for
+// Options.Costs; a later file's figure for a point replaces an earlier
+// one's.
+func CostsFrom(paths ...string) (map[string]float64, error) {
 	costs := map[string]float64{}
-	for _, r := range rows {
-		s, err := strconv.ParseFloat(r["wall_seconds"], 64)
-		if err != nil || s < 0 {
-			return nil, fmt.Errorf("%s: point %s has no wall_seconds to order by (%q)", path, r.Key(), r["wall_seconds"])
+	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			path = filepath.Join(path, DataFile)
 		}
-		costs[r.Key()] = s
+		_, rows, err := ReadCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			s, err := strconv.ParseFloat(r["wall_seconds"], 64)
+			if err != nil || s < 0 {
+				return nil, fmt.Errorf("%s: point %s has no wall_seconds to order by (%q)", path, r.Key(), r["wall_seconds"])
+			}
+			costs[r.Key()] = s
+		}
 	}
 	return costs, nil
 }

@@ -587,10 +587,30 @@ func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
 	assert.Equal(t, want, ran)
 	assert.Equal(t, stable(t, filepath.Join(serial, DataFile)), stable(t, filepath.Join(ordered, DataFile)))
 
-	// CostsFrom reads the same costs from the earlier data.csv.
+	// CostsFrom reads the same costs from the earlier data.csv; of several
+	// files, a later one's figure for a point replaces an earlier one's.
 	read, err := CostsFrom(serial)
 	require.NoError(t, err)
 	assert.Len(t, read, len(rows))
+	header, rows, err := ReadCSV(filepath.Join(serial, DataFile))
+	require.NoError(t, err)
+	first := rows[0]
+	first["wall_seconds"] = "123.5"
+	later := filepath.Join(dir, "later")
+	require.NoError(t, os.MkdirAll(later, 0o755))
+	f, err := os.Create(filepath.Join(later, DataFile))
+	require.NoError(t, err)
+	require.NoError(t, writeCSV(f, header, []Row{first}))
+	require.NoError(t, f.Close())
+	both, err := CostsFrom(serial, later)
+	require.NoError(t, err)
+	assert.Len(t, both, len(rows))
+	assert.Equal(t, 123.5, both[first.Key()])
+	assert.Equal(t, read[rows[1].Key()], both[rows[1].Key()])
+	reversed, err := CostsFrom(later, serial)
+	require.NoError(t, err)
+	assert.Equal(t, read[first.Key()], reversed[first.Key()])
+	assert.NotEqual(t, 123.5, reversed[first.Key()])
 
 	_, err = Sweep(context.Background(), fakeExperiment(nil), Options{Plan: simPlan(), Out: filepath.Join(dir, "none"), Costs: map[string]float64{"config=tiny;a=9;b=q": 1}})
 	require.ErrorIs(t, err, ErrCostsNameNoPoint)

@@ -32,7 +32,7 @@ type sweepOptions struct {
 	slurm                       bool
 	shards, jobs                int
 	slurmOpts, slurmBinary      string
-	longestFirst                string
+	longestFirst                []string
 	threads                     *threadFlags
 }
 
@@ -78,7 +78,7 @@ running anything.`,
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
 	f.BoolVar(&o.reportOnly, "report-only", false, "run nothing: write data.csv in sweep order, the plots and README.md from the points recorded so far (the README lists the points not run yet)")
 	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU, or with --sim-threads N one per N CPUs, at least one); the hardware runs one at a time; --jobs × --sim-threads may not exceed the CPUs")
-	f.StringVar(&o.longestFirst, "longest-first", "", "run the points longest first by their wall seconds in an earlier sweep's data.csv (a file or its folder; points it does not name go first), so that with several --jobs no long point starts last; rows are recorded in sweep order all the same")
+	f.StringArrayVar(&o.longestFirst, "longest-first", nil, "run the points longest first by their wall seconds in earlier sweeps' data.csv (a file or its folder; repeatable, a later file's figure for a point replacing an earlier one's; points none names go first), so that with several --jobs no long point starts last; rows are recorded in sweep order all the same")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
 	f.StringVar(&o.slurmOpts, "slurm-opts", "", "with --slurm: sbatch options, e.g. \"--partition=gpu --time=02:00:00 --gres=gpu:1\"")
@@ -158,12 +158,12 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	}
 	o.threads.note(cmd.ErrOrStderr())
 	var costs map[string]float64
-	if o.longestFirst != "" {
+	if len(o.longestFirst) > 0 {
 		if o.reportOnly {
 			return badInput("--report-only runs nothing: leave out --longest-first")
 		}
 		var err error
-		if costs, err = experiments.CostsFrom(o.longestFirst); err != nil {
+		if costs, err = experiments.CostsFrom(o.longestFirst...); err != nil {
 			return badInput("--longest-first: %v", err)
 		}
 	}
@@ -190,7 +190,7 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	})
 	if err != nil {
 		if errors.Is(err, experiments.ErrCostsNameNoPoint) {
-			return badInput("--longest-first %s: %v", o.longestFirst, err)
+			return badInput("--longest-first %s: %v", strings.Join(o.longestFirst, ", "), err)
 		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("sweep %s interrupted: finished points are in %s; rerun the same command to resume", e.Name, filepath.Join(out, experiments.DataFile))
@@ -324,8 +324,8 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	if o.jobs != 1 {
 		args = append(args, "--jobs", strconv.Itoa(o.jobs))
 	}
-	if o.longestFirst != "" {
-		costs, err := filepath.Abs(o.longestFirst)
+	for _, path := range o.longestFirst {
+		costs, err := filepath.Abs(path)
 		if err != nil {
 			return err
 		}
