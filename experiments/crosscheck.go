@@ -141,11 +141,7 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 	byName := map[string]*crossExperiment{}
 	var order []string
 	for _, in := range o.Inputs {
-		path := in
-		if st, err := os.Stat(in); err == nil && st.IsDir() {
-			path = filepath.Join(in, DataFile)
-		}
-		_, rows, err := ReadCSV(path)
+		path, rows, err := readData(in)
 		if err != nil {
 			return nil, err
 		}

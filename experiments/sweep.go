@@ -308,11 +308,8 @@ func longestFirst(points []Point, costs map[string]float64) {
 // one's.
 func CostsFrom(paths ...string) (map[string]float64, error) {
 	costs := map[string]float64{}
-	for _, path := range paths {
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			path = filepath.Join(path, DataFile)
-		}
-		_, rows, err := ReadCSV(path)
+	for _, in := range paths {
+		path, rows, err := readData(in)
 		if err != nil {
 			return nil, err
 		}
@@ -325,6 +322,17 @@ func CostsFrom(paths ...string) (map[string]float64, error) {
 		}
 	}
 	return costs, nil
+}
+
+// readData reads a sweep's rows from in, its data.csv or the folder that
+// holds it, and returns the file's path with them.
+func readData(in string) (string, []Row, error) {
+	path := in
+	if st, err := os.Stat(in); err == nil && st.IsDir() {
+		path = filepath.Join(in, DataFile)
+	}
+	_, rows, err := ReadCSV(path)
+	return path, rows, err
 }
 
 // runPoints runs the points, o.Jobs at a time, and records each finished
