@@ -11,6 +11,47 @@ import (
 // words any one bank must serve (lanes on the same word share one read, a
 // broadcast). It also returns the most lanes that named one address.
 func bankDegree(m *exec.MemAccess, lanes uint32, banks, width int) (degree, sameAddr int) {
+	if d, s, ok := bankDegreeCommon(m, lanes, banks, width); ok {
+		return d, s
+	}
+	return bankDegreeSorted(m, lanes, banks, width)
+}
+
+// bankDegreeCommon is bankDegree for the two common shapes, without
+// sorting: every lane within one word, each in a bank of its own (degree
+// 1, no address shared), or every lane on one address (degree 1, all
+// lanes on it). ok is false for any other access.
+func bankDegreeCommon(m *exec.MemAccess, lanes uint32, banks, width int) (degree, sameAddr int, ok bool) {
+	if lanes == 0 || banks > 64 {
+		return 0, 0, false
+	}
+	size, bw, mask := uint64(max(m.Size, 1)), uint64(width), uint64(banks-1)
+	first := m.Addr[bits.TrailingZeros32(lanes)]
+	var seen uint64
+	distinct, same := true, true
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		a := m.Addr[bits.TrailingZeros32(mm)]
+		w := a / bw
+		if w != (a+size-1)/bw {
+			return 0, 0, false // the lane spans several words
+		}
+		b := uint64(1) << (w & mask)
+		distinct = distinct && seen&b == 0
+		same = same && a == first
+		if !distinct && !same {
+			return 0, 0, false
+		}
+		seen |= b
+	}
+	if distinct {
+		return 1, 1, true
+	}
+	return 1, bits.OnesCount32(lanes), true
+}
+
+// bankDegreeSorted is bankDegree for any access: the lanes' words and
+// addresses sorted and counted.
+func bankDegreeSorted(m *exec.MemAccess, lanes uint32, banks, width int) (degree, sameAddr int) {
 	size := uint64(max(m.Size, 1))
 	bw := uint64(width)
 	var buf [4 * exec.WarpSize]uint64

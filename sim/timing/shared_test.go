@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,6 +48,42 @@ func TestBankDegree(t *testing.T) {
 			assert.Equal(t, tc.shared, s, "most lanes on one address")
 		})
 	}
+}
+
+// The shortcut for the common shapes gives what counting every word
+// gives, on random accesses of every shape: lanes, sizes, strides,
+// broadcasts and mixes of them.
+func TestBankDegreeShortcutAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	shortcuts := 0
+	for range 20000 {
+		size := []int{1, 2, 4, 8, 16}[rng.IntN(5)]
+		mask := rng.Uint32()
+		if rng.IntN(4) == 0 {
+			mask = ^uint32(0)
+		}
+		base, stride := uint64(rng.IntN(64)*size), uint64(rng.IntN(5)*size)
+		broadcast := rng.IntN(8) == 0
+		m := access(exec.MemLoad, size, mask, func(l int) uint64 {
+			if broadcast {
+				return base
+			}
+			if rng.IntN(16) == 0 {
+				return uint64(rng.IntN(512) * size)
+			}
+			return base + uint64(l)*stride
+		})
+		d, s := bankDegreeSorted(m, mask, 32, 4)
+		gotD, gotS := bankDegree(m, mask, 32, 4)
+		if _, _, ok := bankDegreeCommon(m, mask, 32, 4); ok {
+			shortcuts++
+		}
+		if d != gotD || s != gotS {
+			t.Fatalf("size %d mask %#x addresses %v: sorted gives (%d, %d), bankDegree (%d, %d)", size, mask, m.Addr, d, s, gotD, gotS)
+		}
+	}
+	assert.Greater(t, shortcuts, 2000, "the shortcut was taken")
+	assert.Less(t, shortcuts, 18000, "the sorted count was needed")
 }
 
 // sharedSM returns SM 0 of a test GPU with the given atomic model.
