@@ -648,9 +648,8 @@ type TaskSettings struct {
 	// keep (colour assignments), not the edges they walk.
 	WorkCounted bool
 	// ResidentCTAWorkers keeps persistent CTA workers on the co-resident
-	// grid under launch=fit, for a problem whose tasks the queue does not
-	// deduplicate and whose CTA workers measured faster with every slot
-	// filled (colouring: results/atos-launch).
+	// grid under launch=fit, for a problem whose CTA workers measured
+	// faster with every slot filled (colouring: results/atos-launch).
 	ResidentCTAWorkers bool
 	// Prelude, when set, is the problem's own first phase, run before the
 	// workers start in every run (timed), with state its Prepare set up
