@@ -439,16 +439,18 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 // vertices ÷ (fetch × workers a CTA) could never all hold a full pop; they
 // would only poll the queue. At most limit, the co-resident grid.
 func atosFitCTAs(e *Enactment, limit int) int {
-	perCTA := atosFetch(e) * atosWorkersPerCTA(e)
+	perCTA := atosTasksPerCTA(e)
 	return max(1, min(limit, (e.Problem.Graph.NumVertices()+perCTA-1)/perCTA))
 }
 
-// atosWorkersPerCTA is how many workers a CTA holds: one, or a warp each.
-func atosWorkersPerCTA(e *Enactment) int {
+// atosTasksPerCTA is how many tasks one pop of each of a CTA's workers
+// takes: fetch, times a warp's worth of workers a CTA under worker=warp.
+func atosTasksPerCTA(e *Enactment) int {
+	workers := 1
 	if e.Variant.Get("worker") == "warp" {
-		return e.Options.Block / e.Dev.Properties().WarpSize
+		workers = e.Options.Block / e.Dev.Properties().WarpSize
 	}
-	return 1
+	return e.State.(*atosState).fetch * workers
 }
 
 // atosDiscrete launches one kernel per generation of the queue.
@@ -495,7 +497,7 @@ func atosGenerations(e *Enactment, begin, end, generation int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	workersPerCTA := atosWorkersPerCTA(e)
+	perCTA := atosTasksPerCTA(e)
 	for ; begin < end; generation++ {
 		if err := e.iterationLimit(generation); err != nil {
 			return 0, err
@@ -503,7 +505,7 @@ func atosGenerations(e *Enactment, begin, end, generation int) (int, error) {
 		tasks := end - begin
 		grid := e.Options.Grid
 		if grid == 0 {
-			grid = max(1, min(limit, (tasks+st.fetch*workersPerCTA-1)/(st.fetch*workersPerCTA)))
+			grid = max(1, min(limit, (tasks+perCTA-1)/perCTA))
 		}
 		it := IterationStats{Iteration: len(e.iterations), Phases: "discrete", Direction: "push", FrontierIn: tasks}
 		args := append(e.accArgs(e.out, generation), st.items, uint32(st.capacity), st.control, st.queuedFlags(e), uint32(st.fetch), uint32(0),
