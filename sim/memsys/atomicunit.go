@@ -68,7 +68,10 @@ type atomicUnit struct {
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
-	lastLine       uint64  // the line of the last request booked (noLine: none)
+	// openLines are the lines of the last requests booked, most recent
+	// first (noLine: none yet); a request on one of them pays
+	// sameLineCycles per lane.
+	openLines      []uint64
 	lineLoadCycles float64 // how long the first load behind an atomic holds its line (0: loads pass)
 	// lineLoadExtraCycles is what each further load queued behind the
 	// same atomics adds.
@@ -183,10 +186,9 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	finish := slot
 	perLane := u.sameAddrCycles
 	if line := u.lineOf(req.SectorAddress); u.sameLineCycles > 0 {
-		if line == u.lastLine {
+		if u.openLine(line) {
 			perLane = u.sameLineCycles
 		}
-		u.lastLine = line
 	}
 	afterLoads := math.Max(slot, u.loadHeldUntil(req.SectorAddress))
 	for _, op := range req.Ops {
@@ -259,8 +261,23 @@ func (u *atomicUnit) loadHeldUntil(addr uint64) float64 {
 	return u.loadHeld[u.lineOf(addr)]
 }
 
+// openLine reports whether line is among the unit's open lines and makes
+// it the most recent, opening it in place of the least recent if it was
+// not.
+func (u *atomicUnit) openLine(line uint64) bool {
+	open := u.openLines
+	i := 0
+	for i < len(open)-1 && open[i] != line {
+		i++
+	}
+	hit := open[i] == line
+	copy(open[1:i+1], open[:i])
+	open[0] = line
+	return hit
+}
+
 // lineOf is the address of addr's line, the key of lineBusy and loadHeld
-// (and, compared with lastLine, of the same-line cost).
+// (and, compared with the open lines, of the same-line cost).
 func (u *atomicUnit) lineOf(addr uint64) uint64 { return addr / u.lineBytes * u.lineBytes }
 
 // markLineBusy records that addr's line is busy until free.

@@ -243,7 +243,7 @@ func (b Builder) buildSlices(s *System) {
 			WithDirectoryLatency(0).
 			WithBankLatency(0).
 			WithLowModuleFinder(&mem.SingleLowModuleFinder{LowModule: dramPort})
-		if cfg.L2Hash != L2HashXOR {
+		if cfg.L2Hash == L2HashLinear || cfg.L2Hash == "" {
 			// The directory strips the slice's bits from a linearly
 			// interleaved address to index its sets; under the XOR hash
 			// it indexes by the whole line address (the slice's lines are
@@ -323,7 +323,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		c.tags[i] = noTag
 	}
 	numSets := c.numSets
-	if cfg.L2Hash == L2HashXOR {
+	if cfg.L2Hash != L2HashLinear && cfg.L2Hash != "" {
 		// The hash spreads a slice's lines itself: index by the line.
 		c.setOf = func(lineAddr uint64) uint64 { return (lineAddr >> c.lineShift) % numSets }
 	} else {
@@ -392,7 +392,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		sameAddrCycles:      cfg.AtomicSameAddressCycles,
 		sameLineCycles:      cfg.AtomicSameLineCycles,
 		lineBytes:           uint64(cfg.LineSizeBytes),
-		lastLine:            noLine,
+		openLines:           openLines(cfg.AtomicOpenLines),
 		sectorPasses:        cfg.AtomicModel == AtomicSector,
 		waitingForL2:        make(map[uint64]*AtomicReq),
 		addrFree:            make(map[uint64]float64),
@@ -576,3 +576,13 @@ func (f lineFolder) ConvertInternalToExternal(internal uint64) uint64 {
 type sliceFinder struct{ s *System }
 
 func (f sliceFinder) Find(address uint64) sim.Port { return f.s.l2PortFor(address) }
+
+// openLines is an atomic unit's list of open lines, n of them (at least
+// one), none open yet.
+func openLines(n int) []uint64 {
+	lines := make([]uint64, max(n, 1))
+	for i := range lines {
+		lines[i] = noLine
+	}
+	return lines
+}

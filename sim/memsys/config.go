@@ -37,6 +37,7 @@ const (
 const (
 	L2HashLinear = "linear"
 	L2HashXOR    = "xor"
+	L2HashMix    = "mix"
 	AtomicLane   = "lane"
 	AtomicSector = "sector"
 )
@@ -180,6 +181,11 @@ type Config struct {
 	// (many SMs on many lines) pay the full cost per lane. 0: no such
 	// distinction (AtomicSameAddressCycles always).
 	AtomicSameLineCycles float64 `yaml:"atomic_same_line_cycles"`
+	// AtomicOpenLines is how many lines an atomic unit keeps at hand for
+	// AtomicSameLineCycles: a request on one of the last this many lines it
+	// served (least recently used out) chains at the same-line cost. 0 or
+	// 1: the previous request's line only.
+	AtomicOpenLines int `yaml:"atomic_open_lines"`
 	// AtomicLineLoadCycles makes a line with atomics booked on it one queue
 	// for strong loads too: a strong load (volatile, relaxed or acquire: it
 	// bypasses L1) that hits in the slice while the atomic unit has work
@@ -334,9 +340,9 @@ func (c Config) Validate() error {
 		bad("l2_model must be %q or %q, got %q", L2Sectored, L2AkitaWriteback, c.L2Model)
 	}
 	switch c.L2Hash {
-	case "", L2HashLinear, L2HashXOR:
+	case "", L2HashLinear, L2HashXOR, L2HashMix:
 	default:
-		bad("l2_hash must be %q or %q, got %q", L2HashLinear, L2HashXOR, c.L2Hash)
+		bad("l2_hash must be %q, %q or %q, got %q", L2HashLinear, L2HashXOR, L2HashMix, c.L2Hash)
 	}
 	switch c.AtomicModel {
 	case "", AtomicLane, AtomicSector:
@@ -363,6 +369,9 @@ func (c Config) Validate() error {
 	}
 	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles, "no hold")
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
+	if c.AtomicOpenLines < 0 || c.AtomicOpenLines > 64 {
+		bad("atomic_open_lines must be between 0 and 64, got %d", c.AtomicOpenLines)
+	}
 	nonNegative("atomic_line_load_cycles", c.AtomicLineLoadCycles, "loads pass the atomics")
 	nonNegative("atomic_line_load_extra_cycles", c.AtomicLineLoadExtraCycles, "a queued load's followers cost nothing")
 	if c.L2Partitions < 0 || (c.L2Slices > 0 && c.L2Partitions > c.L2Slices) {

@@ -38,6 +38,44 @@ func TestXORHashSpreadsPowerOfTwoStrides(t *testing.T) {
 	assert.Equal(t, 0, sliceOf(cfg, 12345678), "one slice")
 }
 
+// TestMixHashCollidesLikeRandomDraws: the mix hash puts a few consecutive
+// chunks on one slice, as drawing each chunk's slice at random would (the
+// H100's atomic-occupancy curve follows such collisions), where the XOR
+// hash walks the first 80 chunks over 80 slices; over many chunks it
+// still spreads evenly, also at power-of-two strides.
+func TestMixHashCollidesLikeRandomDraws(t *testing.T) {
+	cfg := Config{L2Slices: 80, L2InterleaveBytes: 256}
+	mostOnOneSlice := func(hash string, chunks uint64) int {
+		cfg.L2Hash = hash
+		count := map[int]int{}
+		most := 0
+		for c := range chunks {
+			count[sliceOf(cfg, c*256)]++
+			most = max(most, count[sliceOf(cfg, c*256)])
+		}
+		return most
+	}
+	assert.Equal(t, 1, mostOnOneSlice(L2HashXOR, 80))
+	assert.GreaterOrEqual(t, mostOnOneSlice(L2HashMix, 80), 3, "80 chunks at random on 80 slices: the busiest holds about 4")
+	assert.LessOrEqual(t, mostOnOneSlice(L2HashMix, 80), 7)
+	cfg.L2Hash = L2HashMix
+	count := make([]int, 80)
+	for chunk := range uint64(80 * 256) {
+		count[sliceOf(cfg, chunk*256)]++
+	}
+	for s, n := range count {
+		assert.InDelta(t, 256, n, 64, "slice %d's share of 20480 consecutive chunks", s)
+	}
+	for stride := uint64(512); stride <= 1<<24; stride *= 2 {
+		seen := map[int]bool{}
+		for b := range uint64(264) {
+			seen[sliceOf(cfg, b*stride)] = true
+		}
+		assert.GreaterOrEqual(t, len(seen), 70, "stride %d under the mix hash", stride)
+	}
+	assert.Equal(t, sliceOf(cfg, 1<<40+4096), sliceOf(cfg, 1<<40+4096+255), "one chunk, one slice")
+}
+
 // TestAtomicSectorModelServesDistinctWordsTogether: in the sector model a
 // request on eight distinct words costs one pass, while 32 lanes on one
 // word follow one another.
@@ -87,6 +125,37 @@ func TestAtomicSameLineChainsFaster(t *testing.T) {
 	sm.atomic(lineA, word(lineA))
 	r.run(t)
 	assert.Equal(t, []uint64{slow, slow}, r.latencies(0)[1:])
+}
+
+// TestAtomicOpenLinesKeepAlternatingLinesFast: with atomic_open_lines 2 a
+// unit alternating between two lines chains both at the same-line cost
+// once each is open; with one open line (the default) every switch pays
+// atomic_same_address_cycles.
+func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
+	run := func(open int) []uint64 {
+		cfg := testConfig()
+		cfg.AtomicModel = AtomicSector
+		cfg.AtomicSameAddressCycles = 10
+		cfg.AtomicSameLineCycles = 2
+		cfg.AtomicOpenLines = open
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.serial = true
+		sm.read(lineA, 0xf)
+		sm.read(lineB, 0xf)
+		word := func(line uint64) AtomicOp { return AtomicOp{Address: line + 8, Lanes: 32} }
+		for _, line := range []uint64{lineA, lineA, lineB, lineA, lineB} {
+			sm.atomic(line, word(line))
+		}
+		r.run(t)
+		return r.latencies(0)[2:]
+	}
+	cfg := testConfig()
+	slow := uint64(cfg.AtomicLatency) + 31*10
+	fast := uint64(cfg.AtomicLatency) + 31*2
+	assert.Equal(t, []uint64{slow, fast, slow, slow, slow}, run(0))
+	assert.Equal(t, []uint64{slow, fast, slow, slow, slow}, run(1))
+	assert.Equal(t, []uint64{slow, fast, slow, fast, fast}, run(2))
 }
 
 // TestStrongLoadsQueueBehindAtomicsOnTheirLine: with

@@ -611,7 +611,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative link", func(c *Config) { c.SMToL2BytesPerCycle = -1 }, "sm_l2_bytes_per_cycle must be"},
 		{"no DRAM bandwidth", func(c *Config) { c.DRAMBandwidthGBPerS = 0 }, "dram_bandwidth_gb_per_s must be positive"},
 		{"no atomic throughput", func(c *Config) { c.AtomicOpsPerCycle = 0 }, "atomic_ops_per_cycle must be positive"},
-		{"unknown hash", func(c *Config) { c.L2Hash = "ipoly" }, `l2_hash must be "linear" or "xor", got "ipoly"`},
+		{"unknown hash", func(c *Config) { c.L2Hash = "ipoly" }, `l2_hash must be "linear", "xor" or "mix", got "ipoly"`},
 		{"unknown atomic model", func(c *Config) { c.AtomicModel = "warp" }, `atomic_model must be "lane" or "sector", got "warp"`},
 		{"negative same-line cost", func(c *Config) { c.AtomicSameLineCycles = -1 }, "atomic_same_line_cycles must be a finite number >= 0 (0 = no same-line cost), got -1"},
 		{"negative line-load hold", func(c *Config) { c.AtomicLineLoadCycles = -1 }, "atomic_line_load_cycles must be a finite number >= 0"},

@@ -122,7 +122,14 @@ func (s *System) SliceOf(address uint64) int {
 func sliceOf(c Config, address uint64) int {
 	chunk := address / uint64(c.L2InterleaveBytes)
 	slices := uint64(c.L2Slices)
-	if c.L2Hash != L2HashXOR || slices <= 1 {
+	if slices <= 1 {
+		return 0
+	}
+	switch c.L2Hash {
+	case L2HashXOR:
+	case L2HashMix:
+		return int(mixChunk(chunk) % slices)
+	default:
 		return int(chunk % slices)
 	}
 	b := uint(bits.Len64(slices - 1))
@@ -131,6 +138,17 @@ func sliceOf(c Config, address uint64) int {
 		h ^= chunk >> shift
 	}
 	return int(h % slices)
+}
+
+// mixChunk scrambles a chunk number (SplitMix64's finaliser), so that any
+// set of chunks lands on slices as if each were drawn at random.
+func mixChunk(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 func (s *System) l2PortFor(address uint64) sim.Port {
