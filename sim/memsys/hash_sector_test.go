@@ -1,6 +1,7 @@
 package memsys
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,25 +14,13 @@ import (
 // stride uses 5 of 80) and use nearly all slices under the XOR hash, which
 // still walks consecutive chunks over every slice evenly.
 func TestXORHashSpreadsPowerOfTwoStrides(t *testing.T) {
-	cfg := Config{L2Slices: 80, L2InterleaveBytes: 256}
-	used := func(hash string, stride uint64) int {
-		cfg.L2Hash = hash
-		seen := map[int]bool{}
-		for b := range uint64(264) {
-			seen[sliceOf(cfg, b*stride)] = true
-		}
-		return len(seen)
-	}
-	assert.Equal(t, 5, used(L2HashLinear, 4096))
-	for stride := uint64(256); stride <= 1<<24; stride *= 2 {
-		assert.GreaterOrEqual(t, used(L2HashXOR, stride), 70, "stride %d under the XOR hash", stride)
-	}
+	cfg := Config{L2Slices: 80, L2InterleaveBytes: 256, L2Hash: L2HashLinear}
+	assert.Equal(t, 5, slicesUsed(cfg, 4096))
 	cfg.L2Hash = L2HashXOR
-	count := make([]int, 80)
-	for chunk := range uint64(80 * 64) {
-		count[sliceOf(cfg, chunk*256)]++
+	for stride := uint64(256); stride <= 1<<24; stride *= 2 {
+		assert.GreaterOrEqual(t, slicesUsed(cfg, stride), 70, "stride %d under the XOR hash", stride)
 	}
-	for s, n := range count {
+	for s, n := range chunksPerSlice(cfg, 80*64) {
 		assert.InDelta(t, 64, n, 16, "slice %d's share of 5120 consecutive chunks", s)
 	}
 	cfg.L2Slices = 1
@@ -47,33 +36,38 @@ func TestMixHashCollidesLikeRandomDraws(t *testing.T) {
 	cfg := Config{L2Slices: 80, L2InterleaveBytes: 256}
 	mostOnOneSlice := func(hash string, chunks uint64) int {
 		cfg.L2Hash = hash
-		count := map[int]int{}
-		most := 0
-		for c := range chunks {
-			count[sliceOf(cfg, c*256)]++
-			most = max(most, count[sliceOf(cfg, c*256)])
-		}
-		return most
+		return slices.Max(chunksPerSlice(cfg, chunks))
 	}
 	assert.Equal(t, 1, mostOnOneSlice(L2HashXOR, 80))
 	assert.GreaterOrEqual(t, mostOnOneSlice(L2HashMix, 80), 3, "80 chunks at random on 80 slices: the busiest holds about 4")
 	assert.LessOrEqual(t, mostOnOneSlice(L2HashMix, 80), 7)
 	cfg.L2Hash = L2HashMix
-	count := make([]int, 80)
-	for chunk := range uint64(80 * 256) {
-		count[sliceOf(cfg, chunk*256)]++
-	}
-	for s, n := range count {
+	for s, n := range chunksPerSlice(cfg, 80*256) {
 		assert.InDelta(t, 256, n, 64, "slice %d's share of 20480 consecutive chunks", s)
 	}
 	for stride := uint64(512); stride <= 1<<24; stride *= 2 {
-		seen := map[int]bool{}
-		for b := range uint64(264) {
-			seen[sliceOf(cfg, b*stride)] = true
-		}
-		assert.GreaterOrEqual(t, len(seen), 70, "stride %d under the mix hash", stride)
+		assert.GreaterOrEqual(t, slicesUsed(cfg, stride), 70, "stride %d under the mix hash", stride)
 	}
 	assert.Equal(t, sliceOf(cfg, 1<<40+4096), sliceOf(cfg, 1<<40+4096+255), "one chunk, one slice")
+}
+
+// slicesUsed is how many slices 264 addresses stride bytes apart (the
+// atomic_spread benchmark's CTAs) land on.
+func slicesUsed(cfg Config, stride uint64) int {
+	seen := map[int]bool{}
+	for b := range uint64(264) {
+		seen[sliceOf(cfg, b*stride)] = true
+	}
+	return len(seen)
+}
+
+// chunksPerSlice is how many of the chunks 0 to chunks-1 each slice gets.
+func chunksPerSlice(cfg Config, chunks uint64) []int {
+	count := make([]int, cfg.L2Slices)
+	for c := range chunks {
+		count[sliceOf(cfg, c*uint64(cfg.L2InterleaveBytes))]++
+	}
+	return count
 }
 
 // TestAtomicSectorModelServesDistinctWordsTogether: in the sector model a
