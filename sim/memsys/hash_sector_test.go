@@ -70,6 +70,19 @@ func chunksPerSlice(cfg Config, chunks uint64) []int {
 	return count
 }
 
+// warmedRig is a rig of sms SMs whose first SM, sending one request at a
+// time, has read lines A and B whole first, so that the atomics after
+// them find both in L2.
+func warmedRig(t *testing.T, cfg Config, sms int) (*rig, *fakeSM) {
+	t.Helper()
+	r := newRig(t, cfg, sms)
+	sm := r.sms[0]
+	sm.serial = true
+	sm.read(lineA, 0xf)
+	sm.read(lineB, 0xf)
+	return r, sm
+}
+
 // TestAtomicSectorModelServesDistinctWordsTogether: in the sector model a
 // request on eight distinct words costs one pass, while 32 lanes on one
 // word follow one another.
@@ -94,11 +107,7 @@ func TestAtomicSameLineChainsFaster(t *testing.T) {
 	cfg.AtomicModel = AtomicSector
 	cfg.AtomicSameAddressCycles = 10
 	cfg.AtomicSameLineCycles = 2
-	r := newRig(t, cfg, 1)
-	sm := r.sms[0]
-	sm.serial = true
-	sm.read(lineA, 0xf)
-	sm.read(lineB, 0xf)
+	r, sm := warmedRig(t, cfg, 1)
 	word := func(line uint64) AtomicOp { return AtomicOp{Address: line + 8, Lanes: 32} }
 	sm.atomic(lineA, word(lineA)) // first request: no previous line
 	sm.atomic(lineA, word(lineA)) // same line
@@ -132,11 +141,7 @@ func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
 		cfg.AtomicSameAddressCycles = 10
 		cfg.AtomicSameLineCycles = 2
 		cfg.AtomicOpenLines = open
-		r := newRig(t, cfg, 1)
-		sm := r.sms[0]
-		sm.serial = true
-		sm.read(lineA, 0xf)
-		sm.read(lineB, 0xf)
+		r, sm := warmedRig(t, cfg, 1)
 		word := func(line uint64) AtomicOp { return AtomicOp{Address: line + 8, Lanes: 32} }
 		for _, line := range []uint64{lineA, lineA, lineB, lineA, lineB} {
 			sm.atomic(line, word(line))
@@ -170,11 +175,7 @@ func TestStrongLoadsQueueBehindAtomicsOnTheirLine(t *testing.T) {
 		cfg.AtomicSameAddressCycles = 20 // 32 lanes on one word: 620 cycles
 		cfg.AtomicLineLoadCycles = loadCycles
 		cfg.AtomicLineLoadExtraCycles = extraCycles
-		r := newRig(t, cfg, 7)
-		warm := r.sms[0]
-		warm.serial = true
-		warm.read(lineA, 0xf)
-		warm.read(lineB, 0xf)
+		r, _ := warmedRig(t, cfg, 7)
 		at := func(sm int, cycle int) *fakeSM {
 			r.sms[sm].startCycle = cycle
 			return r.sms[sm]
