@@ -66,6 +66,7 @@ type atomicUnit struct {
 	cyclesPerOp    float64 // issue interval of the ALU
 	sameAddrCycles float64 // how long an operation holds its address
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
+	oneWordCycles  float64 // the same, in a request on one word (0: off)
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
 	// openLines are the lines of the last requests booked, most recent
@@ -189,6 +190,9 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 		if u.openLine(line) {
 			perLane = u.sameLineCycles
 		}
+	}
+	if u.oneWordCycles > 0 && len(req.Ops) == 1 {
+		perLane = u.oneWordCycles
 	}
 	afterLoads := math.Max(slot, u.loadHeldUntil(req.SectorAddress))
 	for _, op := range req.Ops {

@@ -186,6 +186,12 @@ type Config struct {
 	// served (least recently used out) chains at the same-line cost. 0 or
 	// 1: the previous request's line only.
 	AtomicOpenLines int `yaml:"atomic_open_lines"`
+	// AtomicOneWordCycles, in the sector model, is what each further lane
+	// costs in a request whose lanes all target one word (a warp's atomic
+	// on one address), whatever line the unit served before; requests
+	// over several words chain each word's lanes at the cost above. 0: no
+	// such distinction.
+	AtomicOneWordCycles float64 `yaml:"atomic_one_word_cycles"`
 	// AtomicLineLoadCycles makes a line with atomics booked on it one queue
 	// for strong loads too: a strong load (volatile, relaxed or acquire: it
 	// bypasses L1) that hits in the slice while the atomic unit has work
@@ -369,6 +375,7 @@ func (c Config) Validate() error {
 	}
 	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles, "no hold")
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
+	nonNegative("atomic_one_word_cycles", c.AtomicOneWordCycles, "no one-word cost")
 	if c.AtomicOpenLines < 0 || c.AtomicOpenLines > 64 {
 		bad("atomic_open_lines must be between 0 and 64, got %d", c.AtomicOpenLines)
 	}

@@ -157,6 +157,24 @@ func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
 	assert.Equal(t, []uint64{slow, fast, slow, fast, fast}, run(2))
 }
 
+// TestAtomicOneWordRequestsChainAtTheirCost: with atomic_one_word_cycles
+// set, a request whose 32 lanes hit one word chains them at that cost,
+// also right after a request on another line, while a request over two
+// words chains each word's lanes at atomic_same_address_cycles.
+func TestAtomicOneWordRequestsChainAtTheirCost(t *testing.T) {
+	cfg := testConfig()
+	cfg.AtomicModel = AtomicSector
+	cfg.AtomicSameAddressCycles = 10
+	cfg.AtomicOneWordCycles = 3
+	r, sm := warmedRig(t, cfg, 1)
+	sm.atomic(lineA, AtomicOp{Address: lineA + 8, Lanes: 32})
+	sm.atomic(lineB, AtomicOp{Address: lineB + 8, Lanes: 32})
+	sm.atomic(lineA, AtomicOp{Address: lineA, Lanes: 16}, AtomicOp{Address: lineA + 4, Lanes: 16})
+	r.run(t)
+	latency := uint64(cfg.AtomicLatency)
+	assert.Equal(t, []uint64{latency + 31*3, latency + 31*3, latency + 15*10}, r.latencies(0)[2:])
+}
+
 // TestStrongLoadsQueueBehindAtomicsOnTheirLine: with
 // atomic_line_load_cycles set, a strong load of a line whose atomic unit
 // has a long same-word chain booked answers after the chain and holds the
