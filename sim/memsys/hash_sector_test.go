@@ -70,6 +70,15 @@ func chunksPerSlice(cfg Config, chunks uint64) []int {
 	return count
 }
 
+// sectorConfig is the test configuration with the sector model's atomic
+// unit and sameAddress cycles per further lane on a word.
+func sectorConfig(sameAddress float64) Config {
+	cfg := testConfig()
+	cfg.AtomicModel = AtomicSector
+	cfg.AtomicSameAddressCycles = sameAddress
+	return cfg
+}
+
 // warmedRig is a rig of sms SMs whose first SM, sending one request at a
 // time, has read lines A and B whole first, so that the atomics after
 // them find both in L2.
@@ -103,9 +112,7 @@ func TestAtomicSectorModelServesDistinctWordsTogether(t *testing.T) {
 // same-word lanes at that cost; the first request, and one after a request
 // on another line, pay atomic_same_address_cycles per lane.
 func TestAtomicSameLineChainsFaster(t *testing.T) {
-	cfg := testConfig()
-	cfg.AtomicModel = AtomicSector
-	cfg.AtomicSameAddressCycles = 10
+	cfg := sectorConfig(10)
 	cfg.AtomicSameLineCycles = 2
 	r, sm := warmedRig(t, cfg, 1)
 	word := func(line uint64) AtomicOp { return AtomicOp{Address: line + 8, Lanes: 32} }
@@ -136,9 +143,7 @@ func TestAtomicSameLineChainsFaster(t *testing.T) {
 // atomic_same_address_cycles.
 func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
 	run := func(open int) []uint64 {
-		cfg := testConfig()
-		cfg.AtomicModel = AtomicSector
-		cfg.AtomicSameAddressCycles = 10
+		cfg := sectorConfig(10)
 		cfg.AtomicSameLineCycles = 2
 		cfg.AtomicOpenLines = open
 		r, sm := warmedRig(t, cfg, 1)
@@ -162,9 +167,7 @@ func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
 // also right after a request on another line, while a request over two
 // words chains each word's lanes at atomic_same_address_cycles.
 func TestAtomicOneWordRequestsChainAtTheirCost(t *testing.T) {
-	cfg := testConfig()
-	cfg.AtomicModel = AtomicSector
-	cfg.AtomicSameAddressCycles = 10
+	cfg := sectorConfig(10)
 	cfg.AtomicOneWordCycles = 3
 	r, sm := warmedRig(t, cfg, 1)
 	sm.atomic(lineA, AtomicOp{Address: lineA + 8, Lanes: 32})
