@@ -243,10 +243,10 @@ func (b Builder) buildSlices(s *System) {
 			WithDirectoryLatency(0).
 			WithBankLatency(0).
 			WithLowModuleFinder(&mem.SingleLowModuleFinder{LowModule: dramPort})
-		if cfg.L2Hash == L2HashLinear || cfg.L2Hash == "" {
+		if cfg.linearL2() {
 			// The directory strips the slice's bits from a linearly
-			// interleaved address to index its sets; under the XOR hash
-			// it indexes by the whole line address (the slice's lines are
+			// interleaved address to index its sets; under a hash (xor,
+			// mix) it indexes by the whole line address (the slice's lines are
 			// spread over its sets by the hash itself).
 			l2b = l2b.WithInterleaving(cfg.L2InterleaveBytes/line, cfg.L2Slices, i)
 		}
@@ -323,7 +323,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		c.tags[i] = noTag
 	}
 	numSets := c.numSets
-	if cfg.L2Hash != L2HashLinear && cfg.L2Hash != "" {
+	if !cfg.linearL2() {
 		// The hash spreads a slice's lines itself: index by the line.
 		c.setOf = func(lineAddr uint64) uint64 { return (lineAddr >> c.lineShift) % numSets }
 	} else {

@@ -289,6 +289,12 @@ func (c Config) overheads() overheads {
 // the interconnect's share of each latency is the same under both models.
 const sectoredL2Pipeline = 5
 
+// linearL2 reports whether chunks map to slices linearly (chunk mod
+// slices, L2HashLinear or ""): then a slice indexes its sets with the
+// slice's share of the address stripped, while under a hash the hash
+// spreads a slice's lines and sets index by the line.
+func (c Config) linearL2() bool { return c.L2Hash == L2HashLinear || c.L2Hash == "" }
+
 // Validate reports every field that is missing, out of range or inconsistent
 // with another, joined into one error.
 func (c Config) Validate() error {

@@ -119,18 +119,18 @@ func (s *System) SliceOf(address uint64) int {
 // land on different slices, while consecutive chunks still walk every
 // slice once per round. (Our own scheme, after the XOR partition hashing
 // that GPU simulators offer, e.g. Accel-Sim's memory_partition_indexing.)
+// The mix hash scrambles the chunk number first (mixChunk).
 func sliceOf(c Config, address uint64) int {
 	chunk := address / uint64(c.L2InterleaveBytes)
 	slices := uint64(c.L2Slices)
 	if slices <= 1 {
 		return 0
 	}
-	switch c.L2Hash {
-	case L2HashXOR:
-	case L2HashMix:
-		return int(mixChunk(chunk) % slices)
-	default:
+	switch {
+	case c.linearL2():
 		return int(chunk % slices)
+	case c.L2Hash == L2HashMix:
+		return int(mixChunk(chunk) % slices)
 	}
 	b := uint(bits.Len64(slices - 1))
 	h := chunk
