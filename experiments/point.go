@@ -138,16 +138,19 @@ func ParseShard(s string) (int, int, error) {
 }
 
 // clause is one filter condition: the named axis (or "config") matches
-// one of the glob patterns.
+// one of the glob patterns, or with exclude none of them.
 type clause struct {
 	name     string
 	patterns []string
+	exclude  bool
 }
 
 // ParseFilter reads point filters: clauses "NAME=PATTERN[|PATTERN...]"
-// separated by ';' (or given as several strings), where NAME is an axis or
-// "config" and PATTERN a glob (path.Match: '*' matches any run of
-// characters but '/'). A point is kept when every clause matches.
+// (the axis matches one of the patterns) or "NAME!=PATTERN[|PATTERN...]"
+// (it matches none of them) separated by ';' (or given as several
+// strings), where NAME is an axis or "config" and PATTERN a glob
+// (path.Match: '*' matches any run of characters but '/'). A point is kept
+// when every clause holds.
 func parseFilter(e *Experiment, filters []string) ([]clause, error) {
 	var out []clause
 	names := append([]string{"config"}, e.axisNames()...)
@@ -158,12 +161,13 @@ func parseFilter(e *Experiment, filters []string) ([]clause, error) {
 			}
 			name, pats, ok := strings.Cut(c, "=")
 			if !ok {
-				return nil, fmt.Errorf("point filter %q is not NAME=PATTERN", c)
+				return nil, fmt.Errorf("point filter %q is not NAME=PATTERN or NAME!=PATTERN", c)
 			}
+			name, exclude := strings.CutSuffix(name, "!")
 			if !slices.Contains(names, name) {
 				return nil, fmt.Errorf("point filter %q: %s has no axis %q (axes: %s)", c, e.Name, name, strings.Join(names, ", "))
 			}
-			cl := clause{name: name, patterns: strings.Split(pats, "|")}
+			cl := clause{name: name, patterns: strings.Split(pats, "|"), exclude: exclude}
 			for _, p := range cl.patterns {
 				if _, err := path.Match(p, ""); err != nil {
 					return nil, fmt.Errorf("point filter %q: bad pattern %q: %w", c, p, err)
@@ -182,10 +186,10 @@ func (c clause) matches(p Point) bool {
 	}
 	for _, pat := range c.patterns {
 		if ok, _ := path.Match(pat, v); ok {
-			return true
+			return !c.exclude
 		}
 	}
-	return false
+	return c.exclude
 }
 
 // Points enumerates the plan's points in sweep order (configurations

@@ -107,6 +107,15 @@ func TestPointKeysFiltersAndShards(t *testing.T) {
 	}
 	assert.Equal(t, []string{"config=h100;a=1;b=x", "config=h100;a=3;b=x"}, keys)
 
+	pl.Filter = []string{"a!=1|3;config=h*", "b!=w|y"}
+	keys = nil
+	rest, err := pl.Points(e)
+	require.NoError(t, err)
+	for _, p := range rest {
+		keys = append(keys, p.Key())
+	}
+	assert.Equal(t, []string{"config=h100;a=2;b=x", "config=h100;a=2;b=z"}, keys, "NAME!=PATTERN keeps the points it does not match")
+
 	pl.Filter = nil
 	seen := map[string]int{}
 	for i := 1; i <= 5; i++ {
@@ -132,6 +141,7 @@ func TestPointKeysFiltersAndShards(t *testing.T) {
 	}{
 		{"unknown axis", func(p Plan) Plan { p.Filter = []string{"c=1"}; return p }, `no axis "c"`},
 		{"not a clause", func(p Plan) Plan { p.Filter = []string{"a"}; return p }, "not NAME=PATTERN"},
+		{"unknown excluded axis", func(p Plan) Plan { p.Filter = []string{"c!=1"}; return p }, `no axis "c"`},
 		{"unknown parameter", func(p Plan) Plan { p.Params = map[string]string{"reps": "1"}; return p }, `no parameter "reps"`},
 		{"bad target", func(p Plan) Plan { p.Target = "cpu"; return p }, "does not run on target"},
 		{"configs on hw", func(p Plan) Plan { p.Target = TargetHW; return p }, "configurations"},

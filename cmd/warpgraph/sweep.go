@@ -55,8 +55,9 @@ rerunning the same command skips the points already recorded (failed ones
 too, unless --retry-failed). A point that fails or does not validate is
 recorded with its error and the sweep goes on; the command then exits 1.
 
---points keeps the points whose axes match: NAME=GLOB[|GLOB...] clauses,
-';'-separated or repeated (e.g. --points 'degree=1|2|4' --points config=h100).
+--points keeps the points whose axes match: NAME=GLOB[|GLOB...] clauses
+(NAME!=GLOB[|GLOB...]: match none), ';'-separated or repeated (e.g.
+--points 'degree=1|2|4' --points config=h100 --points 'algorithm!=pr').
 --shard i/n runs the i-th of n deterministic slices (1 <= i <= n) and
 writes only data.csv and sweep.json; 'sweep merge' joins the shards.
 --slurm writes OUT/sweep.sbatch, a job array of --shards tasks, instead of
@@ -71,7 +72,7 @@ running anything.`,
 	f.StringSliceVar(&o.configs, "config", nil, "simulator configurations, comma-separated or repeated (default: the experiment's, see sweep list)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing, functional or sampled (some launches in detail, the rest functional with predicted cycles)")
 	f.StringVar(&o.out, "out", "", "output folder (default results/NAME)")
-	f.StringArrayVar(&o.points, "points", nil, "keep points matching NAME=GLOB[|GLOB...] (';'-separated or repeated)")
+	f.StringArrayVar(&o.points, "points", nil, "keep points matching NAME=GLOB[|GLOB...] or matching none of NAME!=GLOB[|GLOB...] (';'-separated or repeated)")
 	f.StringArrayVar(&o.params, "param", nil, "set an experiment parameter, NAME=VALUE (repeatable; see sweep list)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 1 <= i <= n)")
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit per point (default 1h in simulation, 5m on hardware)")
