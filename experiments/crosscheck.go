@@ -85,6 +85,10 @@ type CrossOptions struct {
 	Config string
 	// Out is the folder of the report (data.csv, figures, README.md).
 	Out string
+	// CellsOf, when given, are data.csv files (or folders) whose cells
+	// alone are compared (an earlier plan's, say), so that cross-checks of
+	// plans that grew compare like with like.
+	CellsOf []string
 	// Command and Commit are stated in the README.
 	Command, Commit string
 }
@@ -168,6 +172,15 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 			}
 		}
 	}
+	if len(o.CellsOf) > 0 {
+		keep, err := cellsOf(o.CellsOf)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range byName {
+			x.simRows, x.hwRows = keepCells(x.simRows, keep), keepCells(x.hwRows, keep)
+		}
+	}
 	for _, name := range order {
 		x := byName[name]
 		if len(x.simRows) == 0 || len(x.hwRows) == 0 {
@@ -218,6 +231,36 @@ func CrossCheckReport(reg *Registry, o CrossOptions) (*CrossResult, error) {
 	}
 	res.Files = append(files, "README.md")
 	return res, nil
+}
+
+// cellsOf is the set of cells (point keys without the configuration) of
+// every row of the data.csv files or folders, keyed by experiment and cell.
+func cellsOf(inputs []string) (map[string]bool, error) {
+	keep := map[string]bool{}
+	for _, in := range inputs {
+		path, rows, err := readData(in)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("crosscheck: --cells-of %s holds no rows", path)
+		}
+		for _, r := range rows {
+			keep[r["experiment"]+"\x00"+cellOf(r.Key())] = true
+		}
+	}
+	return keep, nil
+}
+
+// keepCells keeps the rows whose cell is in keep.
+func keepCells(rows []Row, keep map[string]bool) []Row {
+	var out []Row
+	for _, r := range rows {
+		if keep[r["experiment"]+"\x00"+cellOf(r.Key())] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // repetitionParams differ between targets by design (the simulator runs once,
@@ -507,6 +550,9 @@ func writeCrossHeader(w io.Writer, o CrossOptions, order []string, byName map[st
 	}
 	if o.Commit != "" {
 		fmt.Fprintf(w, "- **Commit of this report:** `%s`\n", o.Commit)
+	}
+	if len(o.CellsOf) > 0 {
+		fmt.Fprintf(w, "- **Cells:** only those that %s hold\n", strings.Join(o.CellsOf, ", "))
 	}
 	fmt.Fprintln(w, "- **Inputs:**")
 	for _, name := range order {

@@ -97,6 +97,24 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rows, 12)
 
+	// --cells-of compares only the cells an earlier plan held: here the
+	// hardware points of workloads a=1 and a=3 (either target's rows name
+	// cells).
+	early := filepath.Join(dir, "early")
+	_, err = Sweep(context.Background(), e, Options{Plan: Plan{Experiment: e.Name, Target: TargetHW, Params: map[string]string{"scale": "10"},
+		Filter: []string{"a=1|3"}}, Out: early, Now: fixedClock})
+	require.NoError(t, err)
+	some, err := CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "some"), CellsOf: []string{early}})
+	require.NoError(t, err)
+	assert.Equal(t, 8, some.Pairs)
+	assert.Equal(t, 2, some.WinnerGroups)
+	assert.Equal(t, 1, some.WinnersAgree, "a=1 agrees, a=3 is reversed")
+	readme, err = os.ReadFile(filepath.Join(dir, "some", "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "- **Cells:** only those that "+early+" hold")
+	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "none"), CellsOf: []string{filepath.Join(dir, "missing")}})
+	assert.Error(t, err, "a --cells-of file that cannot be read is an error")
+
 	// An experiment with rows on one target only, or none that says how to
 	// compare, is an error that names it.
 	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir}, Config: "tiny", Out: out})

@@ -450,8 +450,9 @@ func mergeCommandLine(cmd *cobra.Command, dirs []string) string {
 
 func newSweepCrossCheckCommand() *cobra.Command {
 	var out, config string
+	var cellsOf []string
 	cmd := &cobra.Command{
-		Use:   "crosscheck DATA... --out DIR [--config C]",
+		Use:   "crosscheck DATA... --out DIR [--config C] [--cells-of DATA]",
 		Short: "Compare the simulated and measured points of experiments (data.csv files or their folders): error per cell, correlation, fastest-variant agreement, rank correlation",
 		Long: `Join the simulator's rows (configuration --config) with the GPU's rows of
 each experiment by cell (the point key without the configuration) and write
@@ -461,15 +462,17 @@ measured times, (b) per workload, whether the simulator picks the GPU's
 fastest variant, (c) Spearman's rank correlation of the variants' times,
 (d) the cells with the largest error and the trends in the error. The
 experiment says which statistics are compared (e.g. simhw: kernel_us,
-end_to_end_us). Inputs may hold one target each or both.`,
+end_to_end_us). Inputs may hold one target each or both. --cells-of
+compares only the cells another data.csv holds (an earlier plan's), so that
+cross-checks of a plan that grew compare like with like.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return badInput("crosscheck needs --out DIR")
 			}
 			res, err := experiments.CrossCheckReport(sweepRegistry, experiments.CrossOptions{
-				Inputs: args, Config: config, Out: out, Commit: commitForRows(),
-				Command: crossCheckCommandLine(args, out, config),
+				Inputs: args, Config: config, Out: out, CellsOf: cellsOf, Commit: commitForRows(),
+				Command: crossCheckCommandLine(args, out, config, cellsOf),
 			})
 			if err != nil {
 				return &inputError{err}
@@ -488,10 +491,11 @@ end_to_end_us). Inputs may hold one target each or both.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the report's folder (README.md, data.csv, figures)")
 	cmd.Flags().StringVar(&config, "config", "h100", "the simulator configuration whose rows are compared")
+	cmd.Flags().StringArrayVar(&cellsOf, "cells-of", nil, "compare only the cells this data.csv (or its folder) holds, of either target (repeatable)")
 	return cmd
 }
 
-func crossCheckCommandLine(args []string, out, config string) string {
+func crossCheckCommandLine(args []string, out, config string, cellsOf []string) string {
 	parts := []string{"warpgraph sweep crosscheck"}
 	for _, a := range args {
 		parts = append(parts, experiments.ShellQuote(a))
@@ -499,6 +503,9 @@ func crossCheckCommandLine(args []string, out, config string) string {
 	parts = append(parts, "--out", experiments.ShellQuote(out))
 	if config != "h100" {
 		parts = append(parts, "--config", experiments.ShellQuote(config))
+	}
+	for _, c := range cellsOf {
+		parts = append(parts, "--cells-of", experiments.ShellQuote(c))
 	}
 	return strings.Join(parts, " ")
 }
