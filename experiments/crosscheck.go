@@ -240,23 +240,26 @@ func cellsOf(inputs []string) (map[string]bool, error) {
 	for _, in := range inputs {
 		path, rows, err := readData(in)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("crosscheck: --cells-of: %w", err)
 		}
 		if len(rows) == 0 {
 			return nil, fmt.Errorf("crosscheck: --cells-of %s holds no rows", path)
 		}
 		for _, r := range rows {
-			keep[r["experiment"]+"\x00"+cellOf(r.Key())] = true
+			keep[experimentCell(r)] = true
 		}
 	}
 	return keep, nil
 }
 
+// experimentCell names a row's cell across experiments.
+func experimentCell(r Row) string { return r["experiment"] + "\x00" + cellOf(r.Key()) }
+
 // keepCells keeps the rows whose cell is in keep.
 func keepCells(rows []Row, keep map[string]bool) []Row {
 	var out []Row
 	for _, r := range rows {
-		if keep[r["experiment"]+"\x00"+cellOf(r.Key())] {
+		if keep[experimentCell(r)] {
 			out = append(out, r)
 		}
 	}

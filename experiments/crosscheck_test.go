@@ -113,7 +113,7 @@ func TestCrossCheckReportsErrorWinnersAndRanks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), "- **Cells:** only those that "+early+" hold")
 	_, err = CrossCheckReport(reg, CrossOptions{Inputs: []string{simDir, hwDir}, Config: "tiny", Out: filepath.Join(dir, "none"), CellsOf: []string{filepath.Join(dir, "missing")}})
-	assert.Error(t, err, "a --cells-of file that cannot be read is an error")
+	assert.ErrorContains(t, err, "--cells-of", "a --cells-of file that cannot be read is an error that names the flag")
 
 	// An experiment with rows on one target only, or none that says how to
 	// compare, is an error that names it.
