@@ -112,7 +112,7 @@ func FuzzParseSpec(f *testing.F) {
 		"er:n=100,m=400", "er:n=3,m=6,directed=1,seed=18446744073709551615",
 		"regular:n=10,d=3,weights=none",
 		"grid:w=4,h=4+sym+simple+rw=3+unweighted+perm=18446744073709551615",
-		"testdata/small.mtx+sym", "testdata/nope.el+perm=1", "road.gr+sym+perm=7", "a+b+sym",
+		"testdata/small.mtx+sym", "testdata/nope.el+perm=1", "road.gr+sym+perm=7", "a+b+sym", "rmat:scale=4+perm=2+degsort",
 		"rmta:scale=3", "rmat:scale=3,,ef=2", "rmat:=3", "rmat:scale=3+", "C:\\g.mtx", "./x:y.mtx",
 	} {
 		f.Add(s)

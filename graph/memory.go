@@ -160,6 +160,8 @@ func (t Transform) memoryNeed(g *Graph) uint64 {
 		return withSlack(12*s + csrNeed(n, 2*s, g.Weights != nil) + 12*n)
 	case OpSimple, OpPermute:
 		return withSlack(csrNeed(n, s, g.Weights != nil))
+	case OpDegreeOrder: // the CSR, the order and the sorted ids
+		return withSlack(csrNeed(n, s, g.Weights != nil) + 8*n)
 	case OpRandomWeights:
 		return withSlack(4 * s)
 	}

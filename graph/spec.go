@@ -16,7 +16,7 @@ import (
 //	SPEC      = SOURCE { "+" TRANSFORM }
 //	SOURCE    = GENERATOR [ ":" KEY "=" VALUE { "," KEY "=" VALUE } ] | PATH
 //	GENERATOR = "rmat" | "grid" | "er" | "regular"
-//	TRANSFORM = "sym" | "simple" | "rw=" SEED | "unweighted" | "perm=" SEED
+//	TRANSFORM = "sym" | "simple" | "rw=" SEED | "unweighted" | "perm=" SEED | "degsort"
 //
 // A string that names an existing file is that file, even when it contains
 // "+"; otherwise the longest prefix that names an existing file, followed
@@ -159,7 +159,8 @@ var generatorNames = []string{"er", "grid", "regular", "rmat"}
 // (LO..HI with 1 <= LO <= HI, or none). w=LO..HI and w=none are short for
 // weights=; for grid a plain integer w is the width. Transformations: sym
 // (symmetrize), simple (drop self-loops and duplicate edges), rw=SEED
-// (random weights 1..64), unweighted, perm=SEED (random vertex ids).
+// (random weights 1..64), unweighted, perm=SEED (random vertex ids), degsort
+// (vertex ids by decreasing out-degree: DegreeOrder).
 func ParseSpec(s string) (Spec, error) {
 	spec, err := parseSpec(s)
 	if err != nil {
@@ -456,7 +457,7 @@ func firstError(err error) error {
 	return err
 }
 
-const transformNames = "sym, simple, rw=SEED, unweighted, perm=SEED"
+const transformNames = "sym, simple, rw=SEED, unweighted, perm=SEED, degsort"
 
 func parseTransforms(parts []string) ([]Transform, error) {
 	var ts []Transform
@@ -484,6 +485,8 @@ func parseTransform(s string) (Transform, error) {
 		op = OpRandomWeights
 	case "perm":
 		op = OpPermute
+	case "degsort":
+		op = OpDegreeOrder
 	case "":
 		if !hasArg {
 			return Transform{}, errors.New(`empty transformation after "+"`)

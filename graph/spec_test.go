@@ -85,6 +85,7 @@ func TestParseSpecFiles(t *testing.T) {
 	}{
 		{plain, plain, nil},
 		{plain + "+sym+perm=2", plain, []Transform{{Op: OpSymmetrize}, {Op: OpPermute, Seed: 2}}},
+		{plain + "+perm=2+degsort", plain, []Transform{{Op: OpPermute, Seed: 2}, {Op: OpDegreeOrder}}},
 		{plus, plus, nil},
 		{plus + "+sym", plus, []Transform{{Op: OpSymmetrize}}},
 		{genLike, genLike, nil},
@@ -163,7 +164,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"er:n=10,m=5,scale=3", `unknown key "scale" (valid keys: n, m, seed, directed, weights (or w))`},
 		{"rmat:scale=3+", `empty transformation after "+"`},
 		{"rmat:scale=3++sym", `empty transformation after "+"`},
-		{"rmat:scale=3+symmetrize", `unknown transformation "symmetrize" (known: sym, simple, rw=SEED, unweighted, perm=SEED)`},
+		{"rmat:scale=3+symmetrize", `unknown transformation "symmetrize" (known: sym, simple, rw=SEED, unweighted, perm=SEED, degsort)`},
+		{"rmat:scale=3+degsort=1", `transformation degsort takes no value (got "degsort=1")`},
 		{"rmat:scale=3+=4", `unknown transformation "=4"`},
 		{"rmat:scale=3+rw", "transformation rw needs a seed: rw=SEED"},
 		{"rmat:scale=3+perm", "transformation perm needs a seed: perm=SEED"},

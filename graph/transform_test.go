@@ -186,6 +186,42 @@ func TestPermuteIDs(t *testing.T) {
 	}
 }
 
+func TestDegreeOrder(t *testing.T) {
+	for _, spec := range []string{"rmat:scale=9+perm=3", "grid:w=12,h=7,directed=1", "er:n=100,m=300,directed=1"} {
+		t.Run(spec, func(t *testing.T) {
+			g := generate(t, spec)
+			out, order := DegreeOrder(g)
+			require.NoError(t, out.Validate())
+			checkSimple(t, out)
+
+			// Out-degrees fall with the new id, ties keep the old ids' order.
+			byNew := make([]uint32, len(order))
+			for v, x := range order {
+				byNew[x] = uint32(v)
+			}
+			for i := 1; i < out.NumVertices(); i++ {
+				a, b := out.OutDegree(uint32(i-1)), out.OutDegree(uint32(i))
+				require.GreaterOrEqual(t, a, b, "vertex %d", i)
+				if a == b {
+					require.Less(t, byNew[i-1], byNew[i], "tie at %d", i)
+				}
+			}
+			// The same graph under the renaming, weights with their edges.
+			var renamed []edge
+			for _, e := range edgesOf(g) {
+				renamed = append(renamed, edge{order[e.u], order[e.v], e.w})
+			}
+			sortEdges(renamed)
+			assert.Equal(t, renamed, edgesOf(out))
+			assert.Equal(t, g.Directed, out.Directed)
+
+			via, err := Transform{Op: OpDegreeOrder}.Apply(g)
+			require.NoError(t, err)
+			assert.Equal(t, digest(out), digest(via))
+		})
+	}
+}
+
 func sortEdges(es []edge) {
 	slices.SortFunc(es, func(a, b edge) int {
 		if a.u != b.u {
@@ -208,6 +244,7 @@ func TestTransformStringAndApply(t *testing.T) {
 		{Transform{Op: OpRandomWeights, Seed: 4}, "rw=4", true, true},
 		{Transform{Op: OpUnweighted}, "unweighted", true, false},
 		{Transform{Op: OpPermute, Seed: 9}, "perm=9", true, false},
+		{Transform{Op: OpDegreeOrder}, "degsort", true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.str, func(t *testing.T) {
