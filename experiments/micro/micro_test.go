@@ -385,3 +385,21 @@ func TestSharedAddRunsTheFloatLoop(t *testing.T) {
 	native, loop := growth("h100+sms=1+sm.shared_float_add_loop=false"), growth("h100+sms=1")
 	assert.Greater(t, loop, 1.5*native, "32 lanes on a word take a pass each: degree 32 costs %.2fx degree 1 (native %.2fx)", loop, native)
 }
+
+func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
+	tab, err := micro.Gather(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 2)
+	assert.Equal(t, "every thread's sum", tab.Rows[1][6])
+	_, err = micro.Gather(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
+	assert.ErrorContains(t, err, "at least 1")
+
+	// On the h100 model (8 of its SMs, so each thread makes 16 gathers) a
+	// table that fits L1 serves gathers faster than one four times the L2,
+	// whose gathers go to DRAM (8 SMs cannot load DRAM much: the margin is
+	// small but the simulator is deterministic).
+	tab, err = micro.Gather(ctx(t), timingDevice(t, "h100+sms=8"), []int{64 << 10, 200 << 20}, 1<<18, micro.Params{}, true)
+	require.NoError(t, err)
+	l1, dram := tableNumber(t, tab, 0, 4), tableNumber(t, tab, 1, 4)
+	assert.Greater(t, l1, dram, "G gathers/s: L1-sized %.3g, DRAM-sized %.3g", l1, dram)
+}

@@ -200,6 +200,7 @@ func init() {
 		globalBarrierBenchmark(), barriersBenchmark(), divModBenchmark(),
 		launchOverheadBenchmark(), loadLatencyBenchmark(), atomicSpreadBenchmark(),
 		partitionLatencyBenchmark(), loadedLatencyBenchmark(), sharedAddBenchmark(),
+		gatherBenchmark(),
 	} {
 		Default.Register(b)
 	}

@@ -1,0 +1,149 @@
+package micro
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/warpgraph/warpgraph/kernels"
+)
+
+// GatherTableBytes are random_gather's table sizes: 128 KB fits an SM's
+// L1; 4 MB (rmat20's per-vertex floats) and 16 MB fit the L2 of the
+// large GPUs; 64 MB and 256 MB exceed the H100's 50 MB L2, so most gathers
+// go to DRAM.
+var GatherTableBytes = []int{128 << 10, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
+
+// gatherBlock is random_gather's CTA size.
+const gatherBlock = 256
+
+// Gather measures the rate of random 4-byte gathers (kernels/gather.cu,
+// random_gather): n gathers table[idx[i]] with idx uniform over the table,
+// the index array streamed coalesced, on the co-resident grid, for each
+// table size in bytes. It is the inner loop of a pull over in-edges whose
+// sources have random ids, so a pull's time is at least its gathers ÷ the
+// rate at its table size. Every thread's sum is checked against the
+// host's. The table is warmed first: on hardware by the warm-up launches
+// over the same indices; in simulation (one timed launch) by a launch over
+// indices drawn from another seed, so that the timed gathers find what a
+// long run leaves in the caches, not their own earlier fills.
+func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Params, simulated bool) (*Table, error) {
+	k, err := kernels.Lookup("random_gather")
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, settingError("random_gather: %d gathers: at least 1", n)
+	}
+	props := dev.Properties()
+	perSM, err := dev.Occupancy(k, gatherBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	grid := props.SMs * perSM
+	t := &Table{Name: "random_gather", Device: props.Name,
+		Columns: []string{"table (KB)", "gathers", "grid", "cost", "G gathers/s", "index GB/s", "validated"}}
+	for _, bytes := range tables {
+		words := bytes / 4
+		if words < 1 {
+			return nil, fmt.Errorf("random_gather: a table of %d bytes holds no word", bytes)
+		}
+		stats, err := runGather(ctx, dev, k, words, n, grid, p, simulated)
+		if err != nil {
+			return nil, fmt.Errorf("random_gather %d KB: %w", bytes>>10, err)
+		}
+		seconds := stats.Elapsed.Seconds()
+		if stats.Elapsed == 0 && stats.Cycles > 0 && props.ClockKHz > 0 {
+			seconds = float64(stats.Cycles) / (float64(props.ClockKHz) * 1e3)
+		}
+		rate, stream := "-", "-"
+		if seconds > 0 {
+			rate = formatCell(float64(n) / seconds / 1e9)
+			stream = formatCell(4 * float64(n) / seconds / 1e9)
+		}
+		t.add(bytes>>10, n, grid, cost(stats)+" "+costUnit(stats), rate, stream, "every thread's sum")
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Each gather reads one random word of the table (uniform indices, seeded) and one word of the index array in order; CTAs of %d threads, the co-resident grid, four gathers in flight per thread.", gatherBlock),
+		"G gathers/s: gathers ÷ the launch's time (the median on hardware; in simulation cycles ÷ the configured SM clock). A gather that misses L1 costs one 32-byte sector from L2 or DRAM.",
+		"Warmed first: on hardware by the warm-up launches over the same indices, in simulation by one launch over indices of another seed.")
+	return t, nil
+}
+
+// gatherIndices are n uniform word indices below words, from seed.
+func gatherIndices(words, n int, seed uint64) []uint32 {
+	r := rand.New(rand.NewPCG(seed, uint64(words)))
+	idx := make([]uint32, n)
+	for i := range idx {
+		idx[i] = uint32(r.IntN(words))
+	}
+	return idx
+}
+
+// gatherWord is table word w's value: distinct words, so a gather of the
+// wrong word changes the sum.
+func gatherWord(w int) uint32 { return uint32(w)*2654435761 + 1 }
+
+func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words, n, grid int, p Params, simulated bool) (kernels.LaunchStats, error) {
+	var stats kernels.LaunchStats
+	table := make([]uint32, words)
+	for w := range table {
+		table[w] = gatherWord(w)
+	}
+	idx := gatherIndices(words, n, 1)
+	mem := kernels.NewAllocations(dev)
+	defer mem.FreeAll()
+	dTable, err := kernels.Copy(mem, table)
+	if err != nil {
+		return stats, err
+	}
+	dIdx, err := kernels.Copy(mem, idx)
+	if err != nil {
+		return stats, err
+	}
+	threads := grid * gatherBlock
+	dSums, err := kernels.Slice[uint32](mem, threads)
+	if err != nil {
+		return stats, err
+	}
+	if simulated {
+		warm, err := kernels.Copy(mem, gatherIndices(words, n, 2))
+		if err != nil {
+			return stats, err
+		}
+		if _, err := dev.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(gatherBlock)}, warm, dTable, dSums, uint32(n)); err != nil {
+			return stats, err
+		}
+	}
+	stats, err = dev.Launch(ctx, k, p.launch(grid, gatherBlock), dIdx, dTable, dSums, uint32(n))
+	if err != nil {
+		return stats, err
+	}
+	got := make([]uint32, threads)
+	if err := kernels.Download(dev, got, dSums); err != nil {
+		return stats, err
+	}
+	want := make([]uint32, threads)
+	for i, w := range idx {
+		want[i%threads] += table[w]
+	}
+	return stats, firstMismatch("random_gather sums", got, func(i int) uint32 { return want[i] })
+}
+
+// The default gathers per table: about rmat20's 31.4M in-edges on
+// hardware; a simulation of that many would take many minutes.
+const (
+	gatherCountHW  = 1 << 25
+	gatherCountSim = 1 << 21
+)
+
+func gatherBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "random_gather",
+		Defaults: map[Setting]PerTarget{Elements: {HW: gatherCountHW, Sim: gatherCountSim}},
+		Help:     map[Setting]string{Elements: "gathers per table size (0: 32M on hw, 2M in simulation)"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			return Gather(ctx, dev, GatherTableBytes, s.Elements, s.timing(), s.Simulated)
+		},
+	}
+}
