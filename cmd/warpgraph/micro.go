@@ -26,6 +26,7 @@ type microOptions struct {
 	spinBudget              int64
 	barriers                []string
 	grids                   []int
+	tables                  []int
 	noBoundary              bool
 	timeout                 time.Duration
 	heartbeat               time.Duration
@@ -117,6 +118,8 @@ func newMicroCommand() *cobra.Command {
 	f.IntSliceVar(&o.grids, name, []int{132, 1056, 0}, about)
 	name, about = help(micro.NoBoundary)
 	f.BoolVar(&o.noBoundary, name, false, about)
+	name, about = help(micro.Tables)
+	f.IntSliceVar(&o.tables, name, nil, about)
 	name, about = help(micro.SpinBudget)
 	f.Int64Var(&o.spinBudget, name, -1, about)
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
@@ -200,6 +203,7 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		Simulated: o.target == "sim", Warmup: o.warmup, Repeat: o.repeat,
 		Reps: o.reps, Elements: o.elements, Iterations: o.iterations, CTAs: o.ctas,
 		SpinBudget: o.spinBudget, Barriers: o.barriers, Grids: o.grids, NoBoundary: o.noBoundary,
+		Tables: o.tables,
 	})
 	var bad *micro.SettingError
 	if errors.As(err, &bad) {

@@ -141,9 +141,20 @@ func gatherBenchmark() *Benchmark {
 	return &Benchmark{
 		Name:     "random_gather",
 		Defaults: map[Setting]PerTarget{Elements: {HW: gatherCountHW, Sim: gatherCountSim}},
-		Help:     map[Setting]string{Elements: "gathers per table size (0: 32M on hw, 2M in simulation)"},
+		Help: map[Setting]string{Elements: "gathers per table size (0: 32M on hw, 2M in simulation)",
+			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)"},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
-			return Gather(ctx, dev, GatherTableBytes, s.Elements, s.timing(), s.Simulated)
+			tables := GatherTableBytes
+			if len(s.Tables) > 0 {
+				tables = nil
+				for _, kb := range s.Tables {
+					if kb < 1 || kb > 16<<20 {
+						return nil, settingError("--tables %d: each table must be 1 to 16777216 KB (16 GB)", kb)
+					}
+					tables = append(tables, kb<<10)
+				}
+			}
+			return Gather(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
 		},
 	}
 }

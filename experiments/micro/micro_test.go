@@ -393,6 +393,14 @@ func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
 	assert.Equal(t, "every thread's sum", tab.Rows[1][6])
 	_, err = micro.Gather(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
 	assert.ErrorContains(t, err, "at least 1")
+	b, err := micro.Default.Lookup("random_gather")
+	require.NoError(t, err)
+	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2, 8}})
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2", "2000"}, {"8", "2000"}}, [][]string{tab.Rows[0][:2], tab.Rows[1][:2]}, "--tables picks the sizes")
+	_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Tables: []int{0}})
+	var bad *micro.SettingError
+	assert.ErrorAs(t, err, &bad, "a table of 0 KB is the caller's error")
 
 	// On the h100 model (8 of its SMs, so each thread makes 16 gathers) a
 	// table that fits L1 serves gathers faster than one four times the L2,

@@ -24,6 +24,7 @@ const (
 	BarrierSet Setting = "barrier"
 	Grids      Setting = "grids"
 	NoBoundary Setting = "no-boundary"
+	Tables     Setting = "tables"
 )
 
 // Settings are the values a run of a benchmark is given.
@@ -39,6 +40,8 @@ type Settings struct {
 	Barriers                         []string
 	Grids                            []int
 	NoBoundary                       bool
+	// Tables are table sizes in KB (random_gather); none: its defaults.
+	Tables []int
 
 	// defaulted lists the settings that took the benchmark's default.
 	defaulted []Setting
