@@ -51,6 +51,7 @@ var kernelTests = map[string]string{
 	"grid_barrier_coop":        "scheduler TestGridBarriers*",
 	"exchange_pack":            "TestKernelExchange",
 	"exchange_apply":           "TestKernelExchange",
+	"random_gather":            "experiments/micro TestGather*",
 }
 
 // frameworkKernel reports whether a kernel is an entry of the algorithm

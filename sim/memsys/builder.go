@@ -227,6 +227,7 @@ func (b Builder) buildSlices(s *System) {
 			bufSize:       4 * cfg.dramQueueDepth(),
 			bytesPerCycle: channelBytesPerCycle,
 			dram:          true,
+			rows:          cfg.dramRows(),
 			shadow:        shadow,
 			role:          roleDRAM,
 		})
@@ -307,7 +308,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		fetches:       make(map[uint64]l2Fetch),
 		ids:           NewIDSource(name),
 		pools:         s.slicePools(i),
-		cyclesPerLook: 1 / float64(cfg.L2RequestsPerCycle),
+		cyclesPerLook: cfg.l2LookupCycles(),
 		combineReads:  cfg.L2CombineReads,
 		storesWait:    cfg.L2StoresWaitForAtomics,
 		combineLine:   ^uint64(0),
@@ -358,6 +359,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		bufSize:       unboundedBuf,
 		bytesPerCycle: channelBytesPerCycle,
 		dram:          true,
+		rows:          cfg.dramRows(),
 		domain:        domain,
 	})
 	s.fabric.plug(c.top, endSpec{

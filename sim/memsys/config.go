@@ -117,6 +117,10 @@ type Config struct {
 	// L2RequestsPerCycle is the number of requests a slice accepts and looks
 	// up per cycle.
 	L2RequestsPerCycle int `yaml:"l2_requests_per_cycle"`
+	// L2LookupCycles, when positive, replaces 1/L2RequestsPerCycle as the
+	// cycles between a sectored slice's lookups (a fractional rate, e.g.
+	// 1.25: four lookups every five cycles); 0 keeps 1/L2RequestsPerCycle.
+	L2LookupCycles float64 `yaml:"l2_lookup_cycles"`
 	// L2SliceBytesPerCycle is the data bandwidth of one slice's port to the
 	// interconnect in each direction: read data leaving the slice and write
 	// data entering it each get this much. 0 means unlimited.
@@ -151,6 +155,18 @@ type Config struct {
 	// for its DRAM channel's bandwidth before it stops sending to DRAM.
 	// Requests in service are not limited. 0 picks 64.
 	DRAMQueueDepth int `yaml:"dram_queue_depth"`
+	// DRAMRowBytes is a DRAM row's size within one channel; 0 turns the
+	// row model off (every access costs only its bytes). With it on, each
+	// channel keeps the DRAMOpenRows rows it used last open (a controller
+	// that batches requests to open rows over many banks), and an access
+	// to any other row costs DRAMRowMissBytes more of the channel's time,
+	// in bytes at its rate: streams stay at the channel's rate, scattered
+	// sectors pay for opening rows.
+	DRAMRowBytes int `yaml:"dram_row_bytes"`
+	// DRAMOpenRows is how many rows each channel keeps open (row model).
+	DRAMOpenRows int `yaml:"dram_open_rows"`
+	// DRAMRowMissBytes is what opening a row costs (row model).
+	DRAMRowMissBytes float64 `yaml:"dram_row_miss_bytes"`
 
 	// AtomicLatency is the latency of an uncontended global atomic whose
 	// line is in L2, from the SM sending it to the SM retrieving its
@@ -376,6 +392,19 @@ func (c Config) Validate() error {
 	if c.DRAMQueueDepth < 0 {
 		bad("dram_queue_depth must be >= 0 (0 picks 64), got %d", c.DRAMQueueDepth)
 	}
+	nonNegative("l2_lookup_cycles", c.L2LookupCycles, "1/l2_requests_per_cycle")
+	if c.L2LookupCycles > 0 && c.l2Model() != L2Sectored {
+		bad("l2_lookup_cycles applies to the sectored L2 only (l2_model %q): set it to 0", c.L2Model)
+	}
+	switch {
+	case c.DRAMRowBytes < 0:
+		bad("dram_row_bytes must be >= 0 (0 = no row model), got %d", c.DRAMRowBytes)
+	case c.DRAMRowBytes > 0 && c.DRAMOpenRows < 1:
+		bad("dram_open_rows must be at least 1 with the row model (dram_row_bytes %d), got %d", c.DRAMRowBytes, c.DRAMOpenRows)
+	case c.DRAMOpenRows < 0 || c.DRAMOpenRows > 4096:
+		bad("dram_open_rows must be 0 to 4096, got %d", c.DRAMOpenRows)
+	}
+	nonNegative("dram_row_miss_bytes", c.DRAMRowMissBytes, "free rows")
 	if !(c.AtomicOpsPerCycle > 0) || math.IsInf(c.AtomicOpsPerCycle, 0) {
 		bad("atomic_ops_per_cycle must be positive, got %v", c.AtomicOpsPerCycle)
 	}
@@ -449,6 +478,22 @@ func (c Config) l1Model() string {
 		return L1Sectored
 	}
 	return c.L1Model
+}
+
+// l2LookupCycles is the cycles between a sectored slice's lookups.
+func (c Config) l2LookupCycles() float64 {
+	if c.L2LookupCycles > 0 {
+		return c.L2LookupCycles
+	}
+	return 1 / float64(c.L2RequestsPerCycle)
+}
+
+// dramRows are a new DRAM channel's open rows; nil without the row model.
+func (c Config) dramRows() *dramRows {
+	if c.DRAMRowBytes == 0 {
+		return nil
+	}
+	return newDRAMRows(c.DRAMRowBytes, c.L2Slices, c.DRAMOpenRows, c.DRAMRowMissBytes)
 }
 
 func (c Config) l2Model() string {

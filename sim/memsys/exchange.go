@@ -288,7 +288,7 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 		}
 		dst := c.dst
 		if dst.bytesPerCycle > 0 {
-			if b := f.payload(c.msg, dst.dram); b > 0 {
+			if b := f.ingressBytes(c.msg, dst); b > 0 {
 				at = math.Max(at, dst.ingressFree)
 				dst.ingressFree = at + b/dst.bytesPerCycle
 			}

@@ -130,6 +130,9 @@ type endSpec struct {
 	// arrives, so the channel's responses are never held back, and the
 	// traffic counts as DRAM bytes.
 	dram bool
+	// rows, on a DRAM channel with the row model on (Config.DRAMRowBytes),
+	// are its open rows: an access to another row costs more link time.
+	rows *dramRows
 	// atomic marks an atomic unit's port to its L2 slice: its writes read
 	// the sector they update.
 	atomic bool
@@ -434,7 +437,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 		return
 	}
 	if dst.bytesPerCycle > 0 {
-		if b := f.payload(msg, dst.dram); b > 0 {
+		if b := f.ingressBytes(msg, dst); b > 0 {
 			at = math.Max(at, dst.ingressFree)
 			dst.ingressFree = at + b/dst.bytesPerCycle
 		}
@@ -674,6 +677,21 @@ func (f *fabric) payload(msg sim.Msg, dramLink bool) float64 {
 		return float64(writtenBytes(m, f.sectorSize))
 	}
 	return 0
+}
+
+// ingressBytes is what a message costs the link into dst, in bytes: its
+// payload, plus a row's opening on a DRAM channel with the row model.
+func (f *fabric) ingressBytes(msg sim.Msg, dst *fabricEnd) float64 {
+	b := f.payload(msg, dst.dram)
+	if b > 0 && dst.rows != nil {
+		switch m := msg.(type) {
+		case *mem.ReadReq:
+			b += dst.rows.access(m.Address)
+		case *mem.WriteReq:
+			b += dst.rows.access(m.Address)
+		}
+	}
+	return b
 }
 
 func (f *fabric) account(end *fabricEnd, msg sim.Msg) {
@@ -1039,4 +1057,42 @@ func (f *fabric) pairOffset(sm, slice int) float64 {
 	x ^= x >> 31
 	u := float64(x>>11) / (1 << 53)
 	return (u - 0.5) * f.spread
+}
+
+// dramRows are a DRAM channel's open rows, most recently used first: a
+// controller that keeps several banks' rows open and serves the requests
+// to open rows together sees a stream's accesses as row hits and scattered
+// ones as misses. A row is rowBytes of the channel's own addresses; the
+// L2's chunks spread consecutive addresses over its slices, so a channel's
+// row covers rowBytes × slices of the address space.
+type dramRows struct {
+	span     uint64 // address bytes one row covers
+	open     []uint64
+	limit    int
+	missCost float64
+	misses   uint64
+}
+
+func newDRAMRows(rowBytes, slices, open int, missBytes float64) *dramRows {
+	return &dramRows{span: uint64(rowBytes) * uint64(slices), open: make([]uint64, 0, open), limit: open, missCost: missBytes}
+}
+
+// access returns the extra bytes an access to addr costs and marks its row
+// the most recently used.
+func (r *dramRows) access(addr uint64) float64 {
+	row := addr / r.span
+	for i, x := range r.open {
+		if x == row {
+			copy(r.open[1:i+1], r.open[:i])
+			r.open[0] = row
+			return 0
+		}
+	}
+	r.misses++
+	if len(r.open) < r.limit {
+		r.open = append(r.open, 0)
+	}
+	copy(r.open[1:], r.open[:len(r.open)-1])
+	r.open[0] = row
+	return r.missCost
 }

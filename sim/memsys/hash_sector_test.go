@@ -412,3 +412,86 @@ func TestStoresWaitForTheAtomicUnitsBacklog(t *testing.T) {
 	assert.Greater(t, onSame, offSame+300, "on: the store waits for the 620-cycle chain booked before it")
 	assert.InDelta(t, offOther, onOther, 1, "a store to another slice is not held up")
 }
+
+// TestDRAMRowModelChargesScatteredSectors: with the row model on, 64 cold
+// one-sector reads of lines scattered over many rows finish later than
+// with it off, by about the row misses each channel serves, while 64 reads
+// of consecutive lines (a stream: two rows per channel) hardly move; with
+// the model off both pay only their bytes.
+func TestDRAMRowModelChargesScatteredSectors(t *testing.T) {
+	finish := func(rowMissBytes float64, addr func(i uint64) uint64) uint64 {
+		cfg := testConfig()
+		cfg.L1MSHRs, cfg.L1MaxInflight, cfg.L2MSHRs = 64, 64, 64 // all 64 in flight: the channels, not the latency, decide
+		if rowMissBytes > 0 {
+			cfg.DRAMRowBytes, cfg.DRAMOpenRows, cfg.DRAMRowMissBytes = 1024, 4, rowMissBytes
+		}
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.perCycle = 4
+		for i := range uint64(64) {
+			sm.read(addr(i), 1)
+		}
+		r.run(t)
+		last := uint64(0)
+		for _, rec := range sm.records {
+			last = max(last, rec.done)
+		}
+		return last
+	}
+	stream := func(i uint64) uint64 { return i * 128 }
+	// 1 MB + one 256-byte chunk apart: a new row every time, on every channel in turn.
+	scattered := func(i uint64) uint64 { return i * (1<<20 + 256) }
+	const miss = 640 // 10 cycles of a 64-byte-per-cycle channel
+	perChannel := uint64(64 / testConfig().L2Slices)
+	offScattered, onScattered := finish(0, scattered), finish(miss, scattered)
+	assert.GreaterOrEqual(t, onScattered, offScattered+perChannel*10/2, "scattered: %d cycles off, %d on", offScattered, onScattered)
+	offStream, onStream := finish(0, stream), finish(miss, stream)
+	assert.LessOrEqual(t, onStream, offStream+2*10+2, "stream: %d cycles off, %d on", offStream, onStream)
+}
+
+func TestDRAMRowsKeepTheMostRecentlyUsed(t *testing.T) {
+	r := newDRAMRows(1024, 2, 2, 100) // a row spans 2 KB of addresses
+	assert.Equal(t, 100.0, r.access(0))
+	assert.Equal(t, 0.0, r.access(2047), "same row")
+	assert.Equal(t, 100.0, r.access(2048))
+	assert.Equal(t, 0.0, r.access(10), "row 0 still open")
+	assert.Equal(t, 100.0, r.access(4096), "a third row closes the least recently used (row 1)")
+	assert.Equal(t, 0.0, r.access(0))
+	assert.Equal(t, 100.0, r.access(2048))
+	assert.Equal(t, uint64(4), r.misses)
+}
+
+// TestL2LookupCyclesSpaceASlicesLookups: 32 strong loads of lines one slice
+// holds, sent four a cycle, finish about 32 cycles later when the slice
+// looks up every 2 cycles instead of every cycle, and 8 later at 1.25.
+func TestL2LookupCyclesSpaceASlicesLookups(t *testing.T) {
+	finish := func(lookup float64) uint64 {
+		cfg := testConfig()
+		cfg.L1MSHRs, cfg.L1MaxInflight, cfg.L2MSHRs = 64, 64, 64
+		cfg.L2LookupCycles = lookup
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		lines := make([]uint64, 8) // every 1 KB: chunks 0, 4, 8, ... all on slice 0 of 4
+		for i := range lines {
+			lines[i] = uint64(i) * 1024
+			sm.read(lines[i], 0xf)
+		}
+		sm.serial = true
+		r.run(t)
+		sm.serial, sm.perCycle = false, 4
+		sm.startCycle = int(sm.Freq.Cycle(r.engine.CurrentTime())) + 1
+		start := len(sm.records)
+		for i := range 32 {
+			sm.readBypass(lines[i%len(lines)], 1)
+		}
+		r.run(t)
+		last := uint64(0)
+		for _, rec := range sm.records[start:] {
+			last = max(last, rec.done)
+		}
+		return last - sm.records[start].issued
+	}
+	one, two, quarter := finish(0), finish(2), finish(1.25)
+	assert.InDelta(t, float64(one+32), float64(two), 4, "every 2 cycles: %d against %d", two, one)
+	assert.InDelta(t, float64(one+8), float64(quarter), 3, "every 1.25 cycles: %d against %d", quarter, one)
+}

@@ -624,6 +624,14 @@ func TestConfigValidate(t *testing.T) {
 		{"DRAM faster than L2", func(c *Config) { c.DRAMLatency = 150 }, "dram_latency_cycles must be at least"},
 		{"atomic faster than round trip", func(c *Config) { c.AtomicLatency = 100 }, "atomic_latency_cycles must be at least"},
 		{"negative queue", func(c *Config) { c.DRAMQueueDepth = -1 }, "dram_queue_depth"},
+		{"negative lookup cycles", func(c *Config) { c.L2LookupCycles = -1 }, "l2_lookup_cycles must be a finite number >= 0 (0 = 1/l2_requests_per_cycle), got -1"},
+		{"lookup cycles on akita's L2", func(c *Config) { c.L2LookupCycles = 1.25; c.L2Model = L2AkitaWriteback }, "l2_lookup_cycles applies to the sectored L2 only"},
+		{"fractional lookups", func(c *Config) { c.L2LookupCycles = 1.25 }, ""},
+		{"negative row", func(c *Config) { c.DRAMRowBytes = -1 }, "dram_row_bytes must be >= 0"},
+		{"row model without open rows", func(c *Config) { c.DRAMRowBytes = 1024 }, "dram_open_rows must be at least 1 with the row model"},
+		{"too many open rows", func(c *Config) { c.DRAMRowBytes = 1024; c.DRAMOpenRows = 5000 }, "dram_open_rows must be 0 to 4096"},
+		{"negative row miss", func(c *Config) { c.DRAMRowMissBytes = -2 }, "dram_row_miss_bytes must be a finite number >= 0"},
+		{"row model", func(c *Config) { c.DRAMRowBytes = 1024; c.DRAMOpenRows = 16; c.DRAMRowMissBytes = 64 }, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
