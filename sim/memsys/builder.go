@@ -301,6 +301,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		lineShift:     uint(bits.TrailingZeros64(line)),
 		sectorShift:   uint(bits.TrailingZeros(uint(cfg.SectorSizeBytes))),
 		fullLine:      uint32(1)<<(cfg.LineSizeBytes/cfg.SectorSizeBytes) - 1,
+		fillSectors:   cfg.l2FillSectors(),
 		numSets:       uint64(cfg.L2SliceSizeBytes / (cfg.L2Ways * cfg.LineSizeBytes)),
 		ways:          cfg.L2Ways,
 		maxMSHRs:      cfg.L2MSHRs,

@@ -117,6 +117,11 @@ type Config struct {
 	// L2RequestsPerCycle is the number of requests a slice accepts and looks
 	// up per cycle.
 	L2RequestsPerCycle int `yaml:"l2_requests_per_cycle"`
+	// L2FillBytes is what a sectored slice fetches from DRAM for a miss on
+	// a line it does not hold: the missing sectors widened to aligned
+	// groups of this many bytes (a multiple of the sector dividing the
+	// line). 0 or the line's size: the whole line.
+	L2FillBytes int `yaml:"l2_fill_bytes"`
 	// L2LookupCycles, when positive, replaces 1/L2RequestsPerCycle as the
 	// cycles between a sectored slice's lookups (a fractional rate, e.g.
 	// 1.25: four lookups every five cycles); 0 keeps 1/L2RequestsPerCycle.
@@ -393,6 +398,15 @@ func (c Config) Validate() error {
 		bad("dram_queue_depth must be >= 0 (0 picks 64), got %d", c.DRAMQueueDepth)
 	}
 	nonNegative("l2_lookup_cycles", c.L2LookupCycles, "1/l2_requests_per_cycle")
+	if f := c.L2FillBytes; f != 0 && f != c.LineSizeBytes {
+		switch {
+		case f < 0 || c.SectorSizeBytes <= 0 || f%c.SectorSizeBytes != 0 || c.LineSizeBytes%f != 0:
+			bad("l2_fill_bytes must be 0 (the whole line) or a multiple of sector_size_bytes (%d) that divides line_size_bytes (%d), got %d",
+				c.SectorSizeBytes, c.LineSizeBytes, f)
+		case c.l2Model() != L2Sectored:
+			bad("l2_fill_bytes applies to the sectored L2 only (l2_model %q): set it to 0", c.L2Model)
+		}
+	}
 	if c.L2LookupCycles > 0 && c.l2Model() != L2Sectored {
 		bad("l2_lookup_cycles applies to the sectored L2 only (l2_model %q): set it to 0", c.L2Model)
 	}
@@ -494,6 +508,15 @@ func (c Config) dramRows() *dramRows {
 		return nil
 	}
 	return newDRAMRows(c.DRAMRowBytes, c.L2Slices, c.DRAMOpenRows, c.DRAMRowMissBytes)
+}
+
+// l2FillSectors is how many sectors a slice's fill group holds (the whole
+// line without l2_fill_bytes).
+func (c Config) l2FillSectors() int {
+	if c.L2FillBytes <= 0 || c.SectorSizeBytes <= 0 {
+		return c.LineSizeBytes / max(c.SectorSizeBytes, 1)
+	}
+	return c.L2FillBytes / c.SectorSizeBytes
 }
 
 func (c Config) l2Model() string {

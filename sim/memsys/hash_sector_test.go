@@ -495,3 +495,24 @@ func TestL2LookupCyclesSpaceASlicesLookups(t *testing.T) {
 	assert.InDelta(t, float64(one+32), float64(two), 4, "every 2 cycles: %d against %d", two, one)
 	assert.InDelta(t, float64(one+8), float64(quarter), 3, "every 1.25 cycles: %d against %d", quarter, one)
 }
+
+// TestL2FillBytesWidensAMissToItsGroup: a cold one-sector read makes the
+// slice read the whole line from DRAM by default, the sector's aligned
+// 64-byte pair with l2_fill_bytes 64 and the sector alone with 32; two
+// sectors in different pairs fetch both pairs.
+func TestL2FillBytesWidensAMissToItsGroup(t *testing.T) {
+	read := func(fill int, mask uint32) uint64 {
+		cfg := testConfig()
+		cfg.L2FillBytes = fill
+		r := newRig(t, cfg, 1)
+		r.sms[0].read(lineA, mask)
+		r.run(t)
+		return r.sys.Stats().DRAMReadBytes
+	}
+	assert.Equal(t, uint64(128), read(0, 0b0100))
+	assert.Equal(t, uint64(128), read(128, 0b0100))
+	assert.Equal(t, uint64(64), read(64, 0b0100))
+	assert.Equal(t, uint64(32), read(32, 0b0100))
+	assert.Equal(t, uint64(128), read(64, 0b1001), "sectors 0 and 3: both pairs")
+	assert.Equal(t, uint64(64), read(32, 0b1001))
+}

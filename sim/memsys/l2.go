@@ -56,6 +56,7 @@ type sectoredL2 struct {
 
 	lineShift, sectorShift uint
 	fullLine               uint32 // every sector of a line
+	fillSectors            int    // the sectors of a fill group (Config.L2FillBytes)
 	numSets                uint64
 	ways                   int
 	lines                  []l2Line // set-major
@@ -206,6 +207,40 @@ func (c *sectoredL2) lookupForHit(lineAddr uint64, atomic bool, cycle float64) f
 	return wait
 }
 
+// fillOf is what a miss of a request's sectors on a line the slice does
+// not hold fetches: the whole line, or the fill groups the sectors touch.
+func (c *sectoredL2) fillOf(mask uint32) uint32 {
+	if !c.groupFills() {
+		return c.fullLine
+	}
+	return c.widen(mask)
+}
+
+// groupFills says whether the slice fetches fill groups smaller than a
+// line (Config.L2FillBytes).
+func (c *sectoredL2) groupFills() bool {
+	k := c.fillSectors
+	return k > 0 && uint32(1)<<k-1 != c.fullLine
+}
+
+// widen extends sectors to the whole fill groups they touch (unchanged
+// without group fills: a line the slice holds in part fetches just its
+// missing sectors).
+func (c *sectoredL2) widen(mask uint32) uint32 {
+	if !c.groupFills() {
+		return mask
+	}
+	k := c.fillSectors
+	group := uint32(1)<<k - 1
+	var out uint32
+	for at := 0; mask>>at != 0; at += k {
+		if mask&(group<<at) != 0 {
+			out |= group << at
+		}
+	}
+	return out & c.fullLine
+}
+
 // read serves a load, or an atomic's sector write (atomic), which reads
 // its sector first.
 func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool, cycle float64) bool {
@@ -242,13 +277,14 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 		if c.mshrs.len() >= c.maxMSHRs {
 			return c.refuse()
 		}
-		fetch := mask
+		fetch := c.widen(mask)
 		if line == nil {
 			if line = c.allocate(lineAddr, cycle); line == nil {
 				return c.refuse()
 			}
-			// A line the slice does not hold comes from DRAM whole.
-			fetch = c.fullLine
+			// A line the slice does not hold comes from DRAM whole, or
+			// in the fill groups the request touches.
+			fetch = c.fillOf(mask)
 		}
 		m = &l2MSHR{line: lineAddr}
 		c.mshrs.put(lineAddr, m)
@@ -263,7 +299,7 @@ func (c *sectoredL2) read(msg sim.Msg, lineAddr uint64, mask uint32, atomic bool
 	} else {
 		wait := c.reserveLookup(cycle)
 		c.received(msg)
-		if extra := mask &^ line.valid &^ line.fetching; extra != 0 {
+		if extra := c.widen(mask) &^ line.valid &^ line.fetching; extra != 0 {
 			c.fetch(msg, m, line, extra, wait)
 		}
 		if atomic {
