@@ -168,13 +168,7 @@ func TestPermuteIDs(t *testing.T) {
 			for v := 0; v < g.NumVertices(); v++ {
 				require.Equal(t, g.OutDegree(uint32(v)), out.OutDegree(perm[v]))
 			}
-			var renamed []edge
-			for _, e := range edgesOf(g) {
-				renamed = append(renamed, edge{perm[e.u], perm[e.v], e.w})
-			}
-			sortEdges(renamed)
-			assert.Equal(t, renamed, edgesOf(out))
-			assert.Equal(t, g.Directed, out.Directed)
+			assertRenamed(t, g, out, perm)
 			assert.Equal(t, ComputeStats(g).DegreeHistogram, ComputeStats(out).DegreeHistogram)
 
 			again, perm2 := PermuteIDs(g, 11)
@@ -206,20 +200,26 @@ func TestDegreeOrder(t *testing.T) {
 					require.Less(t, byNew[i-1], byNew[i], "tie at %d", i)
 				}
 			}
-			// The same graph under the renaming, weights with their edges.
-			var renamed []edge
-			for _, e := range edgesOf(g) {
-				renamed = append(renamed, edge{order[e.u], order[e.v], e.w})
-			}
-			sortEdges(renamed)
-			assert.Equal(t, renamed, edgesOf(out))
-			assert.Equal(t, g.Directed, out.Directed)
+			assertRenamed(t, g, out, order)
 
 			via, err := Transform{Op: OpDegreeOrder}.Apply(g)
 			require.NoError(t, err)
 			assert.Equal(t, digest(out), digest(via))
 		})
 	}
+}
+
+// assertRenamed checks that out is g with vertex v renamed to perm[v]:
+// every edge, with its weight, and the direction flag.
+func assertRenamed(t *testing.T, g, out *Graph, perm []uint32) {
+	t.Helper()
+	var renamed []edge
+	for _, e := range edgesOf(g) {
+		renamed = append(renamed, edge{perm[e.u], perm[e.v], e.w})
+	}
+	sortEdges(renamed)
+	assert.Equal(t, renamed, edgesOf(out))
+	assert.Equal(t, g.Directed, out.Directed)
 }
 
 func sortEdges(es []edge) {
