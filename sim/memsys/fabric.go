@@ -683,13 +683,8 @@ func (f *fabric) payload(msg sim.Msg, dramLink bool) float64 {
 // payload, plus a row's opening on a DRAM channel with the row model.
 func (f *fabric) ingressBytes(msg sim.Msg, dst *fabricEnd) float64 {
 	b := f.payload(msg, dst.dram)
-	if b > 0 && dst.rows != nil {
-		switch m := msg.(type) {
-		case *mem.ReadReq:
-			b += dst.rows.access(m.Address)
-		case *mem.WriteReq:
-			b += dst.rows.access(m.Address)
-		}
+	if req, ok := msg.(mem.AccessReq); ok && b > 0 && dst.rows != nil {
+		b += dst.rows.access(req.GetAddress())
 	}
 	return b
 }
@@ -1066,15 +1061,13 @@ func (f *fabric) pairOffset(sm, slice int) float64 {
 // L2's chunks spread consecutive addresses over its slices, so a channel's
 // row covers rowBytes × slices of the address space.
 type dramRows struct {
-	span     uint64 // address bytes one row covers
-	open     []uint64
-	limit    int
+	span     uint64   // address bytes one row covers
+	open     []uint64 // its capacity is the rows kept open
 	missCost float64
-	misses   uint64
 }
 
 func newDRAMRows(rowBytes, slices, open int, missBytes float64) *dramRows {
-	return &dramRows{span: uint64(rowBytes) * uint64(slices), open: make([]uint64, 0, open), limit: open, missCost: missBytes}
+	return &dramRows{span: uint64(rowBytes) * uint64(slices), open: make([]uint64, 0, open), missCost: missBytes}
 }
 
 // access returns the extra bytes an access to addr costs and marks its row
@@ -1088,8 +1081,7 @@ func (r *dramRows) access(addr uint64) float64 {
 			return 0
 		}
 	}
-	r.misses++
-	if len(r.open) < r.limit {
+	if len(r.open) < cap(r.open) {
 		r.open = append(r.open, 0)
 	}
 	copy(r.open[1:], r.open[:len(r.open)-1])
