@@ -15,20 +15,22 @@
 # those algorithms' cells (e.g. EXCLUDE="color coreness", whose picks are
 # made from another hardware half).
 # run simulates them, JOBS at a time (default: one per CPU ÷ THREADS), each
-#   WARPGRAPH sweep simhw-scale --target sim --config h100 --jobs 1
+#   WARPGRAPH sweep simhw-scale --target sim --config CONFIG --jobs 1
 #     --sim-threads THREADS --timeout LIMIT --out OUTROOT/cells/N
 #     --points 'graph=G;algorithm=A;variant=V'
+# (CONFIG default h100; any --config spelling, e.g. h100+KEY=VALUE)
 # (LIMIT default 20m: a cell past it is recorded by the sweep with its
 # limit, never dropped; THREADS default 1: the costliest cells finish
 # sooner four at a time on 4 threads each than sixteen at once on one);
 # with DEADLINE (epoch seconds) set, no cell starts after it. Rerunning
 # skips the cells already recorded.
-# hw measures the queued cells on the GPU again, one after another (the
+# hw measures the queued cells on the GPU again, one (graph, algorithm)
+# after another so that each graph is built once per algorithm (the
 # hardware half at the commit that simulates them, where kernels changed
 # since the picks' hardware half), each
 #   WARPGRAPH sweep simhw-scale --target hw --param warmup=1 --param
-#     repeat=5 --retry-failed --out HWROOT/cells/N
-#     --points 'graph=G;algorithm=A;variant=V'
+#     repeat=5 --retry-failed --out HWROOT/cells/G-A
+#     --points 'graph=G;algorithm=A;variant=V1|V2|...'
 # (rerunning skips the cells recorded valid and retries the others);
 # collect HWROOT as below.
 # collect appends the recorded rows that DEST_DIR/data.csv lacks to it;
@@ -69,7 +71,7 @@ PY
 run)
   WG=${1:?WARPGRAPH}
   root=${2:?OUTROOT}
-  export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0} THREADS=${THREADS:-1}
+  export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0} THREADS=${THREADS:-1} CONFIG=${CONFIG:-h100}
   jobs=${4:-$(($(nproc) / THREADS > 0 ? $(nproc) / THREADS : 1))}
   run_cell() {
     local idx=$1 graph=$2 algo=$3 variant=$4
@@ -81,7 +83,7 @@ run)
       return 0
     fi
     mkdir -p "$dir"
-    "$WG" sweep simhw-scale --target sim --config h100 --jobs 1 --sim-threads "$THREADS" \
+    "$WG" sweep simhw-scale --target sim --config "$CONFIG" --jobs 1 --sim-threads "$THREADS" \
       --timeout "$LIMIT" --out "$dir" \
       --points "graph=$graph;algorithm=$algo;variant=$variant" >"$dir/log" 2>&1
     echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
@@ -94,13 +96,24 @@ hw)
   WG=${1:?WARPGRAPH}
   root=${2:?OUTROOT}
   hwroot=${3:?HWROOT}
-  while IFS=$'\t' read -r idx graph algo variant _; do
-    dir=$hwroot/cells/$idx
+  mkdir -p "$hwroot"
+  python3 - "$root/queue.tsv" <<'PY' >"$hwroot/groups.tsv" || exit 1
+import sys
+groups = {}
+for line in open(sys.argv[1]):
+    _, graph, algo, variant = line.rstrip("\n").split("\t")[:4]
+    groups.setdefault((graph, algo), []).append(variant)
+for (graph, algo), variants in groups.items():
+    print(f"{graph}\t{algo}\t{'|'.join(variants)}")
+PY
+  while IFS=$'\t' read -r graph algo variants; do
+    dir=$hwroot/cells/$graph-$algo
     mkdir -p "$dir"
     "$WG" sweep simhw-scale --target hw --param warmup=1 --param repeat=5 --retry-failed --out "$dir" \
-      --points "graph=$graph;algorithm=$algo;variant=$variant" >"$dir/log" 2>&1
-    echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
-  done <"$root/queue.tsv"
+      --points "graph=$graph;algorithm=$algo;variant=$variants" >"$dir/log" 2>&1
+    rc=$?
+    echo "$graph $algo $(($(tr -cd '|' <<<"$variants" | wc -c) + 1)) variants rc=$rc $(date -u +%H:%M:%S)"
+  done <"$hwroot/groups.tsv"
   ;;
 collect)
   root=${1:?OUTROOT}
