@@ -22,8 +22,12 @@
 # (LIMIT default 20m: a cell past it is recorded by the sweep with its
 # limit, never dropped; THREADS default 1: the costliest cells finish
 # sooner four at a time on 4 threads each than sixteen at once on one);
-# with DEADLINE (epoch seconds) set, no cell starts after it. Rerunning
-# skips the cells already recorded.
+# with DEADLINE (epoch seconds) set, no cell starts after it; with
+# FINISH_BY (epoch seconds) set, column 5 of the queue is read as the
+# cell's expected wall seconds (from an earlier run), and a cell whose
+# expected end (now + those seconds × COST_SCALE, default 1.5) passes
+# FINISH_BY is not started, so that a run cut off at FINISH_BY loses no
+# started cell. Rerunning skips the cells already recorded.
 # hw measures the queued cells on the GPU again, one (graph, algorithm)
 # after another so that each graph is built once per algorithm (the
 # hardware half at the commit that simulates them, where kernels changed
@@ -72,14 +76,18 @@ run)
   WG=${1:?WARPGRAPH}
   root=${2:?OUTROOT}
   export WG root LIMIT=${3:-20m} DEADLINE=${DEADLINE:-0} THREADS=${THREADS:-1} CONFIG=${CONFIG:-h100}
+  export FINISH_BY=${FINISH_BY:-0} COST_SCALE=${COST_SCALE:-1.5}
   jobs=${4:-$(($(nproc) / THREADS > 0 ? $(nproc) / THREADS : 1))}
   run_cell() {
-    local idx=$1 graph=$2 algo=$3 variant=$4
+    local idx=$1 graph=$2 algo=$3 variant=$4 cost=$5
     local dir=$root/cells/$idx
     if [ -f "$dir/data.csv" ] && [ "$(wc -l <"$dir/data.csv")" -gt 1 ]; then
       return 0
     fi
     if [ "$DEADLINE" -gt 0 ] && [ "$(date +%s)" -ge "$DEADLINE" ]; then
+      return 0
+    fi
+    if [ "$FINISH_BY" -gt 0 ] && python3 -c "import sys,time; sys.exit(time.time() + float('$cost') * float('$COST_SCALE') <= $FINISH_BY)"; then
       return 0
     fi
     mkdir -p "$dir"
@@ -89,8 +97,8 @@ run)
     echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
   }
   export -f run_cell
-  cut -f1-4 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
-    bash -c 'IFS=$'"'"'\t'"'"' read -r a b c d <<<"$0"; run_cell "$a" "$b" "$c" "$d"'
+  cut -f1-5 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
+    bash -c 'IFS=$'"'"'\t'"'"' read -r a b c d e <<<"$0"; run_cell "$a" "$b" "$c" "$d" "$e"'
   ;;
 hw)
   WG=${1:?WARPGRAPH}
