@@ -13,7 +13,12 @@
 # simulated half), cheapest first, COUNT of them after the first SKIP;
 # with EXCLUDE set (a space-separated list of algorithms), without
 # those algorithms' cells (e.g. EXCLUDE="color coreness", whose picks are
-# made from another hardware half).
+# made from another hardware half). Columns: index, graph, algorithm,
+# variant, the hardware's kernel µs (from PICKS) and, with COSTS set (a
+# space-separated list of earlier simulated data.csv files, a later
+# file's figure replacing an earlier one's), the cell's wall seconds
+# there (empty where none timed it); with COSTS the queue runs longest
+# first by those seconds (unknown first).
 # run simulates them, JOBS at a time (default: one per CPU ÷ THREADS), each
 #   WARPGRAPH sweep simhw-scale --target sim --config CONFIG --jobs 1
 #     --sim-threads THREADS --timeout LIMIT --out OUTROOT/cells/N
@@ -23,11 +28,12 @@
 # limit, never dropped; THREADS default 1: the costliest cells finish
 # sooner four at a time on 4 threads each than sixteen at once on one);
 # with DEADLINE (epoch seconds) set, no cell starts after it; with
-# FINISH_BY (epoch seconds) set, column 5 of the queue is read as the
-# cell's expected wall seconds (from an earlier run), and a cell whose
-# expected end (now + those seconds × COST_SCALE, default 1.5) passes
-# FINISH_BY is not started, so that a run cut off at FINISH_BY loses no
-# started cell. Rerunning skips the cells already recorded.
+# FINISH_BY (epoch seconds) set, a cell whose expected end (now + its
+# earlier wall seconds, column 6 of a queue made with COSTS, × COST_SCALE,
+# default 1.5) passes FINISH_BY is not started, so that a run cut off at
+# FINISH_BY loses no started cell (a cell without column 6 is not started
+# then either: its cost is unknown). Rerunning skips the cells already
+# recorded.
 # hw measures the queued cells on the GPU again, one (graph, algorithm)
 # after another so that each graph is built once per algorithm (the
 # hardware half at the commit that simulates them, where kernels changed
@@ -49,10 +55,15 @@ queue)
   done_csv=${2:?DONE_CSV}
   root=${3:?OUTROOT}
   mkdir -p "$root"
-  python3 - "$picks" "$done_csv" "${4:-0}" "${5:-100000}" "${EXCLUDE:-}" >"$root/queue.tsv" <<'PY'
+  python3 - "$picks" "$done_csv" "${4:-0}" "${5:-100000}" "${EXCLUDE:-}" "${COSTS:-}" >"$root/queue.tsv" <<'PY' || exit 1
 import csv, sys
 picks, done_csv, skip, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 exclude = set(sys.argv[5].split())
+costs = {}
+for path in sys.argv[6].split():
+    for r in csv.DictReader(open(path)):
+        if r["wall_seconds"]:
+            costs[(r["graph"], r["algorithm"], r["variant"])] = float(r["wall_seconds"])
 done = set()
 try:
     for r in csv.DictReader(open(done_csv)):
@@ -67,8 +78,12 @@ for line in open(picks):
     if (graph, algo, variant) not in done and algo not in exclude:
         cells.append((float(us), graph, algo, variant))
 cells.sort()
-for i, (us, graph, algo, variant) in enumerate(cells[skip:skip + count], skip):
-    print(f"{i}\t{graph}\t{algo}\t{variant}\t{us:.3f}")
+cells = cells[skip:skip + count]
+if sys.argv[6]:
+    cells.sort(key=lambda c: -costs.get(c[1:], float("inf")))
+for i, (us, graph, algo, variant) in enumerate(cells, skip):
+    wall = costs.get((graph, algo, variant))
+    print(f"{i}\t{graph}\t{algo}\t{variant}\t{us:.3f}" + ("" if not sys.argv[6] else f"\t{wall:.1f}" if wall is not None else "\t"))
 PY
   wc -l <"$root/queue.tsv"
   ;;
@@ -87,8 +102,14 @@ run)
     if [ "$DEADLINE" -gt 0 ] && [ "$(date +%s)" -ge "$DEADLINE" ]; then
       return 0
     fi
-    if [ "$FINISH_BY" -gt 0 ] && python3 -c "import sys,time; sys.exit(time.time() + float('$cost') * float('$COST_SCALE') <= $FINISH_BY)"; then
-      return 0
+    if [ "$FINISH_BY" -gt 0 ]; then
+      if [ -z "$cost" ]; then
+        echo "$idx $graph $algo $variant not started: FINISH_BY needs its earlier wall seconds (queue with COSTS)"
+        return 0
+      fi
+      if python3 -c "import sys,time; sys.exit(time.time() + float('$cost') * float('$COST_SCALE') <= $FINISH_BY)"; then
+        return 0
+      fi
     fi
     mkdir -p "$dir"
     "$WG" sweep simhw-scale --target sim --config "$CONFIG" --jobs 1 --sim-threads "$THREADS" \
@@ -97,7 +118,7 @@ run)
     echo "$idx $graph $algo $variant rc=$? $(date -u +%H:%M:%S)"
   }
   export -f run_cell
-  cut -f1-5 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
+  cut -f1-4,6 "$root/queue.tsv" | xargs -P "$jobs" -L 1 -d '\n' \
     bash -c 'IFS=$'"'"'\t'"'"' read -r a b c d e <<<"$0"; run_cell "$a" "$b" "$c" "$d" "$e"'
   ;;
 hw)
