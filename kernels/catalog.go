@@ -7,11 +7,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The committed PTX (make kernels) and the signature files extracted from
@@ -98,22 +99,27 @@ func parseCatalog(files embed.FS) (*catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Modules are read at once (every process reads them all before its
+	// first kernel), then indexed in name order.
+	modules := make([]*Module, len(ptxNames))
+	errs := make([]error, len(ptxNames))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(ptxNames)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(ptxNames); i = int(next.Add(1) - 1) {
+				modules[i], errs[i] = readModule(files, ptxNames[i])
+			}
+		}()
+	}
+	wg.Wait()
 	c := &catalog{byName: map[string]*Kernel{}}
-	for _, p := range ptxNames {
-		text, err := files.ReadFile(p)
-		if err != nil {
-			return nil, err
+	for i, m := range modules {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		name := strings.TrimSuffix(path.Base(p), ".ptx")
-		m, err := ParseModule(name, text)
-		if err != nil {
-			return nil, err
-		}
-		sig, err := files.ReadFile("ptx/" + name + ".sig")
-		if err != nil {
-			return nil, fmt.Errorf("ptx/%s.sig is missing (run make kernels): %w", name, err)
-		}
-		nameParams(m, sig)
 		for _, k := range m.Kernels {
 			if other, dup := c.byName[k.Name]; dup {
 				return nil, fmt.Errorf("kernel %s is defined in both ptx/%s.ptx and ptx/%s.ptx", k.Name, other.Module.Name, m.Name)
@@ -125,6 +131,26 @@ func parseCatalog(files embed.FS) (*catalog, error) {
 	}
 	slices.Sort(c.names)
 	return c, nil
+}
+
+// readModule reads one module's PTX and names its parameters from its
+// signature file.
+func readModule(files embed.FS, ptxPath string) (*Module, error) {
+	text, err := files.ReadFile(ptxPath)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(path.Base(ptxPath), ".ptx")
+	m, err := ParseModule(name, text)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := files.ReadFile("ptx/" + name + ".sig")
+	if err != nil {
+		return nil, fmt.Errorf("ptx/%s.sig is missing (run make kernels): %w", name, err)
+	}
+	nameParams(m, sig)
+	return m, nil
 }
 
 func fsGlob(files embed.FS, pattern string) ([]string, error) {
@@ -148,57 +174,66 @@ func fsGlob(files embed.FS, pattern string) ([]string, error) {
 // (e.g. "stream_param_0"); the catalog renames them from the sources.
 func ParseModule(name string, ptx []byte) (*Module, error) {
 	m := &Module{Name: name, PTX: ptx}
-	line := 0
-	var cur *Kernel // the entry whose parameter list is open
-	// Lines are looked at in place; only entry and parameter lines (a few
-	// hundred of a module's tens of thousands) become strings.
-	for rest := ptx; len(rest) > 0; {
-		raw := rest
-		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
-			raw, rest = rest[:nl], rest[nl+1:]
-		} else {
-			rest = nil
+	entry := []byte(".visible .entry ")
+	lineOf := func(at int) int { return bytes.Count(ptx[:at], []byte("\n")) + 1 }
+	// Only entry and parameter lines (a few hundred of a module's tens of
+	// thousands) are looked at: the scan jumps from entry to entry.
+	for at := 0; at < len(ptx); {
+		i := bytes.Index(ptx[at:], entry)
+		if i < 0 {
+			break
 		}
-		line++
-		b := bytes.TrimSpace(raw)
-		if cur == nil && !bytes.HasPrefix(b, []byte(".visible .entry ")) {
-			continue
+		start := at + i
+		at = start + len(entry)
+		lineStart := bytes.LastIndexByte(ptx[:start], '\n') + 1
+		if len(bytes.TrimLeft(ptx[lineStart:start], " \t\r")) > 0 {
+			continue // not at the start of its line
 		}
-		s := string(b)
-		if cur != nil {
-			if s == ")" {
-				cur = nil
-				continue
-			}
-			p, err := parseParam(s)
-			if err != nil {
-				return nil, fmt.Errorf("ptx/%s.ptx:%d: kernel %s: %w", name, line, cur.Name, err)
-			}
-			cur.Params = append(cur.Params, p)
-			continue
-		}
-		rest, ok := strings.CutPrefix(s, ".visible .entry ")
-		if !ok {
-			continue
-		}
+		s, next := lineAt(ptx, start)
+		rest := strings.TrimPrefix(s, ".visible .entry ")
 		open := strings.IndexByte(rest, '(')
 		if open <= 0 {
-			return nil, fmt.Errorf("ptx/%s.ptx:%d: cannot read entry %q", name, line, s)
+			return nil, fmt.Errorf("ptx/%s.ptx:%d: cannot read entry %q", name, lineOf(start), s)
 		}
 		k := &Kernel{Name: strings.TrimSpace(rest[:open]), Module: m}
 		m.Kernels = append(m.Kernels, k)
 		switch tail := strings.TrimSpace(rest[open+1:]); tail {
 		case "":
-			cur = k
 		case ")":
+			at = next
+			continue
 		default:
-			return nil, fmt.Errorf("ptx/%s.ptx:%d: entry %s: unexpected %q after '('", name, line, k.Name, tail)
+			return nil, fmt.Errorf("ptx/%s.ptx:%d: entry %s: unexpected %q after '('", name, lineOf(start), k.Name, tail)
 		}
-	}
-	if cur != nil {
-		return nil, fmt.Errorf("ptx/%s.ptx: parameter list of %s is not closed", name, cur.Name)
+		for closed := false; !closed; {
+			if next >= len(ptx) {
+				return nil, fmt.Errorf("ptx/%s.ptx: parameter list of %s is not closed", name, k.Name)
+			}
+			lineStart := next
+			s, next = lineAt(ptx, next)
+			if s == ")" {
+				closed = true
+				continue
+			}
+			p, err := parseParam(s)
+			if err != nil {
+				return nil, fmt.Errorf("ptx/%s.ptx:%d: kernel %s: %w", name, lineOf(lineStart), k.Name, err)
+			}
+			k.Params = append(k.Params, p)
+		}
+		at = next
 	}
 	return m, nil
+}
+
+// lineAt returns the line of b that starts at at, without surrounding
+// white space, and where the next line starts.
+func lineAt(b []byte, at int) (string, int) {
+	end, next := len(b), len(b)
+	if nl := bytes.IndexByte(b[at:], '\n'); nl >= 0 {
+		end, next = at+nl, at+nl+1
+	}
+	return string(bytes.TrimSpace(b[at:end])), next
 }
 
 // ptxTypeSize is the byte size of each PTX fundamental type.
@@ -272,29 +307,91 @@ func parseParam(s string) (Param, error) {
 	return p, nil
 }
 
-// sourceEntry matches an extern "C" kernel definition in a .cu file or a
-// signature file, with an optional __launch_bounds__, capturing its name
-// and parameter list.
-var sourceEntry = regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?void\s+(\w+)\s*\(([^)]*)\)`)
-
 // sourceParams returns, for each extern "C" kernel of a signature file (or
-// a plain .cu source), the declared parameters as (type, name) pairs.
+// a plain .cu source), the declared parameters as (type, name) pairs. A
+// definition reads `extern "C" __global__ [__launch_bounds__(...)] void
+// NAME(PARAMS)`, with any white space between the words; anything else
+// that starts with extern is skipped. It scans by hand: every process
+// reads every module's signatures, and a regular expression took half of
+// that start-up.
 func sourceParams(src []byte) map[string][][2]string {
 	out := map[string][][2]string{}
-	for _, m := range sourceEntry.FindAllSubmatch(src, -1) {
+	for at := 0; ; {
+		i := bytes.Index(src[at:], []byte("extern"))
+		if i < 0 {
+			return out
+		}
+		at += i + len("extern")
+		name, list, ok := readEntry(src[at:])
+		if !ok {
+			continue
+		}
 		var params [][2]string
-		if list := strings.TrimSpace(string(m[2])); list != "" && list != "void" {
+		if list = strings.TrimSpace(list); list != "" && list != "void" {
 			for _, decl := range strings.Split(list, ",") {
 				decl = strings.TrimSpace(decl)
-				cut := strings.LastIndexFunc(decl, func(r rune) bool {
-					return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-				})
+				cut := strings.LastIndexFunc(decl, func(r rune) bool { return !isIdentByte(r) })
 				params = append(params, [2]string{strings.TrimSpace(decl[:cut+1]), decl[cut+1:]})
 			}
 		}
-		out[string(m[1])] = params
+		out[name] = params
 	}
-	return out
+}
+
+// readEntry reads what follows an `extern` of a kernel definition: white
+// space, "C", __global__, an optional __launch_bounds__(...), void, the
+// kernel's name and its parenthesised parameter list, returned without the
+// parentheses.
+func readEntry(b []byte) (name, params string, ok bool) {
+	word := func(w string, spaceAfter bool) bool {
+		n := len(b)
+		b = bytes.TrimLeft(b, " \t\r\n")
+		if len(b) == n || !bytes.HasPrefix(b, []byte(w)) {
+			return false
+		}
+		b = b[len(w):]
+		return !spaceAfter || len(b) > 0 && isSpace(b[0])
+	}
+	if !word(`"C"`, true) || !word("__global__", true) {
+		return "", "", false
+	}
+	if rest := bytes.TrimLeft(b, " \t\r\n"); bytes.HasPrefix(rest, []byte("__launch_bounds__")) {
+		rest = bytes.TrimLeft(rest[len("__launch_bounds__"):], " \t\r\n")
+		closing := bytes.IndexByte(rest, ')')
+		if len(rest) == 0 || rest[0] != '(' || closing < 0 {
+			return "", "", false
+		}
+		b = rest[closing+1:]
+		if len(b) == 0 || !isSpace(b[0]) {
+			return "", "", false
+		}
+	}
+	if !word("void", true) {
+		return "", "", false
+	}
+	b = bytes.TrimLeft(b, " \t\r\n")
+	n := 0
+	for n < len(b) && isIdentByte(rune(b[n])) {
+		n++
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	name, b = string(b[:n]), bytes.TrimLeft(b[n:], " \t\r\n")
+	if len(b) == 0 || b[0] != '(' {
+		return "", "", false
+	}
+	closing := bytes.IndexByte(b, ')')
+	if closing < 0 {
+		return "", "", false
+	}
+	return name, string(b[1:closing]), true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func isIdentByte(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // nameParams gives m's parameters the names its signature file declares,

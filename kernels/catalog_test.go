@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -385,6 +386,73 @@ extern "C" __global__ void c() {}
 	for name, w := range want {
 		if !slices.Equal(got[name], w) {
 			t.Errorf("%s: got %q, want %q", name, got[name], w)
+		}
+	}
+}
+
+// TestSourceParamsMatchesThePattern checks the hand-written scan against
+// the regular expression it replaced, on every signature file and on
+// definitions it must skip.
+func TestSourceParamsMatchesThePattern(t *testing.T) {
+	pattern := regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?void\s+(\w+)\s*\(([^)]*)\)`)
+	byPattern := func(src []byte) map[string]string {
+		out := map[string]string{}
+		for _, m := range pattern.FindAllSubmatch(src, -1) {
+			list := strings.Join(strings.Fields(string(m[2])), "")
+			if list == "void" {
+				list = ""
+			}
+			out[string(m[1])] = list
+		}
+		return out
+	}
+	byScan := func(src []byte) map[string]string {
+		out := map[string]string{}
+		for name, params := range sourceParams(src) {
+			var decls []string
+			for _, p := range params {
+				decls = append(decls, strings.Join(strings.Fields(p[0]+p[1]), ""))
+			}
+			out[name] = strings.Join(decls, ",")
+		}
+		return out
+	}
+	texts := map[string][]byte{
+		"edge cases": []byte(`extern "C" int not_a_kernel;
+extern "C" __global__ void(int x);
+extern"C" __global__ void glued(int x);
+extern "C" __global__void glued2(int x);
+extern "C" __global__ __launch_bounds__(128)void glued3(int x);
+extern "C" __global__ __launch_bounds__ ( 128 , 4 )
+  void spaced ( int x ,
+  float * y ) {}
+extern "C"
+__global__ void newline(void) {}
+extern "C" __global__ void unclosed(int x`),
+	}
+	names, err := fsGlob(kernelFiles, "ptx/*.sig")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no signature files: %v", err)
+	}
+	for _, n := range names {
+		if texts[n], err = kernelFiles.ReadFile(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range texts {
+		want, got := byPattern(text), byScan(text)
+		if len(want) == 0 {
+			t.Errorf("%s: the pattern finds no kernel", name)
+		}
+		for k, w := range want {
+			if g, ok := got[k]; !ok || g != w {
+				t.Errorf("%s: kernel %s: the scan reads %q (found %v), the pattern %q", name, k, g, ok, w)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: the scan reads kernel %s, the pattern does not", name, k)
+			}
 		}
 	}
 }

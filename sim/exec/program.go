@@ -2,8 +2,10 @@ package exec
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warpgraph/warpgraph/sim/ptx"
 )
@@ -392,14 +394,38 @@ func (l LoadErrors) orNil() error {
 // several entries call its function), so a module is judged whole at load
 // time rather than one failing launch at a time.
 func (m *Module) Check() error {
+	var entries []*ptx.Function
+	for _, fn := range m.PTX.Funcs {
+		if fn.Kind == ptx.KindEntry && !fn.Extern {
+			entries = append(entries, fn)
+		}
+	}
+	// Entries are prepared at once (each reads the parse only), then
+	// recorded and reported in the module's order.
+	progs := make([]*Program, len(entries))
+	errs := make([]error, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(entries); i = int(next.Add(1) - 1) {
+				progs[i], errs[i] = m.prepare(entries[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var all LoadErrors
 	seen := map[string]bool{}
-	for _, fn := range m.PTX.Funcs {
-		if fn.Kind != ptx.KindEntry || fn.Extern {
-			continue
-		}
-		_, err := m.Program(fn.Name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, fn := range entries {
+		err := errs[i]
 		if err == nil {
+			if _, ok := m.progs[fn.Name]; !ok {
+				m.progs[fn.Name] = progs[i]
+			}
 			continue
 		}
 		errs, ok := err.(LoadErrors)

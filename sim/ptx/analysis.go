@@ -15,12 +15,27 @@ func analyseModule(m *Module) error {
 		if fn.Extern {
 			continue
 		}
-		if err := buildCFG(fn); err != nil {
-			return fmt.Errorf("in %s: %w", fn.Name, err)
+		if err := analyseFunction(fn); err != nil {
+			return err
 		}
-		postDominators(fn)
-		liveness(fn)
 	}
+	return analyseCalls(m)
+}
+
+// analyseFunction is the part of analyseModule that reads one function
+// only: its control flow, post-dominators and liveness.
+func analyseFunction(fn *Function) error {
+	if err := buildCFG(fn); err != nil {
+		return fmt.Errorf("in %s: %w", fn.Name, err)
+	}
+	postDominators(fn)
+	liveness(fn)
+	return nil
+}
+
+// analyseCalls is the part of analyseModule that follows calls, once every
+// function is analysed.
+func analyseCalls(m *Module) error {
 	for _, fn := range m.Funcs {
 		fn.Callees = directCallees(fn)
 	}

@@ -1136,10 +1136,10 @@ func (l *funcLowerer) decodeCall(in *Inst, line int32) {
 		return o
 	}
 	for i, r := range args {
-		cs.Args = append(cs.Args, bind(r, callee.Params[i]))
+		cs.Args = append(cs.Args, bind(r, p.calleeParams[idx][i]))
 	}
 	for i, r := range rets {
-		formal := callee.Params[callee.NumInputs+i]
+		formal := p.calleeParams[idx][callee.NumInputs+i]
 		o := bind(r, formal)
 		if formal.Space == SpaceReg && o.Kind != OperandReg {
 			p.fail(line, "result for .reg %s must be a register", formal.Name)

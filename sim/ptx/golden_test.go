@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -56,5 +58,23 @@ func TestGolden(t *testing.T) {
 			require.NoError(t, err, "missing golden file; run go test ./sim/ptx -update")
 			assert.Equal(t, string(want), got)
 		})
+	}
+}
+
+// TestConcurrentLoweringMatchesSerial parses every corpus file with its
+// functions lowered at once and one after another: the modules must be
+// equal, variable order and register numbering included.
+func TestConcurrentLoweringMatchesSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, path := range corpus(t) {
+		src, err := os.ReadFile(path)
+		require.NoError(t, err)
+		serial, err := parse(filepath.Base(path), src, false)
+		require.NoError(t, err)
+		concurrent, err := parse(filepath.Base(path), src, true)
+		require.NoError(t, err, path)
+		if !reflect.DeepEqual(serial, concurrent) {
+			t.Errorf("%s: the concurrent lowering differs from the serial one", path)
+		}
 	}
 }

@@ -3,10 +3,15 @@ package ptx
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Parse parses, lowers and analyses one PTX module. name is used in error
@@ -18,7 +23,21 @@ import (
 // The only text Parse ignores on purpose: comments, debug sections
 // (.section .debug_*), and cache-operator / eviction-hint suffixes (.ca,
 // .nc, .L2::...), which do not change values.
-func Parse(name string, src []byte) (mod *Module, err error) {
+func Parse(name string, src []byte) (*Module, error) {
+	mod, err := parse(name, src, true)
+	if errors.Is(err, errRetrySerially) {
+		// Errors are reported as the one-function-after-another parse
+		// finds them: which come first, and where the cap falls.
+		mod, err = parse(name, src, false)
+	}
+	return mod, err
+}
+
+// errRetrySerially is what a parse that lowered functions at once returns
+// when one of them failed.
+var errRetrySerially = errors.New("ptx: lower one function after another")
+
+func parse(name string, src []byte, concurrent bool) (mod *Module, err error) {
 	p := &parser{name: name, lines: bytes.Split(src, []byte("\n"))}
 	defer func() {
 		if r := recover(); r != nil {
@@ -40,6 +59,19 @@ func Parse(name string, src []byte) (mod *Module, err error) {
 	p.toks = toks
 	p.mod = &Module{Name: name, FuncsByName: map[string]int{}, VarsByName: map[string]int{}, Files: []string{""}}
 	p.parseModule()
+	p.calleeParams = make([][]Param, len(p.mod.Funcs))
+	for i, fn := range p.mod.Funcs {
+		p.calleeParams[i] = slices.Clone(fn.Params)
+	}
+	if concurrent && runtime.GOMAXPROCS(0) > 1 && len(p.mod.Funcs) > 1 {
+		if !p.lowerConcurrently() {
+			return nil, errRetrySerially
+		}
+		if err := analyseCalls(p.mod); err != nil {
+			return nil, fmt.Errorf("ptx: %s: %w", name, err)
+		}
+		return p.mod, nil
+	}
 	for i, fn := range p.mod.Funcs {
 		if fn.Extern {
 			continue
@@ -60,6 +92,80 @@ func Parse(name string, src []byte) (mod *Module, err error) {
 	return p.mod, nil
 }
 
+// lowerConcurrently lowers and analyses the module's function bodies on
+// up to GOMAXPROCS goroutines, each function by a parser of its own over
+// the shared tokens; a function reads the others' headers only (through
+// calleeParams). It reports whether every function succeeded.
+func (p *parser) lowerConcurrently() bool {
+	// A body that declares .shared, .global or .const variables adds them
+	// to the module's variables, whose order is the functions' order: such
+	// bodies go first, one after another.
+	first := make([]bool, len(p.mod.Funcs))
+	for i, fn := range p.mod.Funcs {
+		if fn.Extern || !p.declaresModuleVars(p.bodies[i]) {
+			continue
+		}
+		first[i] = true
+		sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
+		if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
+			return false
+		}
+	}
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(p.mod.Funcs))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(p.mod.Funcs) {
+					return
+				}
+				fn := p.mod.Funcs[i]
+				if fn.Extern || first[i] {
+					continue
+				}
+				sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
+				if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return !failed.Load()
+}
+
+// declaresModuleVars reports whether a body holds a .shared, .global or
+// .const directive (a declaration of a module variable, or anything else
+// that names those spaces as a word of its own).
+func (p *parser) declaresModuleVars(body bodyRange) bool {
+	for _, t := range p.toks[body.start:body.end] {
+		if t.kind == tokDirective && (t.text == ".shared" || t.text == ".global" || t.text == ".const") {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerAndAnalyse lowers one function and analyses its control flow,
+// reporting whether both succeeded.
+func (p *parser) lowerAndAnalyse(fn *Function, body bodyRange) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isBailout := r.(bailout); !isBailout {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	p.lowerFunction(fn, body)
+	return len(p.instErrs) == 0 && analyseFunction(fn) == nil
+}
+
 // bailout carries an *Error out of the recursive-descent parser; Parse
 // recovers it and nothing else.
 type bailout struct{ err *Error }
@@ -78,6 +184,10 @@ type parser struct {
 	// instErrs are the instructions that failed to decode so far; the
 	// parse goes on after each (instructionOrSkip).
 	instErrs ErrorList
+	// calleeParams are each function's parameters as its header declares
+	// them, for calls: lowering a function sets its own parameters'
+	// registers.
+	calleeParams [][]Param
 }
 
 func (p *parser) fail(line int32, format string, args ...any) {
