@@ -129,7 +129,7 @@ func (p ER) sampleDistinct(k int, progress func(stage string, done, total int64)
 func (p ER) drawPairs(src, dst []uint32, count int, round uint64, pr *progressReporter) ([]uint32, []uint32) {
 	base := len(src)
 	src, dst = slices.Grow(src, count)[:base+count], slices.Grow(dst, count)[:base+count]
-	parallelChunks(numChunks(count, erChunk), func(c int) {
+	ParallelChunks(numChunks(count, erChunk), func(c int) {
 		rng := newStream(p.Seed, streamER, round<<32|uint64(c))
 		lo, hi := chunkRange(c, erChunk, count)
 		for i := base + lo; i < base+hi; i++ {

@@ -73,7 +73,7 @@ func (p Grid) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	// right, down), so adjacencies come out sorted as Build sorts them.
 	const chunk = 1 << 14
 	pr := newProgress(progress, "generate", int64(n))
-	parallelChunks(numChunks(n, chunk), func(c int) {
+	ParallelChunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			x, y := v%w, v/w

@@ -66,7 +66,7 @@ func (p Regular) Load(progress func(stage string, done, total int64)) (*Graph, e
 	n, d := p.N, p.D
 	g := &Graph{Offsets: make([]uint32, n+1), Targets: make([]uint32, n*d), Directed: true}
 	pr := newProgress(progress, "generate", int64(n))
-	parallelChunks(numChunks(n, regularChunk), func(c int) {
+	ParallelChunks(numChunks(n, regularChunk), func(c int) {
 		rng := newStream(p.Seed, streamRegular, uint64(c))
 		lo, hi := chunkRange(c, regularChunk, n)
 		var seen map[uint32]struct{}

@@ -126,7 +126,7 @@ func (p RMAT) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	tABC := uint64((p.A + p.B + p.C) * two32)
 	levels := p.Scale
 	pr := newProgress(progress, "generate", int64(m))
-	parallelChunks(numChunks(m, rmatChunk), func(c int) {
+	ParallelChunks(numChunks(m, rmatChunk), func(c int) {
 		rng := newStream(p.Seed, streamRMAT, uint64(c))
 		lo, hi := chunkRange(c, rmatChunk, m)
 		for i := lo; i < hi; i++ {

@@ -69,10 +69,12 @@ func edgeWeight(key uint64, u, v uint32, lo uint32, span uint64) uint32 {
 	return lo + uint32(hi)
 }
 
-// parallelChunks calls work(c) once for every chunk c in [0, chunks),
+// ParallelChunks calls work(c) once for every chunk c in [0, chunks),
 // spreading the chunks over GOMAXPROCS goroutines. Callers make each chunk's
-// output depend only on c, never on which goroutine ran it.
-func parallelChunks(chunks int, work func(chunk int)) {
+// output depend only on c, never on which goroutine ran it. The packages
+// above graph (its CPU references, the kernel catalog, the simulator's PTX
+// front end) share it.
+func ParallelChunks(chunks int, work func(chunk int)) {
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 {
 		for c := 0; c < chunks; c++ {

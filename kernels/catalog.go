@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
+
+	"github.com/warpgraph/warpgraph/graph"
 )
 
 // The committed PTX (make kernels) and the signature files extracted from
@@ -103,18 +103,9 @@ func parseCatalog(files embed.FS) (*catalog, error) {
 	// first kernel), then indexed in name order.
 	modules := make([]*Module, len(ptxNames))
 	errs := make([]error, len(ptxNames))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range min(runtime.GOMAXPROCS(0), len(ptxNames)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(ptxNames); i = int(next.Add(1) - 1) {
-				modules[i], errs[i] = readModule(files, ptxNames[i])
-			}
-		}()
-	}
-	wg.Wait()
+	graph.ParallelChunks(len(ptxNames), func(i int) {
+		modules[i], errs[i] = readModule(files, ptxNames[i])
+	})
 	c := &catalog{byName: map[string]*Kernel{}}
 	for i, m := range modules {
 		if errs[i] != nil {

@@ -2,9 +2,6 @@ package ref
 
 import (
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/warpgraph/warpgraph/graph"
 )
@@ -96,28 +93,9 @@ func numChunks(n int) int { return (n + chunkSize - 1) / chunkSize }
 // forChunks calls body for every chunk of [0, n), spread over GOMAXPROCS
 // goroutines.
 func forChunks(n int, body func(chunk, lo, hi int)) {
-	chunks := numChunks(n)
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	if workers <= 1 {
-		for c := 0; c < chunks; c++ {
-			body(c, c*chunkSize, min(n, (c+1)*chunkSize))
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				body(c, c*chunkSize, min(n, (c+1)*chunkSize))
-			}
-		})
-	}
-	wg.Wait()
+	graph.ParallelChunks(numChunks(n), func(c int) {
+		body(c, c*chunkSize, min(n, (c+1)*chunkSize))
+	})
 }
 
 func sumInOrder(xs []float64) float64 {

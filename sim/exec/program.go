@@ -2,11 +2,10 @@ package exec
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/sim/ptx"
 )
 
@@ -404,18 +403,9 @@ func (m *Module) Check() error {
 	// recorded and reported in the module's order.
 	progs := make([]*Program, len(entries))
 	errs := make([]error, len(entries))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(entries)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(entries); i = int(next.Add(1) - 1) {
-				progs[i], errs[i] = m.prepare(entries[i])
-			}
-		}()
-	}
-	wg.Wait()
+	graph.ParallelChunks(len(entries), func(i int) {
+		progs[i], errs[i] = m.prepare(entries[i])
+	})
 	var all LoadErrors
 	seen := map[string]bool{}
 	m.mu.Lock()

@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
+
+	"github.com/warpgraph/warpgraph/graph"
 )
 
 // Parse parses, lowers and analyses one PTX module. name is used in error
@@ -111,31 +112,17 @@ func (p *parser) lowerConcurrently() bool {
 			return false
 		}
 	}
-	var next atomic.Int64
 	var failed atomic.Bool
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(p.mod.Funcs))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(p.mod.Funcs) {
-					return
-				}
-				fn := p.mod.Funcs[i]
-				if fn.Extern || first[i] {
-					continue
-				}
-				sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
-				if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	graph.ParallelChunks(len(p.mod.Funcs), func(i int) {
+		fn := p.mod.Funcs[i]
+		if fn.Extern || first[i] || failed.Load() {
+			return
+		}
+		sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
+		if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
+			failed.Store(true)
+		}
+	})
 	return !failed.Load()
 }
 
