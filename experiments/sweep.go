@@ -131,13 +131,38 @@ type Options struct {
 	// points of the plan not run yet (a sweep gathered elsewhere, or one
 	// whose last points do not fit the time at hand).
 	ReportOnly bool
+	// FinishBy, when positive (with Costs), starts a point only if it is
+	// expected to end within FinishBy of the sweep's start: Now plus its
+	// cost, a point Costs does not name counting as long as the longest it
+	// names. Running points are never stopped. Points left unstarted make
+	// Sweep return a *NotStartedError once the others are recorded; the
+	// same sweep run again resumes with them.
+	FinishBy time.Duration
 }
+
+// ErrFinishBy is what a *NotStartedError wraps.
+var ErrFinishBy = errors.New("points left unstarted: expected to end past the sweep's time limit")
+
+// NotStartedError is Sweep's error when Options.FinishBy left points
+// unstarted.
+type NotStartedError struct {
+	Points   int
+	FinishBy time.Duration
+}
+
+func (e *NotStartedError) Error() string {
+	return fmt.Sprintf("%d points not started: by their earlier wall seconds they would end more than %s after the sweep began", e.Points, e.FinishBy)
+}
+
+func (e *NotStartedError) Unwrap() error { return ErrFinishBy }
 
 // Summary counts what a sweep did.
 type Summary struct {
 	Points, Skipped, Ran, OK, Invalid, Errors int
 	// NotRun are the points a ReportOnly sweep found unrecorded.
 	NotRun int
+	// NotStarted are the points Options.FinishBy left out.
+	NotStarted int
 	// Files are the files written besides data.csv and sweep.json (plots
 	// and README.md of a complete, unsharded sweep).
 	Files []string
@@ -182,6 +207,9 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 	o.defaults()
 	if o.Costs != nil && !slices.ContainsFunc(points, func(p Point) bool { _, ok := o.Costs[p.Key()]; return ok }) {
 		return nil, fmt.Errorf("%w: none of this sweep's %d points (a data.csv of another experiment, target or configuration?)", ErrCostsNameNoPoint, len(points))
+	}
+	if o.FinishBy < 0 || o.FinishBy > 0 && o.Costs == nil {
+		return nil, fmt.Errorf("a time limit of %s needs the points' earlier wall seconds (Costs) to know which can end in time", o.FinishBy)
 	}
 	if o.ReportOnly && o.RetryFailed {
 		return nil, fmt.Errorf("a report-only sweep runs nothing, so it cannot retry failed points")
@@ -258,8 +286,13 @@ func Sweep(ctx context.Context, e *Experiment, o Options) (*Summary, error) {
 	if o.Costs != nil {
 		longestFirst(todo, o.Costs)
 	}
-	if err := runPoints(ctx, e, todo, o, record); err != nil {
+	notStarted, err := runPoints(ctx, e, todo, o, record)
+	if err != nil {
 		return sum, err
+	}
+	if notStarted > 0 {
+		sum.NotStarted = notStarted
+		return sum, &NotStartedError{Points: notStarted, FinishBy: o.FinishBy}
 	}
 	// Every point is in: rewrite the file in sweep order, one row per
 	// point (rows of points outside this plan, from earlier sweeps into
@@ -338,20 +371,41 @@ func readData(in string) (string, []Row, error) {
 // runPoints runs the points, o.Jobs at a time, and records each finished
 // one (from this goroutine, so the store and Progress see one caller). It
 // stops at ctx's end without recording the points then running: a rerun
-// runs them again.
-func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, record func(Point, Row) error) error {
+// runs them again. With o.FinishBy it starts, whenever a job is free, the
+// first point in todo's order that is expected to end in time, and
+// returns how many it left unstarted.
+func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, record func(Point, Row) error) (notStarted int, err error) {
 	jobs := max(o.Jobs, 1)
 	type result struct {
 		p Point
 		r Row
 	}
 	results := make(chan result)
-	running, next := 0, 0
+	fits := o.fitsIn()
+	started := make([]bool, len(todo))
+	first := 0 // todo[:first] have all started
+	nextToStart := func() int {
+		for first < len(todo) && started[first] {
+			first++
+		}
+		for i := first; i < len(todo); i++ {
+			if !started[i] && fits(todo[i]) {
+				return i
+			}
+		}
+		return -1
+	}
+	running, count := 0, 0
 	var firstErr error
-	for next < len(todo) || running > 0 {
-		for firstErr == nil && ctx.Err() == nil && running < jobs && next < len(todo) {
-			p := todo[next]
-			next++
+	for {
+		for firstErr == nil && ctx.Err() == nil && running < jobs {
+			i := nextToStart()
+			if i < 0 {
+				break
+			}
+			p := todo[i]
+			started[i] = true
+			count++
 			running++
 			if o.Progress != nil {
 				o.Progress.Begin(p)
@@ -372,9 +426,32 @@ func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, reco
 		}
 	}
 	if firstErr != nil {
-		return firstErr
+		return 0, firstErr
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return len(todo) - count, nil
+}
+
+// fitsIn returns whether a point, started now, is expected to end
+// within FinishBy of this call (always, without FinishBy).
+func (o Options) fitsIn() func(Point) bool {
+	if o.FinishBy <= 0 {
+		return func(Point) bool { return true }
+	}
+	longest := 0.0
+	for _, c := range o.Costs {
+		longest = max(longest, c)
+	}
+	deadline := o.Now().Add(o.FinishBy)
+	return func(p Point) bool {
+		c, ok := o.Costs[p.Key()]
+		if !ok {
+			c = longest
+		}
+		return !o.Now().Add(time.Duration(c * float64(time.Second))).After(deadline)
+	}
 }
 
 func (o *Options) defaults() {

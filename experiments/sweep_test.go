@@ -626,3 +626,63 @@ func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
 	require.ErrorIs(t, err, ErrCostsNameNoPoint)
 	assert.NoDirExists(t, filepath.Join(dir, "none"), "refused before anything is written")
 }
+
+// TestFinishByStartsOnlyThePointsThatEndInTime runs a sweep whose points
+// each take their cost on a clock that the run advances: with a time
+// limit it starts, whenever it is free, the first point (longest first)
+// expected to end in time, leaves the rest unstarted and says so; run
+// again without a limit, it resumes with them.
+func TestFinishByStartsOnlyThePointsThatEndInTime(t *testing.T) {
+	dir := t.TempDir()
+	serial := filepath.Join(dir, "serial")
+	_, err := sweep(t, fakeExperiment(nil), simPlan(), serial, context.Background())
+	require.NoError(t, err)
+	_, rows, err := ReadCSV(filepath.Join(serial, DataFile))
+	require.NoError(t, err)
+	require.Len(t, rows, 12)
+
+	costs := map[string]float64{rows[0].Key(): 50, rows[1].Key(): 20, rows[2].Key(): 20}
+	for _, r := range rows[3:11] {
+		costs[r.Key()] = 5
+	}
+	// rows[11] has no cost: it counts as long as the longest (50 s).
+	now := fixedClock()
+	clock := func() time.Time { return now }
+	var ran []string
+	run := func(ctx context.Context, p Point) error {
+		ran = append(ran, p.Key()) // one job: no lock needed
+		c, ok := costs[p.Key()]
+		if !ok {
+			c = 50
+		}
+		now = now.Add(time.Duration(c) * time.Second)
+		return nil
+	}
+	limited := filepath.Join(dir, "limited")
+	sum, err := Sweep(context.Background(), fakeExperiment(run), Options{Plan: simPlan(), Out: limited, Commit: "abc1234", Now: clock, Costs: costs, FinishBy: time.Minute})
+	var notStarted *NotStartedError
+	require.ErrorAs(t, err, &notStarted)
+	require.ErrorIs(t, err, ErrFinishBy)
+	// The unnamed point first (its cost unknown, 50 s expected: it ends at
+	// 50), then neither the 50 s point nor the 20 s ones (100, 70 > 60),
+	// but two of 5 s (55, 60); a third would end at 65.
+	assert.Equal(t, []string{rows[11].Key(), rows[3].Key(), rows[4].Key()}, ran)
+	assert.Equal(t, 9, notStarted.Points)
+	assert.Equal(t, 9, sum.NotStarted)
+	assert.Equal(t, 3, sum.Ran)
+	_, got, err := ReadCSV(filepath.Join(limited, DataFile))
+	require.NoError(t, err)
+	assert.Len(t, got, 3, "the finished points are recorded")
+	assert.NoFileExists(t, filepath.Join(limited, "README.md"), "an unfinished sweep writes no report")
+
+	ran = nil
+	sum, err = Sweep(context.Background(), fakeExperiment(run), Options{Plan: simPlan(), Out: limited, Commit: "abc1234", Now: clock, Costs: costs})
+	require.NoError(t, err)
+	assert.Equal(t, 3, sum.Skipped)
+	assert.Len(t, ran, 9)
+	assert.Equal(t, stable(t, filepath.Join(serial, DataFile)), stable(t, filepath.Join(limited, DataFile)))
+
+	_, err = Sweep(context.Background(), fakeExperiment(nil), Options{Plan: simPlan(), Out: filepath.Join(dir, "nocosts"), FinishBy: time.Minute})
+	require.Error(t, err, "a time limit without earlier wall seconds")
+	assert.NoDirExists(t, filepath.Join(dir, "nocosts"))
+}

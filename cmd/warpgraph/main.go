@@ -151,7 +151,7 @@ func exitStatus(err error) int {
 		return exitSpinBudget
 	// A hung kernel is a time-out whether its context ran out or was
 	// cancelled; ContextUnrecoverable says only whether the device is lost.
-	case errors.As(err, &hung), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &hung), errors.Is(err, context.DeadlineExceeded), errors.Is(err, experiments.ErrFinishBy):
 		return exitTimeout
 	case errors.As(err, &resource), errors.As(err, &overflow):
 		return exitLaunchResource

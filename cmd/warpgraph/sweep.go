@@ -33,6 +33,7 @@ type sweepOptions struct {
 	shards, jobs                int
 	slurmOpts, slurmBinary      string
 	longestFirst                []string
+	finishBy                    time.Duration
 	threads                     *threadFlags
 }
 
@@ -79,6 +80,7 @@ running anything.`,
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "run again the points recorded with status error")
 	f.BoolVar(&o.reportOnly, "report-only", false, "run nothing: write data.csv in sweep order, the plots and README.md from the points recorded so far (the README lists the points not run yet)")
 	f.IntVar(&o.jobs, "jobs", 1, "simulator points run at once (one process, one goroutine each; 0: one per CPU, or with --sim-threads N one per N CPUs, at least one); the hardware runs one at a time; --jobs × --sim-threads may not exceed the CPUs")
+	f.DurationVar(&o.finishBy, "finish-by", 0, "with --longest-first: start a point only if its earlier wall seconds say it ends within DURATION of the sweep's start (a point the files do not name counts as long as the longest they name); running points are never stopped; points left out end the sweep with status 6 and a line saying how many, and the same command resumes them (for a batch job's time limit)")
 	f.StringArrayVar(&o.longestFirst, "longest-first", nil, "run the points longest first by their wall seconds in earlier sweeps' data.csv (a file or its folder; repeatable, a later file's figure for a point replacing an earlier one's; points none names go first), so that with several --jobs no long point starts last; rows are recorded in sweep order all the same")
 	f.BoolVar(&o.slurm, "slurm", false, "write a Slurm batch script (a job array, one shard per task) to OUT/sweep.sbatch instead of running")
 	f.IntVar(&o.shards, "shards", 4, "with --slurm: array tasks (shards)")
@@ -158,6 +160,12 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 		return err
 	}
 	o.threads.note(cmd.ErrOrStderr())
+	switch {
+	case o.finishBy < 0:
+		return badInput("--finish-by %s: give a positive time", o.finishBy)
+	case o.finishBy > 0 && len(o.longestFirst) == 0:
+		return badInput("--finish-by needs --longest-first: the points' earlier wall seconds say which can end in time")
+	}
 	var costs map[string]float64
 	if len(o.longestFirst) > 0 {
 		if o.reportOnly {
@@ -185,13 +193,17 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	// main cancels the context on SIGINT and SIGTERM.
 	sum, err := experiments.Sweep(cmd.Context(), e, experiments.Options{
 		Plan: pl, Out: out, Timeout: o.timeout, RetryFailed: o.retryFailed, Jobs: jobs, SimThreads: simThreads, ReportOnly: o.reportOnly,
-		Costs:    costs,
+		Costs: costs, FinishBy: o.finishBy,
 		Progress: newSweepProgress(cmd.ErrOrStderr(), e.Name, jobs),
 		Commit:   commitForRows(), Command: commandLine(cmd, name),
 	})
 	if err != nil {
 		if errors.Is(err, experiments.ErrCostsNameNoPoint) {
 			return badInput("--longest-first %s: %v", strings.Join(o.longestFirst, ", "), err)
+		}
+		var notStarted *experiments.NotStartedError
+		if errors.As(err, &notStarted) {
+			return fmt.Errorf("sweep %s stopped at --finish-by: %w; %d run now, finished points are in %s; the same command resumes", e.Name, err, sum.Ran, filepath.Join(out, experiments.DataFile))
 		}
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("sweep %s interrupted: finished points are in %s; rerun the same command to resume", e.Name, filepath.Join(out, experiments.DataFile))
@@ -324,6 +336,9 @@ func writeSlurm(cmd *cobra.Command, e *experiments.Experiment, o sweepOptions, o
 	}
 	if o.jobs != 1 {
 		args = append(args, "--jobs", strconv.Itoa(o.jobs))
+	}
+	if o.finishBy > 0 {
+		args = append(args, "--finish-by", o.finishBy.String())
 	}
 	for _, path := range o.longestFirst {
 		costs, err := filepath.Abs(path)

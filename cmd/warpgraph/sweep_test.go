@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -131,6 +132,8 @@ func TestSweepCommands(t *testing.T) {
 		{[]string{"sweep", "test-slow", "--shard", "5/4"}, `shard "5/4"`},
 		{[]string{"sweep", "test-slow", "--target", "hw", "--config", "h100"}, "--config applies to --target sim"},
 		{[]string{"sweep", "test-slow", "--slurm", "--shard", "1/2"}, "leave out --shard"},
+		{[]string{"sweep", "test-slow", "--finish-by", "1h"}, "--finish-by needs --longest-first"},
+		{[]string{"sweep", "test-slow", "--finish-by", "-1s", "--longest-first", "x"}, "give a positive time"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, stderr, status := runCLI(t, tc.args...)
@@ -268,4 +271,64 @@ func TestSweepSlurmAsksForTheThreads(t *testing.T) {
 	assert.Contains(t, s, "#SBATCH --cpus-per-task=8\n", "0: one thread per CPU the task is given")
 	assert.Equal(t, 1, strings.Count(s, "--cpus-per-task"))
 	assert.Contains(t, s, "--sim-threads 0 --shard")
+}
+
+// TestSweepFinishBy runs a sweep whose earlier wall seconds say three
+// points take an hour: with --finish-by 10m it runs the others, says how
+// many it left (status 6), and the same command without the limit
+// resumes with them.
+func TestSweepFinishBy(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "test-slow", "--param", "sleep=0", "--points", "n=1|2|3|4|5|6"}
+	_, stderr, status := runCLI(t, append(args, "--out", filepath.Join(dir, "earlier"))...)
+	require.Equal(t, exitSuccess, status, stderr)
+	header, rows, err := experiments.ReadCSV(filepath.Join(dir, "earlier", experiments.DataFile))
+	require.NoError(t, err)
+	for _, r := range rows {
+		if n := r["n"]; n == "1" || n == "2" || n == "3" {
+			r["wall_seconds"] = "3600"
+		}
+	}
+	costs := filepath.Join(dir, "costs.csv")
+	f, err := os.Create(costs)
+	require.NoError(t, err)
+	w := csv.NewWriter(f)
+	require.NoError(t, w.Write(header))
+	for _, r := range rows {
+		cells := make([]string, len(header))
+		for i, c := range header {
+			cells[i] = r[c]
+		}
+		require.NoError(t, w.Write(cells))
+	}
+	w.Flush()
+	require.NoError(t, w.Error())
+	require.NoError(t, f.Close())
+
+	out := filepath.Join(dir, "limited")
+	limited := append(args, "--out", out, "--longest-first", costs)
+	_, stderr, status = runCLI(t, append(limited, "--finish-by", "10m")...)
+	assert.Equal(t, exitTimeout, status, stderr)
+	assert.Contains(t, stderr, "3 points not started")
+	assert.Equal(t, 1, strings.Count(stderr, "warpgraph: "), "one line: %s", stderr)
+	_, got, err := experiments.ReadCSV(filepath.Join(out, experiments.DataFile))
+	require.NoError(t, err)
+	var ran []string
+	for _, r := range got {
+		ran = append(ran, r["n"])
+	}
+	assert.ElementsMatch(t, []string{"4", "5", "6"}, ran)
+
+	stdout, stderr, status := runCLI(t, limited...)
+	require.Equal(t, exitSuccess, status, stderr)
+	assert.Contains(t, stdout, "6 points (3 recorded before, 3 run now")
+	assert.Equal(t, stableCSV(t, filepath.Join(dir, "earlier", experiments.DataFile)), stableCSV(t, filepath.Join(out, experiments.DataFile)))
+
+	// --slurm passes the limit on to every task.
+	slurm := filepath.Join(dir, "slurm")
+	_, stderr, status = runCLI(t, append(args, "--out", slurm, "--longest-first", costs, "--finish-by", "50m", "--slurm")...)
+	require.Equal(t, exitSuccess, status, stderr)
+	script, err := os.ReadFile(filepath.Join(slurm, "sweep.sbatch"))
+	require.NoError(t, err)
+	assert.Contains(t, string(script), "--finish-by 50m0s --longest-first "+costs)
 }
