@@ -11,21 +11,6 @@ import (
 // collections beside its graph's arrays.
 const gcAllowance = 256 << 20
 
-// startGCPercent is the collector's percentage from the start of the
-// process until a run's graph is loaded (paceGC).
-const startGCPercent = 400
-
-// paceStartGC lets the heap grow to five times its live size between
-// collections while the process starts, unless GOGC is set: start-up
-// (the kernel catalog, a module's parse and lowering) allocates tens of
-// megabytes over a live heap of a few, and Go's default collects every
-// few megabytes, a sixth of a short run's CPU.
-func paceStartGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(startGCPercent)
-	}
-}
-
 // paceGC sets the collector's percentage for a run on g, unless GOGC is
 // set. Go's default of 100 lets garbage grow to the size of the live heap
 // before it collects. Most of a large run's live heap is the host graph

@@ -73,7 +73,6 @@ func failedValidation(format string, args ...any) error {
 type unrecoverableContext interface{ ContextUnrecoverable() bool }
 
 func main() {
-	paceStartGC()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := watchSignals(cancel, os.Stderr, os.Exit)
 	status := runMainContext(ctx, newRootCommand, os.Args[1:], os.Stderr)
