@@ -568,13 +568,21 @@ func TestSimThreadsAreRecordedBesideTheRows(t *testing.T) {
 // the costs do not name before all others, ties in plan order), and
 // data.csv is in sweep order all the same; costs that name none of the
 // plan's points are refused.
-func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
-	dir := t.TempDir()
+// serialSweep runs the fake sweep into dir/serial, one point after
+// another, and returns the folder and its rows.
+func serialSweep(t *testing.T, dir string) (string, []Row) {
+	t.Helper()
 	serial := filepath.Join(dir, "serial")
 	_, err := sweep(t, fakeExperiment(nil), simPlan(), serial, context.Background())
 	require.NoError(t, err)
 	_, rows, err := ReadCSV(filepath.Join(serial, DataFile))
 	require.NoError(t, err)
+	return serial, rows
+}
+
+func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
+	dir := t.TempDir()
+	serial, rows := serialSweep(t, dir)
 
 	// Costs for all but the last point: the plan's index as the cost, so
 	// the named points run in reverse plan order after the unnamed one.
@@ -588,7 +596,7 @@ func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
 		return nil
 	}
 	ordered := filepath.Join(dir, "ordered")
-	_, err = Sweep(context.Background(), fakeExperiment(record), Options{Plan: simPlan(), Out: ordered, Commit: "abc1234", Now: fixedClock, Costs: costs})
+	_, err := Sweep(context.Background(), fakeExperiment(record), Options{Plan: simPlan(), Out: ordered, Commit: "abc1234", Now: fixedClock, Costs: costs})
 	require.NoError(t, err)
 	want := []string{rows[len(rows)-1].Key()}
 	for i := len(rows) - 2; i >= 0; i-- {
@@ -634,11 +642,7 @@ func TestLongestFirstOrdersTheRunsNotTheRows(t *testing.T) {
 // again without a limit, it resumes with them.
 func TestFinishByStartsOnlyThePointsThatEndInTime(t *testing.T) {
 	dir := t.TempDir()
-	serial := filepath.Join(dir, "serial")
-	_, err := sweep(t, fakeExperiment(nil), simPlan(), serial, context.Background())
-	require.NoError(t, err)
-	_, rows, err := ReadCSV(filepath.Join(serial, DataFile))
-	require.NoError(t, err)
+	serial, rows := serialSweep(t, dir)
 	require.Len(t, rows, 12)
 
 	costs := map[string]float64{rows[0].Key(): 50, rows[1].Key(): 20, rows[2].Key(): 20}

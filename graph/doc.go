@@ -4,5 +4,6 @@
 // CSR cache), the deterministic generators (R-MAT, grid, Erdős–Rényi), the
 // transformations, graph specs and statistics, and partitions of the
 // vertices over devices with their boundary statistics. It imports nothing of
-// warpgraph's own; CPU reference algorithms live in graph/ref.
+// warpgraph's own but the shared worker pool (internal/parallel); CPU
+// reference algorithms live in graph/ref.
 package graph

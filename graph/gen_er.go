@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"slices"
+
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // ER generates Erdős–Rényi G(n, m) graphs: exactly M distinct edges chosen
@@ -129,7 +131,7 @@ func (p ER) sampleDistinct(k int, progress func(stage string, done, total int64)
 func (p ER) drawPairs(src, dst []uint32, count int, round uint64, pr *progressReporter) ([]uint32, []uint32) {
 	base := len(src)
 	src, dst = slices.Grow(src, count)[:base+count], slices.Grow(dst, count)[:base+count]
-	ParallelChunks(numChunks(count, erChunk), func(c int) {
+	parallel.Chunks(numChunks(count, erChunk), func(c int) {
 		rng := newStream(p.Seed, streamER, round<<32|uint64(c))
 		lo, hi := chunkRange(c, erChunk, count)
 		for i := base + lo; i < base+hi; i++ {

@@ -1,6 +1,10 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/warpgraph/warpgraph/internal/parallel"
+)
 
 // Grid generates a Width×Height 4-neighbour mesh: vertex (x, y) has id
 // y·Width+x and is joined to its left, right, upper and lower neighbours.
@@ -73,7 +77,7 @@ func (p Grid) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	// right, down), so adjacencies come out sorted as Build sorts them.
 	const chunk = 1 << 14
 	pr := newProgress(progress, "generate", int64(n))
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			x, y := v%w, v/w

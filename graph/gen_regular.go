@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"slices"
+
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // Regular generates random out-regular directed graphs: every vertex has
@@ -66,7 +68,7 @@ func (p Regular) Load(progress func(stage string, done, total int64)) (*Graph, e
 	n, d := p.N, p.D
 	g := &Graph{Offsets: make([]uint32, n+1), Targets: make([]uint32, n*d), Directed: true}
 	pr := newProgress(progress, "generate", int64(n))
-	ParallelChunks(numChunks(n, regularChunk), func(c int) {
+	parallel.Chunks(numChunks(n, regularChunk), func(c int) {
 		rng := newStream(p.Seed, streamRegular, uint64(c))
 		lo, hi := chunkRange(c, regularChunk, n)
 		var seen map[uint32]struct{}

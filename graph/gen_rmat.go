@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // RMAT generates R-MAT (recursive matrix, Kronecker-like) graphs: each edge
@@ -126,7 +128,7 @@ func (p RMAT) Load(progress func(stage string, done, total int64)) (*Graph, erro
 	tABC := uint64((p.A + p.B + p.C) * two32)
 	levels := p.Scale
 	pr := newProgress(progress, "generate", int64(m))
-	ParallelChunks(numChunks(m, rmatChunk), func(c int) {
+	parallel.Chunks(numChunks(m, rmatChunk), func(c int) {
 		rng := newStream(p.Seed, streamRMAT, uint64(c))
 		lo, hi := chunkRange(c, rmatChunk, m)
 		for i := lo; i < hi; i++ {

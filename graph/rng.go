@@ -2,9 +2,7 @@ package graph
 
 import (
 	"math/bits"
-	"runtime"
 	"sync"
-	"sync/atomic"
 )
 
 // The generators draw their randomness from counter-based splitmix64
@@ -67,35 +65,6 @@ func edgeWeight(key uint64, u, v uint32, lo uint32, span uint64) uint32 {
 	h := mix64(mix64(uint64(u)<<32|uint64(v)) ^ key)
 	hi, _ := bits.Mul64(h, span)
 	return lo + uint32(hi)
-}
-
-// ParallelChunks calls work(c) once for every chunk c in [0, chunks),
-// spreading the chunks over GOMAXPROCS goroutines. Callers make each chunk's
-// output depend only on c, never on which goroutine ran it. The packages
-// above graph (its CPU references, the kernel catalog, the simulator's PTX
-// front end) share it.
-func ParallelChunks(chunks int, work func(chunk int)) {
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	if workers <= 1 {
-		for c := 0; c < chunks; c++ {
-			work(c)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				work(c)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // progressReporter serializes progress callbacks from parallel chunks so

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"sync/atomic"
+
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // Transformations never modify their input. A result may share the arrays
@@ -65,7 +67,7 @@ func edgeSources(g *Graph) []uint32 {
 	src := make([]uint32, g.NumEdges())
 	n := g.NumVertices()
 	const chunk = 1 << 14
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			for e := g.Offsets[v]; e < g.Offsets[v+1]; e++ {
@@ -98,7 +100,7 @@ func (g *Graph) sortAndSimplify(sorted, dropLoops bool) {
 	n := g.NumVertices()
 	kept := make([]uint32, n)
 	const chunk = 1 << 12
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			s, e := g.Offsets[v], g.Offsets[v+1]
@@ -139,7 +141,7 @@ func (g *Graph) sortAndSimplify(sorted, dropLoops bool) {
 	if g.Weights != nil {
 		weights = make([]uint32, total)
 	}
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			from := g.Offsets[v]
@@ -175,7 +177,7 @@ func (g *Graph) fillRandomWeights(r WeightRange, seed uint64) {
 	span := uint64(r.Hi-r.Lo) + 1
 	n := g.NumVertices()
 	const chunk = 1 << 12
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			u := uint32(v)
@@ -251,7 +253,7 @@ func RenameIDs(g *Graph, perm []uint32) *Graph {
 		out.Offsets[v+1] += out.Offsets[v]
 	}
 	const chunk = 1 << 12
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			s, e := g.Offsets[v], g.Offsets[v+1]
@@ -317,7 +319,7 @@ func fileByTarget(n int, src, dst []uint32, directed bool) *Graph {
 	// Atomics rather than per-goroutine counts: those would cost n words
 	// per goroutine, more than the contention on hub vertices costs.
 	offsets := make([]uint32, n+1)
-	ParallelChunks(chunks, func(c int) {
+	parallel.Chunks(chunks, func(c int) {
 		lo, hi := chunkRange(c, chunk, len(src))
 		for i := lo; i < hi; i++ {
 			s, d := src[i], dst[i]
@@ -335,7 +337,7 @@ func fileByTarget(n int, src, dst []uint32, directed bool) *Graph {
 	}
 	in := &Graph{Offsets: offsets, Targets: make([]uint32, offsets[n]), Directed: directed}
 	cursor := slices.Clone(offsets[:n])
-	ParallelChunks(chunks, func(c int) {
+	parallel.Chunks(chunks, func(c int) {
 		lo, hi := chunkRange(c, chunk, len(src))
 		for i := lo; i < hi; i++ {
 			s, d := src[i], dst[i]
@@ -369,7 +371,7 @@ func (in *Graph) transposeOrdered() *Graph {
 	}
 	bounds[blocks] = n
 	counts := make([][]uint32, blocks)
-	ParallelChunks(blocks, func(b int) {
+	parallel.Chunks(blocks, func(b int) {
 		c := make([]uint32, n)
 		for _, s := range in.Targets[in.Offsets[bounds[b]]:in.Offsets[bounds[b+1]]] {
 			c[s]++
@@ -386,7 +388,7 @@ func (in *Graph) transposeOrdered() *Graph {
 	}
 	// Turn each block's counts into its write cursors.
 	const chunk = 1 << 14
-	ParallelChunks(numChunks(n, chunk), func(c int) {
+	parallel.Chunks(numChunks(n, chunk), func(c int) {
 		lo, hi := chunkRange(c, chunk, n)
 		for v := lo; v < hi; v++ {
 			next := out.Offsets[v]
@@ -395,7 +397,7 @@ func (in *Graph) transposeOrdered() *Graph {
 			}
 		}
 	})
-	ParallelChunks(blocks, func(b int) {
+	parallel.Chunks(blocks, func(b int) {
 		cursor := counts[b]
 		for d := bounds[b]; d < bounds[b+1]; d++ {
 			for _, s := range in.Targets[in.Offsets[d]:in.Offsets[d+1]] {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // The committed PTX (make kernels) and the signature files extracted from
@@ -103,7 +103,7 @@ func parseCatalog(files embed.FS) (*catalog, error) {
 	// first kernel), then indexed in name order.
 	modules := make([]*Module, len(ptxNames))
 	errs := make([]error, len(ptxNames))
-	graph.ParallelChunks(len(ptxNames), func(i int) {
+	parallel.Chunks(len(ptxNames), func(i int) {
 		modules[i], errs[i] = readModule(files, ptxNames[i])
 	})
 	c := &catalog{byName: map[string]*Kernel{}}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // PageRank's parameters.
@@ -93,7 +94,7 @@ func numChunks(n int) int { return (n + chunkSize - 1) / chunkSize }
 // forChunks calls body for every chunk of [0, n), spread over GOMAXPROCS
 // goroutines.
 func forChunks(n int, body func(chunk, lo, hi int)) {
-	graph.ParallelChunks(numChunks(n), func(c int) {
+	parallel.Chunks(numChunks(n), func(c int) {
 		body(c, c*chunkSize, min(n, (c+1)*chunkSize))
 	})
 }

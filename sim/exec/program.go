@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/internal/parallel"
 	"github.com/warpgraph/warpgraph/sim/ptx"
 )
 
@@ -403,7 +403,7 @@ func (m *Module) Check() error {
 	// recorded and reported in the module's order.
 	progs := make([]*Program, len(entries))
 	errs := make([]error, len(entries))
-	graph.ParallelChunks(len(entries), func(i int) {
+	parallel.Chunks(len(entries), func(i int) {
 		progs[i], errs[i] = m.prepare(entries[i])
 	})
 	var all LoadErrors

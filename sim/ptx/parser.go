@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/internal/parallel"
 )
 
 // Parse parses, lowers and analyses one PTX module. name is used in error
@@ -113,7 +113,7 @@ func (p *parser) lowerConcurrently() bool {
 		}
 	}
 	var failed atomic.Bool
-	graph.ParallelChunks(len(p.mod.Funcs), func(i int) {
+	parallel.Chunks(len(p.mod.Funcs), func(i int) {
 		fn := p.mod.Funcs[i]
 		if fn.Extern || first[i] || failed.Load() {
 			return
