@@ -402,6 +402,8 @@ var aluCases = []aluCase{
 	{name: "neg.s64", body: "neg.s64 %rd10, %rd1;", res: "rd10", ref: func(a, b, c uint64) uint64 { return -a }},
 	{name: "min.s32", body: "min.s32 %r10, %r1, %r2;", res: "r10", ref: func(a, b, c uint64) uint64 { return uint64(uint32(min(s32(a), s32(b)))) }},
 	{name: "max.u32", body: "max.u32 %r10, %r1, %r2;", res: "r10", ref: func(a, b, c uint64) uint64 { return uint64(max(u32(a), u32(b))) }},
+	{name: "max.s32", body: "max.s32 %r10, %r1, %r2;", res: "r10", ref: func(a, b, c uint64) uint64 { return uint64(uint32(max(s32(a), s32(b)))) }},
+	{name: "min.u32", body: "min.u32 %r10, %r1, %r2;", res: "r10", ref: func(a, b, c uint64) uint64 { return uint64(min(u32(a), u32(b))) }},
 	{name: "min.u64", body: "min.u64 %rd10, %rd1, %rd2;", res: "rd10", ref: func(a, b, c uint64) uint64 { return min(a, b) }},
 	{name: "max.s64", body: "max.s64 %rd10, %rd1, %rd2;", res: "rd10", ref: func(a, b, c uint64) uint64 { return uint64(max(int64(a), int64(b))) }},
 	{name: "sad.s32", body: "sad.s32 %r10, %r1, %r2, %r3;", res: "r10", ref: func(a, b, c uint64) uint64 {

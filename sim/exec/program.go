@@ -210,6 +210,10 @@ const (
 	xShrU32
 	xShrS32
 	xShrU64
+	xMinU32
+	xMaxU32
+	xMinS32
+	xMaxS32
 	xSetpS32
 	xSetpU32
 	xSetpS64
@@ -779,6 +783,14 @@ func (m *Module) selectOp(xf *xfunc, x *xinst, in *ptx.Inst, bad func(string) er
 	case ptx.OpMin, ptx.OpMax:
 		if in.Mods.Has(ptx.ModXorsign) {
 			return bad("min/max.xorsign")
+		}
+		if fast && in.Mods == 0 && (t == ptx.TypeU32 || t == ptx.TypeS32) {
+			isMax := in.Op == ptx.OpMax
+			if t == ptx.TypeU32 {
+				x.op = pick(isMax, xMaxU32, xMinU32)
+			} else {
+				x.op = pick(isMax, xMaxS32, xMinS32)
+			}
 		}
 	case ptx.OpDiv, ptx.OpSqrt, ptx.OpRcp:
 		if t.IsFloat() && !(in.Op == ptx.OpDiv && isDirected(in.Rounding)) {

@@ -732,6 +732,54 @@ func (w *Warp) step() error {
 					d[l] = a[l] >> uint32(b[l])
 				}
 			}
+		case xMinU32:
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
+			if m == fullMask {
+				for l := range 32 {
+					d[l] = uint64(min(uint32(a[l]), uint32(b[l])))
+				}
+			} else {
+				for mm := m; mm != 0; mm &= mm - 1 {
+					l := bits.TrailingZeros32(mm)
+					d[l] = uint64(min(uint32(a[l]), uint32(b[l])))
+				}
+			}
+		case xMaxU32:
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
+			if m == fullMask {
+				for l := range 32 {
+					d[l] = uint64(max(uint32(a[l]), uint32(b[l])))
+				}
+			} else {
+				for mm := m; mm != 0; mm &= mm - 1 {
+					l := bits.TrailingZeros32(mm)
+					d[l] = uint64(max(uint32(a[l]), uint32(b[l])))
+				}
+			}
+		case xMinS32:
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
+			if m == fullMask {
+				for l := range 32 {
+					d[l] = uint64(uint32(min(int32(a[l]), int32(b[l]))))
+				}
+			} else {
+				for mm := m; mm != 0; mm &= mm - 1 {
+					l := bits.TrailingZeros32(mm)
+					d[l] = uint64(uint32(min(int32(a[l]), int32(b[l]))))
+				}
+			}
+		case xMaxS32:
+			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
+			if m == fullMask {
+				for l := range 32 {
+					d[l] = uint64(uint32(max(int32(a[l]), int32(b[l]))))
+				}
+			} else {
+				for mm := m; mm != 0; mm &= mm - 1 {
+					l := bits.TrailingZeros32(mm)
+					d[l] = uint64(uint32(max(int32(a[l]), int32(b[l]))))
+				}
+			}
 		case xSetpS32:
 			a, b, d := w.src(&x.src[0], &w.sc.t[0]), w.src(&x.src[1], &w.sc.t[1]), w.row(x.dst[0])
 			tt := uint64(x.cmptt)
