@@ -395,7 +395,7 @@ func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, reco
 		}
 		return -1
 	}
-	running, count := 0, 0
+	running := 0
 	var firstErr error
 	for {
 		for firstErr == nil && ctx.Err() == nil && running < jobs {
@@ -405,7 +405,6 @@ func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, reco
 			}
 			p := todo[i]
 			started[i] = true
-			count++
 			running++
 			if o.Progress != nil {
 				o.Progress.Begin(p)
@@ -431,7 +430,12 @@ func runPoints(ctx context.Context, e *Experiment, todo []Point, o Options, reco
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return len(todo) - count, nil
+	for _, s := range started {
+		if !s {
+			notStarted++
+		}
+	}
+	return notStarted, nil
 }
 
 // fitsIn returns whether a point, started now, is expected to end

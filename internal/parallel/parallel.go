@@ -4,7 +4,9 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -13,7 +15,9 @@ import (
 // the chunks over GOMAXPROCS goroutines (on the caller's goroutine when
 // there is one processor or one chunk), and returns when all are done.
 // Callers make each chunk's output depend only on c, never on which
-// goroutine ran it or when.
+// goroutine ran it or when. A panic in work is recovered on its goroutine
+// and raised again on the caller's, as a *Panic, once every worker has
+// stopped: a program recovers panics on its own goroutine only.
 func Chunks(chunks int, work func(chunk int)) {
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	if workers <= 1 {
@@ -24,8 +28,15 @@ func Chunks(chunks int, work func(chunk int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var first atomic.Pointer[Panic]
 	for range workers {
 		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					first.CompareAndSwap(nil, &Panic{Value: r, Stack: debug.Stack()})
+					next.Store(int64(chunks)) // the others stop at their next chunk
+				}
+			}()
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
@@ -36,4 +47,18 @@ func Chunks(chunks int, work func(chunk int)) {
 		})
 	}
 	wg.Wait()
+	if p := first.Load(); p != nil {
+		panic(p)
+	}
+}
+
+// Panic is a worker's panic raised again on Chunks' caller: the value
+// and the stack of the goroutine that panicked.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Panic) String() string {
+	return fmt.Sprintf("%v (in a worker goroutine; its stack:)\n%s", p.Value, p.Stack)
 }

@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -22,4 +23,29 @@ func TestChunksRunsEachChunkOnce(t *testing.T) {
 		}
 		runtime.GOMAXPROCS(prev)
 	}
+}
+
+// TestChunksRaisesAWorkersPanicOnTheCaller recovers, on the caller's
+// goroutine, a panic raised in a worker, with its value and stack.
+func TestChunksRaisesAWorkersPanicOnTheCaller(t *testing.T) {
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	defer func() {
+		p, ok := recover().(*Panic)
+		if !ok {
+			t.Fatalf("recovered %T, want *Panic", p)
+		}
+		if p.Value != "chunk 7" || !strings.Contains(string(p.Stack), "parallel_test.go") {
+			t.Errorf("value %v, stack:\n%s", p.Value, p.Stack)
+		}
+		if !strings.Contains(p.String(), "chunk 7") {
+			t.Errorf("String() = %q", p.String())
+		}
+	}()
+	Chunks(100, func(c int) {
+		if c == 7 {
+			panic("chunk 7")
+		}
+	})
+	t.Fatal("Chunks returned after a panic")
 }

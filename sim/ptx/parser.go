@@ -107,8 +107,7 @@ func (p *parser) lowerConcurrently() bool {
 			continue
 		}
 		first[i] = true
-		sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
-		if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
+		if !p.sub().lowerAndAnalyse(fn, p.bodies[i]) {
 			return false
 		}
 	}
@@ -118,12 +117,17 @@ func (p *parser) lowerConcurrently() bool {
 		if fn.Extern || first[i] || failed.Load() {
 			return
 		}
-		sub := &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
-		if !sub.lowerAndAnalyse(fn, p.bodies[i]) {
+		if !p.sub().lowerAndAnalyse(fn, p.bodies[i]) {
 			failed.Store(true)
 		}
 	})
 	return !failed.Load()
+}
+
+// sub is a parser of its own over p's tokens and module, for one
+// function's body.
+func (p *parser) sub() *parser {
+	return &parser{name: p.name, lines: p.lines, toks: p.toks, mod: p.mod, bodies: p.bodies, calleeParams: p.calleeParams}
 }
 
 // declaresModuleVars reports whether a body holds a .shared, .global or
