@@ -59,6 +59,7 @@ type System struct{}
 
 var (
 	_ kernels.System      = (*System)(nil)
+	_ kernels.PeerSystem  = (*System)(nil)
 	_ kernels.LinkCounter = (*System)(nil)
 )
 
@@ -71,7 +72,10 @@ func (s *System) Parallel(f func(i int, dev kernels.Device) error) error {
 	return errNoCgo
 }
 func (s *System) CopyPeer(copies []kernels.PeerCopy) error { return errNoCgo }
-func (s *System) LinkStats() kernels.LinkStats             { return kernels.LinkStats{} }
-func (s *System) Clock() time.Duration                     { return 0 }
-func (s *System) Link() string                             { return "" }
-func (s *System) Close() error                             { return nil }
+func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args [][]any) (kernels.LaunchStats, error) {
+	return kernels.LaunchStats{}, errNoCgo
+}
+func (s *System) LinkStats() kernels.LinkStats { return kernels.LinkStats{} }
+func (s *System) Clock() time.Duration         { return 0 }
+func (s *System) Link() string                 { return "" }
+func (s *System) Close() error                 { return nil }

@@ -8,6 +8,7 @@ package hw
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -37,6 +38,7 @@ type System struct {
 
 var (
 	_ kernels.System      = (*System)(nil)
+	_ kernels.PeerSystem  = (*System)(nil)
 	_ kernels.LinkCounter = (*System)(nil)
 )
 
@@ -213,6 +215,33 @@ func (s *System) Devices() []kernels.Device {
 // Device.run), so different devices' calls overlap.
 func (s *System) Parallel(f func(i int, dev kernels.Device) error) error {
 	return kernels.RunParallel(s.Devices(), f)
+}
+
+// CoLaunch launches k on every device at once (kernels.PeerSystem), each
+// from its own goroutine's thread, and returns when all have finished.
+// Pointers are the driver's unified addresses, valid in every context of
+// the process: a kernel reaches another device's allocation through peer
+// access where it is enabled (PeerAccess), and through the GPU's own
+// memory when both devices are contexts on one GPU. Elapsed is the wall
+// time from before the first launch to after the last device finished
+// (no repeats: a co-launch's kernels usually change what they read). Two
+// contexts on one GPU take turns on it, so kernels that wait on each
+// other progress only at the driver's time slices: give them spin budgets.
+func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args [][]any) (kernels.LaunchStats, error) {
+	if err := kernels.CheckCoLaunch(k, args, len(s.devices)); err != nil {
+		return kernels.LaunchStats{}, fmt.Errorf("hw: %w", err)
+	}
+	cfg.Warmup, cfg.Repeat = 0, 1
+	start := time.Now()
+	err := kernels.RunParallel(s.Devices(), func(i int, dev kernels.Device) error {
+		_, err := dev.Launch(ctx, k, cfg, args[i]...)
+		return err
+	})
+	if err != nil {
+		return kernels.LaunchStats{}, fmt.Errorf("hw: co-launch of %s: %w", k.Name, err)
+	}
+	elapsed := time.Since(start)
+	return kernels.LaunchStats{Elapsed: elapsed, Samples: []time.Duration{elapsed}}, nil
 }
 
 // CopyPeer runs the copies and returns when all are done. Each device's

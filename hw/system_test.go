@@ -69,6 +69,7 @@ func TestHardwareSystem(t *testing.T) {
 		return
 	}
 	t.Run("TwoContextsOnOneGPU", testSystemTwoContextsOnOneGPU)
+	t.Run("CoLaunchReachesThePeersMemory", testSystemCoLaunch)
 	t.Run("PeerCopyEndsTheReadAhead", testSystemPeerCopyEndsTheReadAhead)
 	t.Run("OrdinalOutOfRange", testSystemOrdinalOutOfRange)
 	t.Run("TwoGPUs", testSystemTwoGPUs)
@@ -262,4 +263,71 @@ func testSystemTwoGPUs(t *testing.T) {
 		assert.Equal(t, pattern(n, byte(i)), download(t, devs[(i+1)%3], dst[(i+1)%3], n), "device %d to %d", i, (i+1)%3)
 	}
 	assert.Equal(t, [][]uint64{{0, n, 0}, {0, 0, n}, {n, 0, 0}}, s.LinkStats().Bytes)
+}
+
+// exchangeSide is one device's buffers for exchange_pack, packed by the
+// other device's kernel in a co-launch.
+type exchangeSide struct {
+	values, list, stamps, out, count kernels.DevPtr
+	want                             map[[2]uint32]bool // the pairs to pack
+}
+
+func u32s(vals ...uint32) []byte {
+	b := make([]byte, 0, 4*len(vals))
+	for _, v := range vals {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+// newExchangeSide fills device d's buffers: n vertices, every third of the
+// listed ones stamped with stamp.
+func newExchangeSide(t *testing.T, d *Device, n int, seed, stamp uint32) exchangeSide {
+	values, stamps, list := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	side := exchangeSide{want: map[[2]uint32]bool{}}
+	for v := range n {
+		values[v] = seed*1000 + uint32(v)
+		list[v] = uint32(n - 1 - v)
+		if v%3 == 0 {
+			stamps[v] = stamp
+			side.want[[2]uint32{uint32(v), values[v]}] = true
+		}
+	}
+	side.values, side.list, side.stamps = upload(t, d, u32s(values...)), upload(t, d, u32s(list...)), upload(t, d, u32s(stamps...))
+	side.out, side.count = upload(t, d, make([]byte, 8*n)), upload(t, d, make([]byte, 4))
+	return side
+}
+
+// The multi-GPU exchange's pack kernel run as a co-launch on two contexts
+// of one GPU, each device packing the other's values into the other's
+// buffer: loads, stores and atomics on the other context's allocations,
+// through the unified addresses (the driver refuses peer access between
+// contexts of one GPU, and the kernels need none there).
+func testSystemCoLaunch(t *testing.T) {
+	s := openSystem(t, 0, 0)
+	k, err := kernels.Lookup("exchange_pack")
+	require.NoError(t, err)
+	const n, stamp = 3000, 7
+	sides := []exchangeSide{newExchangeSide(t, systemDevice(t, s, 0), n, 1, stamp), newExchangeSide(t, systemDevice(t, s, 1), n, 2, stamp)}
+	args := make([][]any, 2)
+	for i := range 2 {
+		o := sides[1-i]
+		args[i] = []any{o.values, o.list, uint32(n), o.stamps, uint32(stamp), o.out, o.count}
+	}
+	st, err := s.CoLaunch(testContext(t), k, kernels.LaunchConfig{Grid: kernels.D1(4), Block: kernels.D1(128)}, args)
+	require.NoError(t, err)
+	assert.Positive(t, st.Elapsed)
+	for i, side := range sides {
+		d := systemDevice(t, s, i)
+		count := binary.LittleEndian.Uint32(download(t, d, side.count, 4))
+		require.EqualValues(t, len(side.want), count, "device %d's buffer holds the pairs the other device packed", i)
+		out := download(t, d, side.out, 8*int(count))
+		got := map[[2]uint32]bool{}
+		for j := range int(count) {
+			got[[2]uint32{binary.LittleEndian.Uint32(out[8*j:]), binary.LittleEndian.Uint32(out[8*j+4:])}] = true
+		}
+		assert.Equal(t, side.want, got, "device %d", i)
+	}
+	_, err = s.CoLaunch(testContext(t), k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, args[:1])
+	assert.ErrorContains(t, err, "1 lists of arguments for a system of 2 devices")
 }

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -34,6 +35,39 @@ type System interface {
 	Link() string
 	// Close closes every device.
 	Close() error
+}
+
+// PeerSystem is a system whose kernels reach every device's memory, as
+// NVSHMEM's one-sided communication does: a pointer that any device of the
+// system allocated is valid in a kernel on any other (one address space,
+// as CUDA's unified virtual addressing gives), for loads, stores and
+// atomics, which cross the link to the owner's memory. CoLaunch starts one
+// kernel on every device at once, as NVSHMEM's collective launch does, so
+// that the devices' kernels may wait on each other (a push into another
+// device's queue, a flag another device raises): a kernel that waits on
+// another device needs a co-launch, since a launch on one device alone
+// may finish, or spin to its budget, before the other starts.
+type PeerSystem interface {
+	System
+	// CoLaunch runs k on every device at once, device i with cfg and
+	// args[i] (one list of arguments per device), and returns when every
+	// device's kernel has finished. Its statistics are the co-launch's:
+	// Elapsed until the last device finished, counters summed over the
+	// devices. A fault, a deadlock or ctx's end on any device ends the
+	// co-launch with that error, naming the device where it can.
+	CoLaunch(ctx context.Context, k *Kernel, cfg LaunchConfig, args [][]any) (LaunchStats, error)
+}
+
+// CheckCoLaunch refuses a co-launch without one list of arguments per
+// device.
+func CheckCoLaunch(k *Kernel, args [][]any, devices int) error {
+	switch {
+	case k == nil:
+		return errors.New("co-launch of a nil kernel")
+	case len(args) != devices:
+		return fmt.Errorf("co-launch of %s: %d lists of arguments for a system of %d devices (one per device)", k.Name, len(args), devices)
+	}
+	return nil
 }
 
 // PeerCopy is one transfer between devices: Bytes from Src on device From

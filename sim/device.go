@@ -79,6 +79,7 @@ type options struct {
 	slice       int
 	quietWindow uint64
 	memLimit    uint64
+	deviceIndex int // withDeviceIndex
 	boundsCheck bool
 	mode        Mode
 	parallel    bool
@@ -101,6 +102,11 @@ type options struct {
 // messages (timing.Builder.WithHitsAsMessages), the reference the tests
 // check the answered hits against.
 func withHitsAsMessages() Option { return func(o *options) { o.hitsAsMessages = true } }
+
+// withDeviceIndex makes the device device d of a system whose devices
+// share one address space (exec.NewMemoryOf): its memory starts at
+// exec.DeviceBase(d).
+func withDeviceIndex(d int) Option { return func(o *options) { o.deviceIndex = d } }
 
 // Option configures a Device.
 type Option func(*options)
@@ -219,7 +225,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("sim: config %s: %w", cfg.Name, err)
 		}
 	}
-	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemory(o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
+	d := &Device{cfg: cfg, opts: o, mem: exec.NewMemoryOf(o.deviceIndex, o.memLimit), mods: map[*kernels.Module]*exec.Module{}}
 	d.mem.SetCheckBounds(o.boundsCheck)
 	if o.mode == ModeSampled {
 		p := defaultSamplePolicy
@@ -659,7 +665,20 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		return stats, fmt.Errorf("sim: kernel %s not started: %w", k.Name, err)
 	}
 	d.launches++
-	el := exec.Launch{
+	el := d.execLaunch(cfg, params)
+	switch d.opts.mode {
+	case ModeTiming:
+		return d.launchTiming(ctx, k, a, cfg, p, el)
+	case ModeSampled:
+		return d.launchSampled(ctx, k, a, cfg, p, el, resident)
+	}
+	return d.launchFunctional(ctx, p, el, resident, nil)
+}
+
+// execLaunch is the executor's description of a launch of cfg with the
+// packed parameters on this device, its d.launches-th.
+func (d *Device) execLaunch(cfg kernels.LaunchConfig, params []byte) exec.Launch {
+	return exec.Launch{
 		Grid:           [3]int{max(cfg.Grid.X, 1), max(cfg.Grid.Y, 1), max(cfg.Grid.Z, 1)},
 		Block:          [3]int{max(cfg.Block.X, 1), max(cfg.Block.Y, 1), max(cfg.Block.Z, 1)},
 		DynamicShared:  cfg.DynamicSharedMem,
@@ -670,13 +689,6 @@ func (d *Device) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.Laun
 		// Volta and later schedule a warp's threads independently.
 		IndependentThreads: d.cfg.ComputeCapability[0] >= 7,
 	}
-	switch d.opts.mode {
-	case ModeTiming:
-		return d.launchTiming(ctx, k, a, cfg, p, el)
-	case ModeSampled:
-		return d.launchSampled(ctx, k, a, cfg, p, el, resident)
-	}
-	return d.launchFunctional(ctx, p, el, resident, nil)
 }
 
 // launchFunctional runs a launch functionally. predict, when not nil

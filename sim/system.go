@@ -13,8 +13,11 @@ import (
 
 // System is several simulated GPUs of one configuration joined by the
 // configuration's link (its `system:` section, SystemConfig): it
-// implements kernels.System and kernels.LinkCounter. Each device has its
-// own memory, SMs, L2 and DRAM, and its own host clock (HostClock). The
+// implements kernels.System, kernels.PeerSystem and kernels.LinkCounter.
+// Each device has its own memory, SMs, L2 and DRAM, and its own host clock
+// (HostClock); the memories share one address space (device i's starts at
+// exec.DeviceBase(i)), so a pointer names one device's memory wherever it
+// is used, and a co-launch's kernels reach every device's (CoLaunch). The
 // system's clock (Clock) starts at 0 and advances by each Parallel step's
 // slowest device and by each CopyPeer batch's time under the link model
 // (LinkConfig). Devices share nothing, so the results and the clock do not
@@ -35,6 +38,7 @@ type System struct {
 
 var (
 	_ kernels.System      = (*System)(nil)
+	_ kernels.PeerSystem  = (*System)(nil)
 	_ kernels.LinkCounter = (*System)(nil)
 )
 
@@ -78,7 +82,9 @@ func OpenSystem(nameOrPath string, gpus int, opts ...Option) (*System, error) {
 		link: linkModel{link: f.System.Link, dramBytesPerNs: f.Memory.DRAMBandwidthGBPerS},
 	}
 	for i := range gpus {
-		d, err := New(f.Config, opts...)
+		// One address space: device i's memory starts at exec.DeviceBase(i),
+		// so that a co-launch's kernels reach every device's (CoLaunch).
+		d, err := New(f.Config, append(slices.Clone(opts), withDeviceIndex(i))...)
 		if err != nil {
 			_ = s.Close() // the devices opened so far; New's error is the one to report
 			if i == 0 {

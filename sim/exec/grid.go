@@ -30,6 +30,20 @@ type Launch struct {
 	// (compute capability 7.0 and later; its.go) over the pre-Volta
 	// reconvergence stack alone.
 	IndependentThreads bool
+	// Parts, when set, makes the launch a co-launch: the same kernel on
+	// several devices at once, device d with Parts[d] (its parameters and
+	// its memory, made by NewMemoryOf(d, ...)) and a grid of Grid's extent,
+	// its CTAs on SMs d×SMs to (d+1)×SMs−1 of the grid's (%smid and
+	// %nsmid stay the device's own). Any device's warps reach every
+	// device's memory by its addresses. NewGrid's mem and Params are then
+	// unused (pass nil).
+	Parts []LaunchPart
+}
+
+// LaunchPart is one device's share of a co-launch (Launch.Parts).
+type LaunchPart struct {
+	Params []byte
+	Memory *Memory
 }
 
 // Grid is one launch in execution: the CTAs not yet dispatched, counters,
@@ -47,12 +61,18 @@ type Grid struct {
 	warmAcc  MemAccess
 	warmAddr [WarpSize]uint64
 
-	ctas         int // CTAs in the grid
-	next         int // next CTA to dispatch
-	warpsPerCTA  int
-	threadsInCTA int
-	sharedSize   int
-	localStride  int
+	ctas int // CTAs in the grid
+	next int // CTAs dispatched
+	// A co-launch's (Launch.Parts): parts devices of perPart CTAs each,
+	// nextOf[d] of device d's dispatched, and every device's memory by
+	// device (images). One device: parts 1, images nil.
+	parts, perPart int
+	nextOf         []int
+	images         []*Memory
+	warpsPerCTA    int
+	threadsInCTA   int
+	sharedSize     int
+	localStride    int
 
 	// WarpInsts and ThreadInsts count executed warp-instructions and
 	// thread-instructions (active lanes summed over warp-instructions).
@@ -87,11 +107,29 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 	if l.DynamicShared < 0 {
 		return nil, fmt.Errorf("kernel %s: negative dynamic shared memory", prog.Name())
 	}
-	if len(l.Params) < prog.Entry.KernelParamSize {
-		return nil, fmt.Errorf("kernel %s: parameter buffer of %d bytes, the kernel takes %d", prog.Name(), len(l.Params), prog.Entry.KernelParamSize)
+	parts := []LaunchPart{{Params: l.Params, Memory: mem}}
+	if len(l.Parts) > 0 {
+		parts = l.Parts
 	}
-	g := &Grid{prog: prog, mem: mem, L: l}
-	g.ctas = l.Grid[0] * l.Grid[1] * l.Grid[2]
+	for d, p := range parts {
+		if len(p.Params) < prog.Entry.KernelParamSize {
+			return nil, fmt.Errorf("kernel %s: parameter buffer of %d bytes, the kernel takes %d%s", prog.Name(), len(p.Params), prog.Entry.KernelParamSize, onDevice(l, d))
+		}
+		switch {
+		case p.Memory == nil:
+			return nil, fmt.Errorf("kernel %s: no memory%s", prog.Name(), onDevice(l, d))
+		case len(l.Parts) > 0 && p.Memory.base != DeviceBase(d):
+			return nil, fmt.Errorf("kernel %s: device %d of a co-launch has the memory at %#x, not its own (NewMemoryOf(%d, ...))", prog.Name(), d, p.Memory.base, d)
+		}
+	}
+	g := &Grid{prog: prog, mem: parts[0].Memory, L: l, parts: len(parts), nextOf: make([]int, len(parts))}
+	g.perPart = l.Grid[0] * l.Grid[1] * l.Grid[2]
+	g.ctas = g.perPart * g.parts
+	if len(l.Parts) > 0 {
+		for _, p := range l.Parts {
+			g.images = append(g.images, p.Memory)
+		}
+	}
 	g.threadsInCTA = l.Block[0] * l.Block[1] * l.Block[2]
 	g.warpsPerCTA = (g.threadsInCTA + WarpSize - 1) / WarpSize
 	g.sharedSize = SharedBytes(prog, l.DynamicShared)
@@ -101,6 +139,47 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 	}
 	g.pool = prog.takeCTAs(g)
 	return g, nil
+}
+
+// onDevice names device d in an error about a co-launch.
+func onDevice(l Launch, d int) string {
+	if len(l.Parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (device %d of the co-launch)", d)
+}
+
+// Devices is the number of devices the launch runs on (1 unless it is a
+// co-launch); SMs of the grid are Devices() × Launch.SMs.
+func (g *Grid) Devices() int { return g.parts }
+
+// deviceOf is the device of the grid's SM sm.
+func (g *Grid) deviceOf(sm int) int {
+	if g.parts == 1 {
+		return 0
+	}
+	return min(sm/g.L.SMs, g.parts-1)
+}
+
+// PendingOn is the number of CTAs not dispatched yet that may run on SM
+// sm: its device's.
+func (g *Grid) PendingOn(sm int) int {
+	if g.parts == 1 {
+		return g.ctas - g.next
+	}
+	d := g.deviceOf(sm)
+	return g.perPart - g.nextOf[d]
+}
+
+// image is the memory that holds global address a: in a co-launch the
+// owner device's (Launch.Parts), otherwise the grid's own.
+func (g *Grid) image(a uint64) *Memory {
+	if g.images != nil {
+		if d := DeviceOf(a); d >= 0 && d < len(g.images) {
+			return g.images[d]
+		}
+	}
+	return g.mem
 }
 
 // shape is the shape of the grid's CTA state.
@@ -154,6 +233,9 @@ func (g *Grid) CTAs() int { return g.ctas }
 // Pending is the number of CTAs not dispatched yet.
 func (g *Grid) Pending() int { return g.ctas - g.next }
 
+// SMs is the number of SMs the grid runs on: Launch.SMs on each device.
+func (g *Grid) SMs() int { return g.L.SMs * g.parts }
+
 func (g *Grid) clock() uint64 {
 	if g.L.Clock != nil {
 		return g.L.Clock()
@@ -179,8 +261,12 @@ func (w *Warp) clock() uint64 {
 type CTA struct {
 	g      *Grid
 	ID     [3]uint32
-	Linear int // index in the grid, x fastest
-	SM     int // the SM it runs on (%smid)
+	Linear int // index in the grid, x fastest (a co-launch's devices one after another)
+	SM     int // the SM it runs on (of the grid's; %smid is of its device's)
+	Device int // its device in a co-launch (Launch.Parts), 0 otherwise
+	// mem and params are its device's memory and kernel parameters.
+	mem    *Memory
+	params []byte
 
 	warps  []*Warp
 	wstore []Warp
@@ -213,10 +299,12 @@ func (c *CTA) Done() bool { return c.done == len(c.warps) }
 // Dispatch starts the next CTA of the grid on SM sm and returns it, or nil
 // when every CTA has been dispatched.
 func (g *Grid) Dispatch(sm int) *CTA {
-	if g.next >= g.ctas {
+	dev := g.deviceOf(sm)
+	if g.nextOf[dev] >= g.perPart {
 		return nil
 	}
-	lin := g.next
+	lin := g.nextOf[dev]
+	g.nextOf[dev]++
 	g.next++
 	var c *CTA
 	if n := len(g.pool); n > 0 {
@@ -230,7 +318,11 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	}
 	gx, gy := g.L.Grid[0], g.L.Grid[1]
 	c.ID = [3]uint32{uint32(lin % gx), uint32(lin / gx % gy), uint32(lin / (gx * gy))}
-	c.Linear, c.SM = lin, sm
+	c.Linear, c.SM, c.Device = dev*g.perPart+lin, sm, dev
+	c.mem, c.params = g.mem, g.L.Params
+	if p := g.L.Parts; p != nil {
+		c.mem, c.params = p[dev].Memory, p[dev].Params
+	}
 	c.done = 0
 	c.slot = len(g.resident)
 	g.resident = append(g.resident, c)
@@ -491,7 +583,7 @@ func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 	resident := min(max(opt.Resident, 1), g.ctas)
 	slots := make([]*CTA, resident)
 	for i := range slots {
-		slots[i] = g.Dispatch(i % g.L.SMs)
+		slots[i] = g.Dispatch(i % g.SMs())
 	}
 	return g.runSlots(ctx, opt, slots)
 }
@@ -511,6 +603,9 @@ func (g *Grid) Started() []*CTA {
 // on the SM with the fewest; from then on it runs as Run does. Barrier
 // waits, finished warps and CTAs not yet retired carry over as they are.
 func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err error) {
+	if g.parts > 1 {
+		return false, fmt.Errorf("exec: kernel %s: a co-launch cannot be continued functionally", g.prog.Name())
+	}
 	slots := g.Started()
 	perSM := (opt.Resident + g.L.SMs - 1) / g.L.SMs
 	count := make([]int, g.L.SMs)

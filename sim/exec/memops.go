@@ -95,21 +95,27 @@ func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, ui
 	un := uint64(n)
 	switch sp {
 	case ptx.SpaceGlobal:
-		data := w.g.mem.data
-		o := a - GlobalBase
-		if a < GlobalBase || o >= uint64(len(data)) || uint64(len(data))-o < un {
+		mem := w.cta.mem
+		if !mem.holds(a, un) {
+			// In a co-launch, another device's memory (Launch.Parts).
+			mem = w.g.image(a)
+		}
+		if !mem.holds(a, un) {
 			reason := "address outside global memory"
-			if a < 4096 {
+			switch {
+			case a < 4096:
 				reason = "null pointer access"
+			case w.g.images == nil && DeviceOf(a) > 0:
+				reason = fmt.Sprintf("address in device %d's memory window: another device's memory is reached only in a co-launch", DeviceOf(a))
 			}
 			return nil, 0, w.fault(x, l, x.space, orig, n, reason)
 		}
-		if w.g.mem.checkBounds {
-			if reason := w.g.mem.outsideAllocations(a, un); reason != "" {
+		if mem.checkBounds {
+			if reason := mem.outsideAllocations(a, un); reason != "" {
 				return nil, 0, w.fault(x, l, x.space, orig, n, reason)
 			}
 		}
-		return data, o, nil
+		return mem.data, a - mem.base, nil
 	case ptx.SpaceShared:
 		sh := w.cta.shared
 		if a >= uint64(len(sh)) || uint64(len(sh))-a < un {
@@ -128,7 +134,7 @@ func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, ui
 			if store {
 				return nil, 0, w.fault(x, l, x.space, orig, n, "store to a kernel parameter")
 			}
-			p := w.g.L.Params
+			p := w.cta.params
 			if a >= uint64(len(p)) || uint64(len(p))-a < un {
 				return nil, 0, w.fault(x, l, x.space, orig, n, "address outside the kernel parameters")
 			}
@@ -175,7 +181,7 @@ func (w *Warp) ldParam(x *xinst, m uint32) {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceParam, x.aoff
 		}
 	}
-	p := w.g.L.Params
+	p := w.cta.params
 	for i := 0; i < int(x.vec); i++ {
 		off := x.aoff + uint64(i)*uint64(x.size)
 		var v uint64
@@ -206,7 +212,8 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 	}
 	base := w.row(x.abase)
 	d := w.row(x.dst[0])
-	data := w.g.mem.data
+	mem := w.cta.mem
+	data, mbase := mem.data, mem.base
 	n := uint64(len(data))
 	size := uint64(x.size)
 	off := x.aoff
@@ -221,12 +228,13 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
-		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
-			if _, _, err := w.resolve(x, l, a, int(size), false); err != nil {
+		buf, o := data, a-mbase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < mbase || mem.checked(a, size) {
+			// A fault, or another device's memory in a co-launch.
+			var err error
+			if buf, o, err = w.resolve(x, l, a, int(size), false); err != nil {
 				return err
 			}
-			panic("exec: ldGlobal and resolve disagree on an address")
 		}
 		if rec != nil {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
@@ -234,9 +242,9 @@ func (w *Warp) ldGlobal(x *xinst, m uint32) error {
 		var v uint64
 		switch size {
 		case 4:
-			v = uint64(uint32(data[o]) | uint32(data[o+1])<<8 | uint32(data[o+2])<<16 | uint32(data[o+3])<<24)
+			v = uint64(uint32(buf[o]) | uint32(buf[o+1])<<8 | uint32(buf[o+2])<<16 | uint32(buf[o+3])<<24)
 		default:
-			v = load(data, o, int(size))
+			v = load(buf, o, int(size))
 		}
 		if l1 != nil {
 			v = l1.LoadWeak(w.cta.SM, a, int(size), v)
@@ -257,7 +265,8 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 	w.memRecord(x, MemStore, m)
 	base := w.row(x.abase)
 	s := w.src(&x.src[0], &w.sc.t[0])
-	data := w.g.mem.data
+	mem := w.cta.mem
+	data, mbase := mem.data, mem.base
 	n := uint64(len(data))
 	size := uint64(x.size)
 	off := x.aoff
@@ -266,30 +275,31 @@ func (w *Warp) stGlobal(x *xinst, m uint32) error {
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
-		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
-			if _, _, err := w.resolve(x, l, a, int(size), true); err != nil {
+		buf, o := data, a-mbase
+		if o >= n || n-o < size || a&(size-1) != 0 || a < mbase || mem.checked(a, size) {
+			// A fault, or another device's memory in a co-launch.
+			var err error
+			if buf, o, err = w.resolve(x, l, a, int(size), true); err != nil {
 				return err
 			}
-			panic("exec: stGlobal and resolve disagree on an address")
 		}
 		if rec != nil {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
 		}
 		v := s[l]
 		if l1 := w.g.l1; l1 != nil {
-			l1.Write(w.cta.SM, a, int(size), load(data, o, int(size)), v&sizeMask(int(size)))
+			l1.Write(w.cta.SM, a, int(size), load(buf, o, int(size)), v&sizeMask(int(size)))
 		}
 		switch size {
 		case 4:
-			_ = data[o+3]
+			_ = buf[o+3]
 			b0, b1, b2, b3 := byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-			if data[o] != b0 || data[o+1] != b1 || data[o+2] != b2 || data[o+3] != b3 {
-				data[o], data[o+1], data[o+2], data[o+3] = b0, b1, b2, b3
+			if buf[o] != b0 || buf[o+1] != b1 || buf[o+2] != b2 || buf[o+3] != b3 {
+				buf[o], buf[o+1], buf[o+2], buf[o+3] = b0, b1, b2, b3
 				changed = true
 			}
 		default:
-			changed = storeChanged(data, o, int(size), v) || changed
+			changed = storeChanged(buf, o, int(size), v) || changed
 		}
 	}
 	w.accessed(MemStore, x, m, base, off)
@@ -392,15 +402,16 @@ func (w *Warp) ld(x *xinst, m uint32) error {
 // false, leaving the general path to resolve every lane (and to report
 // the fault).
 func (w *Warp) ldGenericGlobal(x *xinst, m uint32, base *[32]uint64, off uint64, size int) bool {
-	data := w.g.mem.data
+	mem := w.cta.mem
+	data, mbase := mem.data, mem.base
 	n, un, align := uint64(len(data)), uint64(size), uint64(size-1)
 	// Loaded first: the destination may be the base register.
 	var vals [32]uint64
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
-		o := a - GlobalBase
-		if a&align != 0 || a < GlobalBase || o >= n || n-o < un || !globalAddr(x, a) || w.g.mem.checked(a, un) {
+		o := a - mbase
+		if a&align != 0 || a < mbase || o >= n || n-o < un || !globalAddr(x, a) || mem.checked(a, un) {
 			return false
 		}
 		vals[l] = load(data, o, size)

@@ -3,7 +3,6 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -24,15 +23,40 @@ const (
 	windowSize uint64 = 1 << 32
 	// AllocAlign is the alignment (and size granularity) of allocations.
 	AllocAlign = 256
+	// DeviceStride is how far apart the devices of a system that share one
+	// address space (a co-launch's: NewMemoryOf) have their global memory:
+	// device d's starts at DeviceBase(d), and every device's addresses are
+	// below LocalWindow.
+	DeviceStride uint64 = 1 << 40
+	// MaxDevices is how many devices' memories fit below LocalWindow.
+	MaxDevices = int((LocalWindow - GlobalBase) / DeviceStride)
 )
+
+// DeviceBase is the address of the first byte of device d's global memory
+// in a system of devices that share one address space; device 0's is
+// GlobalBase, a lone device's memory.
+func DeviceBase(d int) uint64 { return GlobalBase + uint64(d)*DeviceStride }
+
+// DeviceOf is the device whose memory window holds global address a in a
+// shared address space (-1: below GlobalBase or past MaxDevices).
+func DeviceOf(a uint64) int {
+	if a < GlobalBase {
+		return -1
+	}
+	if d := (a - GlobalBase) / DeviceStride; d < uint64(MaxDevices) {
+		return int(d)
+	}
+	return -1
+}
 
 // Memory is a device's global memory: one flat, growable byte image with a
 // first-fit allocator. Kernel accesses are checked against the image (the
-// range from GlobalBase to the end of the highest allocation), host copies
-// against the live allocation they touch. Memory is not safe for concurrent
-// use.
+// range from its base, GlobalBase or DeviceBase, to the end of the highest
+// allocation), host copies against the live allocation they touch. Memory
+// is not safe for concurrent use.
 type Memory struct {
 	data  []byte
+	base  uint64 // the address of data[0]
 	limit uint64 // most bytes the image may hold
 	live  []span // live allocations (size rounded), sorted by address
 	free  []span // free spans below len(data), sorted by address
@@ -49,12 +73,31 @@ type Memory struct {
 type span struct{ addr, size, asked uint64 }
 
 // NewMemory returns an empty global memory that may grow to limit bytes
-// (0: no limit beyond the host's).
-func NewMemory(limit uint64) *Memory {
-	if limit == 0 {
-		limit = math.MaxInt64
+// (0: no limit beyond the host's and DeviceStride).
+func NewMemory(limit uint64) *Memory { return NewMemoryOf(0, limit) }
+
+// NewMemoryOf returns device d's empty global memory in a system of devices
+// that share one address space: its addresses start at DeviceBase(d), so
+// that no two devices' pointers are equal (as CUDA's unified addressing
+// gives) and a co-launch's kernels reach every device's memory
+// (Launch.Parts). Device 0's is NewMemory's.
+func NewMemoryOf(d int, limit uint64) *Memory {
+	if d < 0 || d >= MaxDevices {
+		panic(fmt.Sprintf("exec: device %d of a shared address space (0 to %d)", d, MaxDevices-1))
 	}
-	return &Memory{limit: limit}
+	if limit == 0 || limit > DeviceStride {
+		limit = DeviceStride // no limit but the device's window
+	}
+	return &Memory{limit: limit, base: DeviceBase(d)}
+}
+
+// Base is the address of the memory's first byte.
+func (m *Memory) Base() uint64 { return m.base }
+
+// holds reports whether the n bytes at a lie inside the image.
+func (m *Memory) holds(a, n uint64) bool {
+	o := a - m.base
+	return a >= m.base && o < uint64(len(m.data)) && uint64(len(m.data))-o >= n
 }
 
 // Size is the number of bytes in the image: the simulated global memory.
@@ -80,7 +123,7 @@ func (m *Memory) Alloc(n int) (uint64, error) {
 		} else {
 			m.free[i] = span{addr: f.addr + size, size: f.size - size}
 		}
-		off := addr - GlobalBase
+		off := addr - m.base
 		clear(m.data[off : off+size])
 		m.live = insertSpan(m.live, span{addr, size, uint64(n)})
 		return addr, nil
@@ -90,7 +133,7 @@ func (m *Memory) Alloc(n int) (uint64, error) {
 		return 0, fmt.Errorf("out of device memory: %d bytes requested, %d of %d in use", n, top, m.limit)
 	}
 	m.grow(size)
-	addr := GlobalBase + top
+	addr := m.base + top
 	m.live = insertSpan(m.live, span{addr, size, uint64(n)})
 	return addr, nil
 }
@@ -157,8 +200,8 @@ func (m *Memory) Free(addr uint64) error {
 		i--
 	}
 	// A free span at the top shrinks the image.
-	if last := m.free[len(m.free)-1]; last.addr+last.size == GlobalBase+uint64(len(m.data)) {
-		m.data = m.data[:last.addr-GlobalBase]
+	if last := m.free[len(m.free)-1]; last.addr+last.size == m.base+uint64(len(m.data)) {
+		m.data = m.data[:last.addr-m.base]
 		m.free = m.free[:len(m.free)-1]
 	}
 	return nil
@@ -211,16 +254,16 @@ func (m *Memory) hostRange(addr uint64, n int, what string) (uint64, error) {
 	if n < 0 {
 		return 0, fmt.Errorf("%s of %d bytes", what, n)
 	}
-	if addr < GlobalBase || addr-GlobalBase > uint64(len(m.data)) || uint64(n) > uint64(len(m.data))-(addr-GlobalBase) {
-		return 0, fmt.Errorf("%s of %d bytes at %#x: outside device memory [%#x, %#x)", what, n, addr, GlobalBase, GlobalBase+uint64(len(m.data)))
+	if addr < m.base || addr-m.base > uint64(len(m.data)) || uint64(n) > uint64(len(m.data))-(addr-m.base) {
+		return 0, fmt.Errorf("%s of %d bytes at %#x: outside device memory [%#x, %#x)", what, n, addr, m.base, m.base+uint64(len(m.data)))
 	}
 	if n == 0 {
-		return addr - GlobalBase, nil
+		return addr - m.base, nil
 	}
 	if s, ok := m.liveBelow(addr); !ok || addr+uint64(n) > s.addr+s.size {
 		return 0, fmt.Errorf("%s of %d bytes at %#x: not inside one live allocation", what, n, addr)
 	}
-	return addr - GlobalBase, nil
+	return addr - m.base, nil
 }
 
 // Write copies src to device address addr.

@@ -189,7 +189,7 @@ func (w *Warp) overlayStore(lanes uint32, base *[32]uint64, off uint64, size, ve
 
 // beginRounds splits the grid for a functional run in rounds.
 func (g *Grid) beginRounds() {
-	g.Split(g.L.SMs)
+	g.Split(g.SMs())
 	for _, s := range g.shards {
 		s.rounds = true
 	}

@@ -280,19 +280,20 @@ func (w *Warp) ldGlobalSplit(x *xinst, m uint32) error {
 // addresses for the step record, as ldGlobal and stGlobal do before they
 // touch memory.
 func (w *Warp) checkGlobalLanes(x *xinst, m uint32, base *[32]uint64, store bool) error {
-	n := uint64(len(w.g.mem.data))
+	mem := w.cta.mem
+	n := uint64(len(mem.data))
 	size := uint64(x.size)
 	off := x.aoff
 	rec := w.rec
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
-		o := a - GlobalBase
-		if o >= n || n-o < size || a&(size-1) != 0 || a < GlobalBase || w.g.mem.checked(a, size) {
+		o := a - mem.base
+		if o >= n || n-o < size || a&(size-1) != 0 || a < mem.base || mem.checked(a, size) {
+			// A fault, or another device's memory in a co-launch.
 			if _, _, err := w.resolve(x, l, a, int(size), store); err != nil {
 				return err
 			}
-			panic("exec: a global access and resolve disagree on an address")
 		}
 		if rec != nil {
 			rec.Mem.Space[l], rec.Mem.Addr[l] = ptx.SpaceGlobal, a
@@ -543,7 +544,6 @@ func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {
 	x := op.x
 	n := bits.OnesCount32(op.lanes)
 	addrs := l.vals[op.at : int(op.at)+n]
-	data := g.mem.data
 	size := int(x.size)
 	sm := int(op.sm)
 	changed := false
@@ -560,7 +560,8 @@ func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {
 			for mm := sub; mm != 0; mm &= mm - 1 {
 				lane := bits.TrailingZeros32(mm)
 				a := addrs[index(lane)] + uint64(e*size)
-				v := load(data, a-GlobalBase, size)
+				mem := g.image(a)
+				v := load(mem.data, a-mem.base, size)
 				if l1 != nil {
 					v = l1.LoadWeak(sm, a, size, v)
 				}
@@ -575,7 +576,8 @@ func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {
 		for mm := sub; mm != 0; mm &= mm - 1 {
 			k := index(bits.TrailingZeros32(mm))
 			a := addrs[k]
-			o := a - GlobalBase
+			mem := g.image(a)
+			data, o := mem.data, a-mem.base
 			v := vals[k*vec : (k+1)*vec]
 			if gl1 != nil {
 				for e := range vec {
@@ -599,7 +601,8 @@ func (g *Grid) applyOp(l *OpLog, i int, sub uint32, gl1 L1) bool {
 			lane := bits.TrailingZeros32(mm)
 			k := index(lane)
 			a := addrs[k]
-			o := a - GlobalBase
+			mem := g.image(a)
+			data, o := mem.data, a-mem.base
 			var c uint64
 			if cs != nil {
 				c = cs[k]

@@ -392,7 +392,7 @@ func (w *Warp) special(r ptx.SpecialReg, row *[32]uint64) {
 	case ptx.SRegNWarpID:
 		fill(uint64(g.L.WarpSlotsPerSM))
 	case ptx.SRegSMID:
-		fill(uint64(c.SM))
+		fill(uint64(c.SM - c.Device*g.L.SMs))
 	case ptx.SRegNSMID:
 		fill(uint64(g.L.SMs))
 	case ptx.SRegGridID:
@@ -1331,7 +1331,7 @@ const MaxCallDepth = 1024
 // paramBytes is lane l's n param bytes at off in frame f.
 func (w *Warp) paramBytes(f *frame, l, off, n int) []byte {
 	if f.fn.entry && off < f.fn.fn.KernelParamSize {
-		return w.g.L.Params[off : off+n]
+		return w.cta.params[off : off+n]
 	}
 	return f.params[l*f.fn.paramFrame+off : l*f.fn.paramFrame+off+n]
 }

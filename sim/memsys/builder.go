@@ -327,12 +327,13 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 	numSets := c.numSets
 	if !cfg.linearL2() {
 		// The hash spreads a slice's lines itself: index by the line.
-		c.setOf = func(lineAddr uint64) uint64 { return (lineAddr >> c.lineShift) % numSets }
+		c.setOf = func(lineAddr uint64) uint64 { return (inDevice(lineAddr) >> c.lineShift) % numSets }
 	} else {
 		// Strip the slice's share of a linearly interleaved address.
 		chunk, slices := uint64(cfg.L2InterleaveBytes), uint64(cfg.L2Slices)
 		c.setOf = func(lineAddr uint64) uint64 {
-			internal := lineAddr/chunk/slices*chunk + lineAddr%chunk
+			a := inDevice(lineAddr)
+			internal := a/chunk/slices*chunk + a%chunk
 			return (internal >> c.lineShift) % numSets
 		}
 	}

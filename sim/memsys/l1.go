@@ -348,7 +348,7 @@ func (c *sectoredL1) sectorMask(addr, size uint64) uint32 {
 }
 
 func (c *sectoredL1) set(lineAddr uint64) []l1Line {
-	s := (lineAddr >> c.lineShift) % c.numSets
+	s := (inDevice(lineAddr) >> c.lineShift) % c.numSets
 	return c.lines[s*uint64(c.ways) : (s+1)*uint64(c.ways)]
 }
 

@@ -121,7 +121,7 @@ func (s *System) SliceOf(address uint64) int {
 // that GPU simulators offer, e.g. Accel-Sim's memory_partition_indexing.)
 // The mix hash scrambles the chunk number first (mixChunk).
 func sliceOf(c Config, address uint64) int {
-	chunk := address / uint64(c.L2InterleaveBytes)
+	chunk := inDevice(address) / uint64(c.L2InterleaveBytes)
 	slices := uint64(c.L2Slices)
 	if slices <= 1 {
 		return 0
@@ -139,6 +139,16 @@ func sliceOf(c Config, address uint64) int {
 	}
 	return int(h % slices)
 }
+
+// deviceAddressBits: the devices of a system have their memories
+// 1 << deviceAddressBits apart in one address space (exec.DeviceStride),
+// device 0's where a lone device's is. A slice and a set are chosen by an
+// address's offset in its device's window (inDevice), so that each device
+// places its data as a lone device would.
+const deviceAddressBits = 40
+
+// inDevice is address's offset in its device's window.
+func inDevice(address uint64) uint64 { return address & (1<<deviceAddressBits - 1) }
 
 // mixChunk scrambles a chunk number (SplitMix64's finaliser), so that any
 // set of chunks lands on slices as if each were drawn at random.

@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/exec"
+)
+
+// Co-launches (colaunch.go): one kernel on every device of a system at
+// once, reaching the other devices' memory (testdata/peer.cu).
+
+func TestPeerTestdataFresh(t *testing.T) { checkTestdataFresh(t, "peer") }
+
+func words(vals ...uint32) []byte {
+	b := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+func readWords(t *testing.T, dev kernels.Device, p kernels.DevPtr, n int) []uint32 {
+	t.Helper()
+	b := read(t, dev, p, 4*n)
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+// ring is the peer_push ring of a system: device i pushes counts[i]
+// values into device (i+1) mod n's queue and waits for its own to fill.
+type ring struct {
+	values, tail, items, abort []kernels.DevPtr
+	sent                       [][]uint32
+}
+
+func newRing(t *testing.T, s *System, counts []int) *ring {
+	t.Helper()
+	r := &ring{}
+	for i, dev := range s.Devices() {
+		vals := make([]uint32, counts[i])
+		for j := range vals {
+			vals[j] = uint32(1000*(i+1) + j)
+		}
+		r.sent = append(r.sent, vals)
+		r.values = append(r.values, alloc(t, dev, 4*max(len(vals), 1), words(vals...)))
+		r.tail = append(r.tail, alloc(t, dev, 4, nil))
+		r.items = append(r.items, alloc(t, dev, 4*(slices.Max(counts)+1), nil))
+		r.abort = append(r.abort, alloc(t, dev, 4, nil))
+	}
+	return r
+}
+
+// args are the co-launch's arguments, device i expecting expected[i]
+// pushes.
+func (r *ring) args(expected []uint32, budget uint32) [][]any {
+	n := len(r.tail)
+	out := make([][]any, n)
+	for i := range n {
+		to := (i + 1) % n
+		out[i] = []any{r.values[i], uint32(len(r.sent[i])), r.tail[to], r.items[to], r.tail[i], expected[i], budget, r.abort[i]}
+	}
+	return out
+}
+
+func TestCoLaunchPushesIntoEveryPeersQueue(t *testing.T) {
+	k := testdataKernel(t, "peer", "peer_push")
+	for _, n := range []int{2, 4} {
+		s := openTinyX4(t, n)
+		devs := s.Devices()
+		counts := []int{70, 33, 128, 5}[:n]
+		r := newRing(t, s, counts)
+		for i := range n {
+			assert.Equal(t, i, exec.DeviceOf(uint64(r.tail[i])), "device %d's pointers lie in its own window", i)
+		}
+		expected := make([]uint32, n)
+		for i := range n {
+			expected[(i+1)%n] = uint32(counts[i])
+		}
+		before := s.Clock()
+		st, err := s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, r.args(expected, 0))
+		require.NoError(t, err, "%d devices", n)
+		assert.Greater(t, s.Clock(), before, "a co-launch takes the system's time")
+		assert.EqualValues(t, n, st.Counters["devices"])
+		assert.Positive(t, st.Counters["warp_instructions"])
+		for i := range n {
+			from := (i + n - 1) % n
+			dev := devs[i]
+			tail := readWords(t, dev, r.tail[i], 1)[0]
+			require.EqualValues(t, counts[from], tail, "device %d's queue received device %d's pushes", i, from)
+			got := readWords(t, dev, r.items[i], counts[from])
+			slices.Sort(got)
+			assert.Equal(t, r.sent[from], got, "device %d's queue holds device %d's values once each", i, from)
+			assert.Zero(t, readWords(t, dev, r.abort[i], 1)[0])
+		}
+	}
+}
+
+func TestCoLaunchThatCannotFinishIsADeadlockOfTheWhole(t *testing.T) {
+	k := testdataKernel(t, "peer", "peer_push")
+	s := openTinyX4(t, 2, WithDeadlockWindow(20000))
+	r := newRing(t, s, []int{10, 10})
+	// Device 1 waits for more pushes than device 0 sends: device 0
+	// finishes, device 1 spins on its tail for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := s.CoLaunch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, r.args([]uint32{10, 11}, 0))
+	var dl *kernels.DeadlockError
+	require.ErrorAs(t, err, &dl, "%v", err)
+	assert.Equal(t, "peer_push", dl.Kernel)
+	// Every push landed all the same.
+	assert.Equal(t, []uint32{10}, readWords(t, s.Devices()[1], r.tail[1], 1))
+}
+
+func TestPeerMemoryOnlyInACoLaunch(t *testing.T) {
+	k := testdataKernel(t, "peer", "peer_push")
+	s := openTinyX4(t, 2)
+	r := newRing(t, s, []int{4, 4})
+	a := r.args([]uint32{0, 0}, 0)
+	// Device 0 alone, pushing into device 1's queue: the simulator runs
+	// kernels that reach another device only as a co-launch, so that they
+	// are simulated together.
+	_, err := s.Devices()[0].Launch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, a[0]...)
+	var mf *kernels.MemoryFaultError
+	require.ErrorAs(t, err, &mf)
+	assert.Contains(t, mf.Detail, "co-launch")
+}
+
+func TestCoLaunchRefusals(t *testing.T) {
+	k := testdataKernel(t, "peer", "peer_push")
+	s := openTinyX4(t, 2)
+	r := newRing(t, s, []int{4, 4})
+	cfg := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
+	_, err := s.CoLaunch(context.Background(), k, cfg, r.args([]uint32{0, 0}, 0)[:1])
+	assert.ErrorContains(t, err, "1 lists of arguments for a system of 2 devices")
+	_, err = s.CoLaunch(context.Background(), nil, cfg, nil)
+	assert.ErrorContains(t, err, "nil kernel")
+	bad := r.args([]uint32{0, 0}, 0)
+	bad[1] = bad[1][:3]
+	_, err = s.CoLaunch(context.Background(), k, cfg, bad)
+	assert.ErrorContains(t, err, "device 1")
+
+	timing, err := OpenSystem("tiny-x4", 2)
+	require.NoError(t, err)
+	defer timing.Close()
+	rt := newRing(t, timing, []int{4, 4})
+	_, err = timing.CoLaunch(context.Background(), k, cfg, rt.args([]uint32{0, 0}, 0))
+	assert.ErrorContains(t, err, "functional mode only")
+}
+
+// The multi-GPU exchange's pack kernel as a co-launch, each device packing
+// the other's values into the other's buffer (the same run as package hw's
+// TestHardwareSystem/CoLaunchReachesThePeersMemory on two contexts of one
+// GPU): loads, stores and atomics all on the other device's memory.
+func TestCoLaunchPacksThePeersValues(t *testing.T) {
+	k, err := kernels.Lookup("exchange_pack")
+	require.NoError(t, err)
+	s := openTinyX4(t, 2)
+	const n, stamp = 300, 7
+	type side struct {
+		values, list, stamps, out, count kernels.DevPtr
+		want                             [][2]uint32
+	}
+	var sides []side
+	for i, dev := range s.Devices() {
+		values, stamps, list := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+		var sd side
+		for v := range n {
+			values[v] = uint32(1000*(i+1) + v)
+			list[v] = uint32(n - 1 - v)
+			if v%3 == 0 {
+				stamps[v] = stamp
+				sd.want = append(sd.want, [2]uint32{uint32(v), values[v]})
+			}
+		}
+		sd.values, sd.list, sd.stamps = alloc(t, dev, 4*n, words(values...)), alloc(t, dev, 4*n, words(list...)), alloc(t, dev, 4*n, words(stamps...))
+		sd.out, sd.count = alloc(t, dev, 8*n, nil), alloc(t, dev, 4, nil)
+		sides = append(sides, sd)
+	}
+	args := make([][]any, 2)
+	for i := range 2 {
+		o := sides[1-i]
+		args[i] = []any{o.values, o.list, uint32(n), o.stamps, uint32(stamp), o.out, o.count}
+	}
+	_, err = s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, args)
+	require.NoError(t, err)
+	for i, sd := range sides {
+		dev := s.Devices()[i]
+		count := int(readWords(t, dev, sd.count, 1)[0])
+		require.Len(t, sd.want, count, "device %d's buffer holds the pairs the other device packed", i)
+		out := readWords(t, dev, sd.out, 2*count)
+		var got [][2]uint32
+		for j := range count {
+			got = append(got, [2]uint32{out[2*j], out[2*j+1]})
+		}
+		slices.SortFunc(got, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
+		assert.Equal(t, sd.want, got, "device %d", i)
+	}
+}
