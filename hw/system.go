@@ -232,16 +232,36 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 		return kernels.LaunchStats{}, fmt.Errorf("hw: %w", err)
 	}
 	cfg.Warmup, cfg.Repeat = 0, 1
+	// Each device's kernel may read any device's memory: what every
+	// device has queued (an upload) is finished first.
+	for i, d := range s.devices {
+		if err := d.run(d.settleForPeers); err != nil {
+			return kernels.LaunchStats{}, fmt.Errorf("hw: co-launch of %s: device %d: %w", k.Name, i, err)
+		}
+	}
 	start := time.Now()
 	err := kernels.RunParallel(s.Devices(), func(i int, dev kernels.Device) error {
 		_, err := dev.Launch(ctx, k, cfg, args[i]...)
 		return err
 	})
+	elapsed := time.Since(start)
+	// And may have written any device's memory, after that device's own
+	// kernel ended: no read-ahead queued behind it holds the final bytes.
+	for _, d := range s.devices {
+		_ = d.run(func() error { d.endReadAhead(); return nil })
+	}
 	if err != nil {
 		return kernels.LaunchStats{}, fmt.Errorf("hw: co-launch of %s: %w", k.Name, err)
 	}
-	elapsed := time.Since(start)
 	return kernels.LaunchStats{Elapsed: elapsed, Samples: []time.Duration{elapsed}}, nil
+}
+
+// settleForPeers finishes the work queued on the device's stream and ends
+// its read-ahead, before a co-launch whose other devices' kernels may read
+// or write this device's memory. It runs on the device's thread (run).
+func (d *Device) settleForPeers() error {
+	d.endReadAhead()
+	return d.drain()
 }
 
 // CopyPeer runs the copies and returns when all are done. Each device's

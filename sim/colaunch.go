@@ -6,6 +6,7 @@ import (
 
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // CoLaunch runs k on every device of the system at once (kernels.PeerSystem):
@@ -17,12 +18,15 @@ import (
 // whose devices can never all finish is a deadlock of the whole, which
 // the executor's detectors report as for one device.
 //
-// Functional mode only for now: in timing and sampled mode the
-// co-launch is refused with an error that says so, since the timing model
-// of accesses across the link is not built yet. Each device's host clock
-// advances by its launch and synchronisation costs (the devices launch
-// at once), and the system clock by the largest advance, as a Parallel
-// step's.
+// In timing mode the co-launch runs on the system's own timing model
+// (coTiming): every device's SMs, L2 slices and DRAM channels in one
+// engine, an access to another device's memory crossing the link to the
+// owner's L2 (memsys, devices.go). That model is the co-launches' own:
+// its L2s do not share contents with the devices' models, which run their
+// launches alone. Sampled mode refuses co-launches. Each device's host
+// clock advances by its launch and synchronisation costs and the kernel
+// time (the devices launch at once and the co-launch ends with the last),
+// and the system clock by the same.
 func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args [][]any) (kernels.LaunchStats, error) {
 	var stats kernels.LaunchStats
 	if err := kernels.CheckCoLaunch(k, args, len(s.devs)); err != nil {
@@ -36,8 +40,9 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 		}
 	}
 	lead := s.devs[0]
-	if m := lead.opts.mode; m != ModeFunctional {
-		return stats, fmt.Errorf("sim: co-launch of %s in %s mode: the simulator runs co-launches in functional mode only so far (--sim-mode functional); the timing model of kernels' accesses across the link is not built yet", k.Name, m)
+	mode := lead.opts.mode
+	if mode == ModeSampled {
+		return stats, fmt.Errorf("sim: co-launch of %s in sampled mode: co-launches run in timing or functional mode (--sim-mode)", k.Name)
 	}
 	parts := make([]exec.LaunchPart, len(s.devs))
 	for i, d := range s.devs {
@@ -59,6 +64,12 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 	if err != nil {
 		return stats, err
 	}
+	var gpu *timing.GPU
+	if mode == ModeTiming {
+		if gpu, err = s.coTiming(); err != nil {
+			return stats, err
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return stats, fmt.Errorf("sim: co-launch of %s not started: %w", k.Name, err)
 	}
@@ -67,19 +78,41 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 	}
 	el := lead.execLaunch(cfg, nil)
 	el.Parts = parts
+	if gpu != nil {
+		el.Clock = gpu.Clock
+	}
 	g, err := exec.NewGrid(p, nil, el)
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
-	o := lead.opts
-	runErr := g.Run(ctx, exec.RunOptions{Resident: resident * len(s.devs), Slice: o.slice, QuietWindow: o.quietWindow, Threads: lead.Threads()})
-	stats.Counters = map[string]float64{
-		"warp_instructions":   float64(g.WarpInsts),
-		"thread_instructions": float64(g.ThreadInsts),
-		"ctas":                float64(g.CTAs()),
-		"devices":             float64(len(s.devs)),
+	var runErr error
+	if gpu != nil {
+		var st timing.Stats
+		st, runErr = gpu.Run(ctx, lead.timingLaunch(g, a, cfg))
+		stats.Cycles = st.Cycles
+		stats.Elapsed = lead.cfg.Host.kernelTime(st.Cycles, lead.cfg.ClockMHz)
+		stats.Counters = st.Counters()
+		link := gpu.Memory().LinkStats()
+		var crossed uint64
+		for i, row := range link.Bytes {
+			for j, b := range row {
+				crossed += b
+				s.bytes[i][j] += b
+			}
+		}
+		stats.Counters["link_bytes"] = float64(crossed)
+		stats.Counters["link_queued_cycles"] = link.QueuedCycles
+	} else {
+		o := lead.opts
+		runErr = g.Run(ctx, exec.RunOptions{Resident: resident * len(s.devs), Slice: o.slice, QuietWindow: o.quietWindow, Threads: lead.Threads()})
+		stats.Counters = map[string]float64{
+			"warp_instructions":   float64(g.WarpInsts),
+			"thread_instructions": float64(g.ThreadInsts),
+			"ctas":                float64(g.CTAs()),
+		}
 	}
-	step := lead.cfg.Host.launchCost(lead.cfg.Host.kernelTime(0, lead.cfg.ClockMHz))
+	stats.Counters["devices"] = float64(len(s.devs))
+	step := lead.cfg.Host.launchCost(stats.Elapsed)
 	for _, d := range s.devs {
 		d.hostClock += step
 	}
@@ -90,4 +123,24 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 		return stats, fmt.Errorf("sim: co-launch: %w", runErr)
 	}
 	return stats, nil
+}
+
+// coTiming returns the timing model of the system's co-launches, building
+// it on first use: every device's SMs and memory system in one engine,
+// joined by the configuration's link as kernels see it
+// (LinkConfig.forKernels). Every device's d.mu is held.
+func (s *System) coTiming() (*timing.GPU, error) {
+	if s.coGPU != nil {
+		return s.coGPU, nil
+	}
+	lead := s.devs[0]
+	c := lead.cfg
+	g, err := lead.timingBuilder().
+		WithDevices(len(s.devs), s.cfg.System.Link.forKernels(len(s.devs), c.ClockMHz)).
+		Build("System")
+	if err != nil {
+		return nil, fmt.Errorf("sim: config %s, %d devices in one model: %w", c.Name, len(s.devs), err)
+	}
+	s.coGPU = g
+	return g, nil
 }

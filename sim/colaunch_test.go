@@ -149,12 +149,79 @@ func TestCoLaunchRefusals(t *testing.T) {
 	_, err = s.CoLaunch(context.Background(), k, cfg, bad)
 	assert.ErrorContains(t, err, "device 1")
 
-	timing, err := OpenSystem("tiny-x4", 2)
+	sampled, err := OpenSystem("tiny-x4", 2, WithMode(ModeSampled))
 	require.NoError(t, err)
-	defer timing.Close()
-	rt := newRing(t, timing, []int{4, 4})
-	_, err = timing.CoLaunch(context.Background(), k, cfg, rt.args([]uint32{0, 0}, 0))
-	assert.ErrorContains(t, err, "functional mode only")
+	defer sampled.Close()
+	rs := newRing(t, sampled, []int{4, 4})
+	_, err = sampled.CoLaunch(context.Background(), k, cfg, rs.args([]uint32{0, 0}, 0))
+	assert.ErrorContains(t, err, "sampled mode")
+}
+
+// coLaunchRing runs the ring on a timing system of n devices with opts and
+// returns the co-launch's statistics, after checking every queue.
+func coLaunchRing(t *testing.T, n int, toSelf bool, opts ...Option) kernels.LaunchStats {
+	t.Helper()
+	k := testdataKernel(t, "peer", "peer_push")
+	s, err := OpenSystem("tiny-x4", n, opts...)
+	require.NoError(t, err)
+	defer s.Close()
+	counts := []int{200, 150, 256, 90}[:n]
+	r := newRing(t, s, counts)
+	expected := make([]uint32, n)
+	for i := range n {
+		expected[(i+1)%n] = uint32(counts[i])
+	}
+	args := r.args(expected, 0)
+	if toSelf {
+		// Each device pushes into its own queue and waits for its own
+		// pushes: the same work, no link.
+		for i := range n {
+			args[i][2], args[i][3], args[i][5] = r.tail[i], r.items[i], uint32(counts[i])
+		}
+	}
+	st, err := s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, args)
+	require.NoError(t, err)
+	for i := range n {
+		from := (i + n - 1) % n
+		if toSelf {
+			from = i
+		}
+		got := readWords(t, s.Devices()[i], r.items[i], counts[from])
+		slices.Sort(got)
+		require.Equal(t, r.sent[from], got, "device %d's queue", i)
+	}
+	return st
+}
+
+func TestCoLaunchInTiming(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		peer := coLaunchRing(t, n, false)
+		local := coLaunchRing(t, n, true)
+		require.Positive(t, peer.Cycles)
+		assert.Positive(t, peer.Counters["link_bytes"], "%d devices: the pushes' data crossed the link", n)
+		assert.Zero(t, local.Counters["link_bytes"])
+		// tiny-x4's 500 ns each way at tiny's clock, at least once there
+		// and back on the pushes' and the waits' path.
+		f, err := LoadConfig("tiny-x4")
+		require.NoError(t, err)
+		link := uint64(f.System.Link.AccessLatencyNs) * uint64(f.ClockMHz) / 1000
+		assert.Greater(t, peer.Cycles, local.Cycles+2*link, "%d devices: a peer's queue is a link away", n)
+	}
+}
+
+// TestCoLaunchSameAtEveryThreadCount: the co-launch's model runs on the
+// window engine, whose figures are the same for every thread count.
+func TestCoLaunchSameAtEveryThreadCount(t *testing.T) {
+	var first kernels.LaunchStats
+	for i, threads := range []int{1, 2, 3} {
+		st := coLaunchRing(t, 4, false, WithThreads(threads))
+		if i == 0 {
+			first = st
+			continue
+		}
+		assert.Equal(t, first.Cycles, st.Cycles, "%d threads", threads)
+		assert.Equal(t, first.Counters, st.Counters, "%d threads", threads)
+	}
 }
 
 // The multi-GPU exchange's pack kernel as a co-launch, each device packing

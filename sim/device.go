@@ -727,22 +727,8 @@ func (d *Device) timingGPU() (*timing.GPU, error) {
 		return d.gpu, nil
 	}
 	c := d.cfg
-	g, err := timing.MakeBuilder().
-		WithFreq(akitasim.Freq(c.ClockMHz) * akitasim.MHz).
-		WithSMConfig(c.SM).
-		WithMemoryConfig(c.Memory).
-		WithLimits(timing.Limits{
-			SMs:             c.SMs,
-			MaxWarpsPerSM:   c.MaxWarpsPerSM,
-			MaxCTAsPerSM:    c.MaxCTAsPerSM,
-			MaxThreadsPerSM: c.MaxThreadsPerSM,
-			RegistersPerSM:  c.RegistersPerSM,
-			SharedMemPerSM:  c.SharedMemPerSM,
-		}).
-		WithParallelEngine(d.opts.parallel).
+	g, err := d.timingBuilder().
 		WithProfile(d.opts.profiling.profiles()).
-		WithHitsAsMessages(d.opts.hitsAsMessages).
-		WithThreads(max(d.opts.threads, 0)).
 		Build("GPU")
 	if err != nil {
 		return nil, fmt.Errorf("sim: config %s: %w", c.Name, err)
@@ -776,27 +762,7 @@ func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a ke
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
-	threads := cfg.Block.Count()
-	warps := (threads + 31) / 32
-	smem := a.StaticSharedMem + cfg.DynamicSharedMem + d.cfg.SharedMemReservedPerCTA
-	if smem > 0 {
-		u := d.cfg.SharedMemAllocUnit
-		smem = (smem + u - 1) / u * u
-	}
-	l := timing.Launch{
-		Grid:               g,
-		ThreadsPerCTA:      threads,
-		WarpsPerCTA:        warps,
-		RegistersPerThread: a.RegistersPerThread,
-		RegistersPerCTA:    d.regsPerWarp(a.RegistersPerThread) * warps,
-		SharedPerCTA:       smem,
-	}
-	if a.measured != nil {
-		if n, ok := a.measured.CTAsPerSM(threads, cfg.DynamicSharedMem); ok {
-			l.MaxCTAsPerSM = n
-			l.CapReason = "measured occupancy, kernels/attrs/" + d.cfg.AttrsGPU + ".json"
-		}
-	}
+	l := d.timingLaunch(g, a, cfg)
 	if d.opts.monitor != nil {
 		d.opts.monitor.beginLaunch(k.Name, g.CTAs())
 	}
@@ -819,6 +785,53 @@ func (d *Device) launchTimingProbed(ctx context.Context, k *kernels.Kernel, a ke
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}
 	return stats, nil
+}
+
+// timingLaunch describes grid g of a launch of cfg to the timing model:
+// what each CTA holds on its SM.
+func (d *Device) timingLaunch(g *exec.Grid, a kernelAttrs, cfg kernels.LaunchConfig) timing.Launch {
+	threads := cfg.Block.Count()
+	warps := (threads + 31) / 32
+	smem := a.StaticSharedMem + cfg.DynamicSharedMem + d.cfg.SharedMemReservedPerCTA
+	if smem > 0 {
+		u := d.cfg.SharedMemAllocUnit
+		smem = (smem + u - 1) / u * u
+	}
+	l := timing.Launch{
+		Grid:               g,
+		ThreadsPerCTA:      threads,
+		WarpsPerCTA:        warps,
+		RegistersPerThread: a.RegistersPerThread,
+		RegistersPerCTA:    d.regsPerWarp(a.RegistersPerThread) * warps,
+		SharedPerCTA:       smem,
+	}
+	if a.measured != nil {
+		if n, ok := a.measured.CTAsPerSM(threads, cfg.DynamicSharedMem); ok {
+			l.MaxCTAsPerSM = n
+			l.CapReason = "measured occupancy, kernels/attrs/" + d.cfg.AttrsGPU + ".json"
+		}
+	}
+	return l
+}
+
+// timingBuilder is the builder of the device's timing model (timingGPU).
+func (d *Device) timingBuilder() timing.Builder {
+	c := d.cfg
+	return timing.MakeBuilder().
+		WithFreq(akitasim.Freq(c.ClockMHz) * akitasim.MHz).
+		WithSMConfig(c.SM).
+		WithMemoryConfig(c.Memory).
+		WithLimits(timing.Limits{
+			SMs:             c.SMs,
+			MaxWarpsPerSM:   c.MaxWarpsPerSM,
+			MaxCTAsPerSM:    c.MaxCTAsPerSM,
+			MaxThreadsPerSM: c.MaxThreadsPerSM,
+			RegistersPerSM:  c.RegistersPerSM,
+			SharedMemPerSM:  c.SharedMemPerSM,
+		}).
+		WithParallelEngine(d.opts.parallel).
+		WithHitsAsMessages(d.opts.hitsAsMessages).
+		WithThreads(max(d.opts.threads, 0))
 }
 
 // parseKey names one parse of a kernel module: its text as shipped, or

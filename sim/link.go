@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/memsys"
 )
 
 // The interconnect of a multi-GPU system (System, system.go): the
@@ -55,6 +56,11 @@ type LinkConfig struct {
 	// peer transfer crosses, shared by all GPUs (bytes per ns); 0 for
 	// NVLink, which has none.
 	BridgeBytesPerNs float64 `yaml:"bridge_bytes_per_ns"`
+	// AccessLatencyNs is what a kernel's load, store or atomic on another
+	// GPU's memory takes beyond the same access to its own L2, each way:
+	// a co-launch's peer access (System.CoLaunch) crosses to the owner's
+	// L2 slice, which answers back across the link.
+	AccessLatencyNs int64 `yaml:"access_latency_ns"`
 }
 
 // present says whether the configuration has a `system:` section.
@@ -91,6 +97,9 @@ func (s SystemConfig) Validate() error {
 	if l.LatencyNs < 0 {
 		errs = append(errs, fmt.Errorf("link.latency_ns must not be negative, got %d", l.LatencyNs))
 	}
+	if l.AccessLatencyNs < 0 {
+		errs = append(errs, fmt.Errorf("link.access_latency_ns must not be negative, got %d", l.AccessLatencyNs))
+	}
 	switch b := l.BridgeBytesPerNs; {
 	case l.Kind == LinkPCIe && !finitePositive(b):
 		errs = append(errs, fmt.Errorf("link.bridge_bytes_per_ns must be a finite number > 0 for %s (the host bridge every peer transfer crosses), got %v", LinkPCIe, b))
@@ -122,6 +131,20 @@ func formatNs(ns int64) string {
 		return strconv.FormatFloat(float64(ns)/1000, 'g', -1, 64) + " µs"
 	}
 	return strconv.FormatInt(ns, 10) + " ns"
+}
+
+// forKernels is the link as the timing model of a co-launch sees it
+// (memsys.Link) at a clock of mhz: the access latency in cycles, and each
+// device's bandwidth each way, on PCIe its share of the bridge when that is
+// less (the bridge carries every transfer once, whichever way: each
+// device's share each way is an even part of it).
+func (l LinkConfig) forKernels(devices, mhz int) memsys.Link {
+	perNs := l.BytesPerNsPerDirection
+	if l.Kind == LinkPCIe && devices > 0 {
+		perNs = min(perNs, l.BridgeBytesPerNs/float64(2*devices))
+	}
+	ghz := float64(mhz) / 1000
+	return memsys.Link{LatencyCycles: float64(l.AccessLatencyNs) * ghz, BytesPerCycle: perNs / ghz}
 }
 
 // linkModel times batches of peer copies on a link (LinkConfig).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warpgraph/warpgraph/kernels"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // System is several simulated GPUs of one configuration joined by the
@@ -28,6 +29,10 @@ type System struct {
 	// kdevs are devs as kernels.Device, for Devices and RunParallel.
 	kdevs []kernels.Device
 	link  linkModel
+
+	// coGPU is the timing model of co-launches (coTiming), built on the
+	// first one in timing mode.
+	coGPU *timing.GPU
 
 	mu     sync.Mutex
 	clock  time.Duration

@@ -70,10 +70,10 @@ func TestSystemConfigsLoad(t *testing.T) {
 		name, base string
 		want       SystemConfig
 	}{
-		{"h100-x8-nvlink", "h100", SystemConfig{GPUs: 8, Link: LinkConfig{Kind: LinkNVLink, BytesPerNsPerDirection: 450, LatencyNs: 14000}}},
-		{"gtx780ti-x2-pcie", "gtx780ti", SystemConfig{GPUs: 2, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24}}},
-		{"gtx780ti-x4-pcie", "gtx780ti", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24}}},
-		{"tiny-x4", "tiny", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 4, LatencyNs: 1000, BridgeBytesPerNs: 6}}},
+		{"h100-x8-nvlink", "h100", SystemConfig{GPUs: 8, Link: LinkConfig{Kind: LinkNVLink, BytesPerNsPerDirection: 450, LatencyNs: 14000, AccessLatencyNs: 350}}},
+		{"gtx780ti-x2-pcie", "gtx780ti", SystemConfig{GPUs: 2, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24, AccessLatencyNs: 1000}}},
+		{"gtx780ti-x4-pcie", "gtx780ti", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 12, LatencyNs: 10000, BridgeBytesPerNs: 24, AccessLatencyNs: 1000}}},
+		{"tiny-x4", "tiny", SystemConfig{GPUs: 4, Link: LinkConfig{Kind: LinkPCIe, BytesPerNsPerDirection: 4, LatencyNs: 1000, BridgeBytesPerNs: 6, AccessLatencyNs: 500}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,6 +109,7 @@ func TestSystemConfigsLoad(t *testing.T) {
 func TestSystemConfigErrors(t *testing.T) {
 	good := map[string]string{
 		"gpus": "4", "kind": "pcie", "bytes_per_ns_per_direction": "4", "latency_ns": "1000", "bridge_bytes_per_ns": "6",
+		"access_latency_ns": "500",
 	}
 	yamlOf := func(edit map[string]string) string {
 		v := map[string]string{}
@@ -124,7 +125,7 @@ func TestSystemConfigErrors(t *testing.T) {
 			b.WriteString("  gpus: " + x + "\n")
 		}
 		b.WriteString("  link:\n")
-		for _, k := range []string{"kind", "bytes_per_ns_per_direction", "latency_ns", "bridge_bytes_per_ns", "latency"} {
+		for _, k := range []string{"kind", "bytes_per_ns_per_direction", "latency_ns", "bridge_bytes_per_ns", "access_latency_ns", "latency"} {
 			if x, ok := v[k]; ok && x != "-" {
 				b.WriteString("    " + k + ": " + x + "\n")
 			}
@@ -145,6 +146,8 @@ func TestSystemConfigErrors(t *testing.T) {
 		{"negative latency", map[string]string{"latency_ns": "-5"}, "system.link.latency_ns must not be negative, got -5"},
 		{"pcie without bridge", map[string]string{"bridge_bytes_per_ns": "0"}, "system.link.bridge_bytes_per_ns must be a finite number > 0 for pcie"},
 		{"nvlink with bridge", map[string]string{"kind": "nvlink"}, "system.link.bridge_bytes_per_ns must be 0 for nvlink, which has no shared bridge, got 6"},
+		{"negative access latency", map[string]string{"access_latency_ns": "-1"}, "system.link.access_latency_ns must not be negative, got -1"},
+		{"missing access latency", map[string]string{"access_latency_ns": "-"}, `custom.yaml: missing key "system.link.access_latency_ns"`},
 		{"missing key", map[string]string{"latency_ns": "-"}, `custom.yaml: missing key "system.link.latency_ns" (set neither here nor in its base configs/tiny.yaml)`},
 		{"missing gpus", map[string]string{"gpus": "-"}, `custom.yaml: missing key "system.gpus"`},
 		{"unknown key", map[string]string{"latency": "3"}, `unknown key "system.link.latency"`},

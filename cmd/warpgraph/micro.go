@@ -43,7 +43,7 @@ type microOptions struct {
 	threads *threadFlags
 	// simModeSet: --sim-mode was given.
 	simModeSet bool
-	// gpus is peer_copy's system size (--gpus).
+	// gpus is peer_copy's and peer_latency's system size (--gpus).
 	gpus int
 }
 
@@ -51,17 +51,18 @@ func newMicroCommand() *cobra.Command {
 	var o microOptions
 	cmd := &cobra.Command{
 		Use:   "micro NAME|all [--target hw|sim]",
-		Short: "Run a microbenchmark (" + strings.Join(microRegistry.Names(), ", ") + ", or " + peerCopyName + " between --gpus devices) and print its validated table",
+		Short: "Run a microbenchmark (" + strings.Join(microRegistry.Names(), ", ") + ", or " + peerCopyName + " and " + peerLatencyName + " between --gpus devices) and print its validated table",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names := []string{args[0]}
-			if cmd.Flags().Changed("gpus") && args[0] != peerCopyName {
-				return badInput("--gpus applies to %s only", peerCopyName)
+			peer := args[0] == peerCopyName || args[0] == peerLatencyName
+			if cmd.Flags().Changed("gpus") && !peer {
+				return badInput("--gpus applies to %s and %s only", peerCopyName, peerLatencyName)
 			}
 			if args[0] == "all" {
 				names = microRegistry.Names()
-			} else if args[0] == peerCopyName {
-				return runPeerCopy(cmd, o)
+			} else if peer {
+				return runPeer(cmd, args[0], o)
 			} else if _, err := microRegistry.Lookup(args[0]); err != nil {
 				return &inputError{err}
 			}
@@ -96,7 +97,7 @@ func newMicroCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "hw", "hw (CUDA GPU) or sim (simulator)")
-	f.IntVar(&o.gpus, "gpus", 2, "peer_copy: the devices of the system (CUDA devices 0..N-1, or N GPUs of a simulated system's configuration, e.g. h100-x8-nvlink)")
+	f.IntVar(&o.gpus, "gpus", 2, "peer_copy and peer_latency: the devices of the system (CUDA devices 0..N-1, or N GPUs of a simulated system's configuration, e.g. h100-x8-nvlink)")
 	f.StringVar(&o.simMode, "sim-mode", "timing", "simulator mode: timing (default), functional or sampled (some launches in detail, the rest functional; kernels that read a clock always in detail)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	// Each setting's help says what it means to the benchmarks that read

@@ -8,18 +8,22 @@ import (
 	"github.com/warpgraph/warpgraph/experiments/micro"
 )
 
-// peerCopyName is the microbenchmark of a system's links: it runs on
-// several devices, so it sits outside the registry of one-device
-// benchmarks.
-const peerCopyName = "peer_copy"
+// peerCopyName and peerLatencyName are the microbenchmarks of a system's
+// links: they run on several devices, so they sit outside the registry of
+// one-device benchmarks.
+const (
+	peerCopyName    = "peer_copy"
+	peerLatencyName = "peer_latency"
+)
 
-// runPeerCopy times copies between every pair of --gpus devices.
-func runPeerCopy(cmd *cobra.Command, o microOptions) error {
+// runPeer times copies (peer_copy) or kernels' accesses (peer_latency)
+// between every pair of --gpus devices.
+func runPeer(cmd *cobra.Command, name string, o microOptions) error {
 	if o.target != "hw" && o.target != "sim" {
 		return badInput("unknown target %q: microbenchmarks run on hw or sim", o.target)
 	}
 	if o.gpus < 2 {
-		return badInput("--gpus %d: peer_copy needs two devices or more", o.gpus)
+		return badInput("--gpus %d: %s needs two devices or more", o.gpus, name)
 	}
 	env, err := openSystem(runOptions{target: o.target, simMode: o.simMode, config: o.config, gpus: o.gpus, threads: o.threads})
 	if err != nil {
@@ -32,7 +36,12 @@ func runPeerCopy(cmd *cobra.Command, o microOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 	defer cancel()
-	t, err := micro.PeerCopy(ctx, env.system, micro.PeerCopySizes, o.warmup, o.repeat, o.target == "sim")
+	var t *micro.Table
+	if name == peerLatencyName {
+		t, err = micro.PeerLatency(ctx, env.system, o.warmup, o.repeat, o.target == "sim")
+	} else {
+		t, err = micro.PeerCopy(ctx, env.system, micro.PeerCopySizes, o.warmup, o.repeat, o.target == "sim")
+	}
 	if err != nil {
 		return err
 	}

@@ -40,3 +40,33 @@ func TestPeerCopyFollowsTheLinkModel(t *testing.T) {
 	_, err = PeerCopy(context.Background(), one, []int{4}, 0, 1, true)
 	assert.ErrorContains(t, err, "two devices")
 }
+
+// On tiny-x4 (500 ns each way for a kernel's peer access) a peer's strong
+// loads and atomics take 1 µs more than the device's own: the co-launch
+// timing model reproduces its link's figure, for every pair of three
+// devices, every walk and word checked.
+func TestPeerLatencyFollowsTheLinkModel(t *testing.T) {
+	sys, err := sim.OpenSystem("tiny-x4", 3)
+	require.NoError(t, err)
+	defer sys.Close()
+	tab, err := PeerLatency(context.Background(), sys, 3, 10, true)
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 2*(3+6))
+	f, err := sim.LoadConfig("tiny-x4")
+	require.NoError(t, err)
+	for _, r := range tab.Rows {
+		assert.Equal(t, "yes", r[6], "row %v", r)
+		if r[0] == r[1] {
+			continue
+		}
+		extra, err := strconv.ParseFloat(r[5], 64)
+		require.NoError(t, err, "row %v", r)
+		assert.InDelta(t, float64(f.System.Link.AccessLatencyNs), extra, 5, "row %v", r)
+	}
+
+	one, err := sim.OpenSystem("tiny-x4", 1)
+	require.NoError(t, err)
+	defer one.Close()
+	_, err = PeerLatency(context.Background(), one, 0, 1, true)
+	assert.ErrorContains(t, err, "two devices")
+}

@@ -25,6 +25,9 @@ type Builder struct {
 	numSMs int
 	// smEngines: WithDomains; l2Engines: WithL2Domains.
 	smEngines, l2Engines []sim.Engine
+	// devices and link: WithDevices (devices.go).
+	devices int
+	link    Link
 }
 
 // MakeBuilder returns a Builder with default settings.
@@ -106,8 +109,11 @@ func (b Builder) Build(name string) (*System, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
-	if most := b.config.MaxSMs(); most > 0 && b.numSMs > most {
-		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs, got %d", b.config.coherence(), most, b.numSMs)
+	if most := b.config.MaxSMs(); most > 0 && b.numSMs/max(b.devices, 1) > most {
+		return nil, fmt.Errorf("memsys: coherence %q supports at most %d SMs a device, got %d", b.config.coherence(), most, b.numSMs/max(b.devices, 1))
+	}
+	if err := b.checkDevices(); err != nil {
+		return nil, err
 	}
 
 	domains := b.smEngines != nil
@@ -137,6 +143,12 @@ func (b Builder) Build(name string) (*System, error) {
 		fabric: newFabric(name+".Fabric", b.engine, b.freq,
 			t.crossReq, t.crossRsp, cfg.SectorSizeBytes),
 	}
+	s.devices = max(b.devices, 1)
+	s.devCfg = deviceConfig(cfg, s.devices)
+	s.fabric.devices = s.devices
+	s.fabric.smsPerDevice = b.numSMs / s.devices
+	s.fabric.slicesPerDevice = cfg.L2Slices / s.devices
+	s.fabric.linkLatency = b.link.LatencyCycles
 	if cfg.L2Partitions > 1 {
 		s.fabric.farCrossing = cfg.L2FarAtomicCycles / 2
 	}
@@ -227,7 +239,7 @@ func (b Builder) buildSlices(s *System) {
 			bufSize:       4 * cfg.dramQueueDepth(),
 			bytesPerCycle: channelBytesPerCycle,
 			dram:          true,
-			rows:          cfg.dramRows(),
+			rows:          s.devCfg.dramRows(),
 			shadow:        shadow,
 			role:          roleDRAM,
 		})
@@ -330,7 +342,7 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		c.setOf = func(lineAddr uint64) uint64 { return (inDevice(lineAddr) >> c.lineShift) % numSets }
 	} else {
 		// Strip the slice's share of a linearly interleaved address.
-		chunk, slices := uint64(cfg.L2InterleaveBytes), uint64(cfg.L2Slices)
+		chunk, slices := uint64(cfg.L2InterleaveBytes), uint64(s.devCfg.L2Slices)
 		c.setOf = func(lineAddr uint64) uint64 {
 			a := inDevice(lineAddr)
 			internal := a/chunk/slices*chunk + a%chunk
@@ -361,15 +373,17 @@ func (b Builder) buildSectoredSlice(s *System, i int, channelBytesPerCycle float
 		bufSize:       unboundedBuf,
 		bytesPerCycle: channelBytesPerCycle,
 		dram:          true,
-		rows:          cfg.dramRows(),
+		rows:          s.devCfg.dramRows(),
 		domain:        domain,
 	})
 	s.fabric.plug(c.top, endSpec{
-		zone:          zoneL2,
-		bufSize:       unboundedBuf,
-		bytesPerCycle: cfg.L2SliceBytesPerCycle,
-		slice:         i + 1,
-		domain:        domain,
+		zone:              zoneL2,
+		bufSize:           unboundedBuf,
+		bytesPerCycle:     cfg.L2SliceBytesPerCycle,
+		slice:             i + 1,
+		domain:            domain,
+		device:            s.deviceOfSlice(i) + 1,
+		linkBytesPerCycle: s.sliceLinkShare(b.link),
 	})
 	s.fabric.plug(c.bottom, endSpec{zone: zoneL2, bufSize: unboundedBuf, domain: domain})
 	s.fabric.dirtyHolders = append(s.fabric.dirtyHolders, c)
@@ -416,7 +430,8 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 	u.AddPort("Load", u.loadPort)
 	domain := s.SliceDomain(slice)
 	s.fabric.plug(u.loadPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, domain: domain})
-	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices), slice: slice + 1, domain: domain})
+	s.fabric.plug(u.topPort, endSpec{zone: zoneL2, bufSize: unboundedBuf, partition: s.partitionOf(slice, cfg.L2Slices), slice: slice + 1, domain: domain,
+		device: s.deviceOfSlice(slice) + 1, linkBytesPerCycle: s.sliceLinkShare(b.link)})
 	s.fabric.plug(u.l2Port, endSpec{zone: zoneL2, bufSize: unboundedBuf, atomic: true, domain: domain})
 	return u
 }
@@ -480,7 +495,11 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		partition:     s.partitionOf(c.sm, s.numSMs),
 		sm:            c.sm + 1,
 		domain:        domain,
+		device:        s.deviceOfSM(c.sm) + 1,
 	})
+	if s.devices > 1 {
+		c.device, c.devices = s.deviceOfSM(c.sm), s.devices
+	}
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)
 	s.sectoredL1s = append(s.sectoredL1s, c)

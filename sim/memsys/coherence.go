@@ -25,7 +25,16 @@ func (c Config) coherence() string {
 	return c.Coherence
 }
 
-// maxCoherentSMs bounds the SM count under CoherenceL1 (smBits).
+// slot is SM sm's place in a holder set: its index among its device's SMs.
+func (v *L1Values) slot(sm int) int { return sm % v.perDevice }
+
+// smOf is the SM in holder set slot k of line: of the line's owner.
+func (v *L1Values) smOf(line uint64, k int) int {
+	return min(int(line>>deviceAddressBits), v.devices-1)*v.perDevice + k
+}
+
+// maxCoherentSMs bounds the SM count under CoherenceL1 (smBits), per
+// device.
 const maxCoherentSMs = 256
 
 // MaxSMs is the most SMs a system of this configuration can serve, 0 for
@@ -81,6 +90,10 @@ type L1Values struct {
 	f         *fabric
 	l1s       []*sectoredL1
 	lineShift uint
+	// perDevice and devices: with several devices (devices.go) a line's
+	// holders are its owner's SMs only (another device's lines bypass the
+	// L1s), so holder sets count SMs within their device: slot and smOf.
+	perDevice, devices int
 
 	parts    []*valuesPart
 	partMask uint64
@@ -140,6 +153,8 @@ func newL1Values(s *System, mirror bool) *L1Values {
 		lineShift:   uint(bits.TrailingZeros(uint(s.config.LineSizeBytes))),
 		sectorShift: uint(bits.TrailingZeros(uint(s.config.SectorSizeBytes))),
 		mirror:      mirror,
+		perDevice:   len(s.sectoredL1s) / max(s.devices, 1),
+		devices:     max(s.devices, 1),
 	}
 	nparts := 1
 	if mirror {
@@ -320,7 +335,7 @@ func (p *valuesPart) write(sm int, a uint64, n int, old, new uint64) {
 	sh := 8 * (a & 7)
 	for i, b := range hs {
 		for b != 0 {
-			t := i*64 + bits.TrailingZeros64(b)
+			t := v.smOf(line, i*64+bits.TrailingZeros64(b))
 			b &= b - 1
 			if t == sm {
 				continue
@@ -369,7 +384,7 @@ func (p *valuesPart) hold(sm int, line uint64) {
 		}
 		p.holders.put(line, hs)
 	}
-	hs.add(sm)
+	hs.add(p.v.slot(sm))
 }
 
 // evict records that SM sm's L1 dropped line.
@@ -384,8 +399,8 @@ func (p *valuesPart) evict(sm int, line uint64, lineBytes uint64) {
 
 // unhold drops sm from line's holders.
 func (p *valuesPart) unhold(sm int, line uint64) {
-	if hs := p.holders.get(line); hs != nil && hs.has(sm) {
-		hs.remove(sm)
+	if hs := p.holders.get(line); hs != nil && hs.has(p.v.slot(sm)) {
+		hs.remove(p.v.slot(sm))
 		if hs.empty() {
 			p.holders.del(line)
 			p.free = append(p.free, hs)
@@ -536,7 +551,7 @@ func (v *L1Values) InvalidateSM(sm int) {
 func (p *valuesPart) invalidateAll(sm int) {
 	p.held[sm].each(func(line uint64, h *heldLine) {
 		if hs := p.holders.get(line); hs != nil {
-			hs.remove(sm)
+			hs.remove(p.v.slot(sm))
 			if hs.empty() {
 				p.holders.del(line)
 				p.free = append(p.free, hs)
@@ -560,7 +575,7 @@ func (v *L1Values) check() error {
 				continue
 			}
 			n++
-			if hs := v.part(ln.tag).holders.get(ln.tag); hs == nil || !hs.has(sm) {
+			if hs := v.part(ln.tag).holders.get(ln.tag); hs == nil || !hs.has(v.slot(sm)) {
 				return fmt.Errorf("memsys: SM %d holds line %#x, not recorded", sm, ln.tag)
 			}
 		}

@@ -287,6 +287,9 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 			at = float64(end)
 		}
 		dst := c.dst
+		if src := c.src; dst.linkBytesPerCycle > 0 && src.device != dst.device && src.device != 0 {
+			at = f.linkIn(c.msg, src, dst, at)
+		}
 		if dst.bytesPerCycle > 0 {
 			if b := f.ingressBytes(c.msg, dst); b > 0 {
 				at = math.Max(at, dst.ingressFree)

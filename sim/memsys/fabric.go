@@ -62,8 +62,13 @@ type fabric struct {
 	farCrossing float64
 	// spread is the range of the SM-to-slice offsets (pairOffset) added to
 	// a request's crossing (Config.L2LatencySpreadCycles).
-	spread     float64
-	sectorSize int
+	spread float64
+	// The devices (devices.go): their number, each one's SMs and slices,
+	// and the link's latency each way.
+	devices                       int
+	smsPerDevice, slicesPerDevice int
+	linkLatency                   float64
+	sectorSize                    int
 
 	ends map[sim.Port]*fabricEnd
 	// akitaEnds holds the ends of akita's ports again, by a pointer key,
@@ -141,6 +146,11 @@ type endSpec struct {
 	// hold) what crosses them; role says which of the three the port is.
 	shadow *sliceShadow
 	role   shadowRole
+	// device is the port's device plus one (0: none; devices.go): a
+	// message between ports of two devices crosses the link. A slice's
+	// ports hold linkBytesPerCycle, their share of the device's link.
+	device            int
+	linkBytesPerCycle float64
 }
 
 // shadowRole is the place of a port in its slice's sliceShadow.
@@ -168,6 +178,10 @@ type fabricEnd struct {
 	// messages into one port mostly share a route latency), so one
 	// "free from" cycle per link suffices and leaves no holes.
 	egressFree, ingressFree float64
+	// linkOutFree and linkInFree are the same for a slice's share of its
+	// device's link (endSpec.linkBytesPerCycle), out of and into the
+	// device.
+	linkOutFree, linkInFree float64
 
 	pending deliveryQueue // messages to this port, by delivery cycle
 	refused bool          // the port refused a message; it will NotifyAvailable
@@ -253,6 +267,11 @@ type fabricDomain struct {
 	// dramReadBytes and dramWriteBytes count the DRAM traffic delivered
 	// in this domain (fabric.account).
 	dramReadBytes, dramWriteBytes uint64
+	// linkBytes[from*devices+to] and linkQueued count the data that
+	// crossed between devices and the cycles it waited for a link share
+	// (devices.go), in the domain that reserved the share.
+	linkBytes  []uint64
+	linkQueued float64
 	// spareEvents are handled events for reuse (with more than one
 	// domain, where no hooks are allowed).
 	spareEvents []*fabricEvent
@@ -426,6 +445,9 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 			src.egressFree = at + b/src.bytesPerCycle
 		}
 	}
+	if src.linkBytesPerCycle > 0 && src.device != dst.device && dst.device != 0 {
+		at = f.linkOut(msg, src, dst, at)
+	}
 	at += f.routeLatency(src, dst)
 	if dst.dom != src.dom {
 		if src.bufSize < unboundedBuf {
@@ -435,6 +457,9 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 		}
 		src.dom.send(crossing{msg: msg, at: at, src: src, dst: dst})
 		return
+	}
+	if dst.linkBytesPerCycle > 0 && src.device != dst.device && src.device != 0 {
+		at = f.linkIn(msg, src, dst, at)
 	}
 	if dst.bytesPerCycle > 0 {
 		if b := f.ingressBytes(msg, dst); b > 0 {
@@ -460,8 +485,13 @@ func (f *fabric) routeLatency(src, dst *fabricEnd) float64 {
 	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
 		at += f.farCrossing
 	}
+	if src.device != dst.device && src.device != 0 && dst.device != 0 {
+		at += f.linkLatency
+	}
 	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {
-		at += f.pairOffset(src.sm-1, dst.slice-1)
+		// By the SM's and the slice's places in their devices, as a lone
+		// device's.
+		at += f.pairOffset((src.sm-1)%f.smsPerDevice, (dst.slice-1)%f.slicesPerDevice)
 	}
 	return at
 }
@@ -727,6 +757,8 @@ func (f *fabric) resetStats() {
 	defer f.unlock()
 	for _, d := range f.doms {
 		d.dramReadBytes, d.dramWriteBytes = 0, 0
+		clear(d.linkBytes)
+		d.linkQueued = 0
 	}
 	f.dirtyAtReset = f.dirtyBytes()
 }

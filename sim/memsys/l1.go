@@ -30,10 +30,13 @@ import (
 // through the fabric's methods that expect it held. The stats are read
 // under the same lock (System.Stats).
 type sectoredL1 struct {
-	name   string
-	fabric *fabric
-	top    *sinkPort // loads and stores from the SM, responses to it
-	bottom *sinkPort // fills from L2
+	// device and devices: the L1's SM's device among the system's
+	// (devices.go; devices 0: a lone GPU).
+	device, devices int
+	name            string
+	fabric          *fabric
+	top             *sinkPort // loads and stores from the SM, responses to it
+	bottom          *sinkPort // fills from L2
 
 	lineShift      uint
 	sectorShift    uint
@@ -142,6 +145,10 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 			panic(fmt.Sprintf("memsys: %s: load at %#x has sector mask %#x outside its %d bytes",
 				c.name, req.Address, uint32(sectors), req.AccessByteSize))
 		}
+	}
+	if c.devices > 1 && min(int(lineAddr>>deviceAddressBits), c.devices-1) != c.device {
+		// Another device's line (devices.go): never held here.
+		bypass = true
 	}
 	if bypass {
 		return c.readBypass(req, lineAddr, mask, cycle)

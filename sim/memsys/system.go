@@ -18,10 +18,14 @@ import (
 type System struct {
 	name   string
 	config Config
-	freq   sim.Freq
-	engine sim.Engine
-	timing timing
-	fabric *fabric
+	// devices is the number of devices (WithDevices; 1: a lone GPU) and
+	// devCfg one device's share of config.
+	devices int
+	devCfg  Config
+	freq    sim.Freq
+	engine  sim.Engine
+	timing  timing
+	fabric  *fabric
 
 	numSMs   int
 	l1Top    []sim.Port
@@ -109,6 +113,9 @@ func (s *System) L1Port(sm int) sim.Port { return s.l1Top[sm] }
 
 // SliceOf returns the L2 slice that owns an address.
 func (s *System) SliceOf(address uint64) int {
+	if s.devices > 1 {
+		return s.deviceOfAddress(address)*s.devCfg.L2Slices + sliceOf(s.devCfg, address)
+	}
 	return sliceOf(s.config, address)
 }
 
@@ -197,7 +204,7 @@ func (s *System) ConnectSM(sm int, smPort sim.Port) {
 	if s.smPools != nil {
 		domain = sm + 1
 	}
-	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1, domain: domain})
+	s.fabric.plug(smPort, endSpec{zone: zoneSM, bufSize: s.smBufSize, partition: s.partitionOf(sm, s.numSMs), sm: sm + 1, domain: domain, device: s.deviceOfSM(sm) + 1})
 }
 
 // EndWindow ends a window of the domains (Builder.WithDomains) at cycle
@@ -595,7 +602,7 @@ func (s *System) WarmL2(addr *[32]uint64, lanes uint32, n int, write bool) {
 	var mask uint32
 	flush := func() {
 		if mask != 0 {
-			s.sectoredL2s[sliceOf(s.config, line)].warm(line, mask, write)
+			s.sectoredL2s[s.SliceOf(line)].warm(line, mask, write)
 		}
 	}
 	for m := lanes; m != 0; m &= m - 1 {

@@ -63,6 +63,9 @@ type Builder struct {
 	hitsAsMessages bool
 	// threads: WithThreads (0: the serial engine).
 	threads int
+	// devices and link: WithDevices.
+	devices int
+	link    memsys.Link
 }
 
 // nsCycles is the whole cycles that ns nanoseconds span at the GPU's
@@ -124,6 +127,17 @@ func (b Builder) WithHitsAsMessages(on bool) Builder { b.hitsAsMessages = on; re
 
 // Build validates the settings and builds the GPU. name follows akita's
 // naming rules ("GPU"); the SMs are name.SM[i], the memory system name.Mem.
+// WithDevices makes the model n devices of one system, each of the
+// SMs and memory that the limits and memory configuration give a lone
+// device, joined by link (memsys.Builder.WithDevices): a co-launch's grid
+// (exec.Launch.Parts) runs device d's CTAs on SMs d×SMs to (d+1)×SMs−1,
+// each device dispatching its own. Its launches must be co-launches of n
+// devices.
+func (b Builder) WithDevices(n int, link memsys.Link) Builder {
+	b.devices, b.link = n, link
+	return b
+}
+
 func (b Builder) Build(name string) (*GPU, error) {
 	if err := b.sm.Validate(); err != nil {
 		return nil, err
@@ -153,21 +167,32 @@ func (b Builder) Build(name string) (*GPU, error) {
 	} else {
 		engine = newSerialEngine(b.freq.Period())
 	}
+	devices := max(b.devices, 1)
+	memory := b.memory
+	smCount := b.limits.SMs * devices
+	if devices > 1 {
+		memory.L2Slices *= devices
+		if memory.L2Partitions > 1 {
+			memory.L2Partitions *= devices
+		}
+		memory.DRAMBandwidthGBPerS *= float64(devices)
+	}
 	mb := memsys.MakeBuilder().
 		WithEngine(engine).
 		WithFreq(b.freq).
-		WithConfig(b.memory).
-		WithNumSMs(b.limits.SMs)
+		WithConfig(memory).
+		WithNumSMs(smCount).
+		WithDevices(devices, b.link)
 	var smEngines, l2Engines []*serialEngine
 	if b.threads > 0 {
-		engines := make([]sim.Engine, b.limits.SMs)
+		engines := make([]sim.Engine, smCount)
 		for i := range engines {
 			e := newSerialEngine(b.freq.Period())
 			smEngines = append(smEngines, e)
 			engines[i] = e
 		}
 		var l2 []sim.Engine
-		for range min(l2Groups, b.memory.L2Slices) - 1 {
+		for range min(l2Groups, memory.L2Slices) - 1 {
 			e := newSerialEngine(b.freq.Period())
 			l2Engines = append(l2Engines, e)
 			l2 = append(l2, e)
@@ -198,7 +223,8 @@ func (b Builder) Build(name string) (*GPU, error) {
 	if b.threads > 0 {
 		g.window = newWindowEngine(g, b.threads, append([]*serialEngine{g.serial}, l2Engines...), smEngines)
 	}
-	for i := range b.limits.SMs {
+	g.devices = devices
+	for i := range smCount {
 		g.sms = append(g.sms, newSM(g, i))
 	}
 	return g, nil
@@ -254,6 +280,8 @@ type GPU struct {
 	// window is the window engine (WithThreads; nil: the serial or
 	// akita's parallel engine).
 	window *windowEngine
+	// devices is the number of devices (WithDevices; 1: a lone GPU).
+	devices int
 }
 
 // Engine returns the akita engine (for hooks and tracers).
@@ -353,10 +381,11 @@ type launchRun struct {
 	finished    int
 	resident    int
 	maxResident int
-	rr          int // next SM for round-robin dispatch
+	rr          []int // next SM for round-robin dispatch, of its device's
 	// dispatchFree is the cycle (fractional) from which the dispatcher may
-	// start the next CTA (SMConfig.CTADispatchCycles).
-	dispatchFree float64
+	// start the next CTA (SMConfig.CTADispatchCycles). rr and dispatchFree
+	// are per device: each device dispatches its own CTAs.
+	dispatchFree []float64
 	ticks        uint64
 	err          error
 	stopped      bool
@@ -398,6 +427,10 @@ func (g *GPU) Run(ctx context.Context, l Launch) (Stats, error) {
 		l.SharedPerCTA > g.limits.SharedMemPerSM || l.ThreadsPerCTA > g.limits.MaxThreadsPerSM {
 		return Stats{}, &kernels.LaunchResourceError{Kernel: r.kernel, Detail: "a CTA does not fit on an SM"}
 	}
+	if d := l.Grid.Devices(); d != g.devices || l.Grid.SMs() != len(g.sms) {
+		return Stats{}, fmt.Errorf("timing: kernel %s: a launch on %d devices of %d SMs each on a model of %d devices and %d SMs", r.kernel, d, l.Grid.SMs()/d, g.devices, len(g.sms))
+	}
+	r.rr, r.dispatchFree = make([]int, g.devices), make([]float64, g.devices)
 	g.run = r
 	defer func() { g.run = nil }()
 	g.lastProfile = nil
@@ -645,27 +678,30 @@ func (g *GPU) whyNot(s *SM) string {
 // its turn on, which may lie after cyc.
 func (g *GPU) dispatch(cyc uint64) {
 	r := g.run
-	n := len(g.sms)
+	n := len(g.sms) / g.devices
 	interval := g.cfg.CTADispatchCycles + float64(r.WarpsPerCTA)*g.cfg.CTADispatchWarpCycles
-	for r.Grid.Pending() > 0 {
-		placed := false
-		for k := range n {
-			s := g.sms[(r.rr+k)%n]
-			if !g.fits(s) {
-				continue
+	for d := range g.devices {
+		sms := g.sms[d*n : (d+1)*n]
+		for r.Grid.PendingOn(d*n) > 0 {
+			placed := false
+			for k := range n {
+				s := sms[(r.rr[d]+k)%n]
+				if !g.fits(s) {
+					continue
+				}
+				c := r.Grid.Dispatch(s.id)
+				turn := max(float64(cyc), r.dispatchFree[d])
+				r.dispatchFree[d] = turn + interval
+				s.start(c, cyc, uint64(math.Ceil(turn)))
+				r.rr[d] = (s.id - d*n + 1) % n
+				r.resident++
+				r.maxResident = max(r.maxResident, r.resident)
+				placed = true
+				break
 			}
-			c := r.Grid.Dispatch(s.id)
-			turn := max(float64(cyc), r.dispatchFree)
-			r.dispatchFree = turn + interval
-			s.start(c, cyc, uint64(math.Ceil(turn)))
-			r.rr = (s.id + 1) % n
-			r.resident++
-			r.maxResident = max(r.maxResident, r.resident)
-			placed = true
-			break
-		}
-		if !placed {
-			return
+			if !placed {
+				break
+			}
 		}
 	}
 }

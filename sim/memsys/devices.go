@@ -1,0 +1,164 @@
+package memsys
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sarchlab/akita/v3/sim"
+)
+
+// Several devices in one memory system (Builder.WithDevices): the SMs and
+// the L2 slices are dealt into contiguous groups, one per device, and the
+// devices' memories lie 1 << deviceAddressBits apart in one address space,
+// device d's window from d << deviceAddressBits (its offset above that:
+// inDevice). An address belongs to the device whose window holds it; its
+// slice is one of that device's, chosen as a lone device's would be, and
+// every request for it crosses to that slice. A message between two
+// devices crosses the link (Link): its latency each way, and its data
+// through the owner's share of the link's bandwidth. An L1 never holds
+// another device's lines: a load of one bypasses it, as a load from peer
+// memory over NVLink or PCIe does. One device (the default) is a lone
+// GPU, unchanged.
+
+// Link is the interconnect between the devices of a system as the memory
+// system times it: each message between two devices takes LatencyCycles
+// more, and each device's link carries BytesPerCycle each way, shared out
+// evenly among its L2 slices (the data of a device's answers to others,
+// and of others' stores into it, passes its slices' shares).
+type Link struct {
+	LatencyCycles float64
+	BytesPerCycle float64
+}
+
+// WithDevices makes the system n devices' (see the comment above): the
+// configuration's L2 slices (and L2 partitions, DRAM bandwidth) are the
+// devices' together, n times a lone device's, and the SMs too
+// (WithNumSMs). The devices support only the sectored L1 and L2.
+func (b Builder) WithDevices(n int, link Link) Builder {
+	b.devices, b.link = n, link
+	return b
+}
+
+// checkDevices validates WithDevices' settings.
+func (b Builder) checkDevices() error {
+	n, c := b.devices, b.config
+	switch {
+	case n <= 1:
+		return nil
+	case b.numSMs%n != 0 || c.L2Slices%n != 0:
+		return fmt.Errorf("memsys: %d devices need SMs and L2 slices in whole shares: %d SMs, %d slices", n, b.numSMs, c.L2Slices)
+	case c.L2Partitions > 1 && c.L2Partitions%n != 0:
+		return fmt.Errorf("memsys: %d devices need L2 partitions in whole shares: %d", n, c.L2Partitions)
+	case c.l1Model() != L1Sectored || c.l2Model() != L2Sectored:
+		return fmt.Errorf("memsys: several devices need the sectored L1 and L2 (l1_model %q, l2_model %q)", c.l1Model(), c.l2Model())
+	case !(b.link.LatencyCycles >= 0) || !(b.link.BytesPerCycle > 0):
+		return fmt.Errorf("memsys: the devices' link needs a latency of at least 0 and a positive bandwidth, got %v cycles and %v bytes a cycle", b.link.LatencyCycles, b.link.BytesPerCycle)
+	}
+	return nil
+}
+
+// linkOut reserves src's share of its device's link for the data msg
+// carries to another device, from cycle at, and returns when the data
+// leaves. Called in src's domain.
+func (f *fabric) linkOut(msg sim.Msg, src, dst *fabricEnd, at float64) float64 {
+	b := f.payload(msg, false)
+	if b <= 0 {
+		return at
+	}
+	start := math.Max(at, src.linkOutFree)
+	src.linkOutFree = start + b/src.linkBytesPerCycle
+	f.countLink(src.dom, src.device-1, dst.device-1, b, start-at)
+	return start
+}
+
+// linkIn is linkOut for the share of dst's device's link that data from
+// another device enters by. Called in dst's domain.
+func (f *fabric) linkIn(msg sim.Msg, src, dst *fabricEnd, at float64) float64 {
+	b := f.payload(msg, false)
+	if b <= 0 {
+		return at
+	}
+	start := math.Max(at, dst.linkInFree)
+	dst.linkInFree = start + b/dst.linkBytesPerCycle
+	f.countLink(dst.dom, src.device-1, dst.device-1, b, start-at)
+	return start
+}
+
+// countLink adds b bytes from device from to device to, which waited
+// queued cycles, to domain d's counts.
+func (f *fabric) countLink(d *fabricDomain, from, to int, b, queued float64) {
+	if d.linkBytes == nil {
+		d.linkBytes = make([]uint64, f.devices*f.devices)
+	}
+	d.linkBytes[from*f.devices+to] += uint64(b)
+	d.linkQueued += queued
+}
+
+// deviceOfAddress is the device whose window holds address (the last
+// device's for addresses past every window).
+func (s *System) deviceOfAddress(address uint64) int {
+	return min(int(address>>deviceAddressBits), s.devices-1)
+}
+
+// Devices is the number of devices the system serves (1: a lone GPU).
+func (s *System) Devices() int { return s.devices }
+
+// deviceOfSM is SM sm's device.
+func (s *System) deviceOfSM(sm int) int { return sm / (s.numSMs / s.devices) }
+
+// deviceOfSlice is slice i's device.
+func (s *System) deviceOfSlice(i int) int { return i / (s.config.L2Slices / s.devices) }
+
+// sliceLinkShare is a slice's share of its device's link bandwidth (0:
+// one device, no link).
+func (s *System) sliceLinkShare(l Link) float64 {
+	if s.devices <= 1 {
+		return 0
+	}
+	return l.BytesPerCycle / float64(s.config.L2Slices/s.devices)
+}
+
+// deviceConfig is one device's share of the configuration: its slices,
+// partitions and DRAM bandwidth.
+func deviceConfig(c Config, n int) Config {
+	if n <= 1 {
+		return c
+	}
+	c.L2Slices /= n
+	if c.L2Partitions > 1 {
+		c.L2Partitions /= n
+	}
+	c.DRAMBandwidthGBPerS /= float64(n)
+	return c
+}
+
+// LinkStats are what crossed between devices since the last ResetStats:
+// bytes of data by sending and receiving device, and the cycles messages
+// waited for their share of a link.
+type LinkStats struct {
+	Bytes        [][]uint64
+	QueuedCycles float64
+}
+
+// LinkStats returns the link's traffic since the last ResetStats (nil
+// Bytes for a lone device).
+func (s *System) LinkStats() LinkStats {
+	f := s.fabric
+	f.lock()
+	defer f.unlock()
+	var out LinkStats
+	if s.devices <= 1 {
+		return out
+	}
+	out.Bytes = make([][]uint64, s.devices)
+	for i := range out.Bytes {
+		out.Bytes[i] = make([]uint64, s.devices)
+	}
+	for _, d := range f.doms {
+		for k, b := range d.linkBytes {
+			out.Bytes[k/s.devices][k%s.devices] += b
+		}
+		out.QueuedCycles += d.linkQueued
+	}
+	return out
+}
