@@ -107,18 +107,23 @@ func TestCoLaunchPushesIntoEveryPeersQueue(t *testing.T) {
 
 func TestCoLaunchThatCannotFinishIsADeadlockOfTheWhole(t *testing.T) {
 	k := testdataKernel(t, "peer", "peer_push")
-	s := openTinyX4(t, 2, WithDeadlockWindow(20000))
-	r := newRing(t, s, []int{10, 10})
-	// Device 1 waits for more pushes than device 0 sends: device 0
-	// finishes, device 1 spins on its tail for ever.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	_, err := s.CoLaunch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, r.args([]uint32{10, 11}, 0))
-	var dl *kernels.DeadlockError
-	require.ErrorAs(t, err, &dl, "%v", err)
-	assert.Equal(t, "peer_push", dl.Kernel)
-	// Every push landed all the same.
-	assert.Equal(t, []uint32{10}, readWords(t, s.Devices()[1], r.tail[1], 1))
+	for _, mode := range modes {
+		s, err := OpenSystem("tiny-x4", 2, WithMode(mode), WithDeadlockWindow(20000))
+		require.NoError(t, err)
+		defer s.Close()
+		r := newRing(t, s, []int{10, 10})
+		// Device 1 waits for more pushes than device 0 sends: device 0
+		// finishes, device 1 spins on its tail for ever.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, err = s.CoLaunch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}, r.args([]uint32{10, 11}, 0))
+		var dl *kernels.DeadlockError
+		require.ErrorAs(t, err, &dl, "%s: %v", mode, err)
+		assert.Equal(t, "peer_push", dl.Kernel)
+		assert.NoError(t, ctx.Err(), "%s: found by the detector, not the deadline", mode)
+		// Every push landed all the same.
+		assert.Equal(t, []uint32{10}, readWords(t, s.Devices()[1], r.tail[1], 1), mode)
+	}
 }
 
 func TestPeerMemoryOnlyInACoLaunch(t *testing.T) {
