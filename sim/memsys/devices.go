@@ -61,26 +61,26 @@ func (b Builder) checkDevices() error {
 // carries to another device, from cycle at, and returns when the data
 // leaves. Called in src's domain.
 func (f *fabric) linkOut(msg sim.Msg, src, dst *fabricEnd, at float64) float64 {
-	b := f.payload(msg, false)
-	if b <= 0 {
-		return at
-	}
-	start := math.Max(at, src.linkOutFree)
-	src.linkOutFree = start + b/src.linkBytesPerCycle
-	f.countLink(src.dom, src.device-1, dst.device-1, b, start-at)
-	return start
+	return f.reserveLink(msg, src, &src.linkOutFree, src.linkBytesPerCycle, src.device-1, dst.device-1, at)
 }
 
 // linkIn is linkOut for the share of dst's device's link that data from
 // another device enters by. Called in dst's domain.
 func (f *fabric) linkIn(msg sim.Msg, src, dst *fabricEnd, at float64) float64 {
+	return f.reserveLink(msg, dst, &dst.linkInFree, dst.linkBytesPerCycle, src.device-1, dst.device-1, at)
+}
+
+// reserveLink books msg's data on the link share of end whose free cycle
+// is *free, from cycle at, counting it from device from to device to in
+// end's domain, and returns the cycle the data starts.
+func (f *fabric) reserveLink(msg sim.Msg, end *fabricEnd, free *float64, bytesPerCycle float64, from, to int, at float64) float64 {
 	b := f.payload(msg, false)
 	if b <= 0 {
 		return at
 	}
-	start := math.Max(at, dst.linkInFree)
-	dst.linkInFree = start + b/dst.linkBytesPerCycle
-	f.countLink(dst.dom, src.device-1, dst.device-1, b, start-at)
+	start := math.Max(at, *free)
+	*free = start + b/bytesPerCycle
+	f.countLink(end.dom, from, to, b, start-at)
 	return start
 }
 
