@@ -6,6 +6,7 @@ import (
 
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/exec"
+	"github.com/warpgraph/warpgraph/sim/memsys"
 	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
@@ -21,9 +22,10 @@ import (
 // In timing mode the co-launch runs on the system's own timing model
 // (coTiming): every device's SMs, L2 slices and DRAM channels in one
 // engine, an access to another device's memory crossing the link to the
-// owner's L2 (memsys, devices.go). That model is the co-launches' own:
-// its L2s do not share contents with the devices' models, which run their
-// launches alone. Sampled mode refuses co-launches. Each device's host
+// owner's L2 (memsys, devices.go). Each device's L2 contents (and DRAM
+// rows) move into that model before the co-launch and back after it
+// (shareL2s), so a device's launches and the co-launches see one L2.
+// Sampled mode refuses co-launches. Each device's host
 // clock advances by its launch and synchronisation costs and the kernel
 // time (the devices launch at once and the co-launch ends with the last),
 // and the system clock by the same.
@@ -87,8 +89,14 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 	}
 	var runErr error
 	if gpu != nil {
+		if err := s.shareL2s(gpu, true); err != nil {
+			return stats, err
+		}
 		var st timing.Stats
 		st, runErr = gpu.Run(ctx, lead.timingLaunch(g, a, cfg))
+		if err := s.shareL2s(gpu, false); err != nil {
+			return stats, err
+		}
 		stats.Cycles = st.Cycles
 		stats.Elapsed = lead.cfg.Host.kernelTime(st.Cycles, lead.cfg.ClockMHz)
 		stats.Counters = st.Counters()
@@ -143,4 +151,29 @@ func (s *System) coTiming() (*timing.GPU, error) {
 	}
 	s.coGPU = g
 	return g, nil
+}
+
+// shareL2s copies every device's L2 from its own timing model into the
+// co-launch model (into) or back (after the co-launch, building a
+// device's model if it has none yet, so that its next launch sees what
+// the co-launch left). Every device's d.mu is held.
+func (s *System) shareL2s(co *timing.GPU, into bool) error {
+	for i, d := range s.devs {
+		if into && d.gpu == nil {
+			continue // nothing cached yet: the co-launch model's is the device's
+		}
+		own, err := d.timingGPU()
+		if err != nil {
+			return err
+		}
+		if into {
+			err = memsys.CopyL2(co.Memory(), i, own.Memory(), 0)
+		} else {
+			err = memsys.CopyL2(own.Memory(), 0, co.Memory(), i)
+		}
+		if err != nil {
+			return fmt.Errorf("sim: device %d's L2 and the co-launch's: %w", i, err)
+		}
+	}
+	return nil
 }

@@ -278,3 +278,44 @@ func TestCoLaunchPacksThePeersValues(t *testing.T) {
 		assert.Equal(t, sd.want, got, "device %d", i)
 	}
 }
+
+// A co-launch sees the L2 each device's own launches left, and leaves its
+// own behind for them: a chain that device 1 walked is read by device 0's
+// co-launched walk from device 1's L2, not its DRAM, and device 1's next
+// launch finds it there still.
+func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
+	k, err := kernels.Lookup("load_latency")
+	require.NoError(t, err)
+	const lines, words = 64, 32 // 8 KB, one word per 128-byte line
+	chain := make([]uint32, lines*words)
+	for l := range lines {
+		chain[l*words] = uint32((l + 1) % lines * words)
+	}
+	walk := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
+	dramReads := func(warm bool) (coDRAM, afterDRAM float64) {
+		s, err := OpenSystem("tiny-x4", 2)
+		require.NoError(t, err)
+		defer s.Close()
+		devs := s.Devices()
+		c1 := alloc(t, devs[1], 4*len(chain), words32(chain))
+		out0, out1 := alloc(t, devs[0], 16, nil), alloc(t, devs[1], 16, nil)
+		if warm {
+			_, err := devs[1].Launch(context.Background(), k, walk, c1, uint32(lines), uint32(1), out1)
+			require.NoError(t, err)
+		}
+		st, err := s.CoLaunch(context.Background(), k, walk, [][]any{{c1, uint32(lines), uint32(1), out0}, {c1, uint32(0), uint32(1), out1}})
+		require.NoError(t, err)
+		assert.EqualValues(t, 2*lines%lines*words, readWords(t, devs[0], out0+8, 1)[0], "the walk ends where it began")
+		after, err := devs[1].Launch(context.Background(), k, walk, c1, uint32(lines), uint32(1), out1)
+		require.NoError(t, err)
+		return st.Counters["dram_read_bytes"], after.Counters["dram_read_bytes"]
+	}
+	coCold, afterCold := dramReads(false)
+	coWarm, afterWarm := dramReads(true)
+	assert.Positive(t, coCold, "a cold L2 reads the chain from DRAM")
+	assert.Zero(t, coWarm, "device 1's walk left the chain in its L2 for the co-launch")
+	assert.Zero(t, afterCold, "the co-launch left the chain in device 1's L2 for its next launch")
+	assert.Zero(t, afterWarm)
+}
+
+func words32(v []uint32) []byte { return words(v...) }

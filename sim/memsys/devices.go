@@ -162,3 +162,55 @@ func (s *System) LinkStats() LinkStats {
 	}
 	return out
 }
+
+// CopyL2 makes device dstDev's L2 slices in dst hold what device srcDev's
+// hold in src: each slice's lines (tags, valid and dirty sectors, their
+// order of use) and its DRAM channel's open rows. A system of several
+// devices runs their launches on the devices' own systems and their
+// co-launches on one of all of them; copying the L2s before and after a
+// co-launch lets both see one L2 per device. Both systems must be idle
+// (between launches: no fetch outstanding) and have the same slices per
+// device, sectored.
+func CopyL2(dst *System, dstDev int, src *System, srcDev int) error {
+	per := src.config.L2Slices / src.devices
+	switch {
+	case dst.config.L2Slices/dst.devices != per:
+		return fmt.Errorf("memsys: copying an L2 of %d slices into one of %d", per, dst.config.L2Slices/dst.devices)
+	case len(src.sectoredL2s) != src.config.L2Slices || len(dst.sectoredL2s) != dst.config.L2Slices:
+		return fmt.Errorf("memsys: only sectored L2s are copied")
+	case srcDev < 0 || srcDev >= src.devices || dstDev < 0 || dstDev >= dst.devices:
+		return fmt.Errorf("memsys: copying device %d's L2 of %d devices into device %d's of %d", srcDev, src.devices, dstDev, dst.devices)
+	}
+	src.fabric.lock()
+	defer src.fabric.unlock()
+	if dst.fabric != src.fabric {
+		dst.fabric.lock()
+		defer dst.fabric.unlock()
+	}
+	for i := range per {
+		from, to := src.sectoredL2s[srcDev*per+i], dst.sectoredL2s[dstDev*per+i]
+		if err := to.copyLines(from); err != nil {
+			return err
+		}
+		fromRows := src.fabric.mustEnd(from.dram.port, "copy rows of").rows
+		toRows := dst.fabric.mustEnd(to.dram.port, "copy rows into").rows
+		if fromRows != nil && toRows != nil {
+			toRows.open = append(toRows.open[:0], fromRows.open...)
+		}
+	}
+	return nil
+}
+
+// copyLines makes the slice hold from's lines, in from's order of use.
+func (c *sectoredL2) copyLines(from *sectoredL2) error {
+	switch {
+	case len(c.lines) != len(from.lines) || c.ways != from.ways:
+		return fmt.Errorf("memsys: %s and %s have different geometries", c.Name(), from.Name())
+	case c.mshrs.len() != 0 || from.mshrs.len() != 0 || len(c.fetches) != 0 || len(from.fetches) != 0:
+		return fmt.Errorf("memsys: %s or %s has fetches outstanding: copy L2s between launches", c.Name(), from.Name())
+	}
+	copy(c.lines, from.lines)
+	copy(c.tags, from.tags)
+	c.useClock, c.dirtyBytes = from.useClock, from.dirtyBytes
+	return nil
+}
