@@ -2,6 +2,7 @@ package exec
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,4 +129,90 @@ func TestCheckReportsEveryUnsupportedInstruction(t *testing.T) {
 	} {
 		assert.Equal(t, 1, strings.Count(msg, want), "%q once in:\n%s", want, msg)
 	}
+}
+
+// shflCases are shfl.sync's four modes with constant lane operands and
+// clamps (full width, and segments of 16 and 8 lanes), against the PTX
+// ISA's definition computed here; lanes 28-31 do not take part, so that a
+// source lane may be inactive (its register still reads).
+var shflCases = []struct {
+	mode string
+	b, c int
+}{
+	{"up", 3, 0x0}, {"up", 1, 0x1000}, {"down", 5, 0x1f}, {"down", 2, 0x1807},
+	{"bfly", 12, 0x1f}, {"bfly", 1, 0x1f}, {"idx", 7, 0x1f}, {"idx", 3, 0x1807}, {"idx", 40, 0x1f},
+}
+
+func shflRef(mode string, l, b, c int) (int, bool) {
+	clamp, seg := c&31, c>>8&31
+	maxLane, minLane := l&seg|clamp&^seg, l&seg
+	b &= 31
+	var j int
+	var ok bool
+	switch mode {
+	case "up":
+		j = l - b
+		ok = j >= maxLane
+	case "down":
+		j = l + b
+		ok = j <= maxLane
+	case "bfly":
+		j = l ^ b
+		ok = j <= maxLane
+	default:
+		j = minLane | b&^seg
+		ok = j <= maxLane
+	}
+	if !ok {
+		j = l
+	}
+	return j, ok
+}
+
+func TestShflWithConstantOperands(t *testing.T) {
+	for _, tc := range shflCases {
+		src := `
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry sh(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 8;
+	add.s64 %rd1, %rd1, %rd2;
+	mad.lo.u32 %r2, %r1, 7, 100;
+	setp.ge.u32 %p1, %r1, 28;
+	@%p1 bra DONE;
+	shfl.sync.MODE.b32 %r3|%p2, %r2, B, C, 0x0FFFFFFF;
+	selp.u32 %r4, 1, 0, %p2;
+	st.global.u32 [%rd1], %r3;
+	st.global.u32 [%rd1+4], %r4;
+DONE:
+	ret;
+}`
+		r := strings.NewReplacer("MODE", tc.mode, "B", strconv.Itoa(tc.b), "C", strconv.Itoa(tc.c))
+		both(t, func(t *testing.T, fast bool) {
+			m := newMachine(t, r.Replace(src), fast)
+			out := m.zeros(8 * 32)
+			_, err := m.launch("sh", d1(1, 32), out)
+			require.NoError(t, err)
+			got := m.u32s(out, 64)
+			for l := range 28 {
+				j, ok := shflRef(tc.mode, l, tc.b, tc.c)
+				assert.Equal(t, uint32(100+7*j), got[2*l], "%s b=%d c=%#x lane %d", tc.mode, tc.b, tc.c, l)
+				assert.Equal(t, b2u32(ok), got[2*l+1], "%s b=%d c=%#x lane %d: in range", tc.mode, tc.b, tc.c, l)
+			}
+		})
+	}
+}
+
+func b2u32(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
