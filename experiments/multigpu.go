@@ -19,13 +19,13 @@ func init() { Default.Register(multiGPUExperiment()) }
 // (or the host) has.
 var multiGPUCounts = []int{1, 2, 4, 8}
 
-var multiGPUMethods = []string{scheduler.ExchangeAll, scheduler.ExchangeMaximalSubset, scheduler.ExchangeRefineOffline, scheduler.ExchangeRefineOnline}
+var multiGPUMethods = []string{scheduler.ExchangeAll, scheduler.ExchangeMaximalSubset, scheduler.ExchangeRefineOffline, scheduler.ExchangeRefineOnline, scheduler.ExchangeRefinePut}
 
 func multiGPUExperiment() *Experiment {
 	return &Experiment{
 		Name: "multigpu",
 		About: "Multi-GPU bulk-synchronous pull (vertex refinement, the warp-segmentation source's second half): BFS, WCC, " +
-			"PageRank, SSSP and SSWP on 1, 2, 4 and 8 GPUs with the four exchange methods (all, ms, vr-offline, vr-online): " +
+			"PageRank, SSSP and SSWP on 1, 2, 4 and 8 GPUs with the source's four exchange methods (all, ms, vr-offline, vr-online) and one-sided puts (vr-put): " +
 			"speedup over one GPU, communication efficiency, bytes per link, time in exchange.",
 		Targets: []string{TargetSim, TargetHW},
 		Configs: []string{"h100-x8-nvlink", "gtx780ti-x4-pcie"},
@@ -68,7 +68,7 @@ func multiGPUExperiment() *Experiment {
 		Findings: multiGPUFindings,
 		Notes: []string{
 			"scheduler mgpu: each GPU holds the in-edges of the vertices it owns and every vertex's value; an iteration is a pull sweep on every GPU at once (warp segmentation), then an exchange of the values other GPUs read, the sender packing them, a peer copy, the receiver storing them.",
-			"all sends every vertex's value to every other GPU (Medusa), ms every boundary value (Totem's maximal subset), vr-offline the boundary values the sweep changed (found by a pass over the boundary lists), vr-online the same values listed by the sweep itself (a ballot and one atomicAdd per warp into each receiver's outbox).",
+			"all sends every vertex's value to every other GPU (Medusa), ms every boundary value (Totem's maximal subset), vr-offline the boundary values the sweep changed (found by a pass over the boundary lists), vr-online the same values listed by the sweep itself (a ballot and one atomicAdd per warp into each receiver's outbox), vr-put vr-offline's values stored by the senders' kernels straight into the receivers' inboxes across the link (co-launches, no copies).",
 			"A transferred value is useful when it changes a copy its receiver reads; vertex refinement sends only those (efficiency 1 for BFS, SSSP, SSWP and WCC; PageRank sends the ranks that changed by more than the tolerance).",
 			"On the simulator each GPU is the configuration's whole GPU and the link is modelled (sim/configs/README.md, system:); a sweep costs its slowest GPU's time.",
 			"Every point is validated against graph/ref; speedups are over the same graph and algorithm on one GPU of the same machine.",

@@ -34,6 +34,11 @@ import (
 //     appends each changed boundary vertex to the outbox of each device
 //     that reads it (a ballot, one atomicAdd per warp, a prefix by
 //     popcount); the outbox is sent as it is.
+//   - vr-put (vertex refinement by one-sided puts, as NVSHMEM's): what
+//     vr-offline sends, but each sender's pass stores the pairs straight
+//     into the receiver's inbox across the link, reserving room with one
+//     atomicAdd per warp on the receiver's count, in co-launches
+//     (kernels.PeerSystem) rather than packing and copying.
 //
 // A transferred value is useful when it changes the receiver's copy of a
 // vertex the receiver reads; communication efficiency is useful values
@@ -46,8 +51,9 @@ func init() {
 			"(warp segmentation, or virtual warps of 8 lanes) and exchanging the values the others read after every sweep",
 		Keys: []Key{
 			{Name: "exchange", About: "what an exchange sends: all (every value), ms (every boundary value), vr-offline " +
-				"(changed boundary values, found after the sweep), vr-online (changed boundary values, listed by the sweep)",
-				Values: []string{ExchangeAll, ExchangeMaximalSubset, ExchangeRefineOffline, ExchangeRefineOnline}, Default: ExchangeRefineOnline},
+				"(changed boundary values, found after the sweep), vr-online (changed boundary values, listed by the sweep), " +
+				"vr-put (vr-offline's values stored by the senders' kernels straight into the receivers' memory)",
+				Values: []string{ExchangeAll, ExchangeMaximalSubset, ExchangeRefineOffline, ExchangeRefineOnline, ExchangeRefinePut}, Default: ExchangeRefineOnline},
 			{Name: "mapping", About: "each device's sweep: wseg (warp segmentation) or vwc8 (virtual warps of 8 lanes)",
 				Values: []string{"wseg", "vwc8"}, Default: "wseg"},
 			{Name: "hub", About: "vertices with more in-edges than this are hubs, their edges split over many warps in chunks " +
@@ -60,7 +66,7 @@ func init() {
 		Reset:    mgpuReset,
 		Run:      mgpuRun,
 		Collect:  mgpuCollect,
-		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:mapping=vwc8", "mgpu:hub=0"},
+		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:exchange=vr-put", "mgpu:mapping=vwc8", "mgpu:hub=0"},
 		Label:    func(v Variant) string { return v.Get("mapping") },
 	})
 }
@@ -71,6 +77,7 @@ const (
 	ExchangeMaximalSubset = "ms"
 	ExchangeRefineOffline = "vr-offline"
 	ExchangeRefineOnline  = "vr-online"
+	ExchangeRefinePut     = "vr-put"
 )
 
 // MaxPartitionDevices is the most devices mgpu splits a graph over: a
@@ -170,6 +177,9 @@ type mgpuPart struct {
 	// order; pairs are placed one sender after another as they come.
 	inbox, ids kernels.DevPtr
 	inboxAt    []int
+	// inboxCount counts the pairs other devices' kernels stored in the
+	// inbox (vr-put).
+	inboxCount kernels.DevPtr
 }
 
 func mgpuPrepare(e *Enactment) error {
@@ -191,6 +201,9 @@ func mgpuPrepare(e *Enactment) error {
 		return fmt.Errorf("%d devices: mgpu splits a graph over at most %d", P, MaxPartitionDevices)
 	}
 	st := &mgpuState{sys: sys, exchange: e.Variant.Get("exchange")}
+	if _, ok := sys.(kernels.PeerSystem); !ok && P > 1 && st.exchange == ExchangeRefinePut {
+		return fmt.Errorf("exchange=%s stores into other devices' memory from kernels, which this system's devices cannot", ExchangeRefinePut)
+	}
 	owner := make([]uint32, n)
 	if P > 1 {
 		method := e.Options.Partition
@@ -337,6 +350,14 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 			if j != d {
 				p.sendPtr[j] = b.Copy(s, "boundary list")
 				p.packed[j] = b.Uint32s(len(s), "packed values")
+			}
+		}
+	case ExchangeRefinePut:
+		p.stamps = b.Uint32s(n, "change stamps")
+		p.inboxCount = b.Uint32s(1, "inbox count")
+		for j, s := range p.send {
+			if j != d {
+				p.sendPtr[j] = b.Copy(s, "boundary list")
 			}
 		}
 	case ExchangeRefineOffline:
@@ -617,6 +638,9 @@ type exchangeFigures struct {
 // pack on the senders, copy, apply on the receivers; then the sums of a
 // SlotSums problem are totalled.
 func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration int, outCounts [][]uint32) (exchangeFigures, error) {
+	if st.exchange == ExchangeRefinePut {
+		return st.putValues(e, m, iteration)
+	}
 	P := len(st.parts)
 	// counts[s][d]: the entries s sends d.
 	counts := make([][]int, P)
@@ -714,8 +738,16 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 	if err := st.sys.CopyPeer(copies); err != nil {
 		return exchangeFigures{}, fmt.Errorf("iteration %d: exchange: %w", iteration, err)
 	}
+	return x, st.applyInboxes(e, m, iteration, received, pairs, &x)
+}
+
+// applyInboxes applies on every device what its inbox received (received
+// values, or pairs), counts the useful updates into x, and totals the
+// sums of a SlotSums problem.
+func (st *mgpuState) applyInboxes(e *Enactment, m *mgpuIteration, iteration int, received []int, pairs bool, x *exchangeFigures) error {
+	P := len(st.parts)
 	usefuls := make([]int, P)
-	err = st.sys.Parallel(func(d int, dev kernels.Device) error {
+	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
 		p := st.parts[d]
 		p.buf.Zero(p.useful, 4, "useful updates")
 		if err := p.buf.Err(); err != nil {
@@ -736,17 +768,70 @@ func (st *mgpuState) exchangeValues(e *Enactment, m *mgpuIteration, iteration in
 		return err
 	})
 	if err != nil {
-		return exchangeFigures{}, err
+		return err
 	}
 	for _, u := range usefuls {
 		x.useful += uint64(u)
 	}
 	if sums := e.Algorithm.Partition.Sums; sums != nil {
-		if err := st.totalSums(e, sums, iteration); err != nil {
-			return exchangeFigures{}, err
+		return st.totalSums(e, sums, iteration)
+	}
+	return nil
+}
+
+// putValues is vr-put's exchange: in P-1 co-launches of the pack kernel,
+// round r has device s store its changed boundary values for device
+// (s+r) mod P straight into that device's inbox, as (vertex, value)
+// pairs behind the receiver's count; each round's counts give what each
+// pair of devices moved. Then every device applies its inbox.
+func (st *mgpuState) putValues(e *Enactment, m *mgpuIteration, iteration int) (exchangeFigures, error) {
+	var x exchangeFigures
+	P := len(st.parts)
+	if P == 1 {
+		return x, st.applyInboxes(e, m, iteration, []int{0}, true, &x)
+	}
+	ps := st.sys.(kernels.PeerSystem)
+	devs := st.sys.Devices()
+	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+		p := st.parts[d]
+		p.buf.Zero(p.inboxCount, 4, "inbox count")
+		return p.buf.Err()
+	})
+	if err != nil {
+		return x, err
+	}
+	received := make([]int, P)
+	for r := 1; r < P; r++ {
+		args := make([][]any, P)
+		grid := 1
+		for s, p := range st.parts {
+			d := (s + r) % P
+			q := st.parts[d]
+			count := len(p.send[d])
+			grid = max(grid, e.listGrid(count))
+			args[s] = []any{p.meta[0], p.sendPtr[d], uint32(count), p.stamps, uint32(iteration + 1), q.inbox, q.inboxCount}
+		}
+		cfg := kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(e.Options.Block)}
+		ls, err := ps.CoLaunch(e.Ctx, st.pack, cfg, args)
+		if err != nil {
+			return x, fmt.Errorf("iteration %d: exchange round %d: %w", iteration, r, err)
+		}
+		m.add(ls)
+		for d := range P {
+			s := (d - r + P) % P
+			total, err := readCountOn(devs[d], st.parts[d].inboxCount, len(st.parts[s].send[d])+received[d], "the inbox count")
+			if err != nil {
+				return x, err
+			}
+			c := total - received[d]
+			received[d] = total
+			x.transferred += uint64(c)
+			x.bytes += uint64(8 * c)
+			st.bytes[s][d] += uint64(8 * c)
+			x.busiest = max(x.busiest, uint64(8*c))
 		}
 	}
-	return x, nil
+	return x, st.applyInboxes(e, m, iteration, received, true, &x)
 }
 
 // totalSums sets a SlotSums slot on every device to the devices' total.

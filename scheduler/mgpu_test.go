@@ -21,7 +21,7 @@ func openSimSystem(t *testing.T, gpus int, mode sim.Mode) *sim.System {
 	return sys
 }
 
-var exchangeMethods = []string{scheduler.ExchangeAll, scheduler.ExchangeMaximalSubset, scheduler.ExchangeRefineOffline, scheduler.ExchangeRefineOnline}
+var exchangeMethods = []string{scheduler.ExchangeAll, scheduler.ExchangeMaximalSubset, scheduler.ExchangeRefineOffline, scheduler.ExchangeRefineOnline, scheduler.ExchangeRefinePut}
 
 // runPartitioned enacts algorithm name under mgpu with the given keys on
 // the system and checks the result against graph/ref.
@@ -101,6 +101,8 @@ func TestPartitionedCorpus(t *testing.T) {
 							// the warps' timing, which the methods' kernels change.
 							assert.GreaterOrEqual(t, sent["ms"], sent["vr-offline"])
 							assert.Equal(t, sent["vr-offline"], sent["vr-online"])
+							assert.Equal(t, sent["vr-offline"], sent["vr-put"], "puts send what vr-offline packs")
+							assert.Equal(t, sweeps["vr-offline"], sweeps["vr-put"])
 							assert.Equal(t, sweeps["all"], sweeps["vr-online"], "the same values arrive, so the same sweeps")
 							assert.Equal(t, sweeps["ms"], sweeps["vr-offline"])
 						}

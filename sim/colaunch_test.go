@@ -319,3 +319,42 @@ func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
 }
 
 func words32(v []uint32) []byte { return words(v...) }
+
+// A co-launch of one CTA per device runs every device's CTA: each device
+// packs its own values into the next one's buffer (local loads, stores
+// and atomics across the link), in both modes.
+func TestCoLaunchRunsEveryDevicesCTAs(t *testing.T) {
+	k, err := kernels.Lookup("exchange_pack")
+	require.NoError(t, err)
+	for _, mode := range modes {
+		for _, n := range []int{2, 4} {
+			s, err := OpenSystem("tiny-x4", n, WithMode(mode))
+			require.NoError(t, err)
+			defer s.Close()
+			const size = 50
+			var vals, lists, stamps, outs, counts []kernels.DevPtr
+			for i, dev := range s.Devices() {
+				v, l, st := make([]uint32, size), make([]uint32, size), make([]uint32, size)
+				for j := range size {
+					v[j], l[j] = uint32(100*(i+1)+j), uint32(j)
+					if j%2 == 0 {
+						st[j] = 5
+					}
+				}
+				vals, lists = append(vals, alloc(t, dev, 4*size, words(v...))), append(lists, alloc(t, dev, 4*size, words(l...)))
+				stamps, outs = append(stamps, alloc(t, dev, 4*size, words(st...))), append(outs, alloc(t, dev, 8*size, nil))
+				counts = append(counts, alloc(t, dev, 4, nil))
+			}
+			args := make([][]any, n)
+			for i := range n {
+				to := (i + 1) % n
+				args[i] = []any{vals[i], lists[i], uint32(size), stamps[i], uint32(5), outs[to], counts[to]}
+			}
+			_, err = s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(64)}, args)
+			require.NoError(t, err)
+			for i, dev := range s.Devices() {
+				assert.Equal(t, []uint32{size / 2}, readWords(t, dev, counts[i], 1), "%s, %d devices: device %d received the previous one's pairs", mode, n, i)
+			}
+		}
+	}
+}

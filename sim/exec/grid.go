@@ -580,10 +580,14 @@ type RunOptions struct {
 // quiet for the whole window, the error wraps both a DeadlockError and
 // ctx's error.
 func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
-	resident := min(max(opt.Resident, 1), g.ctas)
-	slots := make([]*CTA, resident)
-	for i := range slots {
-		slots[i] = g.Dispatch(i % g.SMs())
+	// A co-launch's devices take an equal share of the resident CTAs
+	// each, on their own SMs.
+	per := max(opt.Resident/g.parts, 1)
+	var slots []*CTA
+	for d := range g.parts {
+		for i := range min(per, g.perPart) {
+			slots = append(slots, g.Dispatch(d*g.L.SMs+i%g.L.SMs))
+		}
 	}
 	return g.runSlots(ctx, opt, slots)
 }
