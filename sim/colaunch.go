@@ -25,7 +25,8 @@ import (
 // owner's L2 (memsys, devices.go). Each device's L2 contents (and DRAM
 // rows) move into that model before the co-launch and back after it
 // (shareL2s), so a device's launches and the co-launches see one L2.
-// Sampled mode refuses co-launches. Each device's host
+// A profile (WithProfile, WithProfileInto) records the co-launch as one
+// launch of all the devices' warps. Sampled mode refuses co-launches. Each device's host
 // clock advances by its launch and synchronisation costs and the kernel
 // time (the devices launch at once and the co-launch ends with the last),
 // and the system clock by the same.
@@ -94,6 +95,7 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 		}
 		var st timing.Stats
 		st, runErr = gpu.Run(ctx, lead.timingLaunch(g, a, cfg))
+		lead.opts.profiling.record(gpu, runErr)
 		if err := s.shareL2s(gpu, false); err != nil {
 			return stats, err
 		}
@@ -145,6 +147,7 @@ func (s *System) coTiming() (*timing.GPU, error) {
 	c := lead.cfg
 	g, err := lead.timingBuilder().
 		WithDevices(len(s.devs), s.cfg.System.Link.forKernels(len(s.devs), c.ClockMHz)).
+		WithProfile(lead.opts.profiling.profiles()).
 		Build("System")
 	if err != nil {
 		return nil, fmt.Errorf("sim: config %s, %d devices in one model: %w", c.Name, len(s.devs), err)

@@ -358,3 +358,22 @@ func TestCoLaunchRunsEveryDevicesCTAs(t *testing.T) {
 		}
 	}
 }
+
+// A profiled system records each co-launch as one launch of every
+// device's warps, its cycles charged to them whole.
+func TestCoLaunchIsProfiled(t *testing.T) {
+	p := NewProfile()
+	k := testdataKernel(t, "peer", "peer_push")
+	s, err := OpenSystem("tiny-x4", 2, WithProfileInto(p))
+	require.NoError(t, err)
+	defer s.Close()
+	r := newRing(t, s, []int{40, 40})
+	_, err = s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, r.args([]uint32{40, 40}, 0))
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Launches())
+	assert.Zero(t, p.Unbalanced())
+	lp := p.launches[0]
+	assert.Equal(t, "peer_push", lp.kernel)
+	assert.Equal(t, 4, lp.ctas, "both devices' CTAs")
+	assert.Equal(t, OutcomeCompleted, lp.outcome)
+}
