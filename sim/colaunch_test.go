@@ -120,6 +120,8 @@ func TestCoLaunchThatCannotFinishIsADeadlockOfTheWhole(t *testing.T) {
 		var dl *kernels.DeadlockError
 		require.ErrorAs(t, err, &dl, "%s: %v", mode, err)
 		assert.Equal(t, "peer_push", dl.Kernel)
+		assert.Contains(t, dl.Detail, "device 1 CTA 0 warp 0", "%s: the diagnosis names the device that waits", mode)
+		assert.NotContains(t, dl.Detail, "device 0", "%s: device 0 finished", mode)
 		assert.NoError(t, ctx.Err(), "%s: found by the detector, not the deadline", mode)
 		// Every push landed all the same.
 		assert.Equal(t, []uint32{10}, readWords(t, s.Devices()[1], r.tail[1], 1), mode)

@@ -290,6 +290,15 @@ type barrier struct {
 	redAny   bool
 }
 
+// name is how a diagnosis names the CTA: by its linear index, and in a
+// co-launch by its device and its index there.
+func (c *CTA) name() string {
+	if c.g.parts == 1 {
+		return fmt.Sprintf("CTA %d", c.Linear)
+	}
+	return fmt.Sprintf("device %d CTA %d", c.Device, c.Linear-c.Device*c.g.perPart)
+}
+
 // Warps returns the CTA's warps.
 func (c *CTA) Warps() []*Warp { return c.warps }
 

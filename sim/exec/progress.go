@@ -374,7 +374,7 @@ func (g *Grid) DescribeWarps() string {
 			default:
 				key = w.spinSites()
 			}
-			groups[key] = append(groups[key], fmt.Sprintf("CTA %d warp %d", c.Linear, w.index))
+			groups[key] = append(groups[key], fmt.Sprintf("%s warp %d", c.name(), w.index))
 		}
 	}
 	keys := make([]string, 0, len(groups))
