@@ -101,6 +101,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"micro loaded ctas past the SMs", []string{"micro", "loaded_latency", "--target", "sim", "--config", "tiny", "--ctas", "500"}, "at most one CTA per SM"},
 		{"micro shared_add reps past exact floats", []string{"micro", "shared_add", "--target", "sim", "--config", "tiny", "--reps", "100000"}, "exact as a float"},
 		{"micro gpus outside peer_copy", []string{"micro", "stream", "--target", "sim", "--gpus", "2"}, "--gpus applies to peer_copy and peer_latency only"},
+		{"vr-put in sampled mode", []string{"run", "--algo", "bfs", "--graph", "rmat:scale=6", "--target", "sim", "--config", "tiny-x4", "--gpus", "2", "--scheduler", "mgpu:exchange=vr-put", "--sim-mode", "sampled"}, "sampled mode does not simulate"},
 		{"micro peer_latency on one device", []string{"micro", "peer_latency", "--target", "sim", "--config", "tiny-x4", "--gpus", "1"}, "peer_latency needs two devices"},
 		{"micro peer_copy on one device", []string{"micro", "peer_copy", "--target", "sim", "--config", "tiny-x4", "--gpus", "1"}, "peer_copy needs two devices"},
 		{"micro peer_copy past the configuration", []string{"micro", "peer_copy", "--target", "sim", "--config", "tiny-x4", "--gpus", "5"}, "at most 4 GPUs"},
