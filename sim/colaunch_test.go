@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/graph/ref"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/sim/exec"
 )
@@ -378,4 +380,75 @@ func TestCoLaunchIsProfiled(t *testing.T) {
 	assert.Equal(t, "peer_push", lp.kernel)
 	assert.Equal(t, 4, lp.ctas, "both devices' CTAs")
 	assert.Equal(t, OutcomeCompleted, lp.outcome)
+}
+
+// Atos's workers across devices, in miniature (testdata/peer.cu,
+// peer_bfs): each device owns a range of vertices with their out-edges and
+// a task queue; a worker relaxes a vertex's edges with atomicMin on the
+// owner's depths and pushes each improved neighbour into its owner's
+// queue; a count of unfinished tasks on device 0 ends the run. The depths
+// match graph/ref's BFS on 1, 2 and 4 devices, in both modes.
+func TestCoLaunchRunsAtosStyleBFSAcrossDevices(t *testing.T) {
+	k := testdataKernel(t, "peer", "peer_bfs")
+	g, err := graph.Load("rmat:scale=8+perm=1", graph.LoadOptions{})
+	require.NoError(t, err)
+	n := g.NumVertices()
+	const src = 3
+	want := ref.BFS(g, src)
+	for _, mode := range modes {
+		for _, p := range []int{1, 2, 4} {
+			s, err := OpenSystem("tiny-x4", p, WithMode(mode))
+			require.NoError(t, err)
+			defer s.Close()
+			devs := s.Devices()
+			chunk := (n + p - 1) / p
+			empty := func(words int) []byte {
+				b := make([]byte, 4*words)
+				for i := range b {
+					b[i] = 0xFF
+				}
+				return b
+			}
+			rows, cols, depths, items, tails, heads := make([]kernels.DevPtr, p), make([]kernels.DevPtr, p), make([]kernels.DevPtr, p), make([]kernels.DevPtr, p), make([]kernels.DevPtr, p), make([]kernels.DevPtr, p)
+			for d, dev := range devs {
+				lo, hi := min(d*chunk, n), min((d+1)*chunk, n)
+				row := []uint32{0}
+				var col []uint32
+				for v := lo; v < hi; v++ {
+					col = append(col, g.Neighbors(uint32(v))...)
+					row = append(row, uint32(len(col)))
+				}
+				rows[d], cols[d] = alloc(t, dev, 4*len(row), words(row...)), alloc(t, dev, 4*max(len(col), 1), words(col...))
+				depths[d] = alloc(t, dev, 4*chunk, empty(chunk))
+				items[d] = alloc(t, dev, 4*(len(g.Targets)+1), empty(len(g.Targets)+1))
+				tails[d], heads[d] = alloc(t, dev, 4, nil), alloc(t, dev, 4, nil)
+			}
+			ptrs := func(dev kernels.Device, ps []kernels.DevPtr) kernels.DevPtr {
+				b := make([]byte, 8*len(ps))
+				for i, q := range ps {
+					binary.LittleEndian.PutUint64(b[8*i:], uint64(q))
+				}
+				return alloc(t, dev, len(b), b)
+			}
+			owner := src / chunk
+			require.NoError(t, devs[owner].CopyToDevice(depths[owner]+kernels.DevPtr(4*(src-owner*chunk)), words(0)))
+			require.NoError(t, devs[owner].CopyToDevice(items[owner], words(src)))
+			require.NoError(t, devs[owner].CopyToDevice(tails[owner], words(1)))
+			pending, abort := alloc(t, devs[0], 4, words(1)), alloc(t, devs[0], 4, nil)
+			args := make([][]any, p)
+			for d, dev := range devs {
+				args[d] = []any{uint32(d), uint32(chunk), rows[d], cols[d], ptrs(dev, depths), ptrs(dev, items), ptrs(dev, tails), heads[d], pending, uint32(0), abort}
+			}
+			st, err := s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, args)
+			require.NoError(t, err, "%s on %d devices", mode, p)
+			var got []uint32
+			for d, dev := range devs {
+				got = append(got, readWords(t, dev, depths[d], chunk)...)
+			}
+			assert.Equal(t, want, got[:n], "%s on %d devices: depths", mode, p)
+			if mode == ModeTiming && p > 1 {
+				assert.Positive(t, st.Counters["link_bytes"], "%d devices: pushes and relaxations crossed the link", p)
+			}
+		}
+	}
 }
