@@ -791,7 +791,6 @@ func (st *mgpuState) putValues(e *Enactment, m *mgpuIteration, iteration int) (e
 		return x, st.applyInboxes(e, m, iteration, []int{0}, true, &x)
 	}
 	ps := st.sys.(kernels.PeerSystem)
-	devs := st.sys.Devices()
 	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
 		p := st.parts[d]
 		p.buf.Zero(p.inboxCount, 4, "inbox count")
@@ -817,14 +816,22 @@ func (st *mgpuState) putValues(e *Enactment, m *mgpuIteration, iteration int) (e
 			return x, fmt.Errorf("iteration %d: exchange round %d: %w", iteration, r, err)
 		}
 		m.add(ls)
+		// Each receiver reads its count in a step of the system, so that
+		// the reads take the system's time as other host work does.
+		totals := make([]int, P)
+		err = st.sys.Parallel(func(d int, dev kernels.Device) error {
+			s := (d - r + P) % P
+			var err error
+			totals[d], err = readCountOn(dev, st.parts[d].inboxCount, len(st.parts[s].send[d])+received[d], "the inbox count")
+			return err
+		})
+		if err != nil {
+			return x, err
+		}
 		for d := range P {
 			s := (d - r + P) % P
-			total, err := readCountOn(devs[d], st.parts[d].inboxCount, len(st.parts[s].send[d])+received[d], "the inbox count")
-			if err != nil {
-				return x, err
-			}
-			c := total - received[d]
-			received[d] = total
+			c := totals[d] - received[d]
+			received[d] = totals[d]
 			x.transferred += uint64(c)
 			x.bytes += uint64(8 * c)
 			st.bytes[s][d] += uint64(8 * c)
