@@ -24,12 +24,12 @@ import (
 // engine, an access to another device's memory crossing the link to the
 // owner's L2 (memsys, devices.go). Each device's L2 contents (and DRAM
 // rows) move into that model before the co-launch and back after it
-// (shareL2s), so a device's launches and the co-launches see one L2.
-// A profile (WithProfile, WithProfileInto) records the co-launch as one
-// launch of all the devices' warps. Sampled mode refuses co-launches. Each device's host
-// clock advances by its launch and synchronisation costs and the kernel
-// time (the devices launch at once and the co-launch ends with the last),
-// and the system clock by the same.
+// (shareL2s), so a device's launches and the co-launches see one L2. A
+// profile (WithProfile, WithProfileInto) records the co-launch as one
+// launch of all the devices' warps. Sampled mode refuses co-launches.
+// Each device's host clock advances by its launch and synchronisation
+// costs and the kernel time (the devices launch at once and the co-launch
+// ends with the last), and the system clock by the same.
 func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args [][]any) (kernels.LaunchStats, error) {
 	var stats kernels.LaunchStats
 	if err := kernels.CheckCoLaunch(k, args, len(s.devs)); err != nil {

@@ -13,9 +13,12 @@
 // each kernel's simulated time, so a host-driven loop's simulated
 // end-to-end time compares with the hardware's. A Monitor (StartMonitor,
 // WithMonitor) serves akita's web monitor of timing-mode devices, so a
-// simulation can be watched in a browser. The PTX front end lives
-// in sim/ptx and the functional executor in sim/exec. sim imports kernels
-// and never hw or scheduler.
+// simulation can be watched in a browser. System (OpenSystem) joins
+// several devices by the link a configuration's `system:` section models
+// (kernels.System: peer copies; kernels.PeerSystem: co-launches whose
+// kernels reach every device's memory, colaunch.go). The PTX front end
+// lives in sim/ptx and the functional executor in sim/exec. sim imports
+// kernels and never hw or scheduler.
 //
 // # Sampled simulation
 //
