@@ -113,13 +113,7 @@ func (s *System) CoLaunch(ctx context.Context, k *kernels.Kernel, cfg kernels.La
 		stats.Counters["link_bytes"] = float64(crossed)
 		stats.Counters["link_queued_cycles"] = link.QueuedCycles
 	} else {
-		o := lead.opts
-		runErr = g.Run(ctx, exec.RunOptions{Resident: resident * len(s.devs), Slice: o.slice, QuietWindow: o.quietWindow, Threads: lead.Threads()})
-		stats.Counters = map[string]float64{
-			"warp_instructions":   float64(g.WarpInsts),
-			"thread_instructions": float64(g.ThreadInsts),
-			"ctas":                float64(g.CTAs()),
-		}
+		stats.Counters, runErr = lead.runFunctional(ctx, g, resident*len(s.devs))
 	}
 	stats.Counters["devices"] = float64(len(s.devs))
 	step := lead.cfg.Host.launchCost(stats.Elapsed)

@@ -233,6 +233,49 @@ func TestCoLaunchSameAtEveryThreadCount(t *testing.T) {
 	}
 }
 
+// packSide is one device's buffers for exchange_pack: n values (device
+// i's own), listed in reverse, every third stamped, the out buffer and
+// count that another device's kernel may fill, and the pairs it packs.
+type packSide struct {
+	values, list, stamps, out, count kernels.DevPtr
+	want                             [][2]uint32
+}
+
+const packStamp = 7
+
+func newPackSide(t *testing.T, dev kernels.Device, i, n int) packSide {
+	values, stamps, list := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	var sd packSide
+	for v := range n {
+		values[v] = uint32(1000*(i+1) + v)
+		list[v] = uint32(n - 1 - v)
+		if v%3 == 0 {
+			stamps[v] = packStamp
+			sd.want = append(sd.want, [2]uint32{uint32(v), values[v]})
+		}
+	}
+	sd.values, sd.list, sd.stamps = alloc(t, dev, 4*n, words(values...)), alloc(t, dev, 4*n, words(list...)), alloc(t, dev, 4*n, words(stamps...))
+	sd.out, sd.count = alloc(t, dev, 8*n, nil), alloc(t, dev, 4, nil)
+	return sd
+}
+
+// packArgs packs from's values into into's buffer.
+func packArgs(from, into packSide, n int) []any {
+	return []any{from.values, from.list, uint32(n), from.stamps, uint32(packStamp), into.out, into.count}
+}
+
+// packed are the pairs dev's buffer of sd holds, by vertex.
+func packed(t *testing.T, dev kernels.Device, sd packSide) [][2]uint32 {
+	count := int(readWords(t, dev, sd.count, 1)[0])
+	out := readWords(t, dev, sd.out, 2*count)
+	var got [][2]uint32
+	for j := range count {
+		got = append(got, [2]uint32{out[2*j], out[2*j+1]})
+	}
+	slices.SortFunc(got, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
+	return got
+}
+
 // The multi-GPU exchange's pack kernel as a co-launch, each device packing
 // the other's values into the other's buffer (the same run as package hw's
 // TestHardwareSystem/CoLaunchReachesThePeersMemory on two contexts of one
@@ -241,45 +284,16 @@ func TestCoLaunchPacksThePeersValues(t *testing.T) {
 	k, err := kernels.Lookup("exchange_pack")
 	require.NoError(t, err)
 	s := openTinyX4(t, 2)
-	const n, stamp = 300, 7
-	type side struct {
-		values, list, stamps, out, count kernels.DevPtr
-		want                             [][2]uint32
-	}
-	var sides []side
+	const n = 300
+	var sides []packSide
 	for i, dev := range s.Devices() {
-		values, stamps, list := make([]uint32, n), make([]uint32, n), make([]uint32, n)
-		var sd side
-		for v := range n {
-			values[v] = uint32(1000*(i+1) + v)
-			list[v] = uint32(n - 1 - v)
-			if v%3 == 0 {
-				stamps[v] = stamp
-				sd.want = append(sd.want, [2]uint32{uint32(v), values[v]})
-			}
-		}
-		sd.values, sd.list, sd.stamps = alloc(t, dev, 4*n, words(values...)), alloc(t, dev, 4*n, words(list...)), alloc(t, dev, 4*n, words(stamps...))
-		sd.out, sd.count = alloc(t, dev, 8*n, nil), alloc(t, dev, 4, nil)
-		sides = append(sides, sd)
+		sides = append(sides, newPackSide(t, dev, i, n))
 	}
-	args := make([][]any, 2)
-	for i := range 2 {
-		o := sides[1-i]
-		args[i] = []any{o.values, o.list, uint32(n), o.stamps, uint32(stamp), o.out, o.count}
-	}
+	args := [][]any{packArgs(sides[1], sides[1], n), packArgs(sides[0], sides[0], n)}
 	_, err = s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(2), Block: kernels.D1(64)}, args)
 	require.NoError(t, err)
 	for i, sd := range sides {
-		dev := s.Devices()[i]
-		count := int(readWords(t, dev, sd.count, 1)[0])
-		require.Len(t, sd.want, count, "device %d's buffer holds the pairs the other device packed", i)
-		out := readWords(t, dev, sd.out, 2*count)
-		var got [][2]uint32
-		for j := range count {
-			got = append(got, [2]uint32{out[2*j], out[2*j+1]})
-		}
-		slices.SortFunc(got, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
-		assert.Equal(t, sd.want, got, "device %d", i)
+		assert.Equal(t, sd.want, packed(t, s.Devices()[i], sd), "device %d's buffer holds the pairs the other device packed", i)
 	}
 }
 
@@ -290,10 +304,10 @@ func TestCoLaunchPacksThePeersValues(t *testing.T) {
 func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
 	k, err := kernels.Lookup("load_latency")
 	require.NoError(t, err)
-	const lines, words = 64, 32 // 8 KB, one word per 128-byte line
-	chain := make([]uint32, lines*words)
+	const lines, perLine = 64, 32 // 8 KB, one word per 128-byte line
+	chain := make([]uint32, lines*perLine)
 	for l := range lines {
-		chain[l*words] = uint32((l + 1) % lines * words)
+		chain[l*perLine] = uint32((l + 1) % lines * perLine)
 	}
 	walk := kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(32)}
 	dramReads := func(warm bool) (coDRAM, afterDRAM float64) {
@@ -301,7 +315,7 @@ func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
 		require.NoError(t, err)
 		defer s.Close()
 		devs := s.Devices()
-		c1 := alloc(t, devs[1], 4*len(chain), words32(chain))
+		c1 := alloc(t, devs[1], 4*len(chain), words(chain...))
 		out0, out1 := alloc(t, devs[0], 16, nil), alloc(t, devs[1], 16, nil)
 		if warm {
 			_, err := devs[1].Launch(context.Background(), k, walk, c1, uint32(lines), uint32(1), out1)
@@ -309,7 +323,7 @@ func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
 		}
 		st, err := s.CoLaunch(context.Background(), k, walk, [][]any{{c1, uint32(lines), uint32(1), out0}, {c1, uint32(0), uint32(1), out1}})
 		require.NoError(t, err)
-		assert.EqualValues(t, 2*lines%lines*words, readWords(t, devs[0], out0+8, 1)[0], "the walk ends where it began")
+		assert.EqualValues(t, 2*lines%lines*perLine, readWords(t, devs[0], out0+8, 1)[0], "the walk ends where it began")
 		after, err := devs[1].Launch(context.Background(), k, walk, c1, uint32(lines), uint32(1), out1)
 		require.NoError(t, err)
 		return st.Counters["dram_read_bytes"], after.Counters["dram_read_bytes"]
@@ -321,8 +335,6 @@ func TestCoLaunchSharesTheDevicesL2s(t *testing.T) {
 	assert.Zero(t, afterCold, "the co-launch left the chain in device 1's L2 for its next launch")
 	assert.Zero(t, afterWarm)
 }
-
-func words32(v []uint32) []byte { return words(v...) }
 
 // A co-launch of one CTA per device runs every device's CTA: each device
 // packs its own values into the next one's buffer (local loads, stores
@@ -336,28 +348,18 @@ func TestCoLaunchRunsEveryDevicesCTAs(t *testing.T) {
 			require.NoError(t, err)
 			defer s.Close()
 			const size = 50
-			var vals, lists, stamps, outs, counts []kernels.DevPtr
+			var sides []packSide
 			for i, dev := range s.Devices() {
-				v, l, st := make([]uint32, size), make([]uint32, size), make([]uint32, size)
-				for j := range size {
-					v[j], l[j] = uint32(100*(i+1)+j), uint32(j)
-					if j%2 == 0 {
-						st[j] = 5
-					}
-				}
-				vals, lists = append(vals, alloc(t, dev, 4*size, words(v...))), append(lists, alloc(t, dev, 4*size, words(l...)))
-				stamps, outs = append(stamps, alloc(t, dev, 4*size, words(st...))), append(outs, alloc(t, dev, 8*size, nil))
-				counts = append(counts, alloc(t, dev, 4, nil))
+				sides = append(sides, newPackSide(t, dev, i, size))
 			}
 			args := make([][]any, n)
 			for i := range n {
-				to := (i + 1) % n
-				args[i] = []any{vals[i], lists[i], uint32(size), stamps[i], uint32(5), outs[to], counts[to]}
+				args[i] = packArgs(sides[i], sides[(i+1)%n], size)
 			}
 			_, err = s.CoLaunch(context.Background(), k, kernels.LaunchConfig{Grid: kernels.D1(1), Block: kernels.D1(64)}, args)
 			require.NoError(t, err)
 			for i, dev := range s.Devices() {
-				assert.Equal(t, []uint32{size / 2}, readWords(t, dev, counts[i], 1), "%s, %d devices: device %d received the previous one's pairs", mode, n, i)
+				assert.Equal(t, sides[(i+n-1)%n].want, packed(t, dev, sides[i]), "%s, %d devices: device %d received the previous one's pairs", mode, n, i)
 			}
 		}
 	}

@@ -700,13 +700,8 @@ func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.
 	if err != nil {
 		return stats, fmt.Errorf("sim: %w", err)
 	}
-	runErr := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()})
-	stats.Counters = map[string]float64{
-		"warp_instructions":   float64(g.WarpInsts),
-		"thread_instructions": float64(g.ThreadInsts),
-		"ctas":                float64(g.CTAs()),
-		"max_resident_ctas":   float64(min(resident, g.CTAs())),
-	}
+	var runErr error
+	stats.Counters, runErr = d.runFunctional(ctx, g, resident)
 	if predict != nil && runErr == nil {
 		stats.Cycles = predict(g)
 		stats.Elapsed = d.cfg.Host.kernelTime(stats.Cycles, d.cfg.ClockMHz)
@@ -718,6 +713,18 @@ func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.
 		return stats, fmt.Errorf("sim: %w", runErr)
 	}
 	return stats, nil
+}
+
+// runFunctional runs grid g functionally with the device's options,
+// resident CTAs at once, and returns its counters.
+func (d *Device) runFunctional(ctx context.Context, g *exec.Grid, resident int) (map[string]float64, error) {
+	err := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()})
+	return map[string]float64{
+		"warp_instructions":   float64(g.WarpInsts),
+		"thread_instructions": float64(g.ThreadInsts),
+		"ctas":                float64(g.CTAs()),
+		"max_resident_ctas":   float64(min(resident, g.CTAs())),
+	}, err
 }
 
 // timingGPU returns the device's timing model, building it on first use.

@@ -63,16 +63,16 @@ type Grid struct {
 
 	ctas int // CTAs in the grid
 	next int // CTAs dispatched
-	// A co-launch's (Launch.Parts): parts devices of perPart CTAs each,
-	// nextOf[d] of device d's dispatched, and every device's memory by
-	// device (images). One device: parts 1, images nil.
-	parts, perPart int
-	nextOf         []int
-	images         []*Memory
-	warpsPerCTA    int
-	threadsInCTA   int
-	sharedSize     int
-	localStride    int
+	// parts are the devices' parameters and memories (Launch.Parts, or
+	// one part of NewGrid's mem and Launch.Params), each with perPart
+	// CTAs, of which nextOf[d] are dispatched.
+	parts        []LaunchPart
+	perPart      int
+	nextOf       []int
+	warpsPerCTA  int
+	threadsInCTA int
+	sharedSize   int
+	localStride  int
 
 	// WarpInsts and ThreadInsts count executed warp-instructions and
 	// thread-instructions (active lanes summed over warp-instructions).
@@ -122,14 +122,9 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 			return nil, fmt.Errorf("kernel %s: device %d of a co-launch has the memory at %#x, not its own (NewMemoryOf(%d, ...))", prog.Name(), d, p.Memory.base, d)
 		}
 	}
-	g := &Grid{prog: prog, mem: parts[0].Memory, L: l, parts: len(parts), nextOf: make([]int, len(parts))}
+	g := &Grid{prog: prog, mem: parts[0].Memory, L: l, parts: parts, nextOf: make([]int, len(parts))}
 	g.perPart = l.Grid[0] * l.Grid[1] * l.Grid[2]
-	g.ctas = g.perPart * g.parts
-	if len(l.Parts) > 0 {
-		for _, p := range l.Parts {
-			g.images = append(g.images, p.Memory)
-		}
-	}
+	g.ctas = g.perPart * len(parts)
 	g.threadsInCTA = l.Block[0] * l.Block[1] * l.Block[2]
 	g.warpsPerCTA = (g.threadsInCTA + WarpSize - 1) / WarpSize
 	g.sharedSize = SharedBytes(prog, l.DynamicShared)
@@ -151,33 +146,20 @@ func onDevice(l Launch, d int) string {
 
 // Devices is the number of devices the launch runs on (1 unless it is a
 // co-launch); SMs of the grid are Devices() × Launch.SMs.
-func (g *Grid) Devices() int { return g.parts }
+func (g *Grid) Devices() int { return len(g.parts) }
 
 // deviceOf is the device of the grid's SM sm.
-func (g *Grid) deviceOf(sm int) int {
-	if g.parts == 1 {
-		return 0
-	}
-	return min(sm/g.L.SMs, g.parts-1)
-}
+func (g *Grid) deviceOf(sm int) int { return min(sm/g.L.SMs, len(g.parts)-1) }
 
 // PendingOn is the number of CTAs not dispatched yet that may run on SM
 // sm: its device's.
-func (g *Grid) PendingOn(sm int) int {
-	if g.parts == 1 {
-		return g.ctas - g.next
-	}
-	d := g.deviceOf(sm)
-	return g.perPart - g.nextOf[d]
-}
+func (g *Grid) PendingOn(sm int) int { return g.perPart - g.nextOf[g.deviceOf(sm)] }
 
 // image is the memory that holds global address a: in a co-launch the
 // owner device's (Launch.Parts), otherwise the grid's own.
 func (g *Grid) image(a uint64) *Memory {
-	if g.images != nil {
-		if d := DeviceOf(a); d >= 0 && d < len(g.images) {
-			return g.images[d]
-		}
+	if d := DeviceOf(a); len(g.parts) > 1 && d >= 0 && d < len(g.parts) {
+		return g.parts[d].Memory
 	}
 	return g.mem
 }
@@ -234,7 +216,7 @@ func (g *Grid) CTAs() int { return g.ctas }
 func (g *Grid) Pending() int { return g.ctas - g.next }
 
 // SMs is the number of SMs the grid runs on: Launch.SMs on each device.
-func (g *Grid) SMs() int { return g.L.SMs * g.parts }
+func (g *Grid) SMs() int { return g.L.SMs * len(g.parts) }
 
 func (g *Grid) clock() uint64 {
 	if g.L.Clock != nil {
@@ -293,7 +275,7 @@ type barrier struct {
 // name is how a diagnosis names the CTA: by its linear index, and in a
 // co-launch by its device and its index there.
 func (c *CTA) name() string {
-	if c.g.parts == 1 {
+	if len(c.g.parts) == 1 {
 		return fmt.Sprintf("CTA %d", c.Linear)
 	}
 	return fmt.Sprintf("device %d CTA %d", c.Device, c.Linear-c.Device*c.g.perPart)
@@ -328,10 +310,7 @@ func (g *Grid) Dispatch(sm int) *CTA {
 	gx, gy := g.L.Grid[0], g.L.Grid[1]
 	c.ID = [3]uint32{uint32(lin % gx), uint32(lin / gx % gy), uint32(lin / (gx * gy))}
 	c.Linear, c.SM, c.Device = dev*g.perPart+lin, sm, dev
-	c.mem, c.params = g.mem, g.L.Params
-	if p := g.L.Parts; p != nil {
-		c.mem, c.params = p[dev].Memory, p[dev].Params
-	}
+	c.mem, c.params = g.parts[dev].Memory, g.parts[dev].Params
 	c.done = 0
 	c.slot = len(g.resident)
 	g.resident = append(g.resident, c)
@@ -591,7 +570,7 @@ type RunOptions struct {
 func (g *Grid) Run(ctx context.Context, opt RunOptions) error {
 	// A co-launch's devices take an equal share of the resident CTAs
 	// each, on their own SMs.
-	per := max(opt.Resident/g.parts, 1)
+	per := max(opt.Resident/len(g.parts), 1)
 	var slots []*CTA
 	for d := range g.parts {
 		for i := range min(per, g.perPart) {
@@ -616,7 +595,7 @@ func (g *Grid) Started() []*CTA {
 // on the SM with the fewest; from then on it runs as Run does. Barrier
 // waits, finished warps and CTAs not yet retired carry over as they are.
 func (g *Grid) Continue(ctx context.Context, opt RunOptions) (done bool, err error) {
-	if g.parts > 1 {
+	if len(g.parts) > 1 {
 		return false, fmt.Errorf("exec: kernel %s: a co-launch cannot be continued functionally", g.prog.Name())
 	}
 	slots := g.Started()

@@ -105,7 +105,7 @@ func (w *Warp) resolve(x *xinst, l int, a uint64, n int, store bool) ([]byte, ui
 			switch {
 			case a < 4096:
 				reason = "null pointer access"
-			case w.g.images == nil && DeviceOf(a) > 0:
+			case len(w.g.parts) == 1 && DeviceOf(a) > 0:
 				reason = fmt.Sprintf("address in device %d's memory window: another device's memory is reached only in a co-launch", DeviceOf(a))
 			}
 			return nil, 0, w.fault(x, l, x.space, orig, n, reason)

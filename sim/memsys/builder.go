@@ -130,7 +130,7 @@ func (b Builder) Build(name string) (*System, error) {
 	} else if len(b.l2Engines) > 0 {
 		return nil, errors.New("memsys: WithL2Domains needs WithDomains")
 	}
-	cfg := b.config
+	cfg := systemConfig(b.config, b.devices)
 	t := cfg.timing()
 	s := &System{
 		name:     name,
@@ -144,7 +144,7 @@ func (b Builder) Build(name string) (*System, error) {
 			t.crossReq, t.crossRsp, cfg.SectorSizeBytes),
 	}
 	s.devices = max(b.devices, 1)
-	s.devCfg = deviceConfig(cfg, s.devices)
+	s.devCfg = b.config
 	s.fabric.devices = s.devices
 	s.fabric.smsPerDevice = b.numSMs / s.devices
 	s.fabric.slicesPerDevice = cfg.L2Slices / s.devices
@@ -497,9 +497,7 @@ func (b Builder) buildSectoredL1(s *System, name string) {
 		domain:        domain,
 		device:        s.deviceOfSM(c.sm) + 1,
 	})
-	if s.devices > 1 {
-		c.device, c.devices = s.deviceOfSM(c.sm), s.devices
-	}
+	c.device, c.devices = s.deviceOfSM(c.sm), s.devices
 	s.l1Top = append(s.l1Top, c.top)
 	s.l1Stats = append(s.l1Stats, c)
 	s.sectoredL1s = append(s.sectoredL1s, c)

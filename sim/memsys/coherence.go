@@ -30,7 +30,7 @@ func (v *L1Values) slot(sm int) int { return sm % v.perDevice }
 
 // smOf is the SM in holder set slot k of line: of the line's owner.
 func (v *L1Values) smOf(line uint64, k int) int {
-	return min(int(line>>deviceAddressBits), v.devices-1)*v.perDevice + k
+	return deviceOf(line, v.devices)*v.perDevice + k
 }
 
 // maxCoherentSMs bounds the SM count under CoherenceL1 (smBits), per

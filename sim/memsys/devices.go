@@ -30,10 +30,10 @@ type Link struct {
 	BytesPerCycle float64
 }
 
-// WithDevices makes the system n devices' (see the comment above): the
-// configuration's L2 slices (and L2 partitions, DRAM bandwidth) are the
-// devices' together, n times a lone device's, and the SMs too
-// (WithNumSMs). The devices support only the sectored L1 and L2.
+// WithDevices makes the system n devices' (see the comment above), each
+// with the configuration's slices, partitions and DRAM bandwidth (one
+// device's: the system holds n times them) and WithNumSMs ÷ n SMs. The
+// devices support only the sectored L1 and L2.
 func (b Builder) WithDevices(n int, link Link) Builder {
 	b.devices, b.link = n, link
 	return b
@@ -45,10 +45,8 @@ func (b Builder) checkDevices() error {
 	switch {
 	case n <= 1:
 		return nil
-	case b.numSMs%n != 0 || c.L2Slices%n != 0:
-		return fmt.Errorf("memsys: %d devices need SMs and L2 slices in whole shares: %d SMs, %d slices", n, b.numSMs, c.L2Slices)
-	case c.L2Partitions > 1 && c.L2Partitions%n != 0:
-		return fmt.Errorf("memsys: %d devices need L2 partitions in whole shares: %d", n, c.L2Partitions)
+	case b.numSMs%n != 0:
+		return fmt.Errorf("memsys: %d devices need the SMs in whole shares: %d SMs", n, b.numSMs)
 	case c.l1Model() != L1Sectored || c.l2Model() != L2Sectored:
 		return fmt.Errorf("memsys: several devices need the sectored L1 and L2 (l1_model %q, l2_model %q)", c.l1Model(), c.l2Model())
 	case !(b.link.LatencyCycles >= 0) || !(b.link.BytesPerCycle > 0):
@@ -94,10 +92,16 @@ func (f *fabric) countLink(d *fabricDomain, from, to int, b, queued float64) {
 	d.linkQueued += queued
 }
 
-// deviceOfAddress is the device whose window holds address (the last
-// device's for addresses past every window).
-func (s *System) deviceOfAddress(address uint64) int {
-	return min(int(address>>deviceAddressBits), s.devices-1)
+// deviceOf is the device of devices whose window holds address (the last
+// one's for addresses past every window).
+func deviceOf(address uint64, devices int) int {
+	return min(int(address>>deviceAddressBits), max(devices, 1)-1)
+}
+
+// crossesDevices reports whether a message from src to dst goes between
+// two devices.
+func crossesDevices(src, dst *fabricEnd) bool {
+	return src.device != dst.device && src.device != 0 && dst.device != 0
 }
 
 // Devices is the number of devices the system serves (1: a lone GPU).
@@ -115,20 +119,20 @@ func (s *System) sliceLinkShare(l Link) float64 {
 	if s.devices <= 1 {
 		return 0
 	}
-	return l.BytesPerCycle / float64(s.config.L2Slices/s.devices)
+	return l.BytesPerCycle / float64(s.devCfg.L2Slices)
 }
 
-// deviceConfig is one device's share of the configuration: its slices,
-// partitions and DRAM bandwidth.
-func deviceConfig(c Config, n int) Config {
+// systemConfig is the configuration of n devices of configuration c
+// together: n times its slices, partitions and DRAM bandwidth.
+func systemConfig(c Config, n int) Config {
 	if n <= 1 {
 		return c
 	}
-	c.L2Slices /= n
+	c.L2Slices *= n
 	if c.L2Partitions > 1 {
-		c.L2Partitions /= n
+		c.L2Partitions *= n
 	}
-	c.DRAMBandwidthGBPerS /= float64(n)
+	c.DRAMBandwidthGBPerS *= float64(n)
 	return c
 }
 

@@ -287,8 +287,8 @@ func (f *fabric) receive(d *fabricDomain, end uint64) {
 			at = float64(end)
 		}
 		dst := c.dst
-		if src := c.src; dst.linkBytesPerCycle > 0 && src.device != dst.device && src.device != 0 {
-			at = f.linkIn(c.msg, src, dst, at)
+		if dst.linkBytesPerCycle > 0 && crossesDevices(c.src, dst) {
+			at = f.linkIn(c.msg, c.src, dst, at)
 		}
 		if dst.bytesPerCycle > 0 {
 			if b := f.ingressBytes(c.msg, dst); b > 0 {

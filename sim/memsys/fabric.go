@@ -445,7 +445,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 			src.egressFree = at + b/src.bytesPerCycle
 		}
 	}
-	if src.linkBytesPerCycle > 0 && src.device != dst.device && dst.device != 0 {
+	if src.linkBytesPerCycle > 0 && crossesDevices(src, dst) {
 		at = f.linkOut(msg, src, dst, at)
 	}
 	at += f.routeLatency(src, dst)
@@ -458,7 +458,7 @@ func (f *fabric) enqueue(msg sim.Msg, src, dst *fabricEnd, delay float64) {
 		src.dom.send(crossing{msg: msg, at: at, src: src, dst: dst})
 		return
 	}
-	if dst.linkBytesPerCycle > 0 && src.device != dst.device && src.device != 0 {
+	if dst.linkBytesPerCycle > 0 && crossesDevices(src, dst) {
 		at = f.linkIn(msg, src, dst, at)
 	}
 	if dst.bytesPerCycle > 0 {
@@ -485,7 +485,7 @@ func (f *fabric) routeLatency(src, dst *fabricEnd) float64 {
 	if src.partition != dst.partition && src.partition != 0 && dst.partition != 0 {
 		at += f.farCrossing
 	}
-	if src.device != dst.device && src.device != 0 && dst.device != 0 {
+	if crossesDevices(src, dst) {
 		at += f.linkLatency
 	}
 	if f.spread > 0 && src.sm != 0 && dst.slice != 0 {

@@ -31,7 +31,7 @@ import (
 // under the same lock (System.Stats).
 type sectoredL1 struct {
 	// device and devices: the L1's SM's device among the system's
-	// (devices.go; devices 0: a lone GPU).
+	// (devices.go; 0 and 1 for a lone GPU).
 	device, devices int
 	name            string
 	fabric          *fabric
@@ -146,7 +146,7 @@ func (c *sectoredL1) read(req *mem.ReadReq, cycle float64) bool {
 				c.name, req.Address, uint32(sectors), req.AccessByteSize))
 		}
 	}
-	if c.devices > 1 && min(int(lineAddr>>deviceAddressBits), c.devices-1) != c.device {
+	if deviceOf(lineAddr, c.devices) != c.device {
 		// Another device's line (devices.go): never held here.
 		bypass = true
 	}

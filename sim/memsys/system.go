@@ -113,10 +113,7 @@ func (s *System) L1Port(sm int) sim.Port { return s.l1Top[sm] }
 
 // SliceOf returns the L2 slice that owns an address.
 func (s *System) SliceOf(address uint64) int {
-	if s.devices > 1 {
-		return s.deviceOfAddress(address)*s.devCfg.L2Slices + sliceOf(s.devCfg, address)
-	}
-	return sliceOf(s.config, address)
+	return deviceOf(address, s.devices)*s.devCfg.L2Slices + sliceOf(s.devCfg, address)
 }
 
 // sliceOf maps an address to its slice (Config.L2Hash). The XOR hash folds

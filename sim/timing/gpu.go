@@ -168,19 +168,11 @@ func (b Builder) Build(name string) (*GPU, error) {
 		engine = newSerialEngine(b.freq.Period())
 	}
 	devices := max(b.devices, 1)
-	memory := b.memory
 	smCount := b.limits.SMs * devices
-	if devices > 1 {
-		memory.L2Slices *= devices
-		if memory.L2Partitions > 1 {
-			memory.L2Partitions *= devices
-		}
-		memory.DRAMBandwidthGBPerS *= float64(devices)
-	}
 	mb := memsys.MakeBuilder().
 		WithEngine(engine).
 		WithFreq(b.freq).
-		WithConfig(memory).
+		WithConfig(b.memory).
 		WithNumSMs(smCount).
 		WithDevices(devices, b.link)
 	var smEngines, l2Engines []*serialEngine
@@ -192,7 +184,7 @@ func (b Builder) Build(name string) (*GPU, error) {
 			engines[i] = e
 		}
 		var l2 []sim.Engine
-		for range min(l2Groups, memory.L2Slices) - 1 {
+		for range min(l2Groups, b.memory.L2Slices*devices) - 1 {
 			e := newSerialEngine(b.freq.Period())
 			l2Engines = append(l2Engines, e)
 			l2 = append(l2, e)
