@@ -54,3 +54,7 @@ struct bfs_speculative_acc : wg_acc_defaults<uint32_t> {
 };
 
 WG_ATOS_ENTRIES(bfs, bfs_speculative_acc)
+
+// Across the devices of a system: Atos's warp workers with remote pushes.
+#include "lib/atos_peers.cuh"
+WG_ATOS_PEER_ENTRIES(bfs, bfs_speculative_acc)

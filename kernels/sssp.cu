@@ -73,3 +73,7 @@ WG_MGPU_ENTRIES(sssp, sssp_acc)
 // admission entry starts the next.
 WG_ATOS_ENTRIES(sssp, sssp_acc)
 WG_ATOS_BUCKET_ENTRIES(sssp, sssp_acc)
+
+// Across the devices of a system: Atos's warp workers with remote pushes.
+#include "lib/atos_peers.cuh"
+WG_ATOS_PEER_ENTRIES(sssp, sssp_acc)

@@ -33,3 +33,7 @@ WG_MGPU_ENTRIES(sswp, sswp_acc)
 
 // Asynchronous under Atos as it is: compute reads the source's current value.
 WG_ATOS_ENTRIES(sswp, sswp_acc)
+
+// Across the devices of a system: Atos's warp workers with remote pushes.
+#include "lib/atos_peers.cuh"
+WG_ATOS_PEER_ENTRIES(sswp, sswp_acc)

@@ -120,3 +120,7 @@ extern "C" __global__ void wcc_afforest_link_rest(WG_ACC_PARAMS, uint32_t skip) 
   for (uint32_t e = g.begin(v) + iteration + wg_lane_id(); e < g.end(v); e += 32)
     wcc_link(parent, v, g.targets[e]);
 }
+
+// Across the devices of a system: Atos's warp workers with remote pushes.
+#include "lib/atos_peers.cuh"
+WG_ATOS_PEER_ENTRIES(wcc, wcc_acc)

@@ -60,11 +60,12 @@ func init() {
 			pullFractionKey,
 		},
 		Forms:    []Form{Tasks, ACC},
-		Offers:   map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }},
+		Offers:   map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }, Partitioned: atosPeersOffer},
 		Supports: atosSupports,
 		Prepare:  atosPrepare,
 		Reset:    atosReset,
 		Run:      atosRun,
+		Collect:  atosCollect,
 		Label:    func(v Variant) string { return v.Get("worker") },
 		Variants: []string{
 			"atos",
@@ -201,6 +202,9 @@ func atosFetch(e *Enactment) int {
 }
 
 func atosPrepare(e *Enactment) error {
+	if sys := e.Options.System; sys != nil && len(sys.Devices()) > 1 {
+		return atosPeersPrepare(e, sys)
+	}
 	n := e.Problem.Graph.NumVertices()
 	st := &atosState{fetch: atosFetch(e)}
 	e.bucketNote()
@@ -243,6 +247,9 @@ func atosPrepare(e *Enactment) error {
 // vertex when it has no start list: the algorithm's active() decides
 // nothing here, as every vertex of WCC and PageRank starts active).
 func atosReset(e *Enactment) error {
+	if _, ok := e.State.(*atosPeersState); ok {
+		return atosPeersReset(e)
+	}
 	st := e.State.(*atosState)
 	b := e.Buffers
 	start := e.Problem.Start
@@ -270,6 +277,9 @@ func atosReset(e *Enactment) error {
 }
 
 func atosRun(e *Enactment) error {
+	if _, ok := e.State.(*atosPeersState); ok {
+		return atosPeersRun(e)
+	}
 	p := e.Problem
 	if p.Graph.NumVertices() == 0 {
 		return nil

@@ -879,19 +879,11 @@ func (e *Enactment) listGrid(n int) int {
 // after a run (untimed, as the final download is), for the check.
 func mgpuCollect(e *Enactment) error {
 	st := e.State.(*mgpuState)
-	if len(st.parts) == 1 {
-		return nil
-	}
-	words := len(e.Problem.Meta[0].init) / 4
-	merged := make([]uint32, words)
-	own := make([]uint32, words)
+	devs := make([]kernels.Device, len(st.parts))
+	meta0s := make([]kernels.DevPtr, len(st.parts))
+	owned := make([][]uint32, len(st.parts))
 	for d, p := range st.parts {
-		if err := kernels.Download(p.dev, own, p.meta[0]); err != nil {
-			return fmt.Errorf("device %d: %w", d, err)
-		}
-		for _, v := range p.owned {
-			merged[v] = own[v]
-		}
+		devs[d], meta0s[d], owned[d] = p.dev, p.meta[0], p.owned
 	}
-	return kernels.Upload(st.parts[0].dev, st.parts[0].meta[0], merged)
+	return gatherOwned(e, devs, meta0s, owned)
 }

@@ -56,39 +56,105 @@ func (s *Spin) Free() error { return s.dev.Free(s.flag) }
 // launch, a deadlock the simulator diagnosed) is returned as it is.
 func (s *Spin) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	var stats kernels.LaunchStats
-	_, flagIdx, ok := kernels.SpinParams(k)
-	if !ok {
-		return stats, fmt.Errorf("kernel %s does not follow the spin protocol: its last parameters are not uint32_t spin_budget, int* abort_flag", k.Name)
+	if err := s.check(k, args); err != nil {
+		return stats, err
 	}
-	if len(args) != flagIdx-1 {
-		return stats, fmt.Errorf("kernel %s: %d arguments before spin_budget, it takes %d", k.Name, len(args), flagIdx-1)
-	}
-	if s.raised {
-		if err := s.dev.Memset(s.flag, 0, 4); err != nil {
-			return stats, fmt.Errorf("clearing the abort flag: %w", err)
-		}
-		s.raised = false
+	if err := s.clear(); err != nil {
+		return stats, err
 	}
 	all := append(slices.Clip(args), s.Budget, s.flag)
 	stats, err := s.dev.Launch(ctx, k, cfg, all...)
+	s.raised = true
 	if err != nil {
-		s.raised = true
 		return stats, err
 	}
-	flag := []int32{0}
-	if err := kernels.Download(s.dev, flag, s.flag); err != nil {
-		s.raised = true
-		return stats, fmt.Errorf("reading the abort flag of %s: %w", k.Name, err)
+	gaveUp, err := s.gaveUpFlag(k)
+	if err != nil {
+		return stats, err
 	}
-	if flag[0] != 0 {
-		s.raised = true
+	if gaveUp {
 		return stats, &kernels.SpinBudgetError{Kernel: k.Name, Budget: s.Budget, Detail: s.gaveUp(k, cfg)}
 	}
+	s.raised = false
 	return stats, nil
+}
+
+// check refuses a kernel outside the spin protocol and arguments that do
+// not fill the parameters before spin_budget.
+func (s *Spin) check(k *kernels.Kernel, args []any) error {
+	_, flagIdx, ok := kernels.SpinParams(k)
+	if !ok {
+		return fmt.Errorf("kernel %s does not follow the spin protocol: its last parameters are not uint32_t spin_budget, int* abort_flag", k.Name)
+	}
+	if len(args) != flagIdx-1 {
+		return fmt.Errorf("kernel %s: %d arguments before spin_budget, it takes %d", k.Name, len(args), flagIdx-1)
+	}
+	return nil
+}
+
+// clear zeroes a flag that may be raised.
+func (s *Spin) clear() error {
+	if !s.raised {
+		return nil
+	}
+	if err := s.dev.Memset(s.flag, 0, 4); err != nil {
+		return fmt.Errorf("clearing the abort flag: %w", err)
+	}
+	s.raised = false
+	return nil
+}
+
+// gaveUpFlag reads the flag after a launch of k.
+func (s *Spin) gaveUpFlag(k *kernels.Kernel) (bool, error) {
+	flag := []int32{0}
+	if err := kernels.Download(s.dev, flag, s.flag); err != nil {
+		return false, fmt.Errorf("reading the abort flag of %s: %w", k.Name, err)
+	}
+	return flag[0] != 0, nil
 }
 
 // gaveUp explains an abort: a grid larger than what can be co-resident
 // (the deadlock a grid barrier cannot escape), or a budget too small for a
+
+// CoLaunchSpinning runs k on every device of ps at once (a co-launch),
+// device d with args[d] and then spins[d]'s budget and abort flag. When a
+// wait gave up on some device it returns the co-launch's statistics and a
+// *kernels.SpinBudgetError naming that device.
+func CoLaunchSpinning(ctx context.Context, ps kernels.PeerSystem, k *kernels.Kernel, cfg kernels.LaunchConfig, spins []*Spin, args [][]any) (kernels.LaunchStats, error) {
+	var stats kernels.LaunchStats
+	if len(spins) != len(args) {
+		return stats, fmt.Errorf("co-launch of %s: %d abort flags for %d devices", k.Name, len(spins), len(args))
+	}
+	all := make([][]any, len(args))
+	for d, s := range spins {
+		if err := s.check(k, args[d]); err != nil {
+			return stats, err
+		}
+		if err := s.clear(); err != nil {
+			return stats, err
+		}
+		all[d] = append(slices.Clip(args[d]), s.Budget, s.flag)
+	}
+	stats, err := ps.CoLaunch(ctx, k, cfg, all)
+	for _, s := range spins {
+		s.raised = true
+	}
+	if err != nil {
+		return stats, err
+	}
+	for d, s := range spins {
+		gaveUp, err := s.gaveUpFlag(k)
+		if err != nil {
+			return stats, fmt.Errorf("device %d: %w", d, err)
+		}
+		if gaveUp {
+			return stats, &kernels.SpinBudgetError{Kernel: k.Name, Budget: s.Budget, Detail: fmt.Sprintf("on device %d, %s", d, s.gaveUp(k, cfg))}
+		}
+		s.raised = false
+	}
+	return stats, nil
+}
+
 // grid that could have completed.
 func (s *Spin) gaveUp(k *kernels.Kernel, cfg kernels.LaunchConfig) string {
 	grid, block := cfg.Grid.Count(), cfg.Block.Count()

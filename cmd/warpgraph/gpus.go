@@ -17,7 +17,7 @@ import (
 // registerGPUFlags adds --gpus, --partition and --devices: a run over
 // several devices (the mgpu scheduler).
 func registerGPUFlags(f *pflag.FlagSet, o *runOptions) {
-	f.IntVar(&o.gpus, "gpus", 1, "devices the run spans, the graph's vertices partitioned over them (needs a scheduler that runs partitioned graphs: mgpu); on sim the configuration must describe a system of at least this many GPUs (e.g. h100-x8-nvlink)")
+	f.IntVar(&o.gpus, "gpus", 1, "devices the run spans, the graph's vertices partitioned over them (needs a scheduler that runs partitioned graphs: mgpu, or atos:worker=warp); on sim the configuration must describe a system of at least this many GPUs (e.g. h100-x8-nvlink)")
 	f.StringVar(&o.partition, "partition", graph.PartitionRange, "with --gpus P: how the vertices are split: range (contiguous ranges balanced by in-edges) or hash")
 	f.StringVar(&o.devices, "devices", "", "with --target hw: the CUDA device ordinals the run spans, in order (default 0..P-1 for --gpus P); an ordinal listed twice gets a second context on that GPU, which checks the multi-GPU path on one GPU (no peer link: its times mean nothing)")
 }

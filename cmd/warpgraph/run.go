@@ -437,10 +437,10 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		}
 		if o.gpus > 1 {
 			if err := variant.Offers(scheduler.Partitioned); err != nil {
-				return nil, badInput("--gpus %d: scheduler %s: %v (use mgpu)", o.gpus, variant, err)
+				return nil, badInput("--gpus %d: scheduler %s: %v (use mgpu, or atos:worker=warp)", o.gpus, variant, err)
 			}
-			if o.target == "sim" && o.simMode == "sampled" && variant.Get("exchange") == scheduler.ExchangeRefinePut {
-				return nil, badInput("--gpus %d: exchange=%s co-launches kernels on every device, which sampled mode does not simulate: use --sim-mode timing or functional", o.gpus, scheduler.ExchangeRefinePut)
+			if o.target == "sim" && o.simMode == "sampled" && scheduler.CoLaunchesAcrossDevices(variant) {
+				return nil, badInput("--gpus %d: %s co-launches kernels on every device, which sampled mode does not simulate: use --sim-mode timing or functional", o.gpus, variant)
 			}
 		}
 		// Open the device before loading a large graph, so a missing

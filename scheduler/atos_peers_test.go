@@ -1,0 +1,116 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/warpgraph/warpgraph/graph"
+	"github.com/warpgraph/warpgraph/scheduler"
+	"github.com/warpgraph/warpgraph/sim"
+)
+
+// enactOn runs algorithm name under variant on the system's devices and
+// returns the result and the error.
+func enactOn(t *testing.T, sys *sim.System, name, variant string, g *graph.Graph, partition string) (*scheduler.Result, error) {
+	t.Helper()
+	a, err := scheduler.LookupAlgorithm(name)
+	require.NoError(t, err)
+	v, err := scheduler.ParseVariant(variant)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return scheduler.Enact(ctx, sys.Devices()[0], a, v, g, a.Select(scheduler.Params{}), scheduler.RunOptions{Block: 64, System: sys, Partition: partition})
+}
+
+// TestAtosAcrossDevices runs Atos's warp workers across 1, 2 and 4
+// simulated GPUs (tiny-x4's link) on the corpus graphs of at most 300
+// vertices, with and without deduplication, in functional and timing
+// mode, validated against graph/ref: every task a device pushes into
+// another's queue is processed there, and the run ends only when no task
+// is pending on any device. With several devices, every pop is counted on
+// some device and the statistics say how the pops were spread.
+func TestAtosAcrossDevices(t *testing.T) {
+	modes := []sim.Mode{sim.ModeFunctional, sim.ModeTiming}
+	if testing.Short() {
+		modes = modes[:1]
+	}
+	graphs := corpus(t)
+	for _, mode := range modes {
+		for _, gpus := range []int{1, 2, 4} {
+			sys := openSimSystem(t, gpus, mode)
+			for _, cg := range graphs {
+				if cg.g.NumVertices() < gpus || cg.g.NumVertices() > 300 {
+					continue
+				}
+				partition := graph.PartitionRange
+				if len(cg.name)%2 == 1 {
+					partition = graph.PartitionHash
+				}
+				for _, name := range []string{"bfs", "sssp", "sswp", "wcc"} {
+					for _, dedup := range []string{"on", "off"} {
+						t.Run(fmt.Sprintf("%s/%d/%s/%s/dedup=%s", mode, gpus, cg.name, name, dedup), func(t *testing.T) {
+							res, err := enactOn(t, sys, name, "atos:worker=warp,dedup="+dedup, cg.g, partition)
+							require.NoError(t, err)
+							require.True(t, res.Validation.OK(), res.Validation.String())
+							pops, ok := summaryNumber(res, "queue_pops")
+							require.True(t, ok)
+							assert.Positive(t, pops)
+							if mode == sim.ModeTiming {
+								assert.Positive(t, res.EndToEnd)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// On a graph split over four devices the pushes cross the link: the
+// modelled links are busy, every device pops tasks, and the timing-mode
+// run's figures are the same at every thread count of the engine.
+func TestAtosAcrossDevicesReachesEveryDevice(t *testing.T) {
+	g := load(t, "rmat:scale=9+perm=1")
+	var figures []string
+	for _, threads := range []int{1, 3} {
+		sys, err := sim.OpenSystem("tiny-x4", 4, sim.WithMode(sim.ModeTiming), sim.WithThreads(threads))
+		require.NoError(t, err)
+		res, err := enactOn(t, sys, "bfs", "atos:worker=warp", g, graph.PartitionRange)
+		sys.Close()
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), res.Validation.String())
+		moved, ok := summaryNumber(res, "link_bytes")
+		assert.True(t, ok && moved > 0, "the pushes and remote updates cross the links")
+		text := fmt.Sprint(res.Iterations[0].Stats.Cycles)
+		for _, f := range res.Summary {
+			if f.Key == "queue_pops" {
+				for d := range 4 {
+					assert.Regexp(t, fmt.Sprintf(`%d: [1-9]`, d), f.Value, "device %d popped tasks", d)
+				}
+			}
+			text += "; " + f.Value
+		}
+		figures = append(figures, text)
+	}
+	assert.Equal(t, figures[0], figures[1], "1 and 3 engine threads")
+}
+
+// Across devices atos needs persistent warp workers and an algorithm with
+// entries across devices; each refusal is one clear error.
+func TestAtosAcrossDevicesRefusals(t *testing.T) {
+	sys := openSimSystem(t, 2, sim.ModeFunctional)
+	g := load(t, "grid:w=6,h=6")
+	_, err := enactOn(t, sys, "bfs", "atos", g, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "atos:worker=warp")
+	_, err = enactOn(t, sys, "bfs", "atos:mode=discrete,worker=warp", g, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "persistent warp workers")
+	_, err = enactOn(t, sys, "pr", "atos:worker=warp", g, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bfs, ")
+}
