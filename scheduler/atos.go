@@ -366,15 +366,22 @@ func atosGrow(e *Enactment, overflow *QueueOverflowError) error {
 	}
 	st.capacity = min(2*max(st.capacity, int(overflow.Pushed)), atosMaxCapacity)
 	st.items = e.Buffers.Uint32s(st.capacity, "task queue")
-	e.Notes = append(e.Notes, fmt.Sprintf("the task queue overflowed (%d tasks pushed) and the run restarted with room for %d; that run's time includes the failed attempt", overflow.Pushed, st.capacity))
+	if err := e.restartRun(fmt.Sprintf("the task queue overflowed (%d tasks pushed) and the run restarted with room for %d; that run's time includes the failed attempt", overflow.Pushed, st.capacity)); err != nil {
+		return err
+	}
+	return atosReset(e)
+}
+
+// restartRun starts the run again from the problem's initial state (its
+// metadata on the first device, no iterations or figures recorded), the
+// note saying why.
+func (e *Enactment) restartRun(note string) error {
+	e.Notes = append(e.Notes, note)
 	for _, m := range e.Problem.Meta {
 		e.Buffers.Upload(m.ptr, m.init, e.Algorithm.Name+" "+m.Name)
 	}
 	e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
-	if err := e.Buffers.Err(); err != nil {
-		return err
-	}
-	return atosReset(e)
+	return e.Buffers.Err()
 }
 
 // atosPersistent is one launch of a co-resident grid of workers.

@@ -183,18 +183,7 @@ func atosPeerNames() string {
 func (st *atosPeersState) allocate(e *Enactment, d int, q *atosPeer, owner []uint32) error {
 	g := e.Problem.Graph
 	n := g.NumVertices()
-	if d == 0 {
-		q.buf = e.Buffers
-		for _, m := range e.Problem.Meta {
-			q.meta = append(q.meta, m.ptr)
-		}
-	} else {
-		q.buf = NewBuffers(q.dev)
-		e.cleanups = append(e.cleanups, func() { _ = q.buf.Free() })
-		for _, m := range e.Problem.Meta {
-			q.meta = append(q.meta, q.buf.Bytes(len(m.init), fmt.Sprintf("%s %s on device %d", e.Algorithm.Name, m.Name, d)))
-		}
-	}
+	q.buf, q.meta = e.deviceMetadata(d, q.dev)
 	b := q.buf
 	offsets := make([]uint32, n+1)
 	var targets, weights []uint32
@@ -313,12 +302,7 @@ func atosPeersRun(e *Enactment) error {
 		if err := st.writePeerTables(); err != nil {
 			return err
 		}
-		e.Notes = append(e.Notes, fmt.Sprintf("a task queue overflowed (%d tasks pushed) and the run restarted with room for %d a device; that run's time includes the failed attempt", overflow.Pushed, st.capacity))
-		for _, m := range e.Problem.Meta {
-			e.Buffers.Upload(m.ptr, m.init, e.Algorithm.Name+" "+m.Name)
-		}
-		e.iterations, e.total, e.launches, e.statistics = nil, kernels.LaunchStats{}, 0, nil
-		if err := e.Buffers.Err(); err != nil {
+		if err := e.restartRun(fmt.Sprintf("a task queue overflowed (%d tasks pushed) and the run restarted with room for %d a device; that run's time includes the failed attempt", overflow.Pushed, st.capacity)); err != nil {
 			return err
 		}
 		if err := atosPeersReset(e); err != nil {

@@ -34,40 +34,23 @@ func enactOn(t *testing.T, sys *sim.System, name, variant string, g *graph.Graph
 // is pending on any device. With several devices, every pop is counted on
 // some device and the statistics say how the pops were spread.
 func TestAtosAcrossDevices(t *testing.T) {
-	modes := []sim.Mode{sim.ModeFunctional, sim.ModeTiming}
-	if testing.Short() {
-		modes = modes[:1]
-	}
-	graphs := corpus(t)
-	for _, mode := range modes {
-		for _, gpus := range []int{1, 2, 4} {
-			sys := openSimSystem(t, gpus, mode)
-			for _, cg := range graphs {
-				if cg.g.NumVertices() < gpus || cg.g.NumVertices() > 300 {
-					continue
-				}
-				partition := graph.PartitionRange
-				if len(cg.name)%2 == 1 {
-					partition = graph.PartitionHash
-				}
-				for _, name := range []string{"bfs", "sssp", "sswp", "wcc"} {
-					for _, dedup := range []string{"on", "off"} {
-						t.Run(fmt.Sprintf("%s/%d/%s/%s/dedup=%s", mode, gpus, cg.name, name, dedup), func(t *testing.T) {
-							res, err := enactOn(t, sys, name, "atos:worker=warp,dedup="+dedup, cg.g, partition)
-							require.NoError(t, err)
-							require.True(t, res.Validation.OK(), res.Validation.String())
-							pops, ok := summaryNumber(res, "queue_pops")
-							require.True(t, ok)
-							assert.Positive(t, pops)
-							if mode == sim.ModeTiming {
-								assert.Positive(t, res.EndToEnd)
-							}
-						})
+	forPartitionedCorpus(t, func(mode sim.Mode, gpus int, sys *sim.System, cg corpusGraph, partition string) {
+		for _, name := range []string{"bfs", "sssp", "sswp", "wcc"} {
+			for _, dedup := range []string{"on", "off"} {
+				t.Run(fmt.Sprintf("%s/%d/%s/%s/dedup=%s", mode, gpus, cg.name, name, dedup), func(t *testing.T) {
+					res, err := enactOn(t, sys, name, "atos:worker=warp,dedup="+dedup, cg.g, partition)
+					require.NoError(t, err)
+					require.True(t, res.Validation.OK(), res.Validation.String())
+					pops, ok := summaryNumber(res, "queue_pops")
+					require.True(t, ok)
+					assert.Positive(t, pops)
+					if mode == sim.ModeTiming {
+						assert.Positive(t, res.EndToEnd)
 					}
-				}
+				})
 			}
 		}
-	}
+	})
 }
 
 // On a graph split over four devices the pushes cross the link: the

@@ -297,18 +297,7 @@ func mgpuPrepare(e *Enactment) error {
 // method's lists and buffers.
 func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph) error {
 	P, n := len(st.parts), in.NumVertices()
-	if d == 0 {
-		p.buf = e.Buffers
-		for _, m := range e.Problem.Meta {
-			p.meta = append(p.meta, m.ptr)
-		}
-	} else {
-		p.buf = NewBuffers(p.dev)
-		e.cleanups = append(e.cleanups, func() { _ = p.buf.Free() })
-		for _, m := range e.Problem.Meta {
-			p.meta = append(p.meta, p.buf.Bytes(len(m.init), fmt.Sprintf("%s %s on device %d", e.Algorithm.Name, m.Name, d)))
-		}
-	}
+	p.buf, p.meta = e.deviceMetadata(d, p.dev)
 	b := p.buf
 	offsets := make([]uint32, 0, len(p.owned)+1)
 	var targets, weights []uint32
@@ -423,6 +412,26 @@ func (st *mgpuState) allocate(e *Enactment, d int, p *mgpuPart, in *graph.Graph)
 		}
 	}
 	return b.Err()
+}
+
+// deviceMetadata is device d's buffers and its copy of the problem's
+// metadata for a driver across devices: device 0's are the enactment's;
+// another device gets buffers of its own (freed with the enactment) and
+// room for each metadata buffer, which the driver's reset fills.
+func (e *Enactment) deviceMetadata(d int, dev kernels.Device) (*Buffers, []kernels.DevPtr) {
+	var meta []kernels.DevPtr
+	if d == 0 {
+		for _, m := range e.Problem.Meta {
+			meta = append(meta, m.ptr)
+		}
+		return e.Buffers, meta
+	}
+	b := NewBuffers(dev)
+	e.cleanups = append(e.cleanups, func() { _ = b.Free() })
+	for _, m := range e.Problem.Meta {
+		meta = append(meta, b.Bytes(len(m.init), fmt.Sprintf("%s %s on device %d", e.Algorithm.Name, m.Name, d)))
+	}
+	return b, meta
 }
 
 // hubChunk is kernels/lib/mgpu.cuh's WG_HUB_CHUNK: the edges of a hub one

@@ -65,6 +65,42 @@ func TestPartitionedCorpus(t *testing.T) {
 		}
 	}
 	require.ElementsMatch(t, []string{"bfs", "pr", "sssp", "sswp", "wcc"}, names)
+	forPartitionedCorpus(t, func(mode sim.Mode, gpus int, sys *sim.System, cg corpusGraph, partition string) {
+		for _, name := range names {
+			t.Run(fmt.Sprintf("%s/%d/%s/%s", mode, gpus, cg.name, name), func(t *testing.T) {
+				sent := map[string]float64{}
+				sweeps := map[string]int{}
+				for _, ex := range exchangeMethods {
+					res := runPartitioned(t, sys, name, "exchange="+ex, cg.g, partition)
+					sweeps[ex] = len(res.Iterations)
+					x, ok := summaryNumber(res, "values_transferred")
+					assert.Equal(t, gpus > 1, ok, "%s: values transferred reported with several GPUs only", ex)
+					sent[ex] = x
+					if mode == sim.ModeTiming {
+						assert.Positive(t, res.EndToEnd, ex)
+					}
+				}
+				assert.GreaterOrEqual(t, sent["all"], sent["ms"])
+				if name != "pr" && mode == sim.ModeFunctional {
+					// In timing mode a sweep's in-place reads depend on
+					// the warps' timing, which the methods' kernels change.
+					assert.GreaterOrEqual(t, sent["ms"], sent["vr-offline"])
+					assert.Equal(t, sent["vr-offline"], sent["vr-online"])
+					assert.Equal(t, sent["vr-offline"], sent["vr-put"], "puts send what vr-offline packs")
+					assert.Equal(t, sweeps["vr-offline"], sweeps["vr-put"])
+					assert.Equal(t, sweeps["all"], sweeps["vr-online"], "the same values arrive, so the same sweeps")
+					assert.Equal(t, sweeps["ms"], sweeps["vr-offline"])
+				}
+			})
+		}
+	})
+}
+
+// forPartitionedCorpus calls run for functional and timing mode (timing
+// left out under -short), 1, 2 and 4 GPUs of tiny-x4, and every corpus
+// graph of at most 300 vertices and at least as many vertices as GPUs,
+// with the partition method: half the graphs are split by hash.
+func forPartitionedCorpus(t *testing.T, run func(mode sim.Mode, gpus int, sys *sim.System, cg corpusGraph, partition string)) {
 	modes := []sim.Mode{sim.ModeFunctional, sim.ModeTiming}
 	if testing.Short() {
 		modes = modes[:1]
@@ -78,36 +114,10 @@ func TestPartitionedCorpus(t *testing.T) {
 					continue
 				}
 				partition := graph.PartitionRange
-				if len(cg.name)%2 == 1 { // half the graphs split by hash
+				if len(cg.name)%2 == 1 {
 					partition = graph.PartitionHash
 				}
-				for _, name := range names {
-					t.Run(fmt.Sprintf("%s/%d/%s/%s", mode, gpus, cg.name, name), func(t *testing.T) {
-						sent := map[string]float64{}
-						sweeps := map[string]int{}
-						for _, ex := range exchangeMethods {
-							res := runPartitioned(t, sys, name, "exchange="+ex, cg.g, partition)
-							sweeps[ex] = len(res.Iterations)
-							x, ok := summaryNumber(res, "values_transferred")
-							assert.Equal(t, gpus > 1, ok, "%s: values transferred reported with several GPUs only", ex)
-							sent[ex] = x
-							if mode == sim.ModeTiming {
-								assert.Positive(t, res.EndToEnd, ex)
-							}
-						}
-						assert.GreaterOrEqual(t, sent["all"], sent["ms"])
-						if name != "pr" && mode == sim.ModeFunctional {
-							// In timing mode a sweep's in-place reads depend on
-							// the warps' timing, which the methods' kernels change.
-							assert.GreaterOrEqual(t, sent["ms"], sent["vr-offline"])
-							assert.Equal(t, sent["vr-offline"], sent["vr-online"])
-							assert.Equal(t, sent["vr-offline"], sent["vr-put"], "puts send what vr-offline packs")
-							assert.Equal(t, sweeps["vr-offline"], sweeps["vr-put"])
-							assert.Equal(t, sweeps["all"], sweeps["vr-online"], "the same values arrive, so the same sweeps")
-							assert.Equal(t, sweeps["ms"], sweeps["vr-offline"])
-						}
-					})
-				}
+				run(mode, gpus, sys, cg, partition)
 			}
 		}
 	}
