@@ -59,10 +59,7 @@ type atosPeersState struct {
 
 // atosPeer is one device's share.
 type atosPeer struct {
-	dev                                  kernels.Device
-	buf                                  *Buffers
-	meta                                 []kernels.DevPtr
-	owned                                []uint32
+	devicePart
 	start                                []uint32
 	csr                                  deviceGraph
 	spin                                 *Spin
@@ -104,7 +101,7 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	st := &atosPeersState{sys: ps, kernel: k, fetch: atosFetch(e), parts: make([]*atosPeer, P)}
 	owner := make([]uint32, n)
 	for d := range st.parts {
-		st.parts[d] = &atosPeer{dev: devs[d]}
+		st.parts[d] = &atosPeer{devicePart: devicePart{dev: devs[d]}}
 	}
 	for v := range owner {
 		owner[v] = uint32(part.Owner(uint32(v)))
@@ -404,47 +401,48 @@ func (st *atosPeersState) linkBytes() [][]uint64 {
 	return nil
 }
 
-// atosPeersCollect gathers every device's own vertices' values into the
-// first device's meta0 (untimed, as the final download is), for the check.
-func atosPeersCollect(e *Enactment) error {
-	st := e.State.(*atosPeersState)
-	devs := make([]kernels.Device, len(st.parts))
-	meta0s := make([]kernels.DevPtr, len(st.parts))
-	owned := make([][]uint32, len(st.parts))
-	for d, q := range st.parts {
-		devs[d], meta0s[d], owned[d] = q.dev, q.meta[0], q.owned
-	}
-	return gatherOwned(e, devs, meta0s, owned)
+// devicePart is what a driver across devices keeps of each device: its
+// buffers, its copy of the metadata and the vertices it owns.
+type devicePart struct {
+	dev   kernels.Device
+	buf   *Buffers
+	meta  []kernels.DevPtr
+	owned []uint32
 }
 
-// gatherOwned writes into devs[0]'s meta0s[0] each device's entries of the
-// vertices it owns, from its own meta0 (the problem's meta0 layout: one
-// 32-bit word a vertex, then whatever follows, taken from devs[0]).
-func gatherOwned(e *Enactment, devs []kernels.Device, meta0s []kernels.DevPtr, owned [][]uint32) error {
-	if len(devs) == 1 {
+func (p *devicePart) part() *devicePart { return p }
+
+// gatherOwned writes into the first device's meta0 each device's entries
+// of the vertices it owns, from its own meta0 (one 32-bit word a vertex;
+// any words after them are the first device's), untimed, as the final
+// download is, for the check.
+func gatherOwned[P interface{ part() *devicePart }](e *Enactment, parts []P) error {
+	if len(parts) == 1 {
 		return nil
 	}
 	words := len(e.Problem.Meta[0].init) / 4
 	merged := make([]uint32, words)
 	own := make([]uint32, words)
-	for d, dev := range devs {
-		if err := kernels.Download(dev, own, meta0s[d]); err != nil {
+	for d, q := range parts {
+		p := q.part()
+		if err := kernels.Download(p.dev, own, p.meta[0]); err != nil {
 			return fmt.Errorf("device %d: %w", d, err)
 		}
 		if d == 0 {
 			copy(merged, own)
 		}
-		for _, v := range owned[d] {
+		for _, v := range p.owned {
 			merged[v] = own[v]
 		}
 	}
-	return kernels.Upload(devs[0], meta0s[0], merged)
+	first := parts[0].part()
+	return kernels.Upload(first.dev, first.meta[0], merged)
 }
 
 // atosCollect is atos's Collect: across devices, gatherOwned.
 func atosCollect(e *Enactment) error {
-	if _, ok := e.State.(*atosPeersState); ok {
-		return atosPeersCollect(e)
+	if st, ok := e.State.(*atosPeersState); ok {
+		return gatherOwned(e, st.parts)
 	}
 	return nil
 }

@@ -143,12 +143,9 @@ type mgpuState struct {
 // mgpuPart is one device's share: its rows, its buffers, what it sends
 // and what it receives.
 type mgpuPart struct {
-	dev  kernels.Device
-	buf  *Buffers
-	meta []kernels.DevPtr
-	// owned are the device's vertices, one per row: the others, then
-	// from hubFirst on the hubs, each ascending.
-	owned    []uint32
+	// devicePart's owned are the device's vertices, one per row: the
+	// others, then from hubFirst on the hubs, each ascending.
+	devicePart
 	hubFirst int
 	// hubChunks[h] is hub h's first chunk of edges, the last entry their
 	// total; hubAcc the hubs' gathered values.
@@ -241,7 +238,7 @@ func mgpuPrepare(e *Enactment) error {
 	// Owned lists, and which vertices each device reads from which.
 	st.parts = make([]*mgpuPart, P)
 	for d := range P {
-		st.parts[d] = &mgpuPart{dev: devs[d], send: make([][]uint32, P)}
+		st.parts[d] = &mgpuPart{devicePart: devicePart{dev: devs[d]}, send: make([][]uint32, P)}
 	}
 	hub := e.Variant.Int("hub")
 	hubs := make([][]uint32, P)
@@ -887,12 +884,5 @@ func (e *Enactment) listGrid(n int) int {
 // mgpuCollect gathers every device's own values into device 0's meta0
 // after a run (untimed, as the final download is), for the check.
 func mgpuCollect(e *Enactment) error {
-	st := e.State.(*mgpuState)
-	devs := make([]kernels.Device, len(st.parts))
-	meta0s := make([]kernels.DevPtr, len(st.parts))
-	owned := make([][]uint32, len(st.parts))
-	for d, p := range st.parts {
-		devs[d], meta0s[d], owned[d] = p.dev, p.meta[0], p.owned
-	}
-	return gatherOwned(e, devs, meta0s, owned)
+	return gatherOwned(e, e.State.(*mgpuState).parts)
 }
