@@ -177,7 +177,8 @@ func TestSpinParams(t *testing.T) {
 	spins := func(name string) bool {
 		return name == "global_barrier" || strings.HasPrefix(name, "grid_barrier_") ||
 			strings.Contains(name, "_simdx_all_") || strings.Contains(name, "_simdx_pushpull_") ||
-			strings.HasSuffix(name, "_atos_warp_persist") || strings.HasSuffix(name, "_atos_cta_persist")
+			strings.HasSuffix(name, "_atos_warp_persist") || strings.HasSuffix(name, "_atos_cta_persist") ||
+			strings.HasSuffix(name, "_atos_peer_persist")
 	}
 	for _, k := range Kernels() {
 		b, f, ok := SpinParams(k)
