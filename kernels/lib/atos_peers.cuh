@@ -87,6 +87,51 @@ WG_DEV void wg_peer_push(const wg_peer *peers, uint32_t devices, uint32_t capaci
   }
 }
 
+// A warp holds the tasks it creates in an outbox in shared memory, up to
+// WG_PEER_OUTBOX of them, and sends them 32 at a time (wg_peer_push) when
+// it fills and before the worker's tasks end: one fence, and one
+// reservation per owner, for a batch rather than for every step of the
+// edge walk, whose remote pushes would each wait on round trips across
+// the link. The held tasks are not yet pending, but the worker's own
+// tasks are until it has sent them, so no count reads 0 meanwhile.
+#define WG_PEER_OUTBOX 64
+
+struct wg_peer_outbox {
+  uint32_t *task, *to;
+  uint32_t count; // the same in every lane
+};
+
+// wg_peer_send pushes the outbox's tasks to their owners and empties it;
+// all 32 lanes call it.
+WG_DEV void wg_peer_send(wg_peer_outbox &box, const wg_peer *peers, uint32_t devices, uint32_t capacity) {
+  __nvvm_bar_warp_sync(WG_FULL_MASK); // bar.warp.sync: the lanes' outbox entries are seen
+  for (uint32_t i = 0; i < box.count; i += 32) {
+    bool take = i + wg_lane_id() < box.count;
+    uint32_t task = take ? box.task[i + wg_lane_id()] : 0, to = take ? box.to[i + wg_lane_id()] : 0;
+    wg_peer_push(peers, devices, capacity, take, task, to);
+  }
+  box.count = 0;
+  __nvvm_bar_warp_sync(WG_FULL_MASK); // bar.warp.sync: the lanes' outbox entries are seen
+}
+
+// wg_peer_hold adds task for device `to` to the outbox for every lane
+// whose take is set, sending the outbox first when they would not fit;
+// all 32 lanes call it.
+WG_DEV void wg_peer_hold(wg_peer_outbox &box, const wg_peer *peers, uint32_t devices, uint32_t capacity, bool take,
+                         uint32_t task, uint32_t to) {
+  uint32_t takers = __ballot_sync(WG_FULL_MASK, take);
+  if (takers == 0)
+    return;
+  if (box.count + __popc(takers) > WG_PEER_OUTBOX)
+    wg_peer_send(box, peers, devices, capacity);
+  if (take) {
+    uint32_t at = box.count + __popc(takers & wg_lanemask_lt());
+    box.task[at] = task;
+    box.to[at] = to;
+  }
+  box.count += __popc(takers);
+}
+
 // wg_peer_draw is wg_atos_draw on this device's control block, where the
 // end is WG_PEER_DONE or OVERFLOW rather than a pending count of 0.
 WG_DEV uint32_t wg_peer_draw(uint32_t *ctl, uint32_t capacity, uint32_t *cur, uint32_t *end, uint32_t fetch,
@@ -139,6 +184,8 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
   ALG alg(meta);
   uint32_t *items = peers[self].items, *ctl = peers[self].ctl, *queued = peers[self].queued;
   uint32_t *global = peers[0].ctl;
+  __shared__ uint32_t s_outbox[32][2 * WG_PEER_OUTBOX];
+  wg_peer_outbox box{s_outbox[wg_warp_id()], s_outbox[wg_warp_id()] + WG_PEER_OUTBOX, 0};
   uint32_t cur = 0, end = 0, lane = wg_lane_id();
   for (;;) {
     uint32_t avail = 0;
@@ -182,10 +229,11 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
           if (alg.compute(v, u, g.weight(e), &update))
             push = to == self ? alg.combine_push(u, update) : wg_peer_alg<ALG>(peers, to, meta).combine_push(u, update);
         }
-        wg_peer_push(peers, devices, capacity, push, u, to);
+        wg_peer_hold(box, peers, devices, capacity, push, u, to);
       }
       edges += wg_warp_sum(degree);
     }
+    wg_peer_send(box, peers, devices, capacity);
     cur += avail;
     if (lane == 0) {
       atomicAdd(&ctl[WG_Q_POPS], avail);
