@@ -7,9 +7,9 @@
 // queue as wg_atos_warp_persist does; an edge's update is applied on the
 // destination's owner (the algorithm's combine_push on that device's
 // metadata, an atomic across the link when it is another device), and the
-// destination, when improved, is pushed into its owner's queue: a
-// one-sided put of NVSHMEM's kind, one atomicAdd on the owner's tail per
-// owner the warp's pushes reach. It runs as a co-launch
+// destination, when improved, goes to its owner's queue by a one-sided
+// put of NVSHMEM's kind, batched in the warp's outbox (one atomicAdd on
+// the owner's tail per owner and batch, below). It runs as a co-launch
 // (kernels.PeerSystem): the same kernel on every device at once.
 //
 // The queues are atos.cuh's, with PENDING kept once for the whole system,
