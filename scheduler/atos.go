@@ -59,14 +59,15 @@ func init() {
 				Values: []string{"fit", "grid"}, Default: "fit", Quiet: true},
 			pullFractionKey,
 		},
-		Forms:    []Form{Tasks, ACC},
-		Offers:   map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }, Partitioned: atosPeersOffer},
-		Supports: atosSupports,
-		Prepare:  atosPrepare,
-		Reset:    atosReset,
-		Run:      atosRun,
-		Collect:  atosCollect,
-		Label:    func(v Variant) string { return v.Get("worker") },
+		Forms:      []Form{Tasks, ACC},
+		Offers:     map[Capability]func(Variant) error{Buckets: func(Variant) error { return nil }, Partitioned: atosPeersOffer},
+		Supports:   atosSupports,
+		Prepare:    atosPrepare,
+		Reset:      atosReset,
+		Run:        atosRun,
+		Collect:    atosCollect,
+		CoLaunches: func(Variant) bool { return true }, // its workers across devices
+		Label:      func(v Variant) string { return v.Get("worker") },
 		Variants: []string{
 			"atos",
 			"atos:worker=warp",
@@ -404,22 +405,10 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	fit := e.Variant.Get("launch") == "fit" && (e.Variant.Get("worker") == "warp" || !e.Problem.Tasks.ResidentCTAWorkers)
+	grid, err := atosWorkerGrid(e, k, fit, e.Problem.Graph.NumVertices(), st.fetch)
 	if err != nil {
 		return nil, err
-	}
-	grid := limit
-	if e.Variant.Get("launch") == "fit" && (e.Variant.Get("worker") == "warp" || !e.Problem.Tasks.ResidentCTAWorkers) {
-		grid = atosFitCTAs(e, limit)
-	}
-	if g := e.Options.Grid; g > 0 {
-		if g > limit {
-			// The device cannot hold the launch: a launch-resource error
-			// (exit status 7), as for a cooperative grid that is too large.
-			return nil, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
-				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
-		}
-		grid = g
 	}
 	if st.head > 0 {
 		// Tickets drawn past the last bucket's tasks were never filled.
@@ -451,23 +440,39 @@ func atosPersistentLaunch(e *Enactment, it *IterationStats) ([]uint32, error) {
 	return control, nil
 }
 
-// atosFitCTAs is launch=fit's grid of persistent workers: with deduplicated
-// tasks at most one task a vertex waits at a time, so workers past
-// vertices ÷ (fetch × workers a CTA) could never all hold a full pop; they
-// would only poll the queue. At most limit, the co-resident grid.
-func atosFitCTAs(e *Enactment, limit int) int {
-	perCTA := atosTasksPerCTA(e)
-	return max(1, min(limit, (e.Problem.Graph.NumVertices()+perCTA-1)/perCTA))
+// atosWorkerGrid is the grid of persistent workers: the co-resident grid,
+// or Options.Grid (refused past it: a launch-resource error, exit status 7,
+// as for a cooperative grid that is too large), or with fit (launch=fit)
+// the CTAs of workers that vertices tasks could keep busy at once: with
+// deduplicated tasks at most one task a vertex waits at a time, so workers
+// past vertices ÷ (fetch × workers a CTA) could never all hold a full pop;
+// they would only poll the queue.
+func atosWorkerGrid(e *Enactment, k *kernels.Kernel, fit bool, vertices, fetch int) (int, error) {
+	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
+	if err != nil {
+		return 0, err
+	}
+	if g := e.Options.Grid; g > 0 {
+		if g > limit {
+			return 0, &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
+				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
+		}
+		return g, nil
+	}
+	if !fit {
+		return limit, nil
+	}
+	perCTA := atosTasksPerCTA(e, fetch)
+	return max(1, min(limit, (vertices+perCTA-1)/perCTA)), nil
 }
 
 // atosTasksPerCTA is how many tasks one pop of each of a CTA's workers
 // takes: fetch, times a warp's worth of workers a CTA under worker=warp.
-func atosTasksPerCTA(e *Enactment) int {
-	workers := 1
+func atosTasksPerCTA(e *Enactment, fetch int) int {
 	if e.Variant.Get("worker") == "warp" {
-		workers = e.Options.Block / e.Dev.Properties().WarpSize
+		return fetch * e.Options.Block / e.Dev.Properties().WarpSize
 	}
-	return e.State.(*atosState).fetch * workers
+	return fetch
 }
 
 // atosDiscrete launches one kernel per generation of the queue.
@@ -514,7 +519,7 @@ func atosGenerations(e *Enactment, begin, end, generation int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	perCTA := atosTasksPerCTA(e)
+	perCTA := atosTasksPerCTA(e, st.fetch)
 	for ; begin < end; generation++ {
 		if err := e.iterationLimit(generation); err != nil {
 			return 0, err

@@ -30,10 +30,10 @@ func atosPeersOffer(v Variant) error {
 }
 
 // CoLaunchesAcrossDevices says whether v, run on several devices,
-// co-launches kernels that reach other devices' memory (kernels.PeerSystem):
-// atos's workers, and mgpu's vr-put exchange.
+// co-launches kernels that reach other devices' memory (its scheduler's
+// CoLaunches).
 func CoLaunchesAcrossDevices(v Variant) bool {
-	return v.Scheduler.Name == "atos" || v.Scheduler.Name == "mgpu" && v.Get("exchange") == ExchangeRefinePut
+	return v.Scheduler.CoLaunches != nil && v.Scheduler.CoLaunches(v)
 }
 
 // atosPeersEntry ends the name of an algorithm's entry across devices
@@ -53,8 +53,6 @@ type atosPeersState struct {
 	fixed    bool
 	fetch    int
 	grid     int
-	// first is how many tasks the queues held at the start, all devices.
-	first int
 }
 
 // atosPeer is one device's share.
@@ -83,41 +81,29 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 		return fmt.Errorf("%s has no workers across GPUs under atos (they run %s): %w", e.Algorithm.Name, atosPeerNames(), err)
 	}
 	devs := sys.Devices()
-	P, g := len(devs), p.Graph
-	n := g.NumVertices()
+	P := len(devs)
 	if P > MaxPartitionDevices {
 		return fmt.Errorf("%d devices: atos splits a graph over at most %d", P, MaxPartitionDevices)
 	}
-	method := e.Options.Partition
-	if method == "" {
-		method = graph.PartitionRange
-	}
-	part, err := graph.PartitionGraph(g, P, method)
+	owner, err := e.partitionOver(sys)
 	if err != nil {
 		return err
 	}
-	e.Notes = append(e.Notes, fmt.Sprintf("partitioned over %d GPUs by %s; %.1f%% of the edges cross parts; link: %s",
-		P, method, 100*part.CutFraction, sys.Link()))
 	st := &atosPeersState{sys: ps, kernel: k, fetch: atosFetch(e), parts: make([]*atosPeer, P)}
-	owner := make([]uint32, n)
 	for d := range st.parts {
 		st.parts[d] = &atosPeer{devicePart: devicePart{dev: devs[d]}}
 	}
-	for v := range owner {
-		owner[v] = uint32(part.Owner(uint32(v)))
-		q := st.parts[owner[v]]
-		q.owned = append(q.owned, uint32(v))
+	for v, d := range owner {
+		st.parts[d].owned = append(st.parts[d].owned, uint32(v))
 	}
 	for _, v := range p.Start {
 		q := st.parts[owner[v]]
 		q.start = append(q.start, v)
 	}
-	st.first = len(p.Start)
 	if p.Start == nil {
 		for _, q := range st.parts {
 			q.start = q.owned
 		}
-		st.first = n
 	}
 	if c := e.Variant.Int("capacity"); c > 0 {
 		st.capacity, st.fixed = c, true
@@ -139,28 +125,24 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	if err := st.writePeerTables(); err != nil {
 		return err
 	}
-	limit, err := CoResidentGrid(e.Dev, k, e.Options.Block, 0)
-	if err != nil {
+	most := 0
+	for _, q := range st.parts {
+		most = max(most, len(q.owned))
+	}
+	if st.grid, err = atosWorkerGrid(e, k, e.Variant.Get("launch") == "fit", most, st.fetch); err != nil {
 		return err
-	}
-	st.grid = limit
-	if e.Variant.Get("launch") == "fit" {
-		perCTA := st.fetch * e.Options.Block / e.Dev.Properties().WarpSize
-		most := 0
-		for _, q := range st.parts {
-			most = max(most, len(q.owned))
-		}
-		st.grid = max(1, min(limit, (most+perCTA-1)/perCTA))
-	}
-	if g := e.Options.Grid; g > 0 {
-		if g > limit {
-			return &kernels.LaunchResourceError{Kernel: k.Name, Detail: fmt.Sprintf(
-				"persistent mode needs co-resident workers: a grid of %d CTAs exceeds the %d that fit the device at once", g, limit)}
-		}
-		st.grid = g
 	}
 	e.State = st
 	return nil
+}
+
+// first is how many tasks the queues hold at the start, all devices.
+func (st *atosPeersState) first() int {
+	n := 0
+	for _, q := range st.parts {
+		n += len(q.start)
+	}
+	return n
 }
 
 // atosPeerNames lists the algorithms with workers across devices.
@@ -246,17 +228,13 @@ func atosPeersReset(e *Enactment) error {
 	n := e.Problem.Graph.NumVertices()
 	for d, q := range st.parts {
 		b := q.buf
-		if d > 0 {
-			for i, m := range e.Problem.Meta {
-				b.Upload(q.meta[i], m.init, "metadata")
-			}
-		}
+		q.resetMetadata(e, d)
 		b.Fail(q.dev.Memset(q.items, 0xFF, 4*st.capacity), "task queue")
 		b.Upload(q.items, rawBytes(q.start), "first tasks")
 		control := make([]uint32, atosControlWords)
 		control[atosTail] = uint32(len(q.start))
 		if d == 0 {
-			control[atosPending] = uint32(st.first)
+			control[atosPending] = uint32(st.first())
 		}
 		b.Upload(q.control, rawBytes(control), "task queue control")
 		if q.queued != 0 {
@@ -311,7 +289,7 @@ func atosPeersRun(e *Enactment) error {
 // persist is one co-launch of the workers until no task is pending.
 func (st *atosPeersState) persist(e *Enactment) error {
 	P := len(st.parts)
-	it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: st.first}
+	it := IterationStats{Iteration: len(e.iterations), Phases: "persist", Direction: "push", FrontierIn: st.first()}
 	backoff := uint32(e.Variant.Int("backoff")) | uint32(e.Variant.Int("backoff_doublings"))<<atosBackoffShift
 	args := make([][]any, P)
 	spins := make([]*Spin, P)
@@ -369,7 +347,7 @@ func (st *atosPeersState) record(e *Enactment, it *IterationStats, controls [][]
 	it.Set("queue_pushes", pushes)
 	it.Set("queue_pops", pops)
 	it.Set("failed_pops", failed)
-	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, st.first))
+	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, st.first()))
 	e.Statistic("queue_pops", "queue pops", pops, fmt.Sprintf("%.0f tasks processed (by device %s)", pops, strings.Join(perDevice, ", ")))
 	e.Statistic("failed_pops", "failed pops", failed, fmt.Sprintf("%.0f waits with no task ready", failed))
 	e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
@@ -411,6 +389,40 @@ type devicePart struct {
 }
 
 func (p *devicePart) part() *devicePart { return p }
+
+// resetMetadata puts device d's metadata back at the problem's start (the
+// first device's is the enactment's, which runAll resets).
+func (p *devicePart) resetMetadata(e *Enactment, d int) {
+	if d == 0 {
+		return
+	}
+	for i, m := range e.Problem.Meta {
+		p.buf.Upload(p.meta[i], m.init, "metadata")
+	}
+}
+
+// partitionOver splits the problem's graph over the system's devices by
+// Options.Partition (range by default, balanced by in-edges:
+// graph.PartitionGraph), notes the split, and returns each vertex's
+// device.
+func (e *Enactment) partitionOver(sys kernels.System) ([]uint32, error) {
+	method := e.Options.Partition
+	if method == "" {
+		method = graph.PartitionRange
+	}
+	P := len(sys.Devices())
+	part, err := graph.PartitionGraph(e.Problem.Graph, P, method)
+	if err != nil {
+		return nil, err
+	}
+	owner := make([]uint32, e.Problem.Graph.NumVertices())
+	for v := range owner {
+		owner[v] = uint32(part.Owner(uint32(v)))
+	}
+	e.Notes = append(e.Notes, fmt.Sprintf("partitioned over %d GPUs by %s (balanced by in-edges); %.1f%% of the edges cross parts; link: %s",
+		P, method, 100*part.CutFraction, sys.Link()))
+	return owner, nil
+}
 
 // gatherOwned writes into the first device's meta0 each device's entries
 // of the vertices it owns, from its own meta0 (one 32-bit word a vertex;

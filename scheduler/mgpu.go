@@ -60,14 +60,15 @@ func init() {
 				"of 1024 and combined with the algorithm's atomic (kernels/lib/mgpu.cuh); 0: none, every vertex's edges to one warp",
 				Range: &KeyRange{Min: 0, Max: math.MaxInt32, Whole: true}, Default: "2048", Quiet: true},
 		},
-		Offers:   map[Capability]func(Variant) error{Partitioned: func(Variant) error { return nil }},
-		Supports: mgpuSupports,
-		Prepare:  mgpuPrepare,
-		Reset:    mgpuReset,
-		Run:      mgpuRun,
-		Collect:  mgpuCollect,
-		Variants: []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:exchange=vr-put", "mgpu:mapping=vwc8", "mgpu:hub=0"},
-		Label:    func(v Variant) string { return v.Get("mapping") },
+		Offers:     map[Capability]func(Variant) error{Partitioned: func(Variant) error { return nil }},
+		Supports:   mgpuSupports,
+		Prepare:    mgpuPrepare,
+		Reset:      mgpuReset,
+		Run:        mgpuRun,
+		Collect:    mgpuCollect,
+		CoLaunches: func(v Variant) bool { return v.Get("exchange") == ExchangeRefinePut },
+		Variants:   []string{"mgpu", "mgpu:exchange=all", "mgpu:exchange=ms", "mgpu:exchange=vr-offline", "mgpu:exchange=vr-put", "mgpu:mapping=vwc8", "mgpu:hub=0"},
+		Label:      func(v Variant) string { return v.Get("mapping") },
 	})
 }
 
@@ -203,19 +204,10 @@ func mgpuPrepare(e *Enactment) error {
 	}
 	owner := make([]uint32, n)
 	if P > 1 {
-		method := e.Options.Partition
-		if method == "" {
-			method = graph.PartitionRange
-		}
-		part, err := graph.PartitionGraph(g, P, method) // by in-edges, as in holds them
-		if err != nil {
+		var err error
+		if owner, err = e.partitionOver(sys); err != nil { // by in-edges, as in holds them
 			return err
 		}
-		for v := range owner {
-			owner[v] = uint32(part.Owner(uint32(v)))
-		}
-		e.Notes = append(e.Notes, fmt.Sprintf("partitioned over %d GPUs by %s (balanced by in-edges); %.1f%% of the edges cross parts; link: %s",
-			P, method, 100*part.CutFraction, sys.Link()))
 	}
 	var err error
 	if st.pull, err = kernels.Lookup(fmt.Sprintf("%s_mgpu_%s_pull", e.Algorithm.Kernel, e.Variant.Get("mapping"))); err != nil {
@@ -450,11 +442,7 @@ func mgpuReset(e *Enactment) error {
 		clear(st.bytes[i])
 	}
 	for d, p := range st.parts {
-		if d > 0 {
-			for i, m := range e.Problem.Meta {
-				p.buf.Upload(p.meta[i], m.init, "metadata")
-			}
-		}
+		p.resetMetadata(e, d)
 		if p.stamps != 0 {
 			p.buf.Zero(p.stamps, 4*e.Problem.Graph.NumVertices(), "change stamps")
 		}

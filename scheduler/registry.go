@@ -334,6 +334,10 @@ type Scheduler struct {
 	// result where the check reads it (the multi-GPU driver gathers its
 	// devices' values on the first).
 	Collect func(e *Enactment) error
+	// CoLaunches, when set, says whether a variant run on several devices
+	// co-launches kernels that reach each other's memory
+	// (kernels.PeerSystem), which sampled simulation does not model.
+	CoLaunches func(v Variant) bool
 	// Variants are the registered named configurations; the corpus test
 	// runs every one of them and every value of every key.
 	Variants []string
