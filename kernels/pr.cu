@@ -223,3 +223,9 @@ extern "C" __global__ void pr_atos_base_normscale(WG_ACC_PARAMS) {
   for (uint32_t v = wg_global_id(); v < num_vertices; v += gridDim.x * blockDim.x)
     rank[v] *= inv;
 }
+
+// Across the devices of a system: the residual push's warp workers with
+// remote pushes; scheduler/alg_pr_residual.go gives their start (x = 0,
+// every vertex a task) and finishing pass across devices.
+#include "lib/atos_peers.cuh"
+WG_ATOS_PEER_ENTRIES(pr, pr_residual_acc)

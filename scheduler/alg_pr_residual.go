@@ -34,7 +34,28 @@ func setupPageRankResidual(g *graph.Graph, params Params) (*Problem, error) {
 	p.Work = func() (float64, string) {
 		return pageRankBSPPushEdges(g, eps), "edges of bulk-synchronous residual push from the same start to the same threshold"
 	}
+	p.Tasks.AcrossDevices = pageRankResidualAcross
 	return p, nil
+}
+
+// pageRankResidualAcross is the residual push across GPUs: the prelude's
+// later pulls read every vertex's carry of the pull before, so across
+// devices only the first pull runs (at x = 1/n every device's copy holds
+// every carry), each device pulling its own vertices, and the workers
+// start from the vertices it leaves active; the finishing pass folds the
+// low parts and sums the ranks on every device (each copy's ranks of
+// other devices' vertices start at 0), totals the sums, and scales.
+func pageRankResidualAcross(p *Problem) *TasksAcross {
+	p.Tasks.Prelude, p.Finish = nil, nil
+	p.Notes = []string{fmt.Sprintf("residual form across GPUs from x = 1/n: one bulk pull (each device its own vertices), then asynchronous residual push from the vertices left active; a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
+		PageRankPullPushFraction, p.ParamF32)}
+	// A vertex is admitted again each time its residual climbs back to eps:
+	// tens of times in a run (results/multigpu-atos).
+	return &TasksAcross{FirstPull: true, QueuePerVertex: 64, Finish: &FinishAcross{
+		Kernels:    []string{"pr_atos_base_fold", "pr_atos_base_normsum", "pr_atos_base_normscale"},
+		TotalAfter: "pr_atos_base_normsum",
+		Total:      SlotSums{Meta: 3, Slots: func(int) (int, int) { return 0, -1 }},
+	}}
 }
 
 // pageRankPulls is the residual form's prelude: the pull-then-push form's

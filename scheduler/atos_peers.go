@@ -53,6 +53,15 @@ type atosPeersState struct {
 	fixed    bool
 	fetch    int
 	grid     int
+	// across is the problem's start and finish across the devices (nil:
+	// the plain task form); the first pull's and the finishing pass's
+	// kernels and grids.
+	across             *TasksAcross
+	pull, seed         *kernels.Kernel
+	pullGrid, seedGrid int
+	pullEdges          float64
+	finishKernels      []*kernels.Kernel
+	finishGrids        []int
 }
 
 // atosPeer is one device's share.
@@ -62,6 +71,12 @@ type atosPeer struct {
 	csr                                  deviceGraph
 	spin                                 *Spin
 	owner, items, control, queued, peers kernels.DevPtr
+	// The first pull's (TasksAcross.FirstPull): the in-edges of the
+	// device's vertices, those vertices classified by in-degree, the
+	// stamps and counts it writes, and the tasks it seeded.
+	in                          deviceGraph
+	lists, lens, stamps, counts kernels.DevPtr
+	seeded                      int
 }
 
 func atosPeersPrepare(e *Enactment, sys kernels.System) error {
@@ -70,15 +85,18 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 		return fmt.Errorf("atos across GPUs pushes into other devices' queues from kernels, which this system's devices cannot")
 	}
 	p := e.Problem
-	switch {
-	case p.Buckets != nil:
-		return fmt.Errorf("atos across GPUs runs without delta-stepping's buckets")
-	case p.Tasks.Prelude != nil || p.Finish != nil:
-		return fmt.Errorf("%s's task form under atos has a prelude or a finishing pass on one device; across GPUs atos runs %s", e.Algorithm.Name, atosPeerNames())
-	}
 	k, err := kernels.Lookup(e.Algorithm.Kernel + atosPeersEntry)
 	if err != nil {
 		return fmt.Errorf("%s has no workers across GPUs under atos (they run %s): %w", e.Algorithm.Name, atosPeerNames(), err)
+	}
+	var across *TasksAcross
+	switch {
+	case p.Buckets != nil:
+		return fmt.Errorf("atos across GPUs runs without delta-stepping's buckets")
+	case p.Tasks.AcrossDevices != nil:
+		across = p.Tasks.AcrossDevices(p)
+	case p.Tasks.Prelude != nil || p.Finish != nil:
+		return fmt.Errorf("%s's task form under atos has a prelude or a finishing pass on one device and no form across GPUs", e.Algorithm.Name)
 	}
 	devs := sys.Devices()
 	P := len(devs)
@@ -89,7 +107,10 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	if err != nil {
 		return err
 	}
-	st := &atosPeersState{sys: ps, kernel: k, fetch: atosFetch(e), parts: make([]*atosPeer, P)}
+	st := &atosPeersState{sys: ps, kernel: k, fetch: atosFetch(e), parts: make([]*atosPeer, P), across: across}
+	if err := st.prepareAcross(e); err != nil {
+		return err
+	}
 	for d := range st.parts {
 		st.parts[d] = &atosPeer{devicePart: devicePart{dev: devs[d]}}
 	}
@@ -108,11 +129,19 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	if c := e.Variant.Int("capacity"); c > 0 {
 		st.capacity, st.fixed = c, true
 	} else {
+		per := 4
+		if across != nil && across.QueuePerVertex > 0 {
+			per = across.QueuePerVertex
+		}
 		most := 0
 		for _, q := range st.parts {
-			most = max(most, 4*len(q.owned)+len(q.start))
+			most = max(most, per*len(q.owned)+len(q.start))
 		}
 		st.capacity = max(most, 1024)
+	}
+	in := e.Problem.Graph
+	if st.across != nil && st.across.FirstPull && in.Directed {
+		in = in.Reverse()
 	}
 	for d, q := range st.parts {
 		if len(q.start) > st.capacity {
@@ -120,6 +149,11 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 		}
 		if err := st.allocate(e, d, q, owner); err != nil {
 			return fmt.Errorf("device %d: %w", d, err)
+		}
+		if st.across != nil && st.across.FirstPull {
+			if err := st.allocatePull(e, d, q, in, owner); err != nil {
+				return fmt.Errorf("device %d: %w", d, err)
+			}
 		}
 	}
 	if err := st.writePeerTables(); err != nil {
@@ -136,11 +170,12 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	return nil
 }
 
-// first is how many tasks the queues hold at the start, all devices.
+// first is how many tasks the queues hold when the workers start, all
+// devices (the start lists', or the first pull's).
 func (st *atosPeersState) first() int {
 	n := 0
 	for _, q := range st.parts {
-		n += len(q.start)
+		n += len(q.start) + q.seeded
 	}
 	return n
 }
@@ -164,22 +199,7 @@ func (st *atosPeersState) allocate(e *Enactment, d int, q *atosPeer, owner []uin
 	n := g.NumVertices()
 	q.buf, q.meta = e.deviceMetadata(d, q.dev)
 	b := q.buf
-	offsets := make([]uint32, n+1)
-	var targets, weights []uint32
-	for v := range n {
-		if owner[v] == uint32(d) {
-			lo, hi := g.Offsets[v], g.Offsets[v+1]
-			targets = append(targets, g.Targets[lo:hi]...)
-			if g.Weighted() {
-				weights = append(weights, g.Weights[lo:hi]...)
-			}
-		}
-		offsets[v+1] = uint32(len(targets))
-	}
-	q.csr = deviceGraph{n: n, offsets: b.Copy(offsets, "part row offsets"), targets: b.Copy(targets, "part column indices")}
-	if g.Weighted() {
-		q.csr.weights = b.Copy(weights, "part edge weights")
-	}
+	q.csr = ownRows(b, g, owner, uint32(d), "part")
 	q.owner = b.Copy(owner, "vertex owners")
 	q.items = b.Uint32s(st.capacity, "task queue")
 	q.control = b.Uint32s(atosControlWords, "task queue control")
@@ -197,6 +217,49 @@ func (st *atosPeersState) allocate(e *Enactment, d int, q *atosPeer, owner []uin
 	q.spin = spin
 	e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
 	return nil
+}
+
+// ownRows uploads g's rows of the vertices device d owns, indexed by
+// global ids (the other rows empty).
+func ownRows(b *Buffers, g *graph.Graph, owner []uint32, d uint32, what string) deviceGraph {
+	n := g.NumVertices()
+	offsets := make([]uint32, n+1)
+	var targets, weights []uint32
+	for v := range n {
+		if owner[v] == d {
+			lo, hi := g.Offsets[v], g.Offsets[v+1]
+			targets = append(targets, g.Targets[lo:hi]...)
+			if g.Weighted() {
+				weights = append(weights, g.Weights[lo:hi]...)
+			}
+		}
+		offsets[v+1] = uint32(len(targets))
+	}
+	rows := deviceGraph{n: n, offsets: b.Copy(offsets, what+" row offsets"), targets: b.Copy(targets, what+" column indices")}
+	if g.Weighted() {
+		rows.weights = b.Copy(weights, what+" edge weights")
+	}
+	return rows
+}
+
+// allocatePull builds device q's share of the first pull: the in-edges of
+// its vertices (in is the graph's reverse) and those vertices classified
+// by in-degree, as the one-device prelude classifies all of them.
+func (st *atosPeersState) allocatePull(e *Enactment, d int, q *atosPeer, in *graph.Graph, owner []uint32) error {
+	b := q.buf
+	n := in.NumVertices()
+	q.in = ownRows(b, in, owner, uint32(d), "in-edge part")
+	t := listTuningOf(e.Variant)
+	lists, lens := make([]uint32, 3*n), [3]uint32{}
+	for _, v := range q.owned {
+		c := classOf(in.OutDegree(v), t)
+		lists[c*n+int(lens[c])] = v
+		lens[c]++
+		st.pullEdges += float64(in.OutDegree(v))
+	}
+	q.lists, q.lens = b.Copy(lists, "first pull lists"), b.Copy(lens[:], "first pull list lengths")
+	q.stamps, q.counts = b.Uint32s(n, "first pull stamps"), b.Uint32s(lenWords, "first pull counts")
+	return b.Err()
 }
 
 // writePeerTables writes every device's pointers into every device's
@@ -229,6 +292,13 @@ func atosPeersReset(e *Enactment) error {
 	for d, q := range st.parts {
 		b := q.buf
 		q.resetMetadata(e, d)
+		if st.across != nil && st.across.Finish != nil {
+			b.Upload(q.meta[0], ownedOnly(e.Problem.Meta[0].init, q.owned), "own metadata")
+		}
+		if q.stamps != 0 {
+			b.Zero(q.stamps, 4*n, "first pull stamps")
+			q.seeded = 0
+		}
 		b.Fail(q.dev.Memset(q.items, 0xFF, 4*st.capacity), "task queue")
 		b.Upload(q.items, rawBytes(q.start), "first tasks")
 		control := make([]uint32, atosControlWords)
@@ -247,6 +317,16 @@ func atosPeersReset(e *Enactment) error {
 	return nil
 }
 
+// ownedOnly is init (32-bit words, one a vertex, then any others) with 0
+// at the vertices not in owned.
+func ownedOnly(init []byte, owned []uint32) []byte {
+	out := make([]byte, len(init))
+	for _, v := range owned {
+		copy(out[4*v:4*v+4], init[4*v:4*v+4])
+	}
+	return out
+}
+
 // atosPeersRun co-launches the workers; an overflowed queue restarts the
 // run with queues twice the size, as on one device.
 func atosPeersRun(e *Enactment) error {
@@ -255,10 +335,16 @@ func atosPeersRun(e *Enactment) error {
 		return nil
 	}
 	for {
+		if err := st.firstPull(e); err != nil {
+			return err
+		}
 		err := st.persist(e)
 		overflow, ok := err.(*QueueOverflowError)
 		if !ok {
-			return err
+			if err != nil {
+				return err
+			}
+			return st.finishAcross(e)
 		}
 		if st.fixed || st.capacity >= atosMaxCapacity/2 {
 			overflow.Detail = "the capacity was fixed (atos:capacity=N); give a larger one or 0 to let the queues grow"
@@ -333,12 +419,132 @@ func (st *atosPeersState) persist(e *Enactment) error {
 	return nil
 }
 
+// prepareAcross looks up the first pull's and the finishing pass's
+// kernels and sizes their grids.
+func (st *atosPeersState) prepareAcross(e *Enactment) error {
+	if st.across == nil {
+		return nil
+	}
+	n := e.Problem.Graph.NumVertices()
+	if st.across.FirstPull {
+		var err error
+		if st.pull, err = pullThenPushEntry(e.Algorithm, "pull"); err != nil {
+			return err
+		}
+		if st.pullGrid, err = CoResidentGrid(e.Dev, st.pull, e.Options.Block, 0); err != nil {
+			return err
+		}
+		if st.seed, err = kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed"); err != nil {
+			return err
+		}
+		if st.seedGrid, err = e.gridStrideGrid(st.seed, n); err != nil {
+			return err
+		}
+	}
+	if st.across.Finish == nil {
+		return nil
+	}
+	for _, name := range st.across.Finish.Kernels {
+		k, err := kernels.Lookup(name)
+		if err != nil {
+			return err
+		}
+		grid, err := e.gridStrideGrid(k, n)
+		if err != nil {
+			return err
+		}
+		st.finishKernels = append(st.finishKernels, k)
+		st.finishGrids = append(st.finishGrids, grid)
+	}
+	return nil
+}
+
+// firstPull runs the first pull on every device over its own vertices and
+// seeds each device's queue with those it leaves active, as one timed
+// iteration; the first device's pending count is then set to every
+// device's seeded tasks (the seeding counts them on its own device).
+func (st *atosPeersState) firstPull(e *Enactment) error {
+	if st.pull == nil {
+		return nil
+	}
+	n := e.Problem.Graph.NumVertices()
+	t := listTuningOf(e.Variant)
+	it := IterationStats{Iteration: len(e.iterations), Phases: "pull+seed", Direction: "pull", FrontierIn: n}
+	m := &mgpuIteration{it: &it}
+	const stamp = 1
+	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+		q := st.parts[d]
+		q.buf.Zero(q.counts, 4*lenWords, "first pull counts")
+		if err := q.buf.Err(); err != nil {
+			return err
+		}
+		// Counting mode writes only the stamps and the counts; the lists
+		// and bins it does not touch get the stamps' buffer.
+		args := append(e.accArgsWith(&q.in, q.meta, 0), q.csr.offsets, q.lists, q.lens, q.stamps, q.counts, q.stamps, q.stamps, q.stamps,
+			uint32(stamp), uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
+		if err := m.launch(e, dev, st.pull, st.pullGrid, args...); err != nil {
+			return err
+		}
+		if err := m.launch(e, dev, st.seed, st.seedGrid, q.items, uint32(st.capacity), q.control, q.stamps, uint32(stamp), uint32(n)); err != nil {
+			return err
+		}
+		tail, err := readCountOn(dev, q.control+kernels.DevPtr(4*atosTail), st.capacity, "the seeded queue's tail")
+		q.seeded = tail
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	first := uint32(st.first())
+	err = st.sys.Parallel(func(d int, dev kernels.Device) error {
+		pending := uint32(0)
+		if d == 0 {
+			pending = first
+		}
+		return kernels.Upload(dev, st.parts[d].control+kernels.DevPtr(4*atosPending), []uint32{pending})
+	})
+	if err != nil {
+		return err
+	}
+	it.FrontierOut = int(first)
+	e.record(it)
+	return nil
+}
+
+// finishAcross runs the finishing pass on every device, timed, as one
+// iteration: each kernel on all devices at once, then the total where the
+// pass asks for it.
+func (st *atosPeersState) finishAcross(e *Enactment) error {
+	if st.across == nil || st.across.Finish == nil {
+		return nil
+	}
+	finish := st.across.Finish
+	it := IterationStats{Iteration: len(e.iterations), Phases: "finish", Direction: "-", FrontierIn: e.Problem.Graph.NumVertices()}
+	m := &mgpuIteration{it: &it}
+	for i, k := range st.finishKernels {
+		err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+			q := st.parts[d]
+			return m.launch(e, dev, k, st.finishGrids[i], e.accArgsWith(&q.csr, q.meta, 0)...)
+		})
+		if err != nil {
+			return err
+		}
+		if k.Name == finish.TotalAfter {
+			if err := totalSums(st.sys, st.parts, &finish.Total, 0); err != nil {
+				return err
+			}
+		}
+	}
+	e.record(it)
+	return nil
+}
+
 // record reports the queues' statistics, the system's and each device's.
 func (st *atosPeersState) record(e *Enactment, it *IterationStats, controls [][]uint32, link [][]uint64) {
 	var pushes, pops, failed, edges float64
 	perDevice := make([]string, len(controls))
 	for d, c := range controls {
-		pushes += float64(c[atosTail]) - float64(len(st.parts[d].start))
+		pushes += float64(c[atosTail]) - float64(len(st.parts[d].start)+st.parts[d].seeded)
 		pops += float64(c[atosPops])
 		failed += float64(c[atosFailed])
 		edges += float64(c[atosEdges])
@@ -350,7 +556,12 @@ func (st *atosPeersState) record(e *Enactment, it *IterationStats, controls [][]
 	e.Statistic("queue_pushes", "queue pushes", pushes, fmt.Sprintf("%.0f (after %d first tasks)", pushes, st.first()))
 	e.Statistic("queue_pops", "queue pops", pops, fmt.Sprintf("%.0f tasks processed (by device %s)", pops, strings.Join(perDevice, ", ")))
 	e.Statistic("failed_pops", "failed pops", failed, fmt.Sprintf("%.0f waits with no task ready", failed))
-	e.Statistic("edges_walked", "edges walked", edges, fmt.Sprintf("%.0f", edges))
+	text := fmt.Sprintf("%.0f", edges)
+	if st.pull != nil {
+		edges += st.pullEdges
+		text = fmt.Sprintf("%.0f (%.0f by the first pull)", edges, st.pullEdges)
+	}
+	e.Statistic("edges_walked", "edges walked", edges, text)
 	var moved, busiest uint64
 	pair := ""
 	for i, row := range link {

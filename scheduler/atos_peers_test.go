@@ -29,13 +29,14 @@ func enactOn(t *testing.T, sys *sim.System, name, variant string, g *graph.Graph
 // TestAtosAcrossDevices runs Atos's warp workers across 1, 2 and 4
 // simulated GPUs (tiny-x4's link) on the corpus graphs of at most 300
 // vertices, with and without deduplication, in functional and timing
-// mode, validated against graph/ref: every task a device pushes into
+// mode, validated against graph/ref (PageRank's ranks normalised by the
+// finishing pass across devices): every task a device pushes into
 // another's queue is processed there, and the run ends only when no task
 // is pending on any device. With several devices, every pop is counted on
 // some device and the statistics say how the pops were spread.
 func TestAtosAcrossDevices(t *testing.T) {
 	forPartitionedCorpus(t, func(mode sim.Mode, gpus int, sys *sim.System, cg corpusGraph, partition string) {
-		for _, name := range []string{"bfs", "sssp", "sswp", "wcc"} {
+		for _, name := range []string{"bfs", "sssp", "sswp", "wcc", "pr"} {
 			for _, dedup := range []string{"on", "off"} {
 				t.Run(fmt.Sprintf("%s/%d/%s/%s/dedup=%s", mode, gpus, cg.name, name, dedup), func(t *testing.T) {
 					res, err := enactOn(t, sys, name, "atos:worker=warp,dedup="+dedup, cg.g, partition)
@@ -43,7 +44,15 @@ func TestAtosAcrossDevices(t *testing.T) {
 					require.True(t, res.Validation.OK(), res.Validation.String())
 					pops, ok := summaryNumber(res, "queue_pops")
 					require.True(t, ok)
-					assert.Positive(t, pops)
+					switch {
+					case name == "pr" && gpus > 1: // every device pulls its vertices' in-edges first
+						assert.Equal(t, "pull+seed", res.Iterations[0].Phases)
+						edges, ok := summaryNumber(res, "edges_walked")
+						require.True(t, ok)
+						assert.GreaterOrEqual(t, edges, float64(cg.g.NumEdges()))
+					case name != "pr": // on one device PageRank's pulls may leave no task
+						assert.Positive(t, pops)
+					}
 					if mode == sim.ModeTiming {
 						assert.Positive(t, res.EndToEnd)
 					}
@@ -93,7 +102,7 @@ func TestAtosAcrossDevicesRefusals(t *testing.T) {
 	_, err = enactOn(t, sys, "bfs", "atos:mode=discrete,worker=warp", g, "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "persistent warp workers")
-	_, err = enactOn(t, sys, "pr", "atos:worker=warp", g, "")
+	_, err = enactOn(t, sys, "color", "atos:worker=warp", g, "")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "bfs, ")
+	assert.Contains(t, err.Error(), "bfs, pr, ")
 }

@@ -103,7 +103,7 @@ type PartitionedForm struct {
 // SlotSums are per-sweep float64 sums kept in rotating slots of a
 // metadata buffer (PageRank's dangling rank, kernels/pr.cu): after sweep i
 // the driver sets slot Sum on every device to the devices' total and slot
-// Clear to zero.
+// Clear, unless negative, to zero.
 type SlotSums struct {
 	Meta  int
 	Slots func(iteration int) (sum, clear int)
@@ -768,7 +768,7 @@ func (st *mgpuState) applyInboxes(e *Enactment, m *mgpuIteration, iteration int,
 		x.useful += uint64(u)
 	}
 	if sums := e.Algorithm.Partition.Sums; sums != nil {
-		return st.totalSums(e, sums, iteration)
+		return totalSums(st.sys, st.parts, sums, iteration)
 	}
 	return nil
 }
@@ -836,31 +836,32 @@ func (st *mgpuState) putValues(e *Enactment, m *mgpuIteration, iteration int) (e
 }
 
 // totalSums sets a SlotSums slot on every device to the devices' total.
-func (st *mgpuState) totalSums(e *Enactment, sums *SlotSums, iteration int) error {
+func totalSums[P interface{ part() *devicePart }](sys kernels.System, parts []P, sums *SlotSums, iteration int) error {
 	sum, clearSlot := sums.Slots(iteration)
-	parts := make([]float64, len(st.parts))
-	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
+	values := make([]float64, len(parts))
+	err := sys.Parallel(func(d int, dev kernels.Device) error {
 		var b [8]byte
-		if err := dev.CopyFromDevice(b[:], st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*sum)); err != nil {
+		if err := dev.CopyFromDevice(b[:], parts[d].part().meta[sums.Meta]+kernels.DevPtr(8*sum)); err != nil {
 			return err
 		}
-		parts[d] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+		values[d] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	total := 0.0
-	for _, x := range parts {
+	for _, x := range values {
 		total += x
 	}
-	return st.sys.Parallel(func(d int, dev kernels.Device) error {
+	return sys.Parallel(func(d int, dev kernels.Device) error {
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(total))
-		if err := dev.CopyToDevice(st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*sum), b[:]); err != nil {
+		meta := parts[d].part().meta[sums.Meta]
+		if err := dev.CopyToDevice(meta+kernels.DevPtr(8*sum), b[:]); err != nil || clearSlot < 0 {
 			return err
 		}
-		return dev.Memset(st.parts[d].meta[sums.Meta]+kernels.DevPtr(8*clearSlot), 0, 8)
+		return dev.Memset(meta+kernels.DevPtr(8*clearSlot), 0, 8)
 	})
 }
 

@@ -660,6 +660,40 @@ type TaskSettings struct {
 	// once (untimed); its frontier is the first tasks: PageRank's residual
 	// form pulls in bulk first.
 	Prelude *Prelude
+	// AcrossDevices, when set, is the task form atos runs across GPUs for a
+	// problem whose Prelude or Finish runs on one device: it rewrites the
+	// problem (Notes; Prelude and Finish cleared) and says how the run
+	// starts and ends across the devices.
+	AcrossDevices func(p *Problem) *TasksAcross
+}
+
+// TasksAcross is a task form's start and finish across the devices of a
+// system.
+type TasksAcross struct {
+	// FirstPull starts the workers from the vertices that one pull over
+	// each device's own vertices leaves active: the pull-then-push form's
+	// pull entry in counting mode at iteration 0 (which must read only
+	// state every device's copy holds at the start), on the in-edges of
+	// the device's vertices, then the seeding entry (<kernel>_atos_base_seed).
+	FirstPull bool
+	// QueuePerVertex, when set, is the room the task queues start with per
+	// vertex a device owns (atos:capacity=0), where a vertex returns to the
+	// queue many times in a run.
+	QueuePerVertex int
+	// Finish, when set, is the finishing pass.
+	Finish *FinishAcross
+}
+
+// FinishAcross is a finishing pass across the devices of a system: each
+// kernel, in turn, grid-strided over the vertices on every device's own
+// copy of the metadata, in which meta0 starts at 0 at the vertices the
+// device does not own (so that a pass over a copy, e.g. a sum, sees only
+// the device's own), and after the kernel named TotalAfter the Total slot
+// set on every device to the devices' sum.
+type FinishAcross struct {
+	Kernels    []string
+	TotalAfter string
+	Total      SlotSums
 }
 
 // needsGather refuses an algorithm whose ACC struct has no pull members

@@ -180,7 +180,6 @@ template <typename ALG>
 WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer *peers, uint32_t self, uint32_t devices,
                                  const uint32_t *owner, uint32_t capacity, uint32_t fetch, uint32_t backoff,
                                  uint32_t spin_budget, int *abort_flag) {
-  static_assert(!ALG::carries, "a task that consumes its vertex's state runs on one device");
   ALG alg(meta);
   uint32_t *items = peers[self].items, *ctl = peers[self].ctl, *queued = peers[self].queued;
   uint32_t *global = peers[0].ctl;
@@ -213,8 +212,12 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
       if (has && queued != nullptr)
         atomicExch(&queued[v], 0u);
       wg_fence_system(); // acquire: the pushes' updates are visible
+      typename ALG::value_t carry = typename ALG::value_t();
+      bool go = has;
+      if (ALG::carries && go)
+        go = alg.take(v, &carry); // v is this device's: its state is local
       uint32_t begin = 0, degree = 0;
-      if (has) {
+      if (go) {
         begin = g.begin(v);
         degree = g.end(v) - begin;
       }
@@ -226,7 +229,7 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
           u = g.targets[e];
           to = owner[u];
           typename ALG::value_t update;
-          if (alg.compute(v, u, g.weight(e), &update))
+          if (wg_task_compute(alg, v, carry, u, g.weight(e), &update))
             push = to == self ? alg.combine_push(u, update) : wg_peer_alg<ALG>(peers, to, meta).combine_push(u, update);
         }
         wg_peer_hold(box, peers, devices, capacity, push, u, to);
@@ -246,8 +249,9 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
 }
 
 // WG_ATOS_PEER_ENTRIES(name, struct): <name>_atos_peer_persist, an ACC
-// algorithm's workers across devices (a struct whose compute reads only
-// the source's value and whose combine_push updates only the destination's).
+// algorithm's workers across devices (a struct whose compute, or take and
+// compute_carried, read only the source's state and whose combine_push
+// updates only the destination's).
 #define WG_ATOS_PEER_ENTRIES(NAME, ALG)                                                            \
   extern "C" __global__ void NAME##_atos_peer_persist(WG_ACC_PARAMS, void *peers, uint32_t self,   \
                                                       uint32_t devices,                            \
