@@ -39,19 +39,20 @@ func setupPageRankResidual(g *graph.Graph, params Params) (*Problem, error) {
 }
 
 // pageRankResidualAcross is the residual push across GPUs: the prelude's
-// later pulls read every vertex's carry of the pull before, so across
-// devices only the first pull runs (at x = 1/n every device's copy holds
-// every carry), each device pulling its own vertices, and the workers
-// start from the vertices it leaves active; the finishing pass folds the
-// low parts and sums the ranks on every device (each copy's ranks of
-// other devices' vertices start at 0), totals the sums, and scales.
+// pulls run on every device over its own vertices, the carries each pull
+// writes sent to every other device before the next, and the workers
+// start from the vertices the last pull left active; the finishing pass
+// folds the low parts and sums the ranks on every device (each copy's
+// ranks of other devices' vertices start at 0), totals the sums, and
+// scales.
 func pageRankResidualAcross(p *Problem) *TasksAcross {
+	n := p.Graph.NumVertices()
 	p.Tasks.Prelude, p.Finish = nil, nil
-	p.Notes = []string{fmt.Sprintf("residual form across GPUs from x = 1/n: one bulk pull (each device its own vertices), then asynchronous residual push from the vertices left active; a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
+	p.Notes = []string{fmt.Sprintf("residual form across GPUs from x = 1/n: bulk pulls (each device its own vertices, the carries exchanged after each) while the active vertices' out-edges exceed the pull fraction, then asynchronous residual push from the vertices left active; a vertex is a task while |residual| >= %g of (1-d)/n = %.3g; ranks normalised to sum 1 at the end",
 		PageRankPullPushFraction, p.ParamF32)}
-	// A vertex is admitted again each time its residual climbs back to eps:
-	// tens of times in a run (results/multigpu-atos).
-	return &TasksAcross{FirstPull: true, QueuePerVertex: 64, Finish: &FinishAcross{
+	// pull i writes carry i%2 (kernels/pr.cu, pr_pullpush_acc's meta2)
+	carries := func(i int) (int, int) { return 2, n * (1 + i%2) }
+	return &TasksAcross{Carries: carries, Finish: &FinishAcross{
 		Kernels:    []string{"pr_atos_base_fold", "pr_atos_base_normsum", "pr_atos_base_normscale"},
 		TotalAfter: "pr_atos_base_normsum",
 		Total:      SlotSums{Meta: 3, Slots: func(int) (int, int) { return 0, -1 }},

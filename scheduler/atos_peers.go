@@ -54,14 +54,12 @@ type atosPeersState struct {
 	fetch    int
 	grid     int
 	// across is the problem's start and finish across the devices (nil:
-	// the plain task form); the first pull's and the finishing pass's
-	// kernels and grids.
-	across             *TasksAcross
-	pull, seed         *kernels.Kernel
-	pullGrid, seedGrid int
-	pullEdges          float64
-	finishKernels      []*kernels.Kernel
-	finishGrids        []int
+	// the plain task form); pulls is its prelude's state, and the
+	// finishing pass's kernels and grids follow.
+	across        *TasksAcross
+	pulls         *peerPulls
+	finishKernels []*kernels.Kernel
+	finishGrids   []int
 }
 
 // atosPeer is one device's share.
@@ -71,12 +69,8 @@ type atosPeer struct {
 	csr                                  deviceGraph
 	spin                                 *Spin
 	owner, items, control, queued, peers kernels.DevPtr
-	// The first pull's (TasksAcross.FirstPull): the in-edges of the
-	// device's vertices, those vertices classified by in-degree, the
-	// stamps and counts it writes, and the tasks it seeded.
-	in                          deviceGraph
-	lists, lens, stamps, counts kernels.DevPtr
-	seeded                      int
+	pull                                 peerPullPart
+	seeded                               int // the tasks the prelude queued
 }
 
 func atosPeersPrepare(e *Enactment, sys kernels.System) error {
@@ -129,19 +123,11 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 	if c := e.Variant.Int("capacity"); c > 0 {
 		st.capacity, st.fixed = c, true
 	} else {
-		per := 4
-		if across != nil && across.QueuePerVertex > 0 {
-			per = across.QueuePerVertex
-		}
 		most := 0
 		for _, q := range st.parts {
-			most = max(most, per*len(q.owned)+len(q.start))
+			most = max(most, 4*len(q.owned)+len(q.start))
 		}
 		st.capacity = max(most, 1024)
-	}
-	in := e.Problem.Graph
-	if st.across != nil && st.across.FirstPull && in.Directed {
-		in = in.Reverse()
 	}
 	for d, q := range st.parts {
 		if len(q.start) > st.capacity {
@@ -150,10 +136,10 @@ func atosPeersPrepare(e *Enactment, sys kernels.System) error {
 		if err := st.allocate(e, d, q, owner); err != nil {
 			return fmt.Errorf("device %d: %w", d, err)
 		}
-		if st.across != nil && st.across.FirstPull {
-			if err := st.allocatePull(e, d, q, in, owner); err != nil {
-				return fmt.Errorf("device %d: %w", d, err)
-			}
+	}
+	if st.pulls != nil {
+		if err := st.allocatePulls(e, owner); err != nil {
+			return err
 		}
 	}
 	if err := st.writePeerTables(); err != nil {
@@ -219,49 +205,6 @@ func (st *atosPeersState) allocate(e *Enactment, d int, q *atosPeer, owner []uin
 	return nil
 }
 
-// ownRows uploads g's rows of the vertices device d owns, indexed by
-// global ids (the other rows empty).
-func ownRows(b *Buffers, g *graph.Graph, owner []uint32, d uint32, what string) deviceGraph {
-	n := g.NumVertices()
-	offsets := make([]uint32, n+1)
-	var targets, weights []uint32
-	for v := range n {
-		if owner[v] == d {
-			lo, hi := g.Offsets[v], g.Offsets[v+1]
-			targets = append(targets, g.Targets[lo:hi]...)
-			if g.Weighted() {
-				weights = append(weights, g.Weights[lo:hi]...)
-			}
-		}
-		offsets[v+1] = uint32(len(targets))
-	}
-	rows := deviceGraph{n: n, offsets: b.Copy(offsets, what+" row offsets"), targets: b.Copy(targets, what+" column indices")}
-	if g.Weighted() {
-		rows.weights = b.Copy(weights, what+" edge weights")
-	}
-	return rows
-}
-
-// allocatePull builds device q's share of the first pull: the in-edges of
-// its vertices (in is the graph's reverse) and those vertices classified
-// by in-degree, as the one-device prelude classifies all of them.
-func (st *atosPeersState) allocatePull(e *Enactment, d int, q *atosPeer, in *graph.Graph, owner []uint32) error {
-	b := q.buf
-	n := in.NumVertices()
-	q.in = ownRows(b, in, owner, uint32(d), "in-edge part")
-	t := listTuningOf(e.Variant)
-	lists, lens := make([]uint32, 3*n), [3]uint32{}
-	for _, v := range q.owned {
-		c := classOf(in.OutDegree(v), t)
-		lists[c*n+int(lens[c])] = v
-		lens[c]++
-		st.pullEdges += float64(in.OutDegree(v))
-	}
-	q.lists, q.lens = b.Copy(lists, "first pull lists"), b.Copy(lens[:], "first pull list lengths")
-	q.stamps, q.counts = b.Uint32s(n, "first pull stamps"), b.Uint32s(lenWords, "first pull counts")
-	return b.Err()
-}
-
 // writePeerTables writes every device's pointers into every device's
 // table (WG_PEER_WORDS words a device).
 func (st *atosPeersState) writePeerTables() error {
@@ -295,10 +238,10 @@ func atosPeersReset(e *Enactment) error {
 		if st.across != nil && st.across.Finish != nil {
 			b.Upload(q.meta[0], ownedOnly(e.Problem.Meta[0].init, q.owned), "own metadata")
 		}
-		if q.stamps != 0 {
-			b.Zero(q.stamps, 4*n, "first pull stamps")
-			q.seeded = 0
+		if q.pull.stamps != 0 {
+			b.Zero(q.pull.stamps, 4*n, "prelude pull stamps")
 		}
+		q.seeded = 0
 		b.Fail(q.dev.Memset(q.items, 0xFF, 4*st.capacity), "task queue")
 		b.Upload(q.items, rawBytes(q.start), "first tasks")
 		control := make([]uint32, atosControlWords)
@@ -335,7 +278,7 @@ func atosPeersRun(e *Enactment) error {
 		return nil
 	}
 	for {
-		if err := st.firstPull(e); err != nil {
+		if err := st.prelude(e); err != nil {
 			return err
 		}
 		err := st.persist(e)
@@ -385,12 +328,16 @@ func (st *atosPeersState) persist(e *Enactment) error {
 	}
 	cfg := kernels.LaunchConfig{Grid: kernels.D1(st.grid), Block: kernels.D1(e.Options.Block)}
 	before := st.linkBytes()
-	stats, err := CoLaunchSpinning(e.Ctx, st.sys, st.kernel, cfg, spins, args)
-	if err != nil {
-		return fmt.Errorf("persistent workers %s on %d GPUs: %w", st.kernel.Name, P, err)
+	// No first task (a prelude left no vertex active): no worker would
+	// ever finish one and raise the done word, so none is launched.
+	if st.first() > 0 {
+		stats, err := CoLaunchSpinning(e.Ctx, st.sys, st.kernel, cfg, spins, args)
+		if err != nil {
+			return fmt.Errorf("persistent workers %s on %d GPUs: %w", st.kernel.Name, P, err)
+		}
+		it.Stats.Add(stats)
+		it.Launches++
 	}
-	it.Stats.Add(stats)
-	it.Launches++
 	controls := make([][]uint32, P)
 	pushed := uint64(0)
 	for d, q := range st.parts {
@@ -426,20 +373,12 @@ func (st *atosPeersState) prepareAcross(e *Enactment) error {
 		return nil
 	}
 	n := e.Problem.Graph.NumVertices()
-	if st.across.FirstPull {
-		var err error
-		if st.pull, err = pullThenPushEntry(e.Algorithm, "pull"); err != nil {
+	if st.across.Carries != nil {
+		pulls, err := newPeerPulls(e)
+		if err != nil {
 			return err
 		}
-		if st.pullGrid, err = CoResidentGrid(e.Dev, st.pull, e.Options.Block, 0); err != nil {
-			return err
-		}
-		if st.seed, err = kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed"); err != nil {
-			return err
-		}
-		if st.seedGrid, err = e.gridStrideGrid(st.seed, n); err != nil {
-			return err
-		}
+		st.pulls = pulls
 	}
 	if st.across.Finish == nil {
 		return nil
@@ -456,58 +395,6 @@ func (st *atosPeersState) prepareAcross(e *Enactment) error {
 		st.finishKernels = append(st.finishKernels, k)
 		st.finishGrids = append(st.finishGrids, grid)
 	}
-	return nil
-}
-
-// firstPull runs the first pull on every device over its own vertices and
-// seeds each device's queue with those it leaves active, as one timed
-// iteration; the first device's pending count is then set to every
-// device's seeded tasks (the seeding counts them on its own device).
-func (st *atosPeersState) firstPull(e *Enactment) error {
-	if st.pull == nil {
-		return nil
-	}
-	n := e.Problem.Graph.NumVertices()
-	t := listTuningOf(e.Variant)
-	it := IterationStats{Iteration: len(e.iterations), Phases: "pull+seed", Direction: "pull", FrontierIn: n}
-	m := &mgpuIteration{it: &it}
-	const stamp = 1
-	err := st.sys.Parallel(func(d int, dev kernels.Device) error {
-		q := st.parts[d]
-		q.buf.Zero(q.counts, 4*lenWords, "first pull counts")
-		if err := q.buf.Err(); err != nil {
-			return err
-		}
-		// Counting mode writes only the stamps and the counts; the lists
-		// and bins it does not touch get the stamps' buffer.
-		args := append(e.accArgsWith(&q.in, q.meta, 0), q.csr.offsets, q.lists, q.lens, q.stamps, q.counts, q.stamps, q.stamps, q.stamps,
-			uint32(stamp), uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
-		if err := m.launch(e, dev, st.pull, st.pullGrid, args...); err != nil {
-			return err
-		}
-		if err := m.launch(e, dev, st.seed, st.seedGrid, q.items, uint32(st.capacity), q.control, q.stamps, uint32(stamp), uint32(n)); err != nil {
-			return err
-		}
-		tail, err := readCountOn(dev, q.control+kernels.DevPtr(4*atosTail), st.capacity, "the seeded queue's tail")
-		q.seeded = tail
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	first := uint32(st.first())
-	err = st.sys.Parallel(func(d int, dev kernels.Device) error {
-		pending := uint32(0)
-		if d == 0 {
-			pending = first
-		}
-		return kernels.Upload(dev, st.parts[d].control+kernels.DevPtr(4*atosPending), []uint32{pending})
-	})
-	if err != nil {
-		return err
-	}
-	it.FrontierOut = int(first)
-	e.record(it)
 	return nil
 }
 
@@ -557,11 +444,15 @@ func (st *atosPeersState) record(e *Enactment, it *IterationStats, controls [][]
 	e.Statistic("queue_pops", "queue pops", pops, fmt.Sprintf("%.0f tasks processed (by device %s)", pops, strings.Join(perDevice, ", ")))
 	e.Statistic("failed_pops", "failed pops", failed, fmt.Sprintf("%.0f waits with no task ready", failed))
 	text := fmt.Sprintf("%.0f", edges)
-	if st.pull != nil {
-		edges += st.pullEdges
-		text = fmt.Sprintf("%.0f (%.0f by the first pull)", edges, st.pullEdges)
+	if st.pulls != nil {
+		edges += st.pulls.edges
+		text = fmt.Sprintf("%.0f (%.0f by the prelude)", edges, st.pulls.edges)
 	}
 	e.Statistic("edges_walked", "edges walked", edges, text)
+	if pp := st.pulls; pp != nil && pp.transferred > 0 {
+		e.Statistic("prelude_exchange_bytes", "prelude's exchange", float64(pp.bytes), fmt.Sprintf("%d bytes: %d carries sent after the pulls, %d (%.1f%%) changed a copy a device reads",
+			pp.bytes, pp.transferred, pp.useful, 100*float64(pp.useful)/float64(pp.transferred)))
+	}
 	var moved, busiest uint64
 	pair := ""
 	for i, row := range link {

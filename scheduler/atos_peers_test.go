@@ -46,7 +46,7 @@ func TestAtosAcrossDevices(t *testing.T) {
 					require.True(t, ok)
 					switch {
 					case name == "pr" && gpus > 1: // every device pulls its vertices' in-edges first
-						assert.Equal(t, "pull+seed", res.Iterations[0].Phases)
+						assert.Contains(t, []string{"pull", "pull+exchange"}, res.Iterations[0].Phases)
 						edges, ok := summaryNumber(res, "edges_walked")
 						require.True(t, ok)
 						assert.GreaterOrEqual(t, edges, float64(cg.g.NumEdges()))

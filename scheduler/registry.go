@@ -670,16 +670,17 @@ type TaskSettings struct {
 // TasksAcross is a task form's start and finish across the devices of a
 // system.
 type TasksAcross struct {
-	// FirstPull starts the workers from the vertices that one pull over
-	// each device's own vertices leaves active: the pull-then-push form's
-	// pull entry in counting mode at iteration 0 (which must read only
-	// state every device's copy holds at the start), on the in-edges of
-	// the device's vertices, then the seeding entry (<kernel>_atos_base_seed).
-	FirstPull bool
-	// QueuePerVertex, when set, is the room the task queues start with per
-	// vertex a device owns (atos:capacity=0), where a vertex returns to the
-	// queue many times in a run.
-	QueuePerVertex int
+	// Carries, when set, starts the workers as the one-device Prelude of
+	// pulls does (the pull-then-push form's pull entry in counting mode),
+	// each device pulling over its own vertices' in-edges while the
+	// vertices left active hold more than the pull fraction of the edges;
+	// then the seeding entry (<kernel>_atos_base_seed) queues the last
+	// pull's active vertices. A pull reads only the carries the pull before
+	// wrote (the first, only what every copy holds at the start): Carries
+	// says where pull i writes them, 32-bit words from word `at` of
+	// metadata buffer `meta`, one a vertex, which every device sends the
+	// others after each pull.
+	Carries func(iteration int) (meta, at int)
 	// Finish, when set, is the finishing pass.
 	Finish *FinishAcross
 }
