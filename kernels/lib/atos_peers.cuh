@@ -174,6 +174,46 @@ template <typename ALG> WG_DEV ALG wg_peer_alg(const wg_peer *peers, uint32_t at
   return ALG(m);
 }
 
+// wg_peer_walk walks the out-edges of the warp's tasks (lane l's: v from
+// begin, degree of them, with its carry), the edges spread over the lanes:
+// step s gives lane l the edge s*32+l of the tasks' edges laid end to end,
+// so that a hub's edges, whose remote updates each wait on a round trip
+// across the link, take 32 lanes at a time rather than one. Returns the
+// edges walked; all 32 lanes call it.
+template <typename ALG>
+WG_DEV uint32_t wg_peer_walk(ALG &alg, const wg_graph &g, wg_peer_outbox &box, const wg_peer *peers, uint32_t self,
+                             uint32_t devices, const uint32_t *owner, uint32_t capacity, wg_meta meta, uint32_t v,
+                             typename ALG::value_t carry, uint32_t begin, uint32_t degree) {
+  uint32_t lane = wg_lane_id(), end = degree; // end: the inclusive sum of the lanes' degrees
+  for (uint32_t d = 1; d < 32; d *= 2) {
+    uint32_t y = __shfl_up_sync(WG_FULL_MASK, end, d);
+    if (lane >= d)
+      end += y;
+  }
+  uint32_t first = end - degree, total = __shfl_sync(WG_FULL_MASK, end, 31);
+  for (uint32_t base = 0; base < total; base += 32) {
+    uint32_t k = base + lane, from = 0; // from: the last lane whose edges start at or before k
+    for (uint32_t step = 16; step > 0; step /= 2) {
+      uint32_t starts = __shfl_sync(WG_FULL_MASK, first, from + step);
+      if (starts <= k)
+        from += step;
+    }
+    uint32_t src = __shfl_sync(WG_FULL_MASK, v, from);
+    uint32_t e = __shfl_sync(WG_FULL_MASK, begin, from) + k - __shfl_sync(WG_FULL_MASK, first, from);
+    typename ALG::value_t update, carried = __shfl_sync(WG_FULL_MASK, carry, from);
+    bool push = false;
+    uint32_t u = 0, to = 0;
+    if (k < total) {
+      u = g.targets[e];
+      to = owner[u];
+      if (wg_task_compute(alg, src, carried, u, g.weight(e), &update))
+        push = to == self ? alg.combine_push(u, update) : wg_peer_alg<ALG>(peers, to, meta).combine_push(u, update);
+    }
+    wg_peer_hold(box, peers, devices, capacity, push, u, to);
+  }
+  return total;
+}
+
 // wg_atos_peer_persist: every warp of every device's grid is a worker
 // until no task is pending anywhere. owner[v] is v's device.
 template <typename ALG>
@@ -221,20 +261,7 @@ WG_DEV void wg_atos_peer_persist(wg_meta meta, const wg_graph &g, const wg_peer 
         begin = g.begin(v);
         degree = g.end(v) - begin;
       }
-      for (uint32_t j = 0; __any_sync(WG_FULL_MASK, j < degree); ++j) {
-        bool push = false;
-        uint32_t u = 0, to = 0;
-        if (j < degree) {
-          uint32_t e = begin + j;
-          u = g.targets[e];
-          to = owner[u];
-          typename ALG::value_t update;
-          if (wg_task_compute(alg, v, carry, u, g.weight(e), &update))
-            push = to == self ? alg.combine_push(u, update) : wg_peer_alg<ALG>(peers, to, meta).combine_push(u, update);
-        }
-        wg_peer_hold(box, peers, devices, capacity, push, u, to);
-      }
-      edges += wg_warp_sum(degree);
+      edges += wg_peer_walk(alg, g, box, peers, self, devices, owner, capacity, meta, v, carry, begin, degree);
     }
     wg_peer_send(box, peers, devices, capacity);
     cur += avail;
