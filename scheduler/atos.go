@@ -685,11 +685,7 @@ func launchOverVertices(names ...string) func(e *Enactment) error {
 		n := e.Problem.Graph.NumVertices()
 		it := IterationStats{Iteration: len(e.iterations), Phases: "finish", Direction: "-", FrontierIn: n}
 		for _, name := range names {
-			k, err := kernels.Lookup(name)
-			if err != nil {
-				return err
-			}
-			grid, err := e.gridStrideGrid(k, n)
+			k, grid, err := e.gridStrideEntry(name, n)
 			if err != nil {
 				return err
 			}
@@ -700,4 +696,15 @@ func launchOverVertices(names ...string) func(e *Enactment) error {
 		e.record(it)
 		return nil
 	}
+}
+
+// gridStrideEntry looks up the entry name and sizes its grid-stride grid
+// over n items.
+func (e *Enactment) gridStrideEntry(name string, n int) (*kernels.Kernel, int, error) {
+	k, err := kernels.Lookup(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	grid, err := e.gridStrideGrid(k, n)
+	return k, grid, err
 }

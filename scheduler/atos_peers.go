@@ -384,11 +384,7 @@ func (st *atosPeersState) prepareAcross(e *Enactment) error {
 		return nil
 	}
 	for _, name := range st.across.Finish.Kernels {
-		k, err := kernels.Lookup(name)
-		if err != nil {
-			return err
-		}
-		grid, err := e.gridStrideGrid(k, n)
+		k, grid, err := e.gridStrideEntry(name, n)
 		if err != nil {
 			return err
 		}

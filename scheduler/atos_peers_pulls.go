@@ -47,10 +47,7 @@ func newPeerPulls(e *Enactment) (*peerPulls, error) {
 	if pp.pullGrid, err = CoResidentGrid(e.Dev, pp.pull, e.Options.Block, 0); err != nil {
 		return nil, err
 	}
-	if pp.seed, err = kernels.Lookup(e.Algorithm.Kernel + "_atos_base_seed"); err != nil {
-		return nil, err
-	}
-	if pp.seedGrid, err = e.gridStrideGrid(pp.seed, e.Problem.Graph.NumVertices()); err != nil {
+	if pp.seed, pp.seedGrid, err = e.gridStrideEntry(e.Algorithm.Kernel+"_atos_base_seed", e.Problem.Graph.NumVertices()); err != nil {
 		return nil, err
 	}
 	if pp.pack, err = kernels.Lookup("exchange_pack"); err != nil {
