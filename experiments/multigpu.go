@@ -377,7 +377,7 @@ func multiGPUFindings(rows []Row) []string {
 					w = append(w, fmt.Sprintf("%s %d", meth, wins[meth]))
 				}
 			}
-			out = append(out, fmt.Sprintf("%s, %d GPUs: best speedup over one GPU per graph and algorithm: %s; fastest method: %s.",
+			out = append(out, fmt.Sprintf("%s, %d GPUs: the fastest method per graph and algorithm, with its speedup over one GPU (atos over its own one-GPU workers, the exchanges over vr-online's one-GPU sweep): %s; fastest method: %s.",
 				m, most[m], strings.Join(cells, ", "), strings.Join(w, ", ")))
 		}
 	}
