@@ -106,3 +106,38 @@ func TestAtosAcrossDevicesRefusals(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bfs, pr, ")
 }
+
+// PageRank's prelude across devices pulls as the one-device prelude does:
+// with every carry sent after each pull, 2 and 4 GPUs make as many pulls,
+// each device's share of the vertices left active adding up to the same
+// frontiers, and the exchanges move every vertex's carry to every other
+// device after every pull but the last.
+func TestAtosAcrossDevicesPageRankPrelude(t *testing.T) {
+	g := load(t, "rmat:scale=10+perm=1")
+	n := g.NumVertices()
+	pulls := func(res *scheduler.Result) []int {
+		var out []int
+		for _, it := range res.Iterations {
+			if it.Phases == "pull" || it.Phases == "pull+exchange" {
+				out = append(out, it.FrontierOut)
+			}
+		}
+		return out
+	}
+	var one []int
+	for _, gpus := range []int{1, 2, 4} {
+		res, err := enactOn(t, openSimSystem(t, gpus, sim.ModeFunctional), "pr", "atos:worker=warp", g, graph.PartitionHash)
+		require.NoError(t, err)
+		require.True(t, res.Validation.OK(), res.Validation.String())
+		got := pulls(res)
+		if gpus == 1 {
+			one = got
+			require.Greater(t, len(one), 1, "the prelude pulls more than once")
+			continue
+		}
+		assert.Equal(t, one, got, "%d GPUs: the active vertices after each pull", gpus)
+		bytes, ok := summaryNumber(res, "prelude_exchange_bytes")
+		require.True(t, ok)
+		assert.Equal(t, float64(4*n*(gpus-1)*(len(got)-1)), bytes, "%d GPUs", gpus)
+	}
+}
