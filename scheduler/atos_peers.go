@@ -18,8 +18,12 @@ import (
 // anywhere: a worker applies an edge's update on the destination's owner
 // and pushes the improved destination into the owner's queue, across the
 // link when the owner is another device (one-sided puts, no host in the
-// loop). After the run each device's own vertices' values are gathered on
-// the first device for the check.
+// loop). A problem whose task form has a prelude or a finishing pass on
+// one device (PageRank's residual push) runs its TasksAcross instead: the
+// prelude's pulls on every device with the carries exchanged
+// (atos_peers_pulls.go), and the finishing pass on every device. After
+// the run each device's own vertices' values are gathered on the first
+// device for the check.
 
 // atosPeersOffer is what atos needs to run across GPUs.
 func atosPeersOffer(v Variant) error {
@@ -366,8 +370,8 @@ func (st *atosPeersState) persist(e *Enactment) error {
 	return nil
 }
 
-// prepareAcross looks up the first pull's and the finishing pass's
-// kernels and sizes their grids.
+// prepareAcross looks up the prelude's and the finishing pass's kernels
+// and sizes their grids.
 func (st *atosPeersState) prepareAcross(e *Enactment) error {
 	if st.across == nil {
 		return nil
