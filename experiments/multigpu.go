@@ -23,7 +23,7 @@ var multiGPUMethods = []string{scheduler.ExchangeAll, scheduler.ExchangeMaximalS
 
 // multiGPUAtos is the method that is not an exchange: Atos's persistent
 // warp workers across the GPUs (atos:worker=warp), with its own one-GPU
-// point (the one-device workers) as its baseline.
+// point (the same workers on a system of one) as its baseline.
 const multiGPUAtos = "atos"
 
 // multiGPUFamily is what a method's speedup is over: the one-GPU point of
@@ -83,7 +83,7 @@ func multiGPUExperiment() *Experiment {
 		Notes: []string{
 			"scheduler mgpu: each GPU holds the in-edges of the vertices it owns and every vertex's value; an iteration is a pull sweep on every GPU at once (warp segmentation), then an exchange of the values other GPUs read, the sender packing them, a peer copy, the receiver storing them.",
 			"all sends every vertex's value to every other GPU (Medusa), ms every boundary value (Totem's maximal subset), vr-offline the boundary values the sweep changed (found by a pass over the boundary lists), vr-online the same values listed by the sweep itself (a ballot and one atomicAdd per warp into each receiver's outbox), vr-put vr-offline's values stored by the senders' kernels straight into the receivers' inboxes across the link (co-launches, no copies).",
-			"atos runs Atos's persistent warp workers on every GPU at once (atos:worker=warp, one co-launch): a worker applies an edge's update on the destination's owner, across the link when remote, and pushes improved vertices into their owners' queues; no host step, no exchange (bytes_moved is what the link carried, on the simulator); its speedups are over its own one-GPU point, the one-device workers, whose lanes each walk their own task's edges where the workers across GPUs spread a warp's tasks' edges over its lanes (results/multigpu-atos: on hubs, most of the gain is that walk).",
+			"atos runs Atos's persistent warp workers on every GPU at once (atos:worker=warp, one co-launch): a worker applies an edge's update on the destination's owner, across the link when remote, and pushes improved vertices into their owners' queues; no host step, no exchange (bytes_moved is what the link carried, on the simulator); its speedups are over its own one-GPU point, the same workers on a system of one GPU (faster on hubs than the one-device workers of a plain --gpus 1 run, whose lanes each walk their own task's edges: results/multigpu-atos).",
 			"A transferred value is useful when it changes a copy its receiver reads; vertex refinement sends only those (efficiency 1 for BFS, SSSP, SSWP and WCC; PageRank sends the ranks that changed by more than the tolerance).",
 			"On the simulator each GPU is the configuration's whole GPU and the link is modelled (sim/configs/README.md, system:); a sweep costs its slowest GPU's time.",
 			"Every point is validated against graph/ref; speedups are over the same graph and algorithm on one GPU of the same machine.",

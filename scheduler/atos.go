@@ -203,7 +203,9 @@ func atosFetch(e *Enactment) int {
 }
 
 func atosPrepare(e *Enactment) error {
-	if sys := e.Options.System; sys != nil && len(sys.Devices()) > 1 {
+	// Given a system, workers that run across devices do so on any number
+	// of them, one included: the same code at every count (sweep multigpu).
+	if sys := e.Options.System; sys != nil && (len(sys.Devices()) > 1 || atosPeersOffer(e.Variant) == nil) {
 		return atosPeersPrepare(e, sys)
 	}
 	n := e.Problem.Graph.NumVertices()

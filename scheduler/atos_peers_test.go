@@ -44,6 +44,11 @@ func TestAtosAcrossDevices(t *testing.T) {
 					require.True(t, res.Validation.OK(), res.Validation.String())
 					pops, ok := summaryNumber(res, "queue_pops")
 					require.True(t, ok)
+					for _, f := range res.Summary {
+						if f.Key == "queue_pops" && pops > 0 { // one device of a system runs the workers across devices too
+							assert.Contains(t, f.Value, "by device 0: ")
+						}
+					}
 					switch {
 					case name == "pr" && gpus > 1: // every device pulls its vertices' in-edges first
 						assert.Contains(t, []string{"pull", "pull+exchange"}, res.Iterations[0].Phases)
@@ -108,7 +113,8 @@ func TestAtosAcrossDevicesRefusals(t *testing.T) {
 }
 
 // PageRank's prelude across devices pulls as the one-device prelude does:
-// with every carry sent after each pull, 2 and 4 GPUs make as many pulls,
+// on a system of one device, and with every carry sent after each pull on
+// 2 and 4, as many pulls,
 // each device's share of the vertices left active adding up to the same
 // frontiers, and the exchanges move every vertex's carry to every other
 // device after every pull but the last.
@@ -124,15 +130,26 @@ func TestAtosAcrossDevicesPageRankPrelude(t *testing.T) {
 		}
 		return out
 	}
-	var one []int
+	// The one-device prelude: no system, so atos's own workers on one device.
+	dev, err := sim.Open("tiny", sim.WithMode(sim.ModeFunctional))
+	require.NoError(t, err)
+	t.Cleanup(func() { dev.Close() })
+	a, err := scheduler.LookupAlgorithm("pr")
+	require.NoError(t, err)
+	v, err := scheduler.ParseVariant("atos:worker=warp")
+	require.NoError(t, err)
+	res, err := scheduler.Enact(context.Background(), dev, a, v, g, a.Select(scheduler.Params{}), scheduler.RunOptions{Block: 64})
+	require.NoError(t, err)
+	require.True(t, res.Validation.OK(), res.Validation.String())
+	one := pulls(res)
+	require.Greater(t, len(one), 1, "the prelude pulls more than once")
 	for _, gpus := range []int{1, 2, 4} {
 		res, err := enactOn(t, openSimSystem(t, gpus, sim.ModeFunctional), "pr", "atos:worker=warp", g, graph.PartitionHash)
 		require.NoError(t, err)
 		require.True(t, res.Validation.OK(), res.Validation.String())
 		got := pulls(res)
 		if gpus == 1 {
-			one = got
-			require.Greater(t, len(one), 1, "the prelude pulls more than once")
+			assert.Equal(t, one, got, "the workers across devices on a one-device system")
 			continue
 		}
 		assert.Equal(t, one, got, "%d GPUs: the active vertices after each pull", gpus)

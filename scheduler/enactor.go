@@ -32,7 +32,8 @@ type RunOptions struct {
 	// System, when set, is the system the run spans; its first device is
 	// the enactment's. With more than one device only variants that offer
 	// Partitioned may run, and the vertices are split by Partition
-	// (graph.PartitionRange or graph.PartitionHash; "" is range).
+	// (graph.PartitionRange or graph.PartitionHash; "" is range); atos's
+	// warp workers run their form across devices on a system of one too.
 	System    kernels.System
 	Partition string
 }
