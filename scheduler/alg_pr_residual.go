@@ -108,10 +108,7 @@ func pageRankPulls() *Prelude {
 				if err := e.Buffers.Err(); err != nil {
 					return PreludeFrontier{}, err
 				}
-				// Counting mode writes only the stamps and the counts; the
-				// lists and bins it does not touch get the stamps' buffer.
-				args := append(e.accArgs(in, iteration), e.out.offsets, lists, lens, stamps, counts, stamps, stamps, stamps,
-					stamp, uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
+				args := countingPullArgs(e.accArgs(in, iteration), e.out.offsets, lists, lens, stamps, counts, stamp, t)
 				if err := e.launch(&it, k, grid, args...); err != nil {
 					return PreludeFrontier{}, err
 				}
@@ -128,6 +125,17 @@ func pageRankPulls() *Prelude {
 			}
 		},
 	}
+}
+
+// countingPullArgs are the pull-then-push form's pull entry's arguments in
+// counting mode (the prelude's pulls, on one device or across devices):
+// the ACC arguments acc, the out-edge offsets (to count the active
+// vertices' edges), the in-degree lists, and the stamps and counts it
+// writes; counting mode writes nothing else, so the lists and bins it
+// does not touch get the stamps' buffer.
+func countingPullArgs(acc []any, outOffsets, lists, lens, stamps, counts kernels.DevPtr, stamp uint32, t listTuning) []any {
+	return append(acc, outOffsets, lists, lens, stamps, counts, stamps, stamps, stamps,
+		stamp, uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
 }
 
 // pageRankBSPPushEdges counts the edges bulk-synchronous residual push

@@ -229,12 +229,11 @@ func atosPrepare(e *Enactment) error {
 		return err
 	}
 	if e.Variant.Get("mode") == "persistent" {
-		spin, err := NewSpin(e.Dev, e.Options.SpinBudget)
+		spin, err := e.spinOn(e.Dev)
 		if err != nil {
 			return err
 		}
 		st.spin = spin
-		e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
 	}
 	e.State = st
 	if p := e.Problem.Tasks.Prelude; p != nil {

@@ -200,13 +200,9 @@ func (st *atosPeersState) allocate(e *Enactment, d int, q *atosPeer, owner []uin
 	if err := b.Err(); err != nil {
 		return err
 	}
-	spin, err := NewSpin(q.dev, e.Options.SpinBudget)
-	if err != nil {
-		return err
-	}
+	spin, err := e.spinOn(q.dev)
 	q.spin = spin
-	e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
-	return nil
+	return err
 }
 
 // writePeerTables writes every device's pointers into every device's

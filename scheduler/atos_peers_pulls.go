@@ -133,11 +133,7 @@ func (st *atosPeersState) prelude(e *Enactment) error {
 			if err := q.buf.Err(); err != nil {
 				return err
 			}
-			// Counting mode writes only the stamps and the counts; the
-			// lists and bins it does not touch get the stamps' buffer.
-			s := q.pull.stamps
-			args := append(e.accArgsWith(&q.pull.in, q.meta, iteration), q.csr.offsets, q.pull.lists, q.pull.lens, s, q.pull.counts, s, s, s,
-				stamp, uint32(0), uint32(emitCount), uint32(t.MediumFrom), uint32(t.LargeFrom))
+			args := countingPullArgs(e.accArgsWith(&q.pull.in, q.meta, iteration), q.csr.offsets, q.pull.lists, q.pull.lens, q.pull.stamps, q.pull.counts, stamp, t)
 			if err := m.launch(e, dev, pp.pull, pp.pullGrid, args...); err != nil {
 				return err
 			}

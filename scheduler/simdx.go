@@ -775,13 +775,9 @@ func simdxPrepareFused(e *Enactment, st *simdxState) error {
 	if err := b.Err(); err != nil {
 		return err
 	}
-	spin, err := NewSpin(e.Dev, e.Options.SpinBudget)
-	if err != nil {
-		return err
-	}
+	spin, err := e.spinOn(e.Dev)
 	st.spin = spin
-	e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
-	return nil
+	return err
 }
 
 // simdxFused runs the loop in persistent kernels: one launch for fusion=all,

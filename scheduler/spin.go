@@ -170,6 +170,17 @@ func (s *Spin) gaveUp(k *kernels.Kernel, cfg kernels.LaunchConfig) string {
 	}
 }
 
+// spinOn is a Spin on dev with the run's budget, freed when the
+// enactment ends.
+func (e *Enactment) spinOn(dev kernels.Device) (*Spin, error) {
+	spin, err := NewSpin(dev, e.Options.SpinBudget)
+	if err != nil {
+		return nil, err
+	}
+	e.cleanups = append(e.cleanups, func() { _ = spin.Free() })
+	return spin, nil
+}
+
 // LaunchSpinning is Spin.Launch once, with a fresh abort flag: for one-off
 // launches (microbenchmarks); schedulers keep a Spin.
 func LaunchSpinning(ctx context.Context, dev kernels.Device, k *kernels.Kernel, cfg kernels.LaunchConfig, budget uint32, args ...any) (kernels.LaunchStats, error) {
