@@ -147,10 +147,16 @@
 // rate the detailed stretch measured over its second half (the first half
 // warms the L1s); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges
-// times is followed by another detailed one. Progress is the instructions
-// that changed memory (exec.Grid.Changes), not instructions: spinning
-// warps issue instructions that change nothing, and a functional stretch
-// spins differently. The charges' estimated error is each functional
+// times is followed by another detailed one. Progress, for a kernel with
+// a spin budget (kernels.SpinParams: it may wait on other warps), is the
+// instructions that changed memory (exec.Grid.Changes), not instructions:
+// spinning warps issue instructions that change nothing, and a functional
+// stretch spins differently. A kernel without one never spins, and its
+// progress is its warp-instructions, charged at the detailed stretch's
+// issue rate: where warps race on values (a label-propagation push), a
+// functional stretch's warps see fresher values and change memory less
+// often for the same edges, while their instructions follow the edges
+// (the report's StretchCharge says which a kernel got). The charges' estimated error is each functional
 // stretch's charge × the relative change of the rate it was charged at
 // from the one before; a launch's first functional stretch, which none
 // precedes, at the mean such change of its kernel (of all kernels where

@@ -123,8 +123,11 @@ type kernelSampling struct {
 	// changes of rate from one functional stretch to the next.
 	stopped                                       int
 	stoppedDetail, stoppedExtra, stoppedUnchecked uint64
-	stoppedErr                                    float64
-	rateChanges                                   []float64
+	// stretchCharge is what its functional stretches were charged by
+	// (KernelSampling.StretchCharge).
+	stretchCharge string
+	stoppedErr    float64
+	rateChanges   []float64
 }
 
 // sampler decides, per launch, between detail and functional execution,
@@ -390,6 +393,11 @@ type KernelSampling struct {
 	Stopped             int    `json:"stopped"`
 	StoppedDetailCycles uint64 `json:"stopped_detail_cycles"`
 	ExtrapolatedCycles  uint64 `json:"extrapolated_cycles"`
+	// StretchCharge is what the kernel's functional stretches were
+	// charged by: "warp_instructions" (a kernel without a spin budget,
+	// whose instructions are its work) or "changes" (a kernel that may
+	// spin: its instructions that changed memory); "" when none ran.
+	StretchCharge string `json:"stretch_charge,omitempty"`
 }
 
 // method describes the sampler's policy in one line.
@@ -402,9 +410,9 @@ func (s *sampler) method() string {
 		s.policy.warmup, s.policy.minInterval, s.policy.divisor, s.policy.warming, s.policy.far)
 	if s.inside {
 		m += fmt.Sprintf("; a launch in detail runs its first %d cycles in detail and %d more (the first's pace is the ramp-up's), "+
-			"then alternates functional stretches of the progress "+
-			"(instructions that changed memory) of %d detailed stretches at the last one's rate of progress over its second half, "+
-			"charged at that rate, and detailed stretches of %d cycles",
+			"then alternates functional stretches of the progress of %d detailed stretches at the last one's rate of progress over its second half, "+
+			"charged at that rate, and detailed stretches of %d cycles; progress is warp-instructions for a kernel without a spin budget "+
+			"and instructions that changed memory for one with (a spinning warp's instructions are not work)",
 			s.policy.firstCycles, s.policy.unitCycles, s.policy.ratio, s.policy.unitCycles)
 	}
 	return m
@@ -431,7 +439,8 @@ func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 		ks := KernelSampling{Kernel: k.name, Launches: k.launches, Detailed: k.detailed,
 			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut[near]), HeldOutFar: len(k.heldOut[far]),
 			PredictedFar: k.predictedFar, PredictedCycles: k.predictedCycles[near] + k.predictedCycles[far],
-			Stopped: k.stopped, StoppedDetailCycles: k.stoppedDetail, ExtrapolatedCycles: k.stoppedExtra}
+			Stopped: k.stopped, StoppedDetailCycles: k.stoppedDetail, ExtrapolatedCycles: k.stoppedExtra,
+			StretchCharge: k.stretchCharge}
 		r.Stopped += k.stopped
 		stoppedDetail += float64(k.stoppedDetail)
 		extrapolated += float64(k.stoppedExtra)
@@ -531,7 +540,8 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 	if detail, sample := d.sampler.decide(key, sh, clock); detail {
 		var probe *stretchProbe
 		if !clock && !d.opts.parallel && !d.opts.profiling.profiles() {
-			probe = d.sampler.newProbe(key, resident)
+			_, _, spins := kernels.SpinParams(k)
+			probe = d.sampler.newProbe(key, resident, spins)
 		}
 		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)
 		if sample && err == nil && d.lastStats != nil {

@@ -23,13 +23,18 @@ import (
 // the second half of the detailed stretch before it (the first half warms
 // the caches the functional stretch left cold).
 //
-// Progress is the instructions that changed memory (stores and atomics,
-// exec.Grid.Changes). A spinning warp issues instructions that change
-// nothing, and a functional stretch spins a different number of times than
-// the timing model would, while the changes it makes are the launch's own
-// work; so changes, not instructions, carry the time across. (Warps and
-// CTAs that start or finish are not progress here: a launch's warps finish
-// in a burst at its end.)
+// Progress, for a kernel that may spin (one with a spin budget,
+// kernels.SpinParams), is the instructions that changed memory (stores and
+// atomics, exec.Grid.Changes): a spinning warp issues instructions that
+// change nothing, and a functional stretch spins a different number of
+// times than the timing model would, while the changes it makes are the
+// launch's own work. A kernel without a spin budget never waits on
+// another warp, so its instructions are its work, and progress is its
+// warp-instructions: their count varies less with the interleaving than
+// the changes do (a label-propagation push whose functional warps see
+// fresher labels makes fewer changes for the same edges). (Warps and CTAs
+// that start or finish are not progress here: a launch's warps finish in a
+// burst at its end.)
 const (
 	SampleFirstCycles = 32768
 	SampleUnitCycles  = 8192
@@ -76,17 +81,21 @@ type stretchProbe struct {
 	// none yet); stretched, the launch stopped at least once.
 	lastRate  float64
 	stretched bool
+	// byInsts: the kernel never spins (no spin budget), so its functional
+	// stretches are charged their warp-instructions at the detailed
+	// stretch's issue rate rather than their changes.
+	byInsts bool
 }
 
 // newProbe returns a probe for a detailed launch of kernel key with
 // resident co-resident CTAs, or nil when the device samples no launch
 // inside (WithSamplingInside).
-func (s *sampler) newProbe(key string, resident int) *stretchProbe {
+func (s *sampler) newProbe(key string, resident int, spins bool) *stretchProbe {
 	if !s.inside || s.policy.ratio == 0 {
 		return nil
 	}
 	return &stretchProbe{key: key, first: s.policy.firstCycles, unit: s.policy.unitCycles,
-		ratio: s.policy.ratio, minChanges: s.policy.minChanges, resident: resident}
+		ratio: s.policy.ratio, minChanges: s.policy.minChanges, resident: resident, byInsts: !spins}
 }
 
 // stretch returns the Probe that stops a detailed stretch after cycles.
@@ -196,6 +205,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			}
 		default:
 			start := g.Changes()
+			startInsts, _ := g.Instructions()
 			// The stretch ends at ratio units' progress or
 			// warp-instructions, whichever comes first: where warps spin
 			// (a launch's tail), the instructions end it early, and the
@@ -217,6 +227,11 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 				return st, counters, err
 			}
 			c := uint64(math.Round(float64(g.Changes()-start) / rate))
+			if p.byInsts {
+				insts, _ := g.Instructions()
+				c = uint64(math.Round(float64(insts-startInsts) / issue))
+				rate = issue
+			}
 			charged += c
 			if p.lastRate > 0 {
 				// Held out: the rate this stretch was charged at
@@ -314,6 +329,10 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 	k.stoppedExtra += charged
 	k.stoppedUnchecked += unchecked
 	k.stoppedErr += chargedErr
+	k.stretchCharge = "changes"
+	if p.byInsts {
+		k.stretchCharge = "warp_instructions"
+	}
 	k.rateChanges = append(k.rateChanges, changes...)
 }
 

@@ -285,7 +285,8 @@ func insidePolicy() samplePolicy {
 // TestSampledInsideStretches: with WithSamplingInside, launches in detail
 // run in detailed and functional stretches (a timing launch resumed after
 // exec.Grid.Continue), their values are timing mode's, their cycles a
-// charge near timing mode's, the report counts them, and two runs agree;
+// charge near timing mode's, the report counts them and says what they
+// were charged by, and two runs agree;
 // without it no launch is split.
 func TestSampledInsideStretches(t *testing.T) {
 	const spec = "rmat:scale=10+perm=1"
@@ -301,6 +302,16 @@ func TestSampledInsideStretches(t *testing.T) {
 			again, _ := enactOn(t, ModeSampled, "bfs", variant, spec, opts...)
 			r, _ = d.SamplingReport()
 			require.Positive(t, r.Stopped, "some launch ran in stretches")
+			// bsp's kernels have no spin budget: their stretches are
+			// charged by warp-instructions; Atos's workers spin: by changes.
+			charge := map[string]string{"bsp": "warp_instructions", "atos": "changes"}[variant]
+			for _, k := range r.Kernels {
+				if k.Stopped > 0 {
+					assert.Equal(t, charge, k.StretchCharge, k.Kernel)
+				} else {
+					assert.Empty(t, k.StretchCharge, k.Kernel)
+				}
+			}
 			assert.Positive(t, r.ExtrapolatedSeconds)
 			assert.Positive(t, r.StoppedDetailSeconds)
 			assert.Equal(t, timing.Values, inside.Values, "BFS depths do not depend on the interleaving")

@@ -38,8 +38,8 @@ func samplingLine(r sim.SamplingReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d launches simulated in detail, the rest functionally with predicted cycles", r.Detailed, r.Launches)
 	if r.Stopped > 0 {
-		fmt.Fprintf(&b, "; %d of them in detailed and functional stretches (%.3g ms in detail, %.3g ms charged to functional stretches)",
-			r.Stopped, 1e3*r.StoppedDetailSeconds, 1e3*r.ExtrapolatedSeconds)
+		fmt.Fprintf(&b, "; %d of them in detailed and functional stretches (%.3g ms in detail, %.3g ms charged to functional stretches%s)",
+			r.Stopped, 1e3*r.StoppedDetailSeconds, 1e3*r.ExtrapolatedSeconds, stretchCharges(r.Kernels))
 	}
 	if r.HeldOut > 0 {
 		fmt.Fprintf(&b, "; held-out prediction error median %.1f%%, max %.1f%% (%d launches)", 100*r.HeldOutMedianError, 100*r.HeldOutMaxError, r.HeldOut)
@@ -64,6 +64,32 @@ func samplingLine(r sim.SamplingReport) string {
 		b.WriteString(" (the stretches' part of it sees changes of pace only, not other work that racing warps do in functional stretches)")
 	}
 	return b.String()
+}
+
+// stretchCharges says what the kernels run in stretches were charged by
+// (sim.KernelSampling.StretchCharge): ", by warp-instructions (2 kernels)
+// and changes (1)".
+func stretchCharges(ks []sim.KernelSampling) string {
+	n := map[string]int{}
+	for _, k := range ks {
+		if k.StretchCharge != "" {
+			n[k.StretchCharge]++
+		}
+	}
+	var parts []string
+	for _, c := range []struct{ key, words string }{{"warp_instructions", "warp-instructions"}, {"changes", "changes"}} {
+		if n[c.key] > 0 {
+			unit := "kernels"
+			if n[c.key] == 1 {
+				unit = "kernel"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%d %s)", c.words, n[c.key], unit))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", by " + strings.Join(parts, " and ")
 }
 
 // addSamplingRows adds a sampled run's rows to run's table.

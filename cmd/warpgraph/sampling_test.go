@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/warpgraph/warpgraph/sim"
 )
 
 // TestSampledModeWhereItDoesNotApply: --sim-mode sampled (and any
@@ -100,4 +102,15 @@ func TestMicroSampledSaysSo(t *testing.T) {
 	require.Equal(t, exitSuccess, status, stderr)
 	assert.Contains(t, stdout, "sampled: ")
 	assert.Contains(t, stdout, "launches simulated in detail")
+}
+
+// TestStretchChargesNameWhatEachKernelWasChargedBy: the sampled line says
+// how many kernels' functional stretches were charged by warp-instructions
+// and how many by changes, and nothing where no kernel ran in stretches.
+func TestStretchChargesNameWhatEachKernelWasChargedBy(t *testing.T) {
+	assert.Empty(t, stretchCharges([]sim.KernelSampling{{Kernel: "a"}}))
+	assert.Equal(t, ", by warp-instructions (2 kernels) and changes (1 kernel)", stretchCharges([]sim.KernelSampling{
+		{Kernel: "a", StretchCharge: "changes"}, {Kernel: "b", StretchCharge: "warp_instructions"},
+		{Kernel: "c"}, {Kernel: "d", StretchCharge: "warp_instructions"}}))
+	assert.Equal(t, ", by changes (1 kernel)", stretchCharges([]sim.KernelSampling{{Kernel: "a", StretchCharge: "changes"}}))
 }
