@@ -126,7 +126,9 @@
 // or issued as many warp-instructions, or until the share of its
 // instructions that change memory falls below half of its first window's
 // (most warps have come to wait or spin), or until a block of eight rounds
-// has fewer than half or more than twice as many warps at work per round
+// has fewer than half (three quarters for a kernel without a spin budget,
+// SampleWorkingFall: its warps at work are its live warps, with no pollers
+// to swing the count) or more than twice as many warps at work per round
 // as its first block (single rounds swing by half as warps leave and
 // rejoin the back-off; a block's change means warps have finished, wait,
 // or were released from a grid barrier: one warp left on a hub's edges

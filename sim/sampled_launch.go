@@ -154,6 +154,21 @@ func (p *stretchProbe) steady() bool {
 	return math.Abs(a-b) <= (a+b)/2
 }
 
+// SampleWorkingFall is a functional stretch's RunOptions.WorkingFall for
+// a kernel without a spin budget: its warps at work are its live warps,
+// and a fall of a quarter (warps finishing) changes the pace that its
+// instructions are charged at; a kernel that may spin keeps exec's half,
+// since its pollers leave and rejoin the back-off.
+const SampleWorkingFall = 0.75
+
+// workingFall is the RunOptions.WorkingFall of the probe's stretches.
+func (p *stretchProbe) workingFall() float64 {
+	if p.byInsts {
+		return SampleWorkingFall
+	}
+	return 0
+}
+
 // workingWindow is a functional stretch's RunOptions.WorkingWindow: once a
 // detailed stretch had to be lengthened for an unsteady pace (steadyAt
 // above 0), the warps at work are compared over blocks as long as the
@@ -222,7 +237,8 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			g.SetL1(nil)
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
-				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget), Warm: warmL2(gpu), InOrder: true})
+				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
+				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: true})
 			if err != nil {
 				return st, counters, err
 			}

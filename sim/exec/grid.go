@@ -541,6 +541,12 @@ type RunOptions struct {
 	// fused launch's levels and grid barriers), blocks as long as the
 	// period see its mean, not its phases.
 	WorkingWindow uint64
+	// WorkingFall, when above 0, replaces the half in the warps-at-work
+	// test: a block whose mean falls below this fraction of the first
+	// block's stops the run. A kernel whose warps never poll has no
+	// back-off to swing the count, so a smaller fall (warps finishing:
+	// a launch's tail) already means another pace.
+	WorkingFall float64
 	// Warm, when set (with InOrder), is called with each global access
 	// as it issues (the lanes' addresses; Space says global for each):
 	// sampled simulation warms the timing model's L2 with it.
@@ -643,6 +649,8 @@ type slowdown struct {
 	// workingWindow (RunOptions.WorkingWindow) and blockStart, the
 	// warp-instructions at the current block's start.
 	workingWindow, blockStart uint64
+	// fall is RunOptions.WorkingFall (0: one half).
+	fall float64
 }
 
 // workingRounds is the block of rounds whose mean count of working warps
@@ -653,8 +661,8 @@ const workingRounds = 8
 // otherWorking records a round's working warps (insts: the run's
 // warp-instructions so far) and, at the end of each block of at least
 // workingRounds rounds and workingWindow warp-instructions, says whether
-// the block's mean per round fell below half of the first block's or
-// rose above twice it.
+// the block's mean per round fell below the fraction fall of the first
+// block's or rose above twice it.
 func (s *slowdown) otherWorking(working int, insts uint64) bool {
 	s.workingSum += float64(working)
 	s.workingN++
@@ -667,7 +675,11 @@ func (s *slowdown) otherWorking(working int, insts uint64) bool {
 		s.workingRef = max(mean, 1e-9)
 		return false
 	}
-	return 2*mean < s.workingRef || mean > 2*s.workingRef
+	fall := s.fall
+	if fall <= 0 {
+		fall = 0.5
+	}
+	return mean < fall*s.workingRef || mean > 2*s.workingRef
 }
 
 // slowed closes a window once it is long enough and says whether its
@@ -830,7 +842,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		return budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget
 	}
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes,
-		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts}
+		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts, fall: opt.WorkingFall}
 	for live > 0 {
 		var working int
 		var progressed, waiting bool

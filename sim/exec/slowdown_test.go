@@ -8,8 +8,9 @@ import (
 
 // TestSlowdownWindowsAndWorkingWarps: a run slows down when a window's
 // share of instructions that change memory falls below half of the first
-// window's, or when a block of rounds has fewer than half or more than
-// twice as many warps at work per round as the first block had.
+// window's, or when a block of rounds has fewer than half (or the
+// WorkingFall given) or more than twice as many warps at work per round as
+// the first block had.
 func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	s := slowdown{window: 100}
 	assert.False(t, s.slowed(50, 40), "a window shorter than 100 instructions is not closed")
@@ -35,6 +36,13 @@ func TestSlowdownWindowsAndWorkingWarps(t *testing.T) {
 	assert.True(t, rounds(&w, workingRounds, 129), "more than twice")
 	assert.False(t, rounds(&w, workingRounds-1, 1000), "a block is not judged before its last round")
 	assert.True(t, w.otherWorking(1000, 0), "then it is")
+
+	// With a WorkingFall of 3/4 (a kernel whose warps never poll), a
+	// block with fewer than three quarters as many already ends the run.
+	tail := slowdown{window: 100, fall: 0.75}
+	assert.False(t, rounds(&tail, workingRounds, 64), "the first block is the reference")
+	assert.False(t, rounds(&tail, workingRounds, 48), "three quarters as many")
+	assert.True(t, rounds(&tail, workingRounds, 47), "fewer than three quarters")
 
 	// Rounds that swing by half either way about 64 (warps leaving and
 	// rejoining the back-off) are a steady pace.
