@@ -154,6 +154,13 @@ func (p *stretchProbe) steady() bool {
 	return math.Abs(a-b) <= (a+b)/2
 }
 
+// What a kernel's functional stretches are charged by
+// (KernelSampling.StretchCharge).
+const (
+	ChargeWarpInstructions = "warp_instructions"
+	ChargeChanges          = "changes"
+)
+
 // SampleWorkingFall is a functional stretch's RunOptions.WorkingFall for
 // a kernel without a spin budget: its warps at work are its live warps,
 // and a fall of a quarter (warps finishing) changes the pace that its
@@ -242,23 +249,24 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			if err != nil {
 				return st, counters, err
 			}
-			c := uint64(math.Round(float64(g.Changes()-start) / rate))
+			// The stretch's progress, charged at the rate of its kind.
+			progress, chargeRate := g.Changes()-start, rate
 			if p.byInsts {
 				insts, _ := g.Instructions()
-				c = uint64(math.Round(float64(insts-startInsts) / issue))
-				rate = issue
+				progress, chargeRate = insts-startInsts, issue
 			}
+			c := uint64(math.Round(float64(progress) / chargeRate))
 			charged += c
 			if p.lastRate > 0 {
 				// Held out: the rate this stretch was charged at
 				// against the last one's.
-				change := math.Abs(rate-p.lastRate) / rate
+				change := math.Abs(chargeRate-p.lastRate) / chargeRate
 				chargedErr += float64(c) * change
 				changes = append(changes, change)
 			} else {
 				unchecked += c
 			}
-			p.lastRate = rate
+			p.lastRate = chargeRate
 		}
 		if done {
 			break
@@ -345,9 +353,9 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 	k.stoppedExtra += charged
 	k.stoppedUnchecked += unchecked
 	k.stoppedErr += chargedErr
-	k.stretchCharge = "changes"
+	k.stretchCharge = ChargeChanges
 	if p.byInsts {
-		k.stretchCharge = "warp_instructions"
+		k.stretchCharge = ChargeWarpInstructions
 	}
 	k.rateChanges = append(k.rateChanges, changes...)
 }

@@ -304,7 +304,7 @@ func TestSampledInsideStretches(t *testing.T) {
 			require.Positive(t, r.Stopped, "some launch ran in stretches")
 			// bsp's kernels have no spin budget: their stretches are
 			// charged by warp-instructions; Atos's workers spin: by changes.
-			charge := map[string]string{"bsp": "warp_instructions", "atos": "changes"}[variant]
+			charge := map[string]string{"bsp": ChargeWarpInstructions, "atos": ChargeChanges}[variant]
 			for _, k := range r.Kernels {
 				if k.Stopped > 0 {
 					assert.Equal(t, charge, k.StretchCharge, k.Kernel)

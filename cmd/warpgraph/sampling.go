@@ -77,7 +77,7 @@ func stretchCharges(ks []sim.KernelSampling) string {
 		}
 	}
 	var parts []string
-	for _, c := range []struct{ key, words string }{{"warp_instructions", "warp-instructions"}, {"changes", "changes"}} {
+	for _, c := range []struct{ key, words string }{{sim.ChargeWarpInstructions, "warp-instructions"}, {sim.ChargeChanges, "changes"}} {
 		if n[c.key] > 0 {
 			unit := "kernels"
 			if n[c.key] == 1 {
