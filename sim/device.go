@@ -717,8 +717,16 @@ func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.
 
 // runFunctional runs grid g functionally with the device's options,
 // resident CTAs at once, and returns its counters.
+//
+// On a sampled device whose timing model has run, the grid's global
+// accesses warm that model's L2 tags (warmL2), so that a detailed launch
+// after functional ones finds in the L2 what they would have left there.
 func (d *Device) runFunctional(ctx context.Context, g *exec.Grid, resident int) (map[string]float64, error) {
-	err := g.Run(ctx, exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()})
+	opt := exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()}
+	if d.sampler != nil && d.gpu != nil {
+		opt.Warm = warmL2(d.gpu)
+	}
+	err := g.Run(ctx, opt)
 	return map[string]float64{
 		"warp_instructions":   float64(g.WarpInsts),
 		"thread_instructions": float64(g.ThreadInsts),

@@ -37,8 +37,7 @@
 // block or dynamic shared memory no detailed launch of the kernel had;
 // after a detailed launch number i, the launch max(SampleMinInterval,
 // i/SampleIntervalDivisor) later (so the interval grows with the count,
-// and the detailed launches with its logarithm), with the
-// SampleWarmingLaunches before it (below); the launch after a far-off
+// and the detailed launches with its logarithm); the launch after a far-off
 // prediction; and every launch of a kernel that reads %clock, %clock64 or
 // %globaltimer, whose values depend on time. Every other launch runs
 // functionally, on the PTX as timing mode transforms it, so its values are
@@ -76,13 +75,15 @@
 // held-out predictions fail by far more than the later ones, which have
 // samples like them.
 //
-// Limits. Functional launches do not touch the L2's tags, so a detailed
-// launch after functional ones finds the lines they would have brought in
-// missing, and runs slower than under full timing; the detailed launch
-// before each scheduled one (SampleWarmingLaunches) refills what the
-// launch before it touched, and is charged its simulated cycles but not
-// used as a sample, while warm-up, new-shape and forced launches get no
-// warming. The signature cannot see what makes a launch slow other than
+// A functional launch's global loads, stores and atomics bring their
+// lines into the timing model's L2 tags (memsys.System.WarmL2; stores and
+// atomics leave their sectors dirty), at no time and uncounted, handed
+// over at the end of each of its rounds SM by SM (exec.RunOptions.Warm),
+// so the same for every thread count: a detailed launch after functional
+// ones finds in the L2 what full timing would have left there (the L1s,
+// which hold values, start empty after any launch).
+//
+// Limits. The signature cannot see what makes a launch slow other than
 // its instructions: DRAM misses, one long-running warp. Functional and
 // detailed launches interleave warps differently, so where threads race
 // (in-place Gauss-Seidel updates in PageRank and WCC, colouring's

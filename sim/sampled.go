@@ -33,12 +33,6 @@ const (
 	// (extrapolated) prediction, and the next launch of its kernel runs in
 	// detail.
 	SampleFarFactor = 2.0
-	// SampleWarmingLaunches is how many launches of a kernel before each
-	// of its scheduled detailed launches also run in detail, to bring the
-	// L2 to the state full timing would leave (functional launches do not
-	// touch it). They are charged their simulated cycles but are not
-	// samples: their own L2 started stale.
-	SampleWarmingLaunches = 1
 )
 
 // Strata of predictions: within the factor far of the samples' counts, and
@@ -55,13 +49,12 @@ const (
 	reasonShape    = "new shape"
 	reasonForced   = "forced"
 	reasonClock    = "reads clock"
-	reasonWarming  = "warming"
 )
 
 // samplePolicy holds the policy's settings (the constants above; tests
 // change them with withSamplePolicy).
 type samplePolicy struct {
-	warmup, minInterval, divisor, warming int
+	warmup, minInterval, divisor int
 	far                                   float64
 	// firstCycles, unitCycles and ratio (0: no launch runs in stretches)
 	// are the sampling inside a launch's (sampled_launch.go).
@@ -70,7 +63,7 @@ type samplePolicy struct {
 
 var defaultSamplePolicy = samplePolicy{
 	warmup: SampleWarmupLaunches, minInterval: SampleMinInterval,
-	divisor: SampleIntervalDivisor, far: SampleFarFactor, warming: SampleWarmingLaunches,
+	divisor: SampleIntervalDivisor, far: SampleFarFactor,
 	firstCycles: SampleFirstCycles, unitCycles: SampleUnitCycles, ratio: SampleFunctionalRatio,
 	minChanges: SampleMinChanges,
 }
@@ -158,10 +151,9 @@ func (s *sampler) kernel(key string) *kernelSampling {
 }
 
 // decide says, before a launch of kernel key with shape sh runs, whether it
-// runs in detail, and if so whether it is a sample (a warming launch is
-// not); clock is whether its code reads a clock (readsClock). It counts the
-// launch.
-func (s *sampler) decide(key string, sh launchShape, clock bool) (detail, sample bool) {
+// runs in detail (each such launch is a sample); clock is whether its code
+// reads a clock (readsClock). It counts the launch.
+func (s *sampler) decide(key string, sh launchShape, clock bool) bool {
 	k := s.kernel(key)
 	i := k.launches
 	k.launches++
@@ -178,18 +170,14 @@ func (s *sampler) decide(key string, sh launchShape, clock bool) (detail, sample
 		reason = reasonForced
 	case i >= k.next:
 		reason = reasonSchedule
-	case i >= k.next-s.policy.warming:
-		k.detailed++
-		k.reasons[reasonWarming]++
-		return true, false
 	default:
-		return false, false
+		return false
 	}
 	k.detailed++
 	k.reasons[reason]++
 	k.force = false
 	k.next = i + max(s.policy.minInterval, i/max(s.policy.divisor, 1))
-	return true, true
+	return true
 }
 
 // detailed records a detailed launch: first, when the kernel has earlier
@@ -379,7 +367,7 @@ type KernelSampling struct {
 	// Reasons counts the detailed launches by why they ran in detail:
 	// "warm-up", "new shape" (a grid, block or shared memory not seen in
 	// detail), "forced" (after a far-off prediction), "schedule",
-	// "warming" (before a scheduled one; not a sample), "reads clock".
+	// "reads clock".
 	Reasons            map[string]int `json:"reasons"`
 	HeldOut            int            `json:"held_out"`
 	HeldOutMedianError float64        `json:"held_out_median_error"`
@@ -403,11 +391,11 @@ type KernelSampling struct {
 // method describes the sampler's policy in one line.
 func (s *sampler) method() string {
 	m := fmt.Sprintf("launch sampling per kernel: in detail the first %d launches, each new grid/block shape, "+
-		"and from launch i the next after max(%d, i/%d) launches (the %d before it too, to warm the L2); "+
-		"the rest functional, charged the cycles of the kernel's latest detailed launch of like size, scaled by "+
+		"and from launch i the next after max(%d, i/%d) launches; "+
+		"the rest functional (their global accesses warming the L2's tags), charged the cycles of the kernel's latest detailed launch of like size, scaled by "+
 		"the ratio of warp-instructions to the power fitted on the samples (log-log, within [0, 1]; "+
 		"the next launch in detail when %gx outside the samples)",
-		s.policy.warmup, s.policy.minInterval, s.policy.divisor, s.policy.warming, s.policy.far)
+		s.policy.warmup, s.policy.minInterval, s.policy.divisor, s.policy.far)
 	if s.inside {
 		m += fmt.Sprintf("; a launch in detail runs its first %d cycles in detail and %d more (the first's pace is the ramp-up's), "+
 			"then alternates functional stretches of the progress of %d detailed stretches at the last one's rate of progress over its second half, "+
@@ -537,14 +525,14 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		clock = readsClock(p)
 		d.sampler.clocks[p] = clock
 	}
-	if detail, sample := d.sampler.decide(key, sh, clock); detail {
+	if d.sampler.decide(key, sh, clock) {
 		var probe *stretchProbe
 		if !clock && !d.opts.parallel && !d.opts.profiling.profiles() {
 			_, _, spins := kernels.SpinParams(k)
 			probe = d.sampler.newProbe(key, resident, spins)
 		}
 		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)
-		if sample && err == nil && d.lastStats != nil {
+		if err == nil && d.lastStats != nil {
 			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles, probe != nil && probe.stretched)
 		}
 		return stats, err

@@ -180,8 +180,7 @@ func TestSampledClockKernelsRunInDetail(t *testing.T) {
 	s := newSampler(defaultSamplePolicy)
 	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
 	for range 20 {
-		detail, sample := s.decide("clock", sh, true)
-		require.True(t, detail && sample)
+		require.True(t, s.decide("clock", sh, true))
 		s.detailed("clock", sh, 100, 1000, false)
 	}
 	assert.Equal(t, map[string]int{reasonClock: 20}, s.kernels["clock"].reasons)
@@ -236,27 +235,23 @@ func TestPredictCycles(t *testing.T) {
 }
 
 // TestSamplerSchedule: warm-up, then a detailed launch after intervals
-// that grow with the count, each preceded by a warming launch.
+// that grow with the count.
 func TestSamplerSchedule(t *testing.T) {
 	s := newSampler(defaultSamplePolicy)
 	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
-	var detail, warming []int
+	var detail []int
 	for i := range 100 {
-		d, sample := s.decide("k", sh, false)
-		if d && sample {
+		if s.decide("k", sh, false) {
 			detail = append(detail, i)
 			s.detailed("k", sh, 100, 1000, false)
-		} else if d {
-			warming = append(warming, i)
 		} else {
 			s.predict("k", sh, 100)
 		}
 	}
 	assert.Equal(t, []int{0, 1, 2, 6, 10, 15, 22, 33, 49, 73}, detail)
-	assert.Equal(t, []int{5, 9, 14, 21, 32, 48, 72}, warming)
 	r := s.report(Config{ClockMHz: 1000}, time.Second)
 	assert.Equal(t, 100, r.Launches)
-	assert.Equal(t, len(detail)+len(warming), r.Detailed)
+	assert.Equal(t, len(detail), r.Detailed)
 	assert.Equal(t, len(detail)-1, r.HeldOut)
 	assert.Zero(t, r.HeldOutMaxError, "constant launches are predicted exactly")
 	assert.InDelta(t, float64(100-r.Detailed)*1000/1e9, r.PredictedSeconds, 1e-15)

@@ -547,9 +547,12 @@ type RunOptions struct {
 	// back-off to swing the count, so a smaller fall (warps finishing:
 	// a launch's tail) already means another pace.
 	WorkingFall float64
-	// Warm, when set (with InOrder), is called with each global access
-	// as it issues (the lanes' addresses; Space says global for each):
-	// sampled simulation warms the timing model's L2 with it.
+	// Warm, when set, is called with each global access (the lanes'
+	// addresses; Space says global for each): as it issues in a run in
+	// order, at the end of its round in a run in rounds (SM by SM, each
+	// SM's loads, then its stores and atomics, in issue order, so the
+	// same for every thread count). Sampled simulation warms the timing
+	// model's L2 with it.
 	Warm func(acc *MemAccess)
 	// Threads is how many threads run a round's SMs (below 1: one). The
 	// result is the same for every count.
@@ -823,12 +826,14 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	case opt.InOrder && opt.Warm != nil:
 		g.warm = opt.Warm
 		defer func() { g.warm = nil }()
-	case opt.Warm != nil:
-		return errors.New("exec: RunOptions.Warm needs InOrder")
 	case !opt.InOrder:
 		g.beginRounds()
 		defer g.endRounds()
 		r = rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1)}
+		if opt.Warm != nil {
+			g.warm = opt.Warm
+			defer func() { g.warm = nil }()
+		}
 	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
 	// satOut is the warp-instructions the turns that polling warps sat out

@@ -151,12 +151,22 @@ func yieldsTurn(in *ptx.Inst) bool {
 }
 
 // accessed hands a global access of lanes (their addresses base[l]+off)
-// to the run's RunOptions.Warm, when a run in order warms the L2. Call it
-// before the instruction writes its destination, which may be the base
+// to the run's RunOptions.Warm, when the run warms an L2: at once in a
+// run in order, at the round's end in a run in rounds (rounder.warm). Call
+// it before the instruction writes its destination, which may be the base
 // register.
 func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, off uint64) {
 	g := w.g
 	if g.warm == nil || lanes == 0 {
+		return
+	}
+	if sh := w.sh; sh != nil && sh.rounds {
+		// Only loads come here in a round: its stores and atomics are in
+		// the SM's log.
+		sh.warmLoads = append(sh.warmLoads, warmLoad{lanes: lanes, size: int32(x.size) * int32(x.vec), at: int32(len(sh.warmAddrs))})
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			sh.warmAddrs = append(sh.warmAddrs, base[bits.TrailingZeros32(mm)]+off)
+		}
 		return
 	}
 	for mm := lanes; mm != 0; mm &= mm - 1 {
@@ -201,6 +211,7 @@ func (g *Grid) endRounds() {
 	for _, s := range g.shards {
 		s.log.Reset()
 		s.over.reset()
+		s.warmLoads, s.warmAddrs = s.warmLoads[:0], s.warmAddrs[:0]
 	}
 	if err := g.Unsplit(); err != nil {
 		panic(err)
@@ -410,6 +421,7 @@ func (r *rounder) smTurns(s int) error {
 func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64) {
 	g := r.g
 	before := g.changes
+	r.warm()
 	r.apply()
 	for s, sh := range g.shards {
 		lg := sh.log
@@ -466,4 +478,39 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 		}
 	}
 	return working, progressed, waiting, satOut
+}
+
+// warm hands the round's global accesses to RunOptions.Warm, when the run
+// warms an L2: SM by SM in their order, each SM's loads in issue order,
+// then its logged stores and atomics in issue order, so that the L2's tags
+// end the same for every thread count.
+func (r *rounder) warm() {
+	g := r.g
+	if g.warm == nil {
+		return
+	}
+	hand := func(kind MemKind, lanes uint32, size int, addrs []uint64) {
+		i := 0
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			g.warmAddr[bits.TrailingZeros32(mm)] = addrs[i]
+			i++
+		}
+		g.warmAcc = MemAccess{Kind: kind, Size: size, Lanes: lanes, Space: &allGlobal, Addr: &g.warmAddr}
+		g.warm(&g.warmAcc)
+	}
+	for _, sh := range g.shards {
+		for _, ld := range sh.warmLoads {
+			hand(MemLoad, ld.lanes, int(ld.size), sh.warmAddrs[ld.at:])
+		}
+		sh.warmLoads, sh.warmAddrs = sh.warmLoads[:0], sh.warmAddrs[:0]
+		lg := sh.log
+		for k := range lg.ops {
+			switch op := &lg.ops[k]; op.kind {
+			case opStore:
+				hand(MemStore, op.lanes, int(op.x.size)*int(op.x.vec), lg.vals[op.at:])
+			case opAtom:
+				hand(MemAtomic, op.lanes, int(op.x.size), lg.vals[op.at:])
+			}
+		}
+	}
 }

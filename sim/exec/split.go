@@ -47,6 +47,19 @@ type Shard struct {
 	rounds bool
 	over   storeOverlay
 	satOut uint64
+	// warmLoads and warmAddrs are the round's global loads while the run
+	// warms an L2 (RunOptions.Warm), handed over at the round's end in SM
+	// order (rounder.warm) with the logged stores and atomics.
+	warmLoads []warmLoad
+	warmAddrs []uint64
+}
+
+// warmLoad is one global load of a round: its lanes, their byte size,
+// and where its lanes' addresses start in Shard.warmAddrs.
+type warmLoad struct {
+	lanes uint32
+	size  int32
+	at    int32
 }
 
 // Split gives each of sms SMs a Shard (see the comment on split mode).
