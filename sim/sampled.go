@@ -55,7 +55,7 @@ const (
 // change them with withSamplePolicy).
 type samplePolicy struct {
 	warmup, minInterval, divisor int
-	far                                   float64
+	far                          float64
 	// firstCycles, unitCycles and ratio (0: no launch runs in stretches)
 	// are the sampling inside a launch's (sampled_launch.go).
 	firstCycles, unitCycles, ratio, minChanges uint64
