@@ -58,7 +58,12 @@
 // and a throughput-bound one, whose cycles grow in proportion
 // (predictCycles). A launch more than SampleFarFactor outside the sampled
 // counts is still charged this extrapolation, and sends the kernel's next
-// launch into detail.
+// launch into detail; so does one whose global atomics (lane operations,
+// the signature's other part) differ from those of the sample its
+// prediction starts from by more than SampleAtomicsFactor (the larger at
+// least SampleMinAtomics): a PageRank pull whose count of active vertices,
+// kept by atomics on a few words, halves runs a third faster at nearly the
+// same instructions.
 //
 // The error is estimated by holding out: every detailed launch that has
 // earlier samples of its kernel is first predicted from them, and the
@@ -84,7 +89,9 @@
 // which hold values, start empty after any launch).
 //
 // Limits. The signature cannot see what makes a launch slow other than
-// its instructions: DRAM misses, one long-running warp. Functional and
+// its instructions and atomics: DRAM misses, one long-running warp; and a
+// launch whose atomics drift is charged from a sample they do not match
+// before the next launch is simulated. Functional and
 // detailed launches interleave warps differently, so where threads race
 // (in-place Gauss-Seidel updates in PageRank and WCC, colouring's
 // conflicts) a sampled run may take a different number of iterations

@@ -33,6 +33,16 @@ const (
 	// (extrapolated) prediction, and the next launch of its kernel runs in
 	// detail.
 	SampleFarFactor = 2.0
+	// SampleAtomicsFactor and SampleMinAtomics: a functional launch whose
+	// global atomics (lane operations) differ from those of the sample its
+	// prediction starts from by more than this factor, the larger of the
+	// two counts at least SampleMinAtomics, is charged as one beyond
+	// SampleFarFactor (the next launch of its kernel in detail): at like
+	// warp-instructions, fewer or more atomics on a few hot words change
+	// its cycles (a PageRank pull counting its active vertices: half the
+	// atomics, a third fewer cycles, 3% fewer instructions).
+	SampleAtomicsFactor = 1.5
+	SampleMinAtomics    = 1024
 )
 
 // Strata of predictions: within the factor far of the samples' counts, and
@@ -80,12 +90,22 @@ type launchShape struct {
 	dynamicSmem int
 }
 
-// launchSample is one detailed launch: its functional signature and its
+// launchSample is one detailed launch: its functional signature
+// (warp-instructions and global atomics, with its shape) and its
 // simulated cycles.
 type launchSample struct {
 	shape     launchShape
 	warpInsts uint64
+	atomics   uint64
 	cycles    uint64
+}
+
+// atomicsDrift reports whether a launch with atomics global atomics lies
+// beyond SampleAtomicsFactor of its prediction's anchor's
+// (SampleMinAtomics).
+func atomicsDrift(anchor launchSample, atomics uint64) bool {
+	hi, lo := max(anchor.atomics, atomics), min(anchor.atomics, atomics)
+	return hi >= SampleMinAtomics && float64(hi) > SampleAtomicsFactor*float64(max(lo, 1))
 }
 
 // kernelSampling is the sampler's state for one kernel.
@@ -182,28 +202,29 @@ func (s *sampler) decide(key string, sh launchShape, clock bool) bool {
 
 // detailed records a detailed launch: first, when the kernel has earlier
 // samples, the held-out error of predicting it from them; then the sample.
-func (s *sampler) detailed(key string, sh launchShape, warpInsts, cycles uint64, extrapolated bool) {
+func (s *sampler) detailed(key string, sh launchShape, warpInsts, atomics, cycles uint64, extrapolated bool) {
 	k := s.kernel(key)
 	// An extrapolated launch's cycles are themselves a prediction: it is a
 	// sample for later launches but does not measure the predictions.
-	if pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 && !extrapolated {
+	if pred, anchor, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far); ok && cycles > 0 && !extrapolated {
 		stratum := near
-		if beyond {
+		if beyond || atomicsDrift(anchor, atomics) {
 			stratum = far
 		}
 		k.heldOut[stratum] = append(k.heldOut[stratum], (pred-float64(cycles))/float64(cycles))
 	}
 	k.shapes[sh] = true
-	k.samples = append(k.samples, launchSample{shape: sh, warpInsts: warpInsts, cycles: cycles})
+	k.samples = append(k.samples, launchSample{shape: sh, warpInsts: warpInsts, atomics: atomics, cycles: cycles})
 }
 
 // predict returns the cycles to charge a functional launch of kernel key
-// with shape sh that executed warpInsts warp-instructions, and asks for
-// the kernel's next launch in detail when the signature lies far outside
-// the samples.
-func (s *sampler) predict(key string, sh launchShape, warpInsts uint64) uint64 {
+// with shape sh that executed warpInsts warp-instructions and atomics
+// global atomics, and asks for the kernel's next launch in detail when the
+// signature lies far outside the samples.
+func (s *sampler) predict(key string, sh launchShape, warpInsts, atomics uint64) uint64 {
 	k := s.kernel(key)
-	pred, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far)
+	pred, anchor, beyond, ok := predictCycles(k.samples, sh, warpInsts, s.policy.far)
+	beyond = beyond || ok && atomicsDrift(anchor, atomics)
 	if !ok {
 		// No sample at all (the policy never runs such a launch
 		// functionally): charge nothing, and sample the next one.
@@ -237,10 +258,11 @@ func (s *sampler) predict(key string, sh launchShape, warpInsts uint64) uint64 {
 //     proportion to it (a throughput-bound one); 0 with one distinct count.
 //
 // far reports x more than the factor far below the smallest or above the
-// largest sampled count; ok is false when there is no sample.
-func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64) (y float64, isFar, ok bool) {
+// largest sampled count; ok is false when there is no sample. anchor is
+// the sample the prediction starts from.
+func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64) (y float64, anchor launchSample, isFar, ok bool) {
 	if len(samples) == 0 {
-		return 0, false, false
+		return 0, launchSample{}, false, false
 	}
 	xf := float64(max(x, 1))
 	ratio := func(s launchSample) float64 { return math.Abs(math.Log(xf / float64(max(s.warpInsts, 1)))) }
@@ -260,7 +282,7 @@ func predictCycles(samples []launchSample, sh launchShape, x uint64, far float64
 	pts := points(samples)
 	isFar = xf < pts[0].x/far || xf > pts[len(pts)-1].x*far
 	x0, y0 := float64(max(anchor.warpInsts, 1)), float64(anchor.cycles)
-	return y0 * math.Pow(xf/x0, logSlope(pts)), isFar, true
+	return y0 * math.Pow(xf/x0, logSlope(pts)), anchor, isFar, true
 }
 
 type point struct{ x, y float64 }
@@ -533,13 +555,13 @@ func (d *Device) launchSampled(ctx context.Context, k *kernels.Kernel, a kernelA
 		}
 		stats, err := d.launchTimingProbed(ctx, k, a, cfg, p, el, probe)
 		if err == nil && d.lastStats != nil {
-			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.Cycles, probe != nil && probe.stretched)
+			d.sampler.detailed(key, sh, d.lastStats.WarpInstructions, d.lastStats.GlobalAtomics, d.lastStats.Cycles, probe != nil && probe.stretched)
 		}
 		return stats, err
 	}
 	d.lastStats = nil
 	return d.launchFunctional(ctx, p, el, resident, func(g *exec.Grid) uint64 {
-		return d.sampler.predict(key, sh, g.WarpInsts)
+		return d.sampler.predict(key, sh, g.WarpInsts, g.GlobalAtomics)
 	})
 }
 

@@ -181,7 +181,7 @@ func TestSampledClockKernelsRunInDetail(t *testing.T) {
 	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
 	for range 20 {
 		require.True(t, s.decide("clock", sh, true))
-		s.detailed("clock", sh, 100, 1000, false)
+		s.detailed("clock", sh, 100, 0, 1000, false)
 	}
 	assert.Equal(t, map[string]int{reasonClock: 20}, s.kernels["clock"].reasons)
 }
@@ -192,46 +192,83 @@ func TestSampledClockKernelsRunInDetail(t *testing.T) {
 func TestPredictCycles(t *testing.T) {
 	a := launchShape{grid: [3]int{4, 1, 1}, block: [3]int{64, 1, 1}}
 	b := launchShape{grid: [3]int{8, 1, 1}, block: [3]int{64, 1, 1}}
-	_, _, ok := predictCycles(nil, a, 100, 2)
+	_, _, _, ok := predictCycles(nil, a, 100, 2)
 	assert.False(t, ok)
 
 	// Cycles in proportion to the work: the power is 1.
-	linear := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 200, 2000}}
-	y, far, ok := predictCycles(linear, a, 200, 2)
+	linear := []launchSample{{a, 100, 0, 1000}, {a, 400, 0, 4000}, {a, 200, 0, 2000}}
+	y, _, far, ok := predictCycles(linear, a, 200, 2)
 	require.True(t, ok)
 	assert.Equal(t, 2000.0, y)
 	assert.False(t, far)
-	y, _, _ = predictCycles(linear, a, 150, 2)
+	y, _, _, _ = predictCycles(linear, a, 150, 2)
 	assert.InDelta(t, 1500, y, 1e-6)
-	y, far, _ = predictCycles(linear, a, 1600, 2)
+	y, _, far, _ = predictCycles(linear, a, 1600, 2)
 	assert.InDelta(t, 16000, y, 1e-6, "from the nearest count in ratio")
 	assert.True(t, far, "1600 > 2 × 400")
-	y, far, _ = predictCycles(linear, a, 10, 2)
+	y, _, far, _ = predictCycles(linear, a, 10, 2)
 	assert.InDelta(t, 100, y, 1e-6)
 	assert.True(t, far)
 	// The latest sample within 2x anchors, not the nearest.
-	noisy := []launchSample{{a, 100, 1000}, {a, 400, 4000}, {a, 100, 1000}, {a, 180, 900}}
-	y, _, _ = predictCycles(noisy, a, 100, 2)
+	noisy := []launchSample{{a, 100, 0, 1000}, {a, 400, 0, 4000}, {a, 100, 0, 1000}, {a, 180, 0, 900}}
+	y, _, _, _ = predictCycles(noisy, a, 100, 2)
 	assert.Less(t, y, 900.0, "scaled down from the latest sample (180 warp-instructions, 900 cycles)")
 
 	// Cycles that fall as the work grows count as flat (power 0).
-	flat := []launchSample{{a, 100, 2000}, {a, 200, 1000}}
-	y, _, _ = predictCycles(flat, a, 300, 2)
+	flat := []launchSample{{a, 100, 0, 2000}, {a, 200, 0, 1000}}
+	y, _, _, _ = predictCycles(flat, a, 300, 2)
 	assert.Equal(t, 1000.0, y)
 	// A power between: cycles that double when the work grows fourfold.
-	sqrt := []launchSample{{a, 100, 1000}, {a, 400, 2000}}
-	y, _, _ = predictCycles(sqrt, a, 900, 2)
+	sqrt := []launchSample{{a, 100, 0, 1000}, {a, 400, 0, 2000}}
+	y, _, _, _ = predictCycles(sqrt, a, 900, 2)
 	assert.InDelta(t, 3000, y, 1e-6)
 
 	// The shape decides between samples of like size.
-	mixed := []launchSample{{a, 100, 1000}, {b, 110, 3000}}
-	y, _, _ = predictCycles(mixed, a, 100, 2)
+	mixed := []launchSample{{a, 100, 0, 1000}, {b, 110, 0, 3000}}
+	y, _, _, _ = predictCycles(mixed, a, 100, 2)
 	assert.InDelta(t, 1000, y, 1e-6, "the older sample of the same shape")
-	y, _, _ = predictCycles(mixed, b, 110, 2)
+	y, _, _, _ = predictCycles(mixed, b, 110, 2)
 	assert.InDelta(t, 3000, y, 1e-6)
 	c := launchShape{grid: [3]int{16, 1, 1}, block: [3]int{64, 1, 1}}
-	y, _, _ = predictCycles(mixed, c, 110, 2)
+	y, _, _, _ = predictCycles(mixed, c, 110, 2)
 	assert.InDelta(t, 3000, y, 1e-6, "a shape never seen: the latest sample of like size")
+}
+
+// TestAtomicsDriftSendsTheNextLaunchIntoDetail: a functional launch of the
+// samples' warp-instructions whose global atomics differ by more than
+// SampleAtomicsFactor from its anchor's is charged as one beyond the
+// samples and sends the kernel's next launch into detail; a drift within
+// the factor, or among counts below SampleMinAtomics, does not.
+func TestAtomicsDriftSendsTheNextLaunchIntoDetail(t *testing.T) {
+	sh := launchShape{grid: [3]int{1, 1, 1}, block: [3]int{32, 1, 1}}
+	run := func(atomics uint64) (forced bool, far int) {
+		s := newSampler(defaultSamplePolicy)
+		for range SampleWarmupLaunches {
+			require.True(t, s.decide("k", sh, false))
+			s.detailed("k", sh, 1000, 13000, 40000, false)
+		}
+		require.False(t, s.decide("k", sh, false), "after the warm-up, before the schedule")
+		assert.Equal(t, uint64(40000), s.predict("k", sh, 1000, atomics), "charged the anchor's cycles")
+		return s.decide("k", sh, false), s.report(Config{ClockMHz: 1000}, time.Second).PredictedFar
+	}
+	forced, far := run(6500)
+	assert.True(t, forced, "half the atomics: the next launch in detail")
+	assert.Equal(t, 1, far)
+	forced, far = run(30000)
+	assert.True(t, forced, "more than 1.5 times the atomics")
+	assert.Equal(t, 1, far)
+	forced, far = run(10000)
+	assert.False(t, forced, "within the factor")
+	assert.Zero(t, far)
+
+	s := newSampler(defaultSamplePolicy)
+	for range SampleWarmupLaunches {
+		s.decide("k", sh, false)
+		s.detailed("k", sh, 1000, 100, 40000, false)
+	}
+	s.decide("k", sh, false)
+	s.predict("k", sh, 1000, 10)
+	assert.False(t, s.decide("k", sh, false), "100 and 10 atomics are too few to matter")
 }
 
 // TestSamplerSchedule: warm-up, then a detailed launch after intervals
@@ -243,9 +280,9 @@ func TestSamplerSchedule(t *testing.T) {
 	for i := range 100 {
 		if s.decide("k", sh, false) {
 			detail = append(detail, i)
-			s.detailed("k", sh, 100, 1000, false)
+			s.detailed("k", sh, 100, 0, 1000, false)
 		} else {
-			s.predict("k", sh, 100)
+			s.predict("k", sh, 100, 0)
 		}
 	}
 	assert.Equal(t, []int{0, 1, 2, 6, 10, 15, 22, 33, 49, 73}, detail)

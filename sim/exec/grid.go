@@ -77,6 +77,9 @@ type Grid struct {
 	// WarpInsts and ThreadInsts count executed warp-instructions and
 	// thread-instructions (active lanes summed over warp-instructions).
 	WarpInsts, ThreadInsts uint64
+	// GlobalAtomics counts the lane operations of atom and red on global
+	// memory in functional runs (a timing model counts its own).
+	GlobalAtomics uint64
 	// Finished counts the CTAs that completed.
 	Finished int
 

@@ -533,7 +533,7 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 	var old [32]uint64
 	changed := false
 	l1 := w.g.l1
-	var global uint32 // for warming
+	var global uint32 // for warming and GlobalAtomics
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		a := base[l] + off
@@ -541,7 +541,7 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 		if err != nil {
 			return err
 		}
-		if w.g.warm != nil && globalAddr(x, a) {
+		if globalAddr(x, a) {
 			global |= 1 << l
 		}
 		v := load(buf, o, size)
@@ -556,6 +556,7 @@ func (w *Warp) atom(x *xinst, m uint32) error {
 		old[l] = v
 	}
 	w.accessed(MemAtomic, x, global, base, off)
+	w.g.GlobalAtomics += uint64(bits.OnesCount32(global))
 	w.progressIf(changed)
 	if d != nil {
 		for mm := m; mm != 0; mm &= mm - 1 {

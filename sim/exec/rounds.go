@@ -443,6 +443,11 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 				}
 			}
 		}
+		for k := range lg.ops {
+			if op := &lg.ops[k]; op.kind == opAtom {
+				g.GlobalAtomics += uint64(bits.OnesCount32(op.lanes))
+			}
+		}
 		lg.Reset()
 		sh.over.reset()
 		g.WarpInsts += sh.warpInsts

@@ -41,7 +41,8 @@ const loadAddStorePTX = `.version 6.4
 
 // TestWarmInRoundsHandsEveryAccessOnce: a run in rounds with
 // RunOptions.Warm hands over every global lane access once, the same
-// ones as a run in order, in the same sequence for every thread count.
+// ones as a run in order, in the same sequence for every thread count;
+// both count the global atomics (Grid.GlobalAtomics).
 func TestWarmInRoundsHandsEveryAccessOnce(t *testing.T) {
 	const ctas, block, sms = 12, 64, 4
 	run := func(threads int, inOrder bool) []string {
@@ -65,6 +66,7 @@ func TestWarmInRoundsHandsEveryAccessOnce(t *testing.T) {
 			}
 		}
 		require.NoError(t, g.Run(context.Background(), RunOptions{Resident: 8, Threads: threads, InOrder: inOrder, Warm: warm}))
+		assert.Equal(t, uint64(ctas*block), g.GlobalAtomics, "GlobalAtomics counts each thread's atomic")
 		return seen
 	}
 	one, three := run(1, false), run(3, false)
