@@ -137,9 +137,10 @@ func (p *stretchProbe) at(num, den uint64) timing.Progress {
 }
 
 // steady says whether the stretch that just stopped made progress at about
-// one rate through its second half: the changes of its third and fourth
-// quarters differ by at most their mean (one at most three times the
-// other). A launch whose pace swings with a period longer than that (a
+// one rate through its second half: the progress of its third and fourth
+// quarters (the warp-instructions of a kernel charged by them, byInsts;
+// else the changes) differ by at most their mean (one at most three times
+// the other). A launch whose pace swings with a period longer than that (a
 // fused launch's levels, each a stretch of work then a wait at a grid
 // barrier) fails it, and a longer detailed stretch measures the rate over
 // whole periods.
@@ -148,9 +149,13 @@ func (p *stretchProbe) steady() bool {
 	if n < 4 {
 		return true
 	}
-	half, threeQuarters := p.at(1, 2), p.at(3, 4)
+	half, threeQuarters, last := p.at(1, 2), p.at(3, 4), p.points[n-1]
 	a := float64(threeQuarters.Changes - half.Changes)
-	b := float64(p.points[n-1].Changes - threeQuarters.Changes)
+	b := float64(last.Changes - threeQuarters.Changes)
+	if p.byInsts {
+		a = float64(threeQuarters.WarpInsts - half.WarpInsts)
+		b = float64(last.WarpInsts - threeQuarters.WarpInsts)
+	}
 	return math.Abs(a-b) <= (a+b)/2
 }
 
