@@ -429,7 +429,8 @@ func TestSampledStretchSlice(t *testing.T) {
 
 // TestStretchSteadiness: a stretch whose second half made progress at one
 // rate is steady; one whose last quarter made four times the changes of
-// the third (a fused launch's level ending in a grid barrier) is not, and
+// the third (a fused launch's level ending in a grid barrier) is not (for
+// a kernel charged by warp-instructions, four times the instructions), and
 // the functional stretches after such a one compare their warps at work
 // over windows of an eighth of their instruction budget.
 func TestStretchSteadiness(t *testing.T) {
@@ -449,6 +450,24 @@ func TestStretchSteadiness(t *testing.T) {
 	assert.False(t, probe(400, 400, 400, 1600).steady(), "the last quarter four times the third")
 	assert.False(t, probe(400, 400, 400, 0).steady(), "a wait at a barrier")
 	assert.True(t, (&stretchProbe{}).steady(), "too few points to judge")
+
+	// A kernel charged by its warp-instructions is judged by them: changes
+	// at one rate while the issue rate quadruples is not steady, and the
+	// other way round is.
+	byInsts := func(changesPerQuarter, instsPerQuarter []uint64) *stretchProbe {
+		p := &stretchProbe{byInsts: true}
+		var changes, insts uint64
+		for q := range changesPerQuarter {
+			for i := range uint64(4) {
+				changes += changesPerQuarter[q] / 4
+				insts += instsPerQuarter[q] / 4
+				p.points = append(p.points, timing.Progress{Cycles: uint64(q)*1024 + (i+1)*256, Changes: changes, WarpInsts: insts})
+			}
+		}
+		return p
+	}
+	assert.False(t, byInsts([]uint64{40, 40, 40, 40}, []uint64{400, 400, 400, 1600}).steady(), "the issue rate quadrupled")
+	assert.True(t, byInsts([]uint64{40, 40, 40, 160}, []uint64{400, 400, 400, 400}).steady(), "one issue rate, whatever the changes")
 
 	assert.Equal(t, uint64(0), workingWindow(0, 8000), "blocks of rounds alone while the pace is steady")
 	assert.Equal(t, uint64(1000), workingWindow(65536, 8000))
