@@ -121,7 +121,8 @@
 // and a detailed one of SampleUnitCycles (the timing model resumed on the
 // CTAs where they are, timing.Launch.Resume; twice the last one's when
 // that one changed memory too seldom to measure a rate, or when the
-// changes of its third and fourth quarters differ by more than their mean
+// progress of its third and fourth quarters (changes, or warp-instructions
+// for a kernel charged by them, below) differ by more than their mean
 // (one over three times the other) in a stretch other than the launch's
 // first, up to 2^20 cycles: a fused launch's levels, each some
 // work and then a wait at a grid barrier, swing the pace with a period
