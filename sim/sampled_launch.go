@@ -208,7 +208,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	if err != nil || first.StoppedAt == 0 {
 		return first, counters, err
 	}
-	var detail, charged, unchecked uint64
+	// functionalAtomics: the functional stretches' global atomics (the
+	// grid counts them; the detailed stretches' are the timing model's).
+	var detail, charged, unchecked, functionalAtomics uint64
 	var chargedErr float64
 	var changes []float64
 	st := first
@@ -247,10 +249,12 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// stretches, where a round's delay in seeing other SMs'
 			// stores makes them do more (results/sim-scale).
 			g.SetL1(nil)
+			atomics0 := g.GlobalAtomics
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
 				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: true})
+			functionalAtomics += g.GlobalAtomics - atomics0
 			if err != nil {
 				return st, counters, err
 			}
@@ -293,6 +297,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	total := first
 	total.Cycles = detail + charged
 	total.WarpInstructions, total.ThreadInstructions = g.Instructions()
+	// The launch's global atomics, for its signature (sampler.detailed):
+	// the detailed stretches' and the functional ones'.
+	total.GlobalAtomics = uint64(counters["global_atomics"]) + functionalAtomics
 	total.CTAs = g.CTAs()
 	total.DeriveRates()
 	whole := total.Counters()

@@ -488,3 +488,33 @@ func TestAfterDetail(t *testing.T) {
 	assert.Equal(t, lengthen, afterDetail(false, 0.5, unsteady, SampleUnitCycles))
 	assert.Equal(t, functionalNext, afterDetail(false, 0.5, unsteady, maxSteadyCycles), "lengthened as far as it goes")
 }
+
+// TestStretchedLaunchSignatureCountsEveryAtomic: a launch run in detailed
+// and functional stretches keeps, for its signature, the global atomics of
+// the whole launch (the detailed stretches' and the functional ones'), as
+// a launch in timing mode counts them, on either engine.
+func TestStretchedLaunchSignatureCountsEveryAtomic(t *testing.T) {
+	const grid, threads, reps = 8, 256, 1024
+	k := lookup(t, "atomic_contention_global")
+	run := func(opts ...Option) (*Device, uint64) {
+		d := tinyDevice(t, opts...)
+		out := zeros[uint32](t, d, grid*threads)
+		launch(t, d, k, grid, threads, out, uint32(1), uint32(reps))
+		st := d.LastStats()
+		require.NotNil(t, st)
+		return d, st.GlobalAtomics
+	}
+	_, inTiming := run(WithMode(ModeTiming))
+	assert.Equal(t, uint64(grid*threads*reps), inTiming)
+	// Its atomicMin changes memory less and less often: any change is
+	// enough to measure a rate here.
+	p := insidePolicy()
+	p.minChanges = 1
+	d, stretched := run(WithMode(ModeSampled), withSamplePolicy(p), WithSamplingInside(2))
+	r, _ := d.SamplingReport()
+	require.Equal(t, 1, r.Stopped, "the launch ran in stretches")
+	require.Positive(t, r.ExtrapolatedSeconds, "some of it functionally")
+	assert.Equal(t, inTiming, stretched)
+	_, onWindows := run(WithMode(ModeSampled), withSamplePolicy(p), WithSamplingInside(2), WithThreads(2))
+	assert.Equal(t, inTiming, onWindows, "on the window engine too")
+}
