@@ -149,14 +149,25 @@ func (p *stretchProbe) steady() bool {
 	if n < 4 {
 		return true
 	}
-	half, threeQuarters, last := p.at(1, 2), p.at(3, 4), p.points[n-1]
-	a := float64(threeQuarters.Changes - half.Changes)
-	b := float64(last.Changes - threeQuarters.Changes)
-	if p.byInsts {
-		a = float64(threeQuarters.WarpInsts - half.WarpInsts)
-		b = float64(last.WarpInsts - threeQuarters.WarpInsts)
-	}
+	half, threeQuarters, last := p.progress(p.at(1, 2)), p.progress(p.at(3, 4)), p.progress(p.points[n-1])
+	a, b := float64(threeQuarters-half), float64(last-threeQuarters)
 	return math.Abs(a-b) <= (a+b)/2
+}
+
+// progress is pt's progress of the kind the probe's functional stretches
+// are charged by: warp-instructions for a kernel without a spin budget
+// (byInsts), else the instructions that changed memory.
+func (p *stretchProbe) progress(pt timing.Progress) uint64 {
+	if p.byInsts {
+		return pt.WarpInsts
+	}
+	return pt.Changes
+}
+
+// gridProgress is g's progress so far, as a probe point.
+func gridProgress(g *exec.Grid) timing.Progress {
+	insts, _ := g.Instructions()
+	return timing.Progress{WarpInsts: insts, Changes: g.Changes()}
 }
 
 // What a kernel's functional stretches are charged by
@@ -233,8 +244,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 				steadyAt = next
 			}
 		default:
-			start := g.Changes()
-			startInsts, _ := g.Instructions()
+			start := p.progress(gridProgress(g))
 			// The stretch ends at ratio units' progress or
 			// warp-instructions, whichever comes first: where warps spin
 			// (a launch's tail), the instructions end it early, and the
@@ -259,10 +269,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 				return st, counters, err
 			}
 			// The stretch's progress, charged at the rate of its kind.
-			progress, chargeRate := g.Changes()-start, rate
+			progress, chargeRate := p.progress(gridProgress(g))-start, rate
 			if p.byInsts {
-				insts, _ := g.Instructions()
-				progress, chargeRate = insts-startInsts, issue
+				chargeRate = issue
 			}
 			c := uint64(math.Round(float64(progress) / chargeRate))
 			charged += c

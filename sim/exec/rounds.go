@@ -173,7 +173,13 @@ func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, 
 		l := bits.TrailingZeros32(mm)
 		g.warmAddr[l] = base[l] + off
 	}
-	g.warmAcc = MemAccess{Kind: kind, Size: int(x.size) * int(x.vec), Lanes: lanes, Space: &allGlobal, Addr: &g.warmAddr}
+	g.handWarm(kind, lanes, int(x.size)*int(x.vec))
+}
+
+// handWarm hands RunOptions.Warm one global access of lanes whose
+// addresses are in g.warmAddr.
+func (g *Grid) handWarm(kind MemKind, lanes uint32, size int) {
+	g.warmAcc = MemAccess{Kind: kind, Size: size, Lanes: lanes, Space: &allGlobal, Addr: &g.warmAddr}
 	g.warm(&g.warmAcc)
 }
 
@@ -500,8 +506,7 @@ func (r *rounder) warm() {
 			g.warmAddr[bits.TrailingZeros32(mm)] = addrs[i]
 			i++
 		}
-		g.warmAcc = MemAccess{Kind: kind, Size: size, Lanes: lanes, Space: &allGlobal, Addr: &g.warmAddr}
-		g.warm(&g.warmAcc)
+		g.handWarm(kind, lanes, size)
 	}
 	for _, sh := range g.shards {
 		for _, ld := range sh.warmLoads {
