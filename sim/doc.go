@@ -167,7 +167,13 @@
 // issue rate: where warps race on values (a label-propagation push), a
 // functional stretch's warps see fresher values and change memory less
 // often for the same edges, while their instructions follow the edges
-// (the report's StretchCharge says which a kernel got). The charges' estimated error is each functional
+// (the report's StretchCharge says which a kernel got). A launch whose
+// charged rate has moved by SampleSwing (twofold) down and also up from
+// one functional stretch to the next runs the rest in detail: its phases
+// come and go faster than a detailed stretch can tell (a fused launch's
+// levels on a graph of few of them), so no stretch's rate predicts the
+// next (the report's Swung counts them); a rate that only falls, a
+// launch's tail, goes on sampled. The charges' estimated error is each functional
 // stretch's charge × the relative change of the rate it was charged at
 // from the one before; a launch's first functional stretch, which none
 // precedes, at the mean such change of its kernel (of all kernels where

@@ -136,6 +136,9 @@ type kernelSampling struct {
 	// changes of rate from one functional stretch to the next.
 	stopped                                       int
 	stoppedDetail, stoppedExtra, stoppedUnchecked uint64
+	// swung counts the launches run in stretches whose pace swung both
+	// ways, so that they ran the rest in detail (stretchProbe.swung).
+	swung int
 	// stretchCharge is what its functional stretches were charged by
 	// (KernelSampling.StretchCharge).
 	stretchCharge string
@@ -377,6 +380,10 @@ type SamplingReport struct {
 	Stopped              int     `json:"stopped"`
 	StoppedDetailSeconds float64 `json:"stopped_detail_seconds"`
 	ExtrapolatedSeconds  float64 `json:"extrapolated_seconds"`
+	// Swung counts the launches run in stretches whose pace swung by
+	// SampleSwing both up and down from one functional stretch to the
+	// next, and which so ran the rest in detail.
+	Swung int `json:"swung"`
 	// Method names the method and its policy in one line.
 	Method string `json:"method"`
 }
@@ -403,6 +410,8 @@ type KernelSampling struct {
 	Stopped             int    `json:"stopped"`
 	StoppedDetailCycles uint64 `json:"stopped_detail_cycles"`
 	ExtrapolatedCycles  uint64 `json:"extrapolated_cycles"`
+	// Swung counts those whose pace swung both ways (SamplingReport.Swung).
+	Swung int `json:"swung"`
 	// StretchCharge is what the kernel's functional stretches were
 	// charged by: "warp_instructions" (a kernel without a spin budget,
 	// whose instructions are its work) or "changes" (a kernel that may
@@ -450,8 +459,9 @@ func (s *sampler) report(cfg Config, host time.Duration) SamplingReport {
 			Reasons: maps.Clone(k.reasons), HeldOut: len(k.heldOut[near]), HeldOutFar: len(k.heldOut[far]),
 			PredictedFar: k.predictedFar, PredictedCycles: k.predictedCycles[near] + k.predictedCycles[far],
 			Stopped: k.stopped, StoppedDetailCycles: k.stoppedDetail, ExtrapolatedCycles: k.stoppedExtra,
-			StretchCharge: k.stretchCharge}
+			Swung: k.swung, StretchCharge: k.stretchCharge}
 		r.Stopped += k.stopped
+		r.Swung += k.swung
 		stoppedDetail += float64(k.stoppedDetail)
 		extrapolated += float64(k.stoppedExtra)
 		expected += k.stoppedErr

@@ -85,6 +85,27 @@ type stretchProbe struct {
 	// stretches are charged their warp-instructions at the detailed
 	// stretch's issue rate rather than their changes.
 	byInsts bool
+	// rose and fell: a functional stretch's charged rate was at least
+	// SampleSwing times the last one's, or at most 1/SampleSwing of it.
+	rose, fell bool
+}
+
+// SampleSwing is the change of pace between two functional stretches of
+// a launch that counts as a swing: a launch whose pace has swung both up
+// and down (its phases, such as a fused launch's levels, are shorter than
+// what a detailed stretch can measure and come back) runs the rest in
+// detail, since no stretch's rate predicts the next one's. A pace that
+// only falls (a launch's tail) or only rises (its ramp) goes on sampled.
+const SampleSwing = 2
+
+// swung records the change from the last charged rate to rate and says
+// whether the launch's pace has now swung both ways.
+func (p *stretchProbe) swung(rate float64) bool {
+	if p.lastRate > 0 {
+		p.rose = p.rose || rate >= SampleSwing*p.lastRate
+		p.fell = p.fell || rate*SampleSwing <= p.lastRate
+	}
+	return p.rose && p.fell
 }
 
 // newProbe returns a probe for a detailed launch of kernel key with
@@ -231,6 +252,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	// steadyAt is the length of the last detailed stretch lengthened for
 	// an unsteady pace: later ones start there.
 	var steadyAt uint64
+	// inDetail: the launch's pace swung both ways (swung), so it runs
+	// the rest in detail.
+	inDetail := false
 	for firstStretch := true; ; firstStretch = false {
 		detail += st.StoppedAt + 1
 		rate, issue := p.rate()
@@ -284,6 +308,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			} else {
 				unchecked += c
 			}
+			inDetail = p.swung(chargeRate)
 			p.lastRate = chargeRate
 		}
 		if done {
@@ -292,6 +317,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 		stretch = next
 		l.Resume = true
 		l.Probe = p.stretch(stretch)
+		if inDetail {
+			l.Probe = nil
+		}
 		st, err = gpu.Run(ctx, l)
 		addCounters(counters, st.Counters())
 		if err != nil {
@@ -374,6 +402,9 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 	k.stoppedExtra += charged
 	k.stoppedUnchecked += unchecked
 	k.stoppedErr += chargedErr
+	if p.rose && p.fell {
+		k.swung++
+	}
 	k.stretchCharge = ChargeChanges
 	if p.byInsts {
 		k.stretchCharge = ChargeWarpInstructions

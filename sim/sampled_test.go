@@ -518,3 +518,23 @@ func TestStretchedLaunchSignatureCountsEveryAtomic(t *testing.T) {
 	_, onWindows := run(WithMode(ModeSampled), withSamplePolicy(p), WithSamplingInside(2), WithThreads(2))
 	assert.Equal(t, inTiming, onWindows, "on the window engine too")
 }
+
+// TestStretchProbeSwung: a launch's charged pace that swings by
+// SampleSwing both down and up sends it into detail; one that only falls
+// (a tail) or moves by less does not.
+func TestStretchProbeSwung(t *testing.T) {
+	charge := func(rates ...float64) bool {
+		p := &stretchProbe{}
+		swung := false
+		for _, r := range rates {
+			swung = p.swung(r)
+			p.lastRate = r
+		}
+		return swung
+	}
+	assert.False(t, charge(1, 0.6, 0.35, 0.2, 0.1), "a tail that only falls")
+	assert.False(t, charge(1, 1.9, 1, 1.9, 1), "swings below SampleSwing")
+	assert.False(t, charge(1, 0.4), "one fall")
+	assert.True(t, charge(1, 0.4, 0.5, 1.2), "down, then up")
+	assert.True(t, charge(0.2, 1, 0.45), "up, then down")
+}

@@ -40,6 +40,9 @@ func samplingLine(r sim.SamplingReport) string {
 	if r.Stopped > 0 {
 		fmt.Fprintf(&b, "; %d of them in detailed and functional stretches (%.3g ms in detail, %.3g ms charged to functional stretches%s)",
 			r.Stopped, 1e3*r.StoppedDetailSeconds, 1e3*r.ExtrapolatedSeconds, stretchCharges(r.Kernels))
+		if r.Swung > 0 {
+			fmt.Fprintf(&b, ", %d of which ran the rest in detail once the pace had swung %gx both ways", r.Swung, float64(sim.SampleSwing))
+		}
 	}
 	if r.HeldOut > 0 {
 		fmt.Fprintf(&b, "; held-out prediction error median %.1f%%, max %.1f%% (%d launches)", 100*r.HeldOutMedianError, 100*r.HeldOutMaxError, r.HeldOut)
