@@ -52,6 +52,7 @@ var kernelTests = map[string]string{
 	"exchange_pack":            "TestKernelExchange",
 	"exchange_apply":           "TestKernelExchange",
 	"random_gather":            "experiments/micro TestGather*",
+	"random_atomic_min":        "experiments/micro TestScatter*",
 }
 
 // frameworkKernel reports whether a kernel is an entry of the algorithm

@@ -28,12 +28,31 @@ const gatherBlock = 256
 // indices drawn from another seed, so that the timed gathers find what a
 // long run leaves in the caches, not their own earlier fills.
 func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Params, simulated bool) (*Table, error) {
-	k, err := kernels.Lookup("random_gather")
+	t, err := perTable(ctx, dev, "random_gather", "gathers", "every thread's sum", tables, n, func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error) {
+		return runGather(ctx, dev, k, words, n, grid, p, simulated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Each gather reads one random word of the table (uniform indices, seeded) and one word of the index array in order; CTAs of %d threads, the co-resident grid, four gathers in flight per thread.", gatherBlock),
+		"G gathers/s: gathers ÷ the launch's time (the median on hardware; in simulation cycles ÷ the configured SM clock). A gather that misses L1 costs one 32-byte sector from L2 or DRAM.",
+		"Warmed first: on hardware by the warm-up launches over the same indices, in simulation by one launch over indices of another seed.")
+	return t, nil
+}
+
+// perTable runs kernel name (CTAs of gatherBlock threads, the co-resident
+// grid) once per table size in bytes through run, which makes n
+// operations (gathers, atomics: what) on a table of words and checks
+// (checked says what), and tabulates each size's rate.
+func perTable(ctx context.Context, dev kernels.Device, name, what, checked string, tables []int, n int,
+	run func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error)) (*Table, error) {
+	k, err := kernels.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, settingError("random_gather: %d gathers: at least 1", n)
+		return nil, settingError("%s: %d %s: at least 1", name, n, what)
 	}
 	props := dev.Properties()
 	perSM, err := dev.Occupancy(k, gatherBlock, 0)
@@ -41,16 +60,16 @@ func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Para
 		return nil, err
 	}
 	grid := props.SMs * perSM
-	t := &Table{Name: "random_gather", Device: props.Name,
-		Columns: []string{"table (KB)", "gathers", "grid", "cost", "G gathers/s", "index GB/s", "validated"}}
+	t := &Table{Name: name, Device: props.Name,
+		Columns: []string{"table (KB)", what, "grid", "cost", "G " + what + "/s", "index GB/s", "validated"}}
 	for _, bytes := range tables {
 		words := bytes / 4
 		if words < 1 {
-			return nil, fmt.Errorf("random_gather: a table of %d bytes holds no word", bytes)
+			return nil, fmt.Errorf("%s: a table of %d bytes holds no word", name, bytes)
 		}
-		stats, err := runGather(ctx, dev, k, words, n, grid, p, simulated)
+		stats, err := run(k, words, grid)
 		if err != nil {
-			return nil, fmt.Errorf("random_gather %d KB: %w", bytes>>10, err)
+			return nil, fmt.Errorf("%s %d KB: %w", name, bytes>>10, err)
 		}
 		seconds := stats.Elapsed.Seconds()
 		if stats.Elapsed == 0 && stats.Cycles > 0 && props.ClockKHz > 0 {
@@ -61,12 +80,8 @@ func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Para
 			rate = formatCell(float64(n) / seconds / 1e9)
 			stream = formatCell(4 * float64(n) / seconds / 1e9)
 		}
-		t.add(bytes>>10, n, grid, cost(stats)+" "+costUnit(stats), rate, stream, "every thread's sum")
+		t.add(bytes>>10, n, grid, cost(stats)+" "+costUnit(stats), rate, stream, checked)
 	}
-	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each gather reads one random word of the table (uniform indices, seeded) and one word of the index array in order; CTAs of %d threads, the co-resident grid, four gathers in flight per thread.", gatherBlock),
-		"G gathers/s: gathers ÷ the launch's time (the median on hardware; in simulation cycles ÷ the configured SM clock). A gather that misses L1 costs one 32-byte sector from L2 or DRAM.",
-		"Warmed first: on hardware by the warm-up launches over the same indices, in simulation by one launch over indices of another seed.")
 	return t, nil
 }
 
@@ -144,17 +159,27 @@ func gatherBenchmark() *Benchmark {
 		Help: map[Setting]string{Elements: "gathers per table size (0: 32M on hw, 2M in simulation)",
 			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)"},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
-			tables := GatherTableBytes
-			if len(s.Tables) > 0 {
-				tables = nil
-				for _, kb := range s.Tables {
-					if kb < 1 || kb > 16<<20 {
-						return nil, settingError("--tables %d: each table must be 1 to 16777216 KB (16 GB)", kb)
-					}
-					tables = append(tables, kb<<10)
-				}
+			tables, err := s.tableBytes()
+			if err != nil {
+				return nil, err
 			}
 			return Gather(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
 		},
 	}
+}
+
+// tableBytes are the table sizes of --tables in bytes (GatherTableBytes
+// when none is given).
+func (v Settings) tableBytes() ([]int, error) {
+	if len(v.Tables) == 0 {
+		return GatherTableBytes, nil
+	}
+	var tables []int
+	for _, kb := range v.Tables {
+		if kb < 1 || kb > 16<<20 {
+			return nil, settingError("--tables %d: each table must be 1 to 16777216 KB (16 GB)", kb)
+		}
+		tables = append(tables, kb<<10)
+	}
+	return tables, nil
 }

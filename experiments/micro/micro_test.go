@@ -411,3 +411,26 @@ func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
 	l1, dram := tableNumber(t, tab, 0, 4), tableNumber(t, tab, 1, 4)
 	assert.Greater(t, l1, dram, "G gathers/s: L1-sized %.3g, DRAM-sized %.3g", l1, dram)
 }
+
+func TestScatterValidatesEveryWord(t *testing.T) {
+	tab, err := micro.Scatter(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 2)
+	assert.Equal(t, "every table word", tab.Rows[1][6])
+	_, err = micro.Scatter(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
+	assert.ErrorContains(t, err, "at least 1")
+	b, err := micro.Default.Lookup("random_atomic")
+	require.NoError(t, err)
+	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2, 8}})
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"2", "2000"}, {"8", "2000"}}, [][]string{tab.Rows[0][:2], tab.Rows[1][:2]}, "--tables picks the sizes")
+
+	// In timing mode too, and the returning atomics cost more than the
+	// gathers of the same indices: each is a read-modify-write at the L2.
+	dev := timingDevice(t, "h100+sms=8")
+	atomics, err := micro.Scatter(ctx(t), dev, []int{4 << 20}, 1<<16, micro.Params{}, true)
+	require.NoError(t, err)
+	gathers, err := micro.Gather(ctx(t), timingDevice(t, "h100+sms=8"), []int{4 << 20}, 1<<16, micro.Params{}, true)
+	require.NoError(t, err)
+	assert.Less(t, tableNumber(t, atomics, 0, 4), tableNumber(t, gathers, 0, 4), "G/s: atomics below gathers")
+}

@@ -40,7 +40,8 @@ type Settings struct {
 	Barriers                         []string
 	Grids                            []int
 	NoBoundary                       bool
-	// Tables are table sizes in KB (random_gather); none: its defaults.
+	// Tables are table sizes in KB (random_gather, random_atomic); none:
+	// their defaults.
 	Tables []int
 
 	// defaulted lists the settings that took the benchmark's default.
@@ -203,7 +204,7 @@ func init() {
 		globalBarrierBenchmark(), barriersBenchmark(), divModBenchmark(),
 		launchOverheadBenchmark(), loadLatencyBenchmark(), atomicSpreadBenchmark(),
 		partitionLatencyBenchmark(), loadedLatencyBenchmark(), sharedAddBenchmark(),
-		gatherBenchmark(),
+		gatherBenchmark(), scatterBenchmark(),
 	} {
 		Default.Register(b)
 	}
