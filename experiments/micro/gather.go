@@ -100,7 +100,6 @@ func gatherIndices(words, n int, seed uint64) []uint32 {
 func gatherWord(w int) uint32 { return uint32(w)*2654435761 + 1 }
 
 func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words, n, grid int, p Params, simulated bool) (kernels.LaunchStats, error) {
-	var stats kernels.LaunchStats
 	table := make([]uint32, words)
 	for w := range table {
 		table[w] = gatherWord(w)
@@ -108,29 +107,8 @@ func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words
 	idx := gatherIndices(words, n, 1)
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
-	dTable, err := kernels.Copy(mem, table)
-	if err != nil {
-		return stats, err
-	}
-	dIdx, err := kernels.Copy(mem, idx)
-	if err != nil {
-		return stats, err
-	}
 	threads := grid * gatherBlock
-	dSums, err := kernels.Slice[uint32](mem, threads)
-	if err != nil {
-		return stats, err
-	}
-	if simulated {
-		warm, err := kernels.Copy(mem, gatherIndices(words, n, 2))
-		if err != nil {
-			return stats, err
-		}
-		if _, err := dev.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(gatherBlock)}, warm, dTable, dSums, uint32(n)); err != nil {
-			return stats, err
-		}
-	}
-	stats, err = dev.Launch(ctx, k, p.launch(grid, gatherBlock), dIdx, dTable, dSums, uint32(n))
+	stats, _, dSums, err := launchOverTable(ctx, dev, mem, k, table, idx, grid, p, simulated)
 	if err != nil {
 		return stats, err
 	}
@@ -145,6 +123,39 @@ func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words
 	return stats, firstMismatch("random_gather sums", got, func(i int) uint32 { return want[i] })
 }
 
+// launchOverTable copies table and idx to the device and launches k(idx,
+// table, sums, n) on grid CTAs of gatherBlock threads with p's timing;
+// in simulation it first launches k once over indices of another seed
+// (warmIndices), whose effect a caller checking table must include. It
+// returns the timed launch's statistics and the table and sums buffers.
+func launchOverTable(ctx context.Context, dev kernels.Device, mem *kernels.Allocations, k *kernels.Kernel, table, idx []uint32, grid int, p Params, simulated bool) (stats kernels.LaunchStats, dTable, dSums kernels.DevPtr, err error) {
+	if dTable, err = kernels.Copy(mem, table); err != nil {
+		return
+	}
+	dIdx, err := kernels.Copy(mem, idx)
+	if err != nil {
+		return
+	}
+	if dSums, err = kernels.Slice[uint32](mem, grid*gatherBlock); err != nil {
+		return
+	}
+	n := uint32(len(idx))
+	if simulated {
+		var warm kernels.DevPtr
+		if warm, err = kernels.Copy(mem, warmIndices(len(table), len(idx))); err != nil {
+			return
+		}
+		if _, err = dev.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(gatherBlock)}, warm, dTable, dSums, n); err != nil {
+			return
+		}
+	}
+	stats, err = dev.Launch(ctx, k, p.launch(grid, gatherBlock), dIdx, dTable, dSums, n)
+	return
+}
+
+// warmIndices are the indices of the warming launch in simulation.
+func warmIndices(words, n int) []uint32 { return gatherIndices(words, n, 2) }
+
 // The default gathers per table: about rmat20's 31.4M in-edges on
 // hardware; a simulation of that many would take many minutes.
 const (
@@ -153,17 +164,23 @@ const (
 )
 
 func gatherBenchmark() *Benchmark {
+	return tableBenchmark("random_gather", "gathers", Gather)
+}
+
+// tableBenchmark is the benchmark name that runs measure (Gather, Scatter:
+// n operations, what, per table size) over --tables.
+func tableBenchmark(name, what string, measure func(ctx context.Context, dev kernels.Device, tables []int, n int, p Params, simulated bool) (*Table, error)) *Benchmark {
 	return &Benchmark{
-		Name:     "random_gather",
+		Name:     name,
 		Defaults: map[Setting]PerTarget{Elements: {HW: gatherCountHW, Sim: gatherCountSim}},
-		Help: map[Setting]string{Elements: "gathers per table size (0: 32M on hw, 2M in simulation)",
+		Help: map[Setting]string{Elements: what + " per table size (0: 32M on hw, 2M in simulation)",
 			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)"},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
 			tables, err := s.tableBytes()
 			if err != nil {
 				return nil, err
 			}
-			return Gather(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
+			return measure(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
 		},
 	}
 }

@@ -35,7 +35,6 @@ func Scatter(ctx context.Context, dev kernels.Device, tables []int, n int, p Par
 func scatterKey(i uint32) uint32 { return (i * 2654435761) ^ (i >> 7) }
 
 func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words, n, grid int, p Params, simulated bool) (kernels.LaunchStats, error) {
-	var stats kernels.LaunchStats
 	table := make([]uint32, words)
 	for w := range table {
 		table[w] = gatherWord(w)
@@ -49,32 +48,12 @@ func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, word
 	idx := gatherIndices(words, n, 1)
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
-	dTable, err := kernels.Copy(mem, table)
-	if err != nil {
-		return stats, err
-	}
-	dIdx, err := kernels.Copy(mem, idx)
-	if err != nil {
-		return stats, err
-	}
-	dSums, err := kernels.Slice[uint32](mem, grid*gatherBlock)
+	stats, dTable, _, err := launchOverTable(ctx, dev, mem, k, table, idx, grid, p, simulated)
 	if err != nil {
 		return stats, err
 	}
 	if simulated {
-		warmIdx := gatherIndices(words, n, 2)
-		warm, err := kernels.Copy(mem, warmIdx)
-		if err != nil {
-			return stats, err
-		}
-		if _, err := dev.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(gatherBlock)}, warm, dTable, dSums, uint32(n)); err != nil {
-			return stats, err
-		}
-		offer(warmIdx)
-	}
-	stats, err = dev.Launch(ctx, k, p.launch(grid, gatherBlock), dIdx, dTable, dSums, uint32(n))
-	if err != nil {
-		return stats, err
+		offer(warmIndices(words, n))
 	}
 	offer(idx)
 	got := make([]uint32, words)
@@ -84,24 +63,6 @@ func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, word
 	return stats, firstMismatch("random_atomic_min table", got, func(i int) uint32 { return want[i] })
 }
 
-// The default atomics per table, as random_gather's gathers.
-const (
-	scatterCountHW  = gatherCountHW
-	scatterCountSim = gatherCountSim
-)
-
 func scatterBenchmark() *Benchmark {
-	return &Benchmark{
-		Name:     "random_atomic",
-		Defaults: map[Setting]PerTarget{Elements: {HW: scatterCountHW, Sim: scatterCountSim}},
-		Help: map[Setting]string{Elements: "atomics per table size (0: 32M on hw, 2M in simulation)",
-			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)"},
-		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
-			tables, err := s.tableBytes()
-			if err != nil {
-				return nil, err
-			}
-			return Scatter(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
-		},
-	}
+	return tableBenchmark("random_atomic", "atomics", Scatter)
 }
