@@ -27,6 +27,10 @@ import (
 // one line's words goes faster than many SMs alternating between lines
 // (sim/configs/README.md, "Global atomics at full scale").
 //
+// With AtomicLineTurnCycles set, two requests on one line start at least
+// that many cycles apart (a line's read-modify-write in flight holds the
+// next one on it), and the unit waits with the later one.
+//
 // With AtomicLineLoadCycles set, a line with atomics booked on it is one
 // queue for strong loads too: such a load that reaches the slice while
 // atomics are booked on it waits for them at the line (not in the slice's
@@ -82,6 +86,10 @@ type atomicUnit struct {
 	// lane or a load) releases it, and loadHeld when the last load booked
 	// on it does; kept only with lineLoadCycles set.
 	lineBusy, loadHeld map[uint64]float64
+	// lineTurnCycles is Config.AtomicLineTurnCycles, and lineTurn when
+	// each line may start its next request (kept only with it set).
+	lineTurnCycles float64
+	lineTurn       map[uint64]float64
 
 	waitingForL2 map[uint64]*AtomicReq // by the sector write's ID number
 	aluFree      float64               // next free issue slot, in cycles
@@ -195,6 +203,11 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 		perLane = u.oneWordCycles
 	}
 	afterLoads := math.Max(slot, u.loadHeldUntil(req.SectorAddress))
+	if u.lineTurnCycles > 0 {
+		line := u.lineOf(req.SectorAddress)
+		afterLoads = math.Max(afterLoads, u.lineTurn[line])
+		u.lineTurn[line] = afterLoads + u.lineTurnCycles
+	}
 	for _, op := range req.Ops {
 		start := afterLoads
 		if free, busy := u.addrFree[op.Address]; busy && free > start {
@@ -299,8 +312,13 @@ func (u *atomicUnit) markLineBusy(addr uint64, free float64) {
 // the table has doubled since the last purge, to keep it small on long
 // runs.
 func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
-	if len(u.addrFree)+len(u.lineBusy) < u.purgeAt {
+	if len(u.addrFree)+len(u.lineBusy)+len(u.lineTurn) < u.purgeAt {
 		return
+	}
+	for line, next := range u.lineTurn {
+		if next <= nowCycle {
+			delete(u.lineTurn, line)
+		}
 	}
 	for addr, free := range u.addrFree {
 		if free <= nowCycle {
@@ -313,7 +331,7 @@ func (u *atomicUnit) purgeIdleAddresses(nowCycle float64) {
 			delete(u.loadHeld, line)
 		}
 	}
-	u.purgeAt = max(1024, 2*(len(u.addrFree)+len(u.lineBusy)))
+	u.purgeAt = max(1024, 2*(len(u.addrFree)+len(u.lineBusy)+len(u.lineTurn)))
 }
 
 // snapshot returns the unit's counters.

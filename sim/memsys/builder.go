@@ -419,6 +419,8 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		lineLoadExtraCycles: cfg.AtomicLineLoadExtraCycles,
 		lineBusy:            make(map[uint64]float64),
 		loadHeld:            make(map[uint64]float64),
+		lineTurnCycles:      cfg.AtomicLineTurnCycles,
+		lineTurn:            make(map[uint64]float64),
 		purgeAt:             1024,
 	}
 	u.topPort = newSinkPort(name+".TopPort", u.accept)

@@ -227,6 +227,14 @@ type Config struct {
 	// AtomicLineLoadExtraCycles is what each further strong load queued
 	// behind the same atomics holds the line (AtomicLineLoadCycles).
 	AtomicLineLoadExtraCycles float64 `yaml:"atomic_line_load_extra_cycles"`
+	// AtomicLineTurnCycles, in the sector model, is the fewest cycles
+	// between the starts of two requests on one line at an atomic unit: a
+	// request on a line whose last request started fewer cycles ago waits,
+	// and the unit with it (it serves its requests in order). Requests
+	// spread over many lines never meet it; a slice whose requests keep
+	// coming back to a few lines (a small table, a few roots that many
+	// warps hook onto) is held by it. 0: off.
+	AtomicLineTurnCycles float64 `yaml:"atomic_line_turn_cycles"`
 
 	// L2Partitions splits the SMs and the L2 slices into this many
 	// partitions (A100 and H100 have two, each nearer half the SMs): SM s
@@ -429,6 +437,7 @@ func (c Config) Validate() error {
 		bad("atomic_open_lines must be between 0 and 64, got %d", c.AtomicOpenLines)
 	}
 	nonNegative("atomic_line_load_cycles", c.AtomicLineLoadCycles, "loads pass the atomics")
+	nonNegative("atomic_line_turn_cycles", c.AtomicLineTurnCycles, "no wait between requests on one line")
 	nonNegative("atomic_line_load_extra_cycles", c.AtomicLineLoadExtraCycles, "a queued load's followers cost nothing")
 	if c.L2Partitions < 0 || (c.L2Slices > 0 && c.L2Partitions > c.L2Slices) {
 		bad("l2_partitions must be between 1 (or 0, the same) and l2_slices (%d), got %d", c.L2Slices, c.L2Partitions)

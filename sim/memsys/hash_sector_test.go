@@ -515,3 +515,26 @@ func TestL2FillBytesWidensAMissToItsGroup(t *testing.T) {
 	assert.Equal(t, uint64(128), read(64, 0b1001), "sectors 0 and 3: both pairs")
 	assert.Equal(t, uint64(64), read(32, 0b1001))
 }
+
+// TestAtomicLineTurnHoldsRequestsOnOneLine: with atomic_line_turn_cycles
+// set, a request on the line of a request that started fewer cycles ago
+// waits for the turn, while a request on another line does not; off, both
+// follow at the unit's issue rate.
+func TestAtomicLineTurnHoldsRequestsOnOneLine(t *testing.T) {
+	const turn = 200
+	second := func(turnCycles float64, other uint64) uint64 {
+		cfg := sectorConfig(10)
+		cfg.AtomicLineTurnCycles = turnCycles
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.atomic(lineA, AtomicOp{Address: lineA, Lanes: 1})
+		sm.atomic(other, AtomicOp{Address: other + 4, Lanes: 1})
+		r.run(t)
+		lat := r.latencies(0)
+		require.Len(t, lat, 2)
+		return lat[1]
+	}
+	sameOff, sameOn := second(0, lineA), second(turn, lineA)
+	assert.GreaterOrEqual(t, sameOn, sameOff+turn/2, "the second request on the line waits for the turn")
+	assert.Equal(t, second(0, lineB), second(turn, lineB), "a request on another line does not")
+}
