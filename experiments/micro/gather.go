@@ -28,7 +28,7 @@ const gatherBlock = 256
 // indices drawn from another seed, so that the timed gathers find what a
 // long run leaves in the caches, not their own earlier fills.
 func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Params, simulated bool) (*Table, error) {
-	t, err := perTable(ctx, dev, "random_gather", "gathers", "every thread's sum", tables, n, func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error) {
+	t, err := perTable(ctx, dev, "random_gather", "gathers", "every thread's sum", tables, n, p.CTAs, func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error) {
 		return runGather(ctx, dev, k, words, n, grid, p, simulated)
 	})
 	if err != nil {
@@ -41,11 +41,11 @@ func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Para
 	return t, nil
 }
 
-// perTable runs kernel name (CTAs of gatherBlock threads, the co-resident
-// grid) once per table size in bytes through run, which makes n
-// operations (gathers, atomics: what) on a table of words and checks
-// (checked says what), and tabulates each size's rate.
-func perTable(ctx context.Context, dev kernels.Device, name, what, checked string, tables []int, n int,
+// perTable runs kernel name (ctas CTAs of gatherBlock threads; 0 or 1:
+// the co-resident grid) once per table size in bytes through run, which
+// makes n operations (gathers, atomics: what) on a table of words and
+// checks (checked says what), and tabulates each size's rate.
+func perTable(ctx context.Context, dev kernels.Device, name, what, checked string, tables []int, n, ctas int,
 	run func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error)) (*Table, error) {
 	k, err := kernels.Lookup(name)
 	if err != nil {
@@ -60,6 +60,12 @@ func perTable(ctx context.Context, dev kernels.Device, name, what, checked strin
 		return nil, err
 	}
 	grid := props.SMs * perSM
+	switch {
+	case ctas < 0:
+		return nil, settingError("%s: %d CTAs: 0 or 1 for the co-resident grid, or more", name, ctas)
+	case ctas > 1:
+		grid = ctas
+	}
 	t := &Table{Name: name, Device: props.Name,
 		Columns: []string{"table (KB)", what, "grid", "cost", "G " + what + "/s", "index GB/s", "validated"}}
 	for _, bytes := range tables {
@@ -174,13 +180,16 @@ func tableBenchmark(name, what string, measure func(ctx context.Context, dev ker
 		Name:     name,
 		Defaults: map[Setting]PerTarget{Elements: {HW: gatherCountHW, Sim: gatherCountSim}},
 		Help: map[Setting]string{Elements: what + " per table size (0: 32M on hw, 2M in simulation)",
-			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)"},
+			Tables: "table sizes in KB (default 128,4096,16384,65536,262144)",
+			CTAs:   "CTAs of 256 threads (0 or 1: the co-resident grid)"},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
 			tables, err := s.tableBytes()
 			if err != nil {
 				return nil, err
 			}
-			return measure(ctx, dev, tables, s.Elements, s.timing(), s.Simulated)
+			p := s.timing()
+			p.CTAs = s.CTAs
+			return measure(ctx, dev, tables, s.Elements, p, s.Simulated)
 		},
 	}
 }

@@ -413,6 +413,7 @@ func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
 }
 
 func TestScatterValidatesEveryWord(t *testing.T) {
+	var bad *micro.SettingError
 	tab, err := micro.Scatter(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
 	require.NoError(t, err)
 	require.Len(t, tab.Rows, 2)
@@ -424,6 +425,11 @@ func TestScatterValidatesEveryWord(t *testing.T) {
 	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2, 8}})
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"2", "2000"}, {"8", "2000"}}, [][]string{tab.Rows[0][:2], tab.Rows[1][:2]}, "--tables picks the sizes")
+	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2}, CTAs: 3})
+	require.NoError(t, err)
+	assert.Equal(t, "3", tab.Rows[0][2], "--ctas sets the grid")
+	_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2}, CTAs: -1})
+	assert.ErrorAs(t, err, &bad, "a negative grid is the caller's error")
 
 	// In timing mode too, and the returning atomics cost more than the
 	// gathers of the same indices: each is a read-modify-write at the L2.

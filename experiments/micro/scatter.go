@@ -18,7 +18,7 @@ import (
 // on hardware by the warm-up launches over the same indices; in
 // simulation by a launch over indices of another seed.
 func Scatter(ctx context.Context, dev kernels.Device, tables []int, n int, p Params, simulated bool) (*Table, error) {
-	t, err := perTable(ctx, dev, "random_atomic_min", "atomics", "every table word", tables, n, func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error) {
+	t, err := perTable(ctx, dev, "random_atomic_min", "atomics", "every table word", tables, n, p.CTAs, func(k *kernels.Kernel, words, grid int) (kernels.LaunchStats, error) {
 		return runScatter(ctx, dev, k, words, n, grid, p, simulated)
 	})
 	if err != nil {
