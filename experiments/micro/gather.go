@@ -35,7 +35,7 @@ func Gather(ctx context.Context, dev kernels.Device, tables []int, n int, p Para
 		return nil, err
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each gather reads one random word of the table (uniform indices, seeded) and one word of the index array in order; CTAs of %d threads, the co-resident grid, four gathers in flight per thread.", gatherBlock),
+		fmt.Sprintf("Each gather reads one random word of the table (uniform indices, seeded) and one word of the index array in order; CTAs of %d threads (the grid column: the co-resident grid unless --ctas sets it), four gathers in flight per thread.", gatherBlock),
 		"G gathers/s: gathers ÷ the launch's time (the median on hardware; in simulation cycles ÷ the configured SM clock). A gather that misses L1 costs one 32-byte sector from L2 or DRAM.",
 		"Warmed first: on hardware by the warm-up launches over the same indices, in simulation by one launch over indices of another seed.")
 	return t, nil

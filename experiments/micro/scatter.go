@@ -25,7 +25,7 @@ func Scatter(ctx context.Context, dev kernels.Device, tables []int, n int, p Par
 		return nil, err
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each atomic is an atomicMin on one random word of the table (uniform indices, seeded) whose old value the thread sums, after one word of the index array read in order; CTAs of %d threads, the co-resident grid, four atomics in flight per thread.", gatherBlock),
+		fmt.Sprintf("Each atomic is an atomicMin on one random word of the table (uniform indices, seeded) whose old value the thread sums, after one word of the index array read in order; CTAs of %d threads (the grid column: the co-resident grid unless --ctas sets it), four atomics in flight per thread.", gatherBlock),
 		"G atomics/s: atomics ÷ the launch's time (the median on hardware; in simulation cycles ÷ the configured SM clock). Every atomic goes to the L2 (or through it to DRAM); most leave the word as it was once the table is warm, as most relaxations of a long traversal do.",
 		"Warmed first: on hardware by the warm-up launches over the same indices (the table keeps its minima: repeats offer the same keys), in simulation by one launch over indices of another seed.")
 	return t, nil
