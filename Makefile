@@ -41,7 +41,7 @@ run: build
 test: vet
 	@echo "test: hardware tests (they skip, saying why, where no CUDA driver is present):"
 	@$(GO) test -count=1 -v -run Hardware ./hw | awk '/no CUDA driver/ && !seen++ {sub(/^ +/, ""); print "  reason: " $$0} /^--- / {print "  " $$0}'
-	@echo "test: $(GO) test ./... (every package's tests: about 7 minutes on 2 cores, cmd/warpgraph the longest; one line per package as it finishes; a package past 20 minutes fails)"
+	@echo "test: $(GO) test ./... (every package's tests: about 3 minutes on 2 cores, cmd/warpgraph and scheduler the longest; one line per package as it finishes; a package past 20 minutes fails)"
 	@$(GO) test -timeout 20m ./...
 	@echo "test: the parallel timing engine's and functional rounds' tests under the race detector (about 2 minutes)"
 	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers|TestFunctionalThreadsRunSchedulers|TestDevicesShareParsesConcurrently|TestRounds|TestStoreOverlay|TestCoLaunchSameAtEveryThreadCount' ./sim/timing ./sim ./sim/exec
