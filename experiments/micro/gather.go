@@ -19,7 +19,7 @@ const gatherBlock = 256
 
 // Gather measures the rate of random 4-byte gathers (kernels/gather.cu,
 // random_gather): n gathers table[idx[i]] with idx uniform over the table,
-// the index array streamed coalesced, on the co-resident grid, for each
+// the index array streamed coalesced, on the co-resident grid (p.CTAs CTAs when above 1), for each
 // table size in bytes. It is the inner loop of a pull over in-edges whose
 // sources have random ids, so a pull's time is at least its gathers ÷ the
 // rate at its table size. Every thread's sum is checked against the

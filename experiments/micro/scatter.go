@@ -10,7 +10,7 @@ import (
 // Scatter measures the rate of random returning atomics
 // (kernels/scatter.cu, random_atomic_min): n atomicMin on table[idx[i]]
 // with idx uniform over the table, each old value used, the index array
-// streamed coalesced, on the co-resident grid, for each table size in
+// streamed coalesced, on the co-resident grid (p.CTAs CTAs when above 1), for each table size in
 // bytes. It is the relaxation of an asynchronous traversal (Atos pushes a
 // neighbour when its atomicMin lowered the distance), where every edge
 // step is one such atomic at a random vertex. Every table word is checked
