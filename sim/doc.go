@@ -131,8 +131,10 @@
 // them compare the warps at work over blocks of an eighth of their
 // instruction budget, as long as such a period), until the launch ends
 // in either. A functional stretch runs until it has made the progress the
-// last detailed stretch would make in SampleFunctionalRatio times its length,
-// or issued as many warp-instructions, or until the share of its
+// last detailed stretch would make in SampleFunctionalRatio times its length
+// (a kernel charged by its warp-instructions: or issued as many; a kernel
+// that may spin has no instruction budget, since its functional turns
+// poll where the timing model's pollers wait out their loads), or until the share of its
 // instructions that change memory falls below half of its first window's
 // (most warps have come to wait or spin), or until a block of eight rounds
 // has fewer than half (three quarters for a kernel without a spin budget,

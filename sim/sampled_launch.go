@@ -213,6 +213,23 @@ func (p *stretchProbe) workingFall() float64 {
 	return 0
 }
 
+// stopInsts is a functional stretch's RunOptions.StopAfterInsts, given
+// the warp-instructions the detailed stretch would issue over its span.
+// A kernel charged by its warp-instructions stops at them. A kernel that
+// may spin has none: its functional turns poll every turn where the
+// timing model's pollers wait out their loads, so it issues several times
+// the detailed stretch's instructions per change, and an instruction
+// budget ended its stretches a few times short of their progress
+// (results/sampled, "No instruction budget for kernels that may spin");
+// the slowdown and working tests end a stretch whose pace falls (a
+// launch's tail).
+func (p *stretchProbe) stopInsts(instBudget uint64) uint64 {
+	if p.byInsts {
+		return instBudget
+	}
+	return 0
+}
+
 // workingWindow is a functional stretch's RunOptions.WorkingWindow: once a
 // detailed stretch had to be lengthened for an unsteady pace (steadyAt
 // above 0), the warps at work are compared over blocks as long as the
@@ -269,10 +286,8 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			}
 		default:
 			start := p.progress(gridProgress(g))
-			// The stretch ends at ratio units' progress or
-			// warp-instructions, whichever comes first: where warps spin
-			// (a launch's tail), the instructions end it early, and the
-			// next detailed stretch measures the slower progress.
+			// The stretch ends at ratio units' progress (or at the
+			// instruction budget of a kernel charged by them).
 			span := float64(p.ratio * stretch)
 			budget := max(uint64(math.Round(rate*span)), 1)
 			instBudget := max(uint64(math.Round(issue*span)), 1)
@@ -285,7 +300,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			g.SetL1(nil)
 			atomics0 := g.GlobalAtomics
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
-				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: instBudget,
+				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: p.stopInsts(instBudget),
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
 				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: true})
 			functionalAtomics += g.GlobalAtomics - atomics0

@@ -538,3 +538,11 @@ func TestStretchProbeSwung(t *testing.T) {
 	assert.True(t, charge(1, 0.4, 0.5, 1.2), "down, then up")
 	assert.True(t, charge(0.2, 1, 0.45), "up, then down")
 }
+
+// TestStretchInstructionBudget: a kernel charged by its warp-instructions
+// ends a functional stretch at the detailed stretch's count of them; a
+// kernel that may spin (charged by its changes) has no instruction budget.
+func TestStretchInstructionBudget(t *testing.T) {
+	assert.Equal(t, uint64(1234), (&stretchProbe{byInsts: true}).stopInsts(1234))
+	assert.Zero(t, (&stretchProbe{}).stopInsts(1234))
+}
