@@ -151,8 +151,14 @@
 // (WithStretchSlice), not functional mode's 256: with short turns an
 // asynchronous kernel's warps race about as the timing model's do, so a
 // stretch does about the work the timing model would in its place, where
-// long turns let a warp run ahead on fresher values and do less. Its
-// loads, stores and atomics bring their lines into the L2's tags
+// long turns let a warp run ahead on fresher values and do less. A
+// stretch after a detailed one that issued at least SampleRoundsIssue
+// warp-instructions a cycle runs in exec's rounds on the device's threads
+// (another SM's stores seen a round later); after a slower pace, whose
+// rounds would hold too few turns to share, its turns run one after
+// another on one thread (issue-time order). The choice rests on the
+// timing model's pace, so the figures are the same for every thread
+// count. Its loads, stores and atomics bring their lines into the L2's tags
 // (memsys.System.WarmL2; stores and atomics leave their sectors dirty),
 // at no time and uncounted, so that the detailed stretch after it finds
 // in the L2 what the timing model would have left there; the L1s, which

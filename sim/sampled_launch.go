@@ -53,6 +53,15 @@ const (
 	// functional one: its rate rests on too few events (a latency-bound
 	// launch whose changes come in a burst at its end).
 	SampleMinChanges = 16
+	// SampleRoundsIssue: a functional stretch after a detailed one that
+	// issued at least this many warp-instructions a cycle runs in rounds
+	// on the device's threads (exec's rounds: another SM's stores seen a
+	// round later); one after fewer runs its turns one after another on
+	// one thread (exec.RunOptions.InOrder, issue-time order), since its
+	// rounds would hold too few turns to share. The choice rests on the
+	// timing model's pace alone, so the figures are the same for every
+	// thread count.
+	SampleRoundsIssue = 32
 	// maxStretchCycles bounds a detailed stretch lengthened for want of
 	// changes.
 	maxStretchCycles = 1 << 24
@@ -213,6 +222,10 @@ func (p *stretchProbe) workingFall() float64 {
 	return 0
 }
 
+// roundsIssue is SampleRoundsIssue; tests set it to send every stretch
+// one way.
+var roundsIssue float64 = SampleRoundsIssue
+
 // stopInsts is a functional stretch's RunOptions.StopAfterInsts, given
 // the warp-instructions the detailed stretch would issue over its span.
 // A kernel charged by its warp-instructions stops at them. A kernel that
@@ -292,17 +305,13 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			budget := max(uint64(math.Round(rate*span)), 1)
 			instBudget := max(uint64(math.Round(issue*span)), 1)
 			// Functional execution reads memory as it is: the L1s'
-			// copies belong to the timing model. The turns run in
-			// issue-time order, one after another (InOrder): racing
-			// warps then do about the work they do in the detailed
-			// stretches, where a round's delay in seeing other SMs'
-			// stores makes them do more (results/sim-scale).
+			// copies belong to the timing model.
 			g.SetL1(nil)
 			atomics0 := g.GlobalAtomics
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: p.stopInsts(instBudget),
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
-				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: true})
+				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: issue < roundsIssue, Threads: d.Threads()})
 			functionalAtomics += g.GlobalAtomics - atomics0
 			if err != nil {
 				return st, counters, err

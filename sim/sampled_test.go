@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"github.com/warpgraph/warpgraph/sim/timing"
+	"math"
 	"testing"
 	"time"
 
@@ -545,4 +546,34 @@ func TestStretchProbeSwung(t *testing.T) {
 func TestStretchInstructionBudget(t *testing.T) {
 	assert.Equal(t, uint64(1234), (&stretchProbe{byInsts: true}).stopInsts(1234))
 	assert.Zero(t, (&stretchProbe{}).stopInsts(1234))
+}
+
+// TestSampledStretchesInRoundsAndInOrder: functional stretches run in
+// rounds on the device's threads (a detailed pace of at least
+// SampleRoundsIssue warp-instructions a cycle) or in issue-time order on
+// one thread, and either way the figures are the same at 1, 2 and 3
+// threads and the values exact; the two orders give other cycles.
+func TestSampledStretchesInRoundsAndInOrder(t *testing.T) {
+	const spec = "rmat:scale=10+perm=1"
+	timing, _ := enactOn(t, ModeTiming, "sswp", "atos", spec)
+	defer func(v float64) { roundsIssue = v }(roundsIssue)
+	cycles := map[string]uint64{}
+	for name, issue := range map[string]float64{"rounds": 0, "in order": math.Inf(1)} {
+		roundsIssue = issue
+		var first *scheduler.Result
+		for _, n := range []int{1, 2, 3} {
+			res, d := enactOn(t, ModeSampled, "sswp", "atos", spec,
+				withSamplePolicy(insidePolicy()), WithSamplingInside(2), WithThreads(n))
+			r, _ := d.SamplingReport()
+			require.Positive(t, r.Stopped, "%s: some launch ran in stretches", name)
+			assert.Equal(t, timing.Values, res.Values, "%s: widest paths do not depend on the interleaving", name)
+			if first == nil {
+				first = res
+				cycles[name] = res.Total.Cycles
+				continue
+			}
+			assert.Equal(t, first.Total, res.Total, "%s, %d threads", name, n)
+		}
+	}
+	assert.NotEqual(t, cycles["rounds"], cycles["in order"])
 }
