@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"github.com/warpgraph/warpgraph/sim/timing"
 	"math"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/warpgraph/warpgraph/graph"
 	"github.com/warpgraph/warpgraph/kernels"
 	"github.com/warpgraph/warpgraph/scheduler"
+	"github.com/warpgraph/warpgraph/sim/timing"
 )
 
 // enactOn runs algo under variant on a fresh tiny device in mode and
