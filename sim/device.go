@@ -96,6 +96,8 @@ type options struct {
 	sampleInside int
 	// stretchSlice: WithStretchSlice (0: SampleStretchSlice).
 	stretchSlice int
+	// stopsOnly: WithStopsOnly.
+	stopsOnly bool
 }
 
 // withHitsAsMessages sends every L1 hit through the memory system as
@@ -145,6 +147,14 @@ func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleIn
 // functional stretches of WithSamplingInside (default SampleStretchSlice;
 // WithSlice is whole functional launches').
 func WithStretchSlice(n int) Option { return func(o *options) { o.stretchSlice = max(n, 0) } }
+
+// WithStopsOnly runs every stretch of WithSamplingInside in detail: the
+// timing model stops and resumes as sampled mode makes it, with no
+// functional stretch between, so that the run against full timing shows
+// what the stops alone change (a stop halts issue while the requests in
+// flight drain; a resumed stretch starts with those answered). A
+// diagnostic of the sampling method, never faster than full timing.
+func WithStopsOnly() Option { return func(o *options) { o.stopsOnly = true } }
 
 // WithThreads runs timing mode on the parallel window engine with n
 // threads (0: one per core, runtime.NumCPU): the SMs and the memory system

@@ -290,7 +290,11 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 		rate, issue := p.rate()
 		done := false
 		next := max(p.unit, steadyAt)
-		switch afterDetail(firstStretch, rate, p.steady, stretch) {
+		step := afterDetail(firstStretch, rate, p.steady, stretch)
+		if d.opts.stopsOnly {
+			step = measureAgain
+		}
+		switch step {
 		case measureAgain: // next stays the usual length
 		case lengthen:
 			next = min(2*max(stretch, p.unit), maxStretchCycles)

@@ -577,3 +577,23 @@ func TestSampledStretchesInRoundsAndInOrder(t *testing.T) {
 	}
 	assert.NotEqual(t, cycles["rounds"], cycles["in order"])
 }
+
+// TestSampledStopsOnly: WithStopsOnly runs every stretch in detail: the
+// launches stop and resume (the report counts them) but no cycle is
+// charged to a functional stretch, the values are exact and the cycles
+// differ from full timing only by what the stops change.
+func TestSampledStopsOnly(t *testing.T) {
+	const spec = "rmat:scale=10+perm=1"
+	timing, _ := enactOn(t, ModeTiming, "sswp", "atos", spec)
+	opts := []Option{withSamplePolicy(insidePolicy()), WithSamplingInside(2)}
+	stretched, _ := enactOn(t, ModeSampled, "sswp", "atos", spec, opts...)
+	stops, d := enactOn(t, ModeSampled, "sswp", "atos", spec, append(opts, WithStopsOnly())...)
+	r, _ := d.SamplingReport()
+	require.Positive(t, r.Stopped, "some launch stopped and resumed")
+	assert.Zero(t, r.ExtrapolatedSeconds, "no functional stretch")
+	assert.Positive(t, r.StoppedDetailSeconds)
+	assert.Equal(t, timing.Values, stops.Values)
+	assert.NotEqual(t, stretched.Total.Cycles, stops.Total.Cycles)
+	assert.InEpsilon(t, float64(timing.Total.Cycles), float64(stops.Total.Cycles), 0.25,
+		"timing %d cycles, stops only %d", timing.Total.Cycles, stops.Total.Cycles)
+}

@@ -85,6 +85,9 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 		}
 		if o.sampleInside > 0 {
 			extra = append(extra, sim.WithSamplingInside(o.sampleInside), sim.WithStretchSlice(o.sampleSlice))
+			if o.sampleStopsOnly {
+				extra = append(extra, sim.WithStopsOnly())
+			}
 		}
 		env, err := openSimulator(o.simMode, o.config, mon, append(extra, o.threads.options(o.simMode)...)...)
 		var u *timing.UnsupportedError

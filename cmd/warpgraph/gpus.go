@@ -51,7 +51,7 @@ func (o *runOptions) checkGPUs() error {
 		return badInput("--partition %q: use %s or %s", o.partition, graph.PartitionRange, graph.PartitionHash)
 	}
 	if o.gpus > 1 {
-		for _, name := range []string{"monitor", "profile", "trace", "sample-inside", "sample-slice"} {
+		for _, name := range []string{"monitor", "profile", "trace", "sample-inside", "sample-slice", "sample-stops-only"} {
 			if o.set[name] {
 				return badInput("--%s follows one simulated device: not with --gpus %d", name, o.gpus)
 			}

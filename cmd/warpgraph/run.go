@@ -53,6 +53,8 @@ type runOptions struct {
 	// sampleSlice is --sample-slice: the instructions a warp runs per turn
 	// in those functional stretches (0: the simulator's default).
 	sampleSlice int
+	// sampleStopsOnly is --sample-stops-only: every stretch in detail.
+	sampleStopsOnly bool
 	// progress, when not nil, reports the device's launches while a
 	// device run lasts (--heartbeat).
 	progress io.Writer
@@ -187,6 +189,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.sampleInside, "sample-inside", 0, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, a functional stretch making N detailed stretches' progress and charged at their rate (--sample-inside=N; alone, N = 8; larger N, less wall time and more error; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
 	f.Lookup("sample-inside").NoOptDefVal = strconv.Itoa(sim.SampleFunctionalRatio)
 	f.IntVar(&o.sampleSlice, "sample-slice", 0, fmt.Sprintf("with --sample-inside: the instructions a warp runs per turn in the functional stretches (default %d: short turns keep an asynchronous kernel's races, and so its work, close to the detailed stretches'; functional mode's own turn is 256)", sim.SampleStretchSlice))
+	f.BoolVar(&o.sampleStopsOnly, "sample-stops-only", false, "with --sample-inside: run every stretch in detail, the timing model stopped and resumed as the stretches make it but no functional stretch between: against full timing, what the stops alone change (a diagnostic of the sampling method; as slow as full timing)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
 	f.IntVar(&o.sources, "sources", 0, "run a traversal from K random sources (Graph500: distinct, each with an out-edge, drawn with --seed) and report each one's figures and their mean, median, min and max; on a timed target also GTEPS (Graph500's edges of the reached component per end-to-end second) and its harmonic mean")
@@ -280,6 +283,8 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--sample-slice %d: use 1 to %d instructions (0: the default, %d)", o.sampleSlice, maxSampleSlice, sim.SampleStretchSlice)
 	case o.sampleSlice > 0 && o.sampleInside == 0:
 		return nil, badInput("--sample-slice applies with --sample-inside")
+	case o.sampleStopsOnly && o.sampleInside == 0:
+		return nil, badInput("--sample-stops-only applies with --sample-inside")
 	}
 	if err := o.monitor.check(o.target, o.simMode); err != nil {
 		return nil, err

@@ -37,6 +37,7 @@ func TestSampledModeWhereItDoesNotApply(t *testing.T) {
 		{"slice without inside", append(sampled, "--sample-slice=4"), "--sample-slice applies with --sample-inside"},
 		{"slice negative", append(sampled, "--sample-inside", "--sample-slice=-1"), "--sample-slice -1: use 1 to 65536 instructions"},
 		{"slice too long", append(sampled, "--sample-inside", "--sample-slice=65537"), "--sample-slice 65537: use 1 to 65536 instructions"},
+		{"stops only without inside", append(sampled, "--sample-stops-only"), "--sample-stops-only applies with --sample-inside"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
