@@ -162,7 +162,11 @@
 // (memsys.System.WarmL2; stores and atomics leave their sectors dirty),
 // at no time and uncounted, so that the detailed stretch after it finds
 // in the L2 what the timing model would have left there; the L1s, which
-// hold values, start empty. It is charged its progress at the
+// hold values, start empty. A stopped detailed stretch of a kernel that
+// may spin counts its cycles until its requests in flight have drained
+// (its contended atomics would otherwise drain for free while no warp
+// issues); one of a kernel charged by its warp-instructions counts until
+// the stop, its resumed stretch already slower than the launch was. It is charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
 // warms the L1s); a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges

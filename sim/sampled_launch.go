@@ -222,6 +222,21 @@ func (p *stretchProbe) workingFall() float64 {
 	return 0
 }
 
+// stretchCycles is what a stopped detailed stretch counts: a kernel that
+// may spin counts until its requests in flight have drained, a kernel
+// charged by its warp-instructions until its stop. At a stop no warp
+// issues while the requests drain, and the resumed stretch starts with
+// them answered: a spinning kernel's contended atomics then drain for
+// free unless counted (results/sampled, "What the stops alone cost"),
+// while the other kernels' resumed stretches already run slower than the
+// launch did, their L1s empty.
+func (p *stretchProbe) stretchCycles(st timing.Stats) uint64 {
+	if p.byInsts {
+		return st.StoppedAt + 1
+	}
+	return max(st.Cycles, st.StoppedAt+1)
+}
+
 // roundsIssue is SampleRoundsIssue; tests set it to send every stretch
 // one way.
 var roundsIssue float64 = SampleRoundsIssue
@@ -286,7 +301,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 	// the rest in detail.
 	inDetail := false
 	for firstStretch := true; ; firstStretch = false {
-		detail += st.StoppedAt + 1
+		detail += p.stretchCycles(st)
 		rate, issue := p.rate()
 		done := false
 		next := max(p.unit, steadyAt)

@@ -597,3 +597,12 @@ func TestSampledStopsOnly(t *testing.T) {
 	assert.InEpsilon(t, float64(timing.Total.Cycles), float64(stops.Total.Cycles), 0.25,
 		"timing %d cycles, stops only %d", timing.Total.Cycles, stops.Total.Cycles)
 }
+
+// TestStretchCyclesCountTheDrain: a stopped detailed stretch of a kernel
+// that may spin counts until its requests in flight have drained; one of
+// a kernel charged by its warp-instructions until its stop.
+func TestStretchCyclesCountTheDrain(t *testing.T) {
+	st := timing.Stats{Cycles: 9000, StoppedAt: 8191}
+	assert.Equal(t, uint64(9000), (&stretchProbe{}).stretchCycles(st))
+	assert.Equal(t, uint64(8192), (&stretchProbe{byInsts: true}).stretchCycles(st))
+}
