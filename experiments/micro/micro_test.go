@@ -386,19 +386,28 @@ func TestSharedAddRunsTheFloatLoop(t *testing.T) {
 	assert.Greater(t, loop, 1.5*native, "32 lanes on a word take a pass each: degree 32 costs %.2fx degree 1 (native %.2fx)", loop, native)
 }
 
-func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
-	tab, err := micro.Gather(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
+// tableBenchmarkChecks runs a benchmark over table sizes (run, registered
+// as name) on the tiny model: one validated row per size, a count below 1
+// refused, --tables picking the sizes; it returns the registered benchmark.
+func tableBenchmarkChecks(t *testing.T, name, validation string, run func(context.Context, kernels.Device, []int, int, micro.Params, bool) (*micro.Table, error)) *micro.Benchmark {
+	t.Helper()
+	tab, err := run(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
 	require.NoError(t, err)
 	require.Len(t, tab.Rows, 2)
-	assert.Equal(t, "every thread's sum", tab.Rows[1][6])
-	_, err = micro.Gather(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
+	assert.Equal(t, validation, tab.Rows[1][6])
+	_, err = run(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
 	assert.ErrorContains(t, err, "at least 1")
-	b, err := micro.Default.Lookup("random_gather")
+	b, err := micro.Default.Lookup(name)
 	require.NoError(t, err)
 	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2, 8}})
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{{"2", "2000"}, {"8", "2000"}}, [][]string{tab.Rows[0][:2], tab.Rows[1][:2]}, "--tables picks the sizes")
-	_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Tables: []int{0}})
+	return b
+}
+
+func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
+	b := tableBenchmarkChecks(t, "random_gather", "every thread's sum", micro.Gather)
+	_, err := b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Tables: []int{0}})
 	var bad *micro.SettingError
 	assert.ErrorAs(t, err, &bad, "a table of 0 KB is the caller's error")
 
@@ -406,7 +415,7 @@ func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
 	// table that fits L1 serves gathers faster than one four times the L2,
 	// whose gathers go to DRAM (8 SMs cannot load DRAM much: the margin is
 	// small but the simulator is deterministic).
-	tab, err = micro.Gather(ctx(t), timingDevice(t, "h100+sms=8"), []int{64 << 10, 200 << 20}, 1<<18, micro.Params{}, true)
+	tab, err := micro.Gather(ctx(t), timingDevice(t, "h100+sms=8"), []int{64 << 10, 200 << 20}, 1<<18, micro.Params{}, true)
 	require.NoError(t, err)
 	l1, dram := tableNumber(t, tab, 0, 4), tableNumber(t, tab, 1, 4)
 	assert.Greater(t, l1, dram, "G gathers/s: L1-sized %.3g, DRAM-sized %.3g", l1, dram)
@@ -414,18 +423,8 @@ func TestGatherValidatesAndSeparatesL1FromDRAM(t *testing.T) {
 
 func TestScatterValidatesEveryWord(t *testing.T) {
 	var bad *micro.SettingError
-	tab, err := micro.Scatter(ctx(t), tinyDevice(t), []int{1 << 10, 64 << 10}, 5000, micro.Params{}, true)
-	require.NoError(t, err)
-	require.Len(t, tab.Rows, 2)
-	assert.Equal(t, "every table word", tab.Rows[1][6])
-	_, err = micro.Scatter(ctx(t), tinyDevice(t), []int{1 << 10}, 0, micro.Params{}, true)
-	assert.ErrorContains(t, err, "at least 1")
-	b, err := micro.Default.Lookup("random_atomic")
-	require.NoError(t, err)
-	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2, 8}})
-	require.NoError(t, err)
-	assert.Equal(t, [][]string{{"2", "2000"}, {"8", "2000"}}, [][]string{tab.Rows[0][:2], tab.Rows[1][:2]}, "--tables picks the sizes")
-	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2}, CTAs: 3})
+	b := tableBenchmarkChecks(t, "random_atomic", "every table word", micro.Scatter)
+	tab, err := b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2}, CTAs: 3})
 	require.NoError(t, err)
 	assert.Equal(t, "3", tab.Rows[0][2], "--ctas sets the grid")
 	_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000, Tables: []int{2}, CTAs: -1})
