@@ -143,6 +143,21 @@ var shflCases = []struct {
 	{"bfly", 12, 0x1f}, {"bfly", 1, 0x1f}, {"idx", 7, 0x1f}, {"idx", 3, 0x1807}, {"idx", 40, 0x1f},
 }
 
+// init adds every mode with lane operands and clamps that reach past both
+// ends, over the whole warp and in segments of 8 and 16 lanes (shflConstClamp).
+func init() {
+	for _, mode := range []string{"up", "down", "bfly", "idx"} {
+		for _, b := range []int{0, 1, 5, 16, 27, 31, 33} {
+			for _, c := range []int{0x0, 0x7, 0x1b, 0x1f, 0x1800, 0x1807, 0x1000, 0x100f} {
+				shflCases = append(shflCases, struct {
+					mode string
+					b, c int
+				}{mode, b, c})
+			}
+		}
+	}
+}
+
 func shflRef(mode string, l, b, c int) (int, bool) {
 	clamp, seg := c&31, c>>8&31
 	maxLane, minLane := l&seg|clamp&^seg, l&seg
@@ -169,7 +184,7 @@ func shflRef(mode string, l, b, c int) (int, bool) {
 	return j, ok
 }
 
-func TestShflWithConstantOperands(t *testing.T) {
+func TestShflWithConstantAndRegisterOperands(t *testing.T) {
 	for _, tc := range shflCases {
 		src := `
 .version 7.0
@@ -187,26 +202,32 @@ func TestShflWithConstantOperands(t *testing.T) {
 	mad.lo.u32 %r2, %r1, 7, 100;
 	setp.ge.u32 %p1, %r1, 28;
 	@%p1 bra DONE;
-	shfl.sync.MODE.b32 %r3|%p2, %r2, B, C, 0x0FFFFFFF;
+	mov.u32 %r5, B;
+	mov.u32 %r6, C;
+	shfl.sync.MODE.b32 %r3|%p2, %r2, LANE, CLAMP, 0x0FFFFFFF;
 	selp.u32 %r4, 1, 0, %p2;
 	st.global.u32 [%rd1], %r3;
 	st.global.u32 [%rd1+4], %r4;
 DONE:
 	ret;
 }`
-		r := strings.NewReplacer("MODE", tc.mode, "B", strconv.Itoa(tc.b), "C", strconv.Itoa(tc.c))
-		both(t, func(t *testing.T, fast bool) {
-			m := newMachine(t, r.Replace(src), fast)
-			out := m.zeros(8 * 32)
-			_, err := m.launch("sh", d1(1, 32), out)
-			require.NoError(t, err)
-			got := m.u32s(out, 64)
-			for l := range 28 {
-				j, ok := shflRef(tc.mode, l, tc.b, tc.c)
-				assert.Equal(t, uint32(100+7*j), got[2*l], "%s b=%d c=%#x lane %d", tc.mode, tc.b, tc.c, l)
-				assert.Equal(t, b2u32(ok), got[2*l+1], "%s b=%d c=%#x lane %d: in range", tc.mode, tc.b, tc.c, l)
-			}
-		})
+		// The operands as constants, the lane in a register (both
+		// shflConstClamp), and both in registers (shfl's general case).
+		for _, operands := range [][2]string{{strconv.Itoa(tc.b), strconv.Itoa(tc.c)}, {"%r5", strconv.Itoa(tc.c)}, {"%r5", "%r6"}} {
+			r := strings.NewReplacer("MODE", tc.mode, "LANE", operands[0], "CLAMP", operands[1], "B", strconv.Itoa(tc.b), "C", strconv.Itoa(tc.c))
+			both(t, func(t *testing.T, fast bool) {
+				m := newMachine(t, r.Replace(src), fast)
+				out := m.zeros(8 * 32)
+				_, err := m.launch("sh", d1(1, 32), out)
+				require.NoError(t, err)
+				got := m.u32s(out, 64)
+				for l := range 28 {
+					j, ok := shflRef(tc.mode, l, tc.b, tc.c)
+					assert.Equal(t, uint32(100+7*j), got[2*l], "%s b=%d c=%#x lane %d", tc.mode, tc.b, tc.c, l)
+					assert.Equal(t, b2u32(ok), got[2*l+1], "%s b=%d c=%#x lane %d: in range", tc.mode, tc.b, tc.c, l)
+				}
+			})
+		}
 	}
 }
 

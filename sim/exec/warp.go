@@ -1417,6 +1417,10 @@ func (w *Warp) shfl(x *xinst, m uint32) {
 	b := w.src(&x.src[1], &w.sc.t[1])
 	c := w.src(&x.src[2], &w.sc.t[2])
 	mode := x.in.Shfl
+	if x.src[2].kind == okConst {
+		w.shflConstClamp(x, m, a, b, int(c[0]&31), int(c[0]>>8)&31)
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		bv := int(b[l] & 31)
@@ -1456,6 +1460,62 @@ func (w *Warp) shfl(x *xinst, m uint32) {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			p[l] = w.sc.out2[l]
+		}
+	}
+}
+
+// shflConstClamp is shfl with a constant clamp and segment mask (as CUDA's
+// __shfl*_sync compile, the width giving the segment), the lane operand
+// in b: the same lanes as shfl's general case, the mode chosen once rather
+// than per lane.
+func (w *Warp) shflConstClamp(x *xinst, m uint32, a, b *[32]uint64, clamp, seg int) {
+	out := &w.sc.out
+	var okMask uint32
+	// take reads lane j for lane l where ok, else l's own value.
+	take := func(l, j int, ok bool) {
+		if ok {
+			okMask |= 1 << l
+		} else {
+			j = l
+		}
+		out[l] = uint64(uint32(a[j]))
+	}
+	switch x.in.Shfl {
+	case ptx.ShflUp:
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			bv := int(b[l] & 31)
+			take(l, l-bv, l-bv >= l&seg|clamp&^seg)
+		}
+	case ptx.ShflDown:
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			bv := int(b[l] & 31)
+			take(l, l+bv, l+bv <= l&seg|clamp&^seg)
+		}
+	case ptx.ShflBfly:
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			bv := int(b[l] & 31)
+			take(l, l^bv, l^bv <= l&seg|clamp&^seg)
+		}
+	default: // idx
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			j := l&seg | int(b[l]&31)&^seg
+			take(l, j, j <= l&seg|clamp&^seg)
+		}
+	}
+	d := w.row(x.dst[0])
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		d[l] = out[l]
+	}
+	if x.ndst > 1 {
+		p := w.row(x.dst[1])
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			p[l] = uint64(okMask>>l) & 1
 		}
 	}
 }
