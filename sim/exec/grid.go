@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/warpgraph/warpgraph/kernels"
@@ -130,6 +131,9 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 	g.ctas = g.perPart * len(parts)
 	g.threadsInCTA = l.Block[0] * l.Block[1] * l.Block[2]
 	g.warpsPerCTA = (g.threadsInCTA + WarpSize - 1) / WarpSize
+	if g.warpsPerCTA > maxWarpsPerCTA {
+		return nil, fmt.Errorf("kernel %s: a block of %d threads: at most %d (CUDA's 1,024) a block", prog.Name(), g.threadsInCTA, maxWarpsPerCTA*WarpSize)
+	}
 	g.sharedSize = SharedBytes(prog, l.DynamicShared)
 	g.localStride = alignUp(prog.localStack, 8)
 	if g.L.SMs < 1 {
@@ -256,6 +260,11 @@ type CTA struct {
 	warps  []*Warp
 	wstore []Warp
 	turns  []turnState // the warps' (Warp.ts)
+	// ready has bit j set while warp j's turn state is WarpReady
+	// (Warp.setState keeps it), so that a round of turns visits the
+	// ready warps only: in a persistent kernel most of a CTA's warps wait
+	// at a barrier while one polls.
+	ready  uint64
 	shared []byte
 	regs   []uint64
 	local  []byte
@@ -374,7 +383,8 @@ func (w *Warp) reset(lanes int) {
 		w.init = 1<<uint(lanes) - 1
 	}
 	// A CTA from the pool starts with no back-off of its last use.
-	*w.ts = turnState{state: WarpReady}
+	*w.ts = turnState{}
+	w.setState(WarpReady)
 	w.stack = append(w.stack[:0], simtEntry{pc: 0, rpc: ptx.NoTarget, mask: w.init})
 	w.frames = w.frames[:1]
 	f := &w.frames[0]
@@ -457,7 +467,7 @@ func (w *Warp) barrier(x *xinst, m uint32) {
 	}
 	b.arrived++
 	if in.Bar != ptx.BarArrive {
-		w.ts.state = WarpAtBarrier
+		w.setState(WarpAtBarrier)
 		w.barID, w.barMask, w.barInst, w.barFn = id, m, x, w.fn
 		w.barDst = -1
 		if red {
@@ -480,7 +490,7 @@ func (c *CTA) checkBarrier(id int) {
 	}
 	for _, w := range b.waiting {
 		if w.ts.state == WarpAtBarrier {
-			w.ts.state = WarpReady
+			w.setState(WarpReady)
 		}
 		if w.rec != nil {
 			w.rec.Released = true
@@ -799,6 +809,23 @@ func ctaTurns(c *CTA) []turnState {
 	return c.turns
 }
 
+// checkReadyMask makes every round in order check each CTA's ready mask
+// against its warps' turn states (tests set it).
+var checkReadyMask bool
+
+// mustMatchReady panics where c.ready and the turn states disagree.
+func (c *CTA) mustMatchReady() {
+	for j := range c.turns {
+		if want := c.turns[j].state == WarpReady; (c.ready>>j&1 != 0) != want {
+			panic(fmt.Sprintf("exec: CTA ready mask %#x, warp %d in state %d", c.ready, j, c.turns[j].state))
+		}
+	}
+}
+
+// maxWarpsPerCTA bounds a block: 1,024 threads, as CUDA's, within
+// CTA.ready's 64 bits.
+const maxWarpsPerCTA = 32
+
 // errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
 // StopAfterInsts.
 var errProgressBudget = errors.New("exec: progress budget reached")
@@ -918,11 +945,19 @@ func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uin
 		if c == nil {
 			continue
 		}
-		for j := range c.turns {
-			t := &c.turns[j]
-			if t.state != WarpReady {
-				continue
+		if checkReadyMask {
+			c.mustMatchReady()
+		}
+		// The ready warps in order, each looked up as the round reaches
+		// it: a warp that a barrier releases during the round still runs
+		// in it when it comes after the releasing one.
+		for j := 0; j < len(c.turns); j++ {
+			rest := c.ready >> j
+			if rest == 0 {
+				break
 			}
+			j += bits.TrailingZeros64(rest)
+			t := &c.turns[j]
 			if t.sitsOut(g.changes) {
 				waiting = true
 				*satOut += uint64(slice)

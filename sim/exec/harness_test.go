@@ -107,7 +107,12 @@ type runCfg struct {
 	timeout     time.Duration
 	l1          L1 // Grid.SetL1
 	threads     int
+	inOrder     bool // RunOptions.InOrder
 }
+
+// launchInOrder makes machine.launch run every grid in order
+// (RunOptions.InOrder), for the tests that run their kernels both ways.
+var launchInOrder bool
 
 func d1(grid, block int) runCfg {
 	return runCfg{grid: [3]int{grid, 1, 1}, block: [3]int{block, 1, 1}}
@@ -150,7 +155,7 @@ func (m *machine) launch(entry string, rc runCfg, args ...uint64) (*Grid, error)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), rc.timeout)
 	defer cancel()
-	return g, g.Run(ctx, RunOptions{Resident: rc.resident, Slice: rc.slice, Threads: rc.threads})
+	return g, g.Run(ctx, RunOptions{Resident: rc.resident, Slice: rc.slice, Threads: rc.threads, InOrder: rc.inOrder || launchInOrder})
 }
 
 // stepGrid runs g to completion by Step, round robin over the warps of up

@@ -250,7 +250,19 @@ func TestAtomicsWithContention(t *testing.T) {
 	})
 }
 
+// TestBarriers runs its kernels in rounds and in order; in order, each
+// round checks that the CTAs' ready masks follow their warps' states
+// through the barriers' waits and releases and the warps' exits.
 func TestBarriers(t *testing.T) {
+	t.Run("rounds", testBarriers)
+	t.Run("in order", func(t *testing.T) {
+		launchInOrder, checkReadyMask = true, true
+		defer func() { launchInOrder, checkReadyMask = false, false }()
+		testBarriers(t)
+	})
+}
+
+func testBarriers(t *testing.T) {
 	m := newMachine(t, execPTX(t), true)
 	t.Run("exited warps count as arrived", func(t *testing.T) {
 		out := make([]uint32, 128)

@@ -340,6 +340,24 @@ func (w *Warp) predMask(r int32, not bool) uint32 {
 	return m
 }
 
+// guardMask is the lanes of active whose guard predicate holds: a few
+// lanes (a poll by one thread) are read one by one, a fuller warp all at
+// once (predMask).
+func (w *Warp) guardMask(x *xinst, active uint32) uint32 {
+	if bits.OnesCount32(active) > 8 {
+		return active & w.predMask(x.guard, x.gnot)
+	}
+	p := w.row(x.guard)
+	var m uint32
+	for mm := active; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		if (p[l]&1 != 0) != x.gnot {
+			m |= 1 << l
+		}
+	}
+	return m
+}
+
 func firstLane(m uint32) int { return bits.TrailingZeros32(m) }
 
 // special fills row with a special register's per-lane values.
@@ -459,7 +477,7 @@ func (w *Warp) step() error {
 	active := e.mask
 	m := active
 	if x.guard >= 0 {
-		m &= w.predMask(x.guard, x.gnot)
+		m = w.guardMask(x, active)
 	}
 	g := w.g
 	if m != 0 && x.op >= xBar && x.op <= xRedux {
@@ -1227,12 +1245,23 @@ func (w *Warp) exit(pc int32, m uint32) {
 	w.settle()
 }
 
+// setState sets the warp's turn state and its bit in the CTA's ready
+// mask.
+func (w *Warp) setState(s WarpState) {
+	w.ts.state = s
+	if s == WarpReady {
+		w.cta.ready |= 1 << w.index
+	} else {
+		w.cta.ready &^= 1 << w.index
+	}
+}
+
 // finish marks the warp done and tells its CTA.
 func (w *Warp) finish() {
 	if w.ts.state == WarpDone {
 		return
 	}
-	w.ts.state = WarpDone
+	w.setState(WarpDone)
 	w.progress()
 	w.cta.warpDone(w)
 }
