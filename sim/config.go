@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/warpgraph/warpgraph/sim/exec"
 	"slices"
 	"strings"
 
@@ -119,6 +120,9 @@ func (c Config) Validate() error {
 	}
 	if c.SharedMemPerCTAOptIn != 0 && c.SharedMemPerCTAOptIn < c.SharedMemPerCTA {
 		errs = append(errs, fmt.Errorf("SharedMemPerCTAOptIn (%d) is below SharedMemPerCTA (%d)", c.SharedMemPerCTAOptIn, c.SharedMemPerCTA))
+	}
+	if c.MaxThreadsPerCTA > exec.MaxThreadsPerCTA {
+		errs = append(errs, fmt.Errorf("MaxThreadsPerCTA (%d) exceeds %d, the most a block holds", c.MaxThreadsPerCTA, exec.MaxThreadsPerCTA))
 	}
 	if c.MaxThreadsPerCTA > c.MaxThreadsPerSM {
 		errs = append(errs, fmt.Errorf("MaxThreadsPerCTA (%d) exceeds MaxThreadsPerSM (%d)", c.MaxThreadsPerCTA, c.MaxThreadsPerSM))

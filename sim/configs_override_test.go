@@ -119,8 +119,9 @@ func TestOpenOverride(t *testing.T) {
 	assert.Contains(t, dev.Properties().Name, "tiny+sms=1")
 }
 
-// TestConfigWithinBuildLimits: the SM limits that the timing model and the
-// memory system enforce when they are built are checked when the
+// TestConfigWithinBuildLimits: the SM limits that the timing model, the
+// memory system and the functional grid (a block's threads) enforce when
+// they are built are checked when the
 // configuration is read, so functional mode, which builds neither, refuses
 // the configuration too; the limits themselves are accepted.
 func TestConfigWithinBuildLimits(t *testing.T) {
@@ -135,6 +136,8 @@ func TestConfigWithinBuildLimits(t *testing.T) {
 		{"gtx780ti+sms=524288", "sms (524288) exceeds 524287, the most the timing model holds"},
 		{"gtx780ti+sms=1000000000", "the most the timing model holds"},
 		{"gtx780ti+sms=524287", ""},
+		{"h100+max_threads_per_cta=2048", "max_threads_per_cta (2048) exceeds 1024, the most a block holds"},
+		{"h100+max_threads_per_cta=1024", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.config, func(t *testing.T) {

@@ -144,7 +144,7 @@ var shflCases = []struct {
 }
 
 // init adds every mode with lane operands and clamps that reach past both
-// ends, over the whole warp and in segments of 8 and 16 lanes (shflConstClamp).
+// ends, over the whole warp and in segments of 8 and 16 lanes.
 func init() {
 	for _, mode := range []string{"up", "down", "bfly", "idx"} {
 		for _, b := range []int{0, 1, 5, 16, 27, 31, 33} {
@@ -211,8 +211,8 @@ func TestShflWithConstantAndRegisterOperands(t *testing.T) {
 DONE:
 	ret;
 }`
-		// The operands as constants, the lane in a register (both
-		// shflConstClamp), and both in registers (shfl's general case).
+		// The operands as constants, the lane in a register, and both in
+		// registers.
 		for _, operands := range [][2]string{{strconv.Itoa(tc.b), strconv.Itoa(tc.c)}, {"%r5", strconv.Itoa(tc.c)}, {"%r5", "%r6"}} {
 			r := strings.NewReplacer("MODE", tc.mode, "LANE", operands[0], "CLAMP", operands[1], "B", strconv.Itoa(tc.b), "C", strconv.Itoa(tc.c))
 			both(t, func(t *testing.T, fast bool) {

@@ -131,8 +131,8 @@ func NewGrid(prog *Program, mem *Memory, l Launch) (*Grid, error) {
 	g.ctas = g.perPart * len(parts)
 	g.threadsInCTA = l.Block[0] * l.Block[1] * l.Block[2]
 	g.warpsPerCTA = (g.threadsInCTA + WarpSize - 1) / WarpSize
-	if g.warpsPerCTA > maxWarpsPerCTA {
-		return nil, fmt.Errorf("kernel %s: a block of %d threads: at most %d (CUDA's 1,024) a block", prog.Name(), g.threadsInCTA, maxWarpsPerCTA*WarpSize)
+	if g.threadsInCTA > MaxThreadsPerCTA {
+		return nil, fmt.Errorf("kernel %s: a block of %d threads: at most %d a block", prog.Name(), g.threadsInCTA, MaxThreadsPerCTA)
 	}
 	g.sharedSize = SharedBytes(prog, l.DynamicShared)
 	g.localStride = alignUp(prog.localStack, 8)
@@ -822,9 +822,9 @@ func (c *CTA) mustMatchReady() {
 	}
 }
 
-// maxWarpsPerCTA bounds a block: 1,024 threads, as CUDA's, within
-// CTA.ready's 64 bits.
-const maxWarpsPerCTA = 32
+// MaxThreadsPerCTA bounds a block, as CUDA does: its 32 warps fit
+// CTA.ready's bits. A configuration may not allow more (sim's Validate).
+const MaxThreadsPerCTA = 1024
 
 // errProgressBudget ends runSlots at RunOptions.StopAfterChanges or
 // StopAfterInsts.

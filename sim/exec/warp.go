@@ -1440,64 +1440,13 @@ func (w *Warp) vote(x *xinst, m uint32) {
 }
 
 // shfl is shfl.sync with the PTX ISA's lane arithmetic: c packs the
-// segment mask (bits 8-12) and the clamp (bits 0-4).
+// segment mask (bits 8-12) and the clamp (bits 0-4), b the lane operand.
+// The mode is chosen once for the warp, not per lane; a lane whose source
+// is out of its segment keeps its own value and a false predicate.
 func (w *Warp) shfl(x *xinst, m uint32) {
 	a := w.src(&x.src[0], &w.sc.t[0])
 	b := w.src(&x.src[1], &w.sc.t[1])
 	c := w.src(&x.src[2], &w.sc.t[2])
-	mode := x.in.Shfl
-	if x.src[2].kind == okConst {
-		w.shflConstClamp(x, m, a, b, int(c[0]&31), int(c[0]>>8)&31)
-		return
-	}
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		bv := int(b[l] & 31)
-		cv := int(c[l])
-		clamp, seg := cv&31, (cv>>8)&31
-		maxLane := (l & seg) | (clamp &^ seg)
-		minLane := l & seg
-		var j int
-		var ok bool
-		switch mode {
-		case ptx.ShflUp:
-			j = l - bv
-			ok = j >= maxLane
-		case ptx.ShflDown:
-			j = l + bv
-			ok = j <= maxLane
-		case ptx.ShflBfly:
-			j = l ^ bv
-			ok = j <= maxLane
-		default: // idx
-			j = minLane | (bv &^ seg)
-			ok = j <= maxLane
-		}
-		if !ok {
-			j = l
-		}
-		w.sc.out[l] = uint64(uint32(a[j]))
-		w.sc.out2[l] = b2u(ok)
-	}
-	d := w.row(x.dst[0])
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		d[l] = w.sc.out[l]
-	}
-	if x.ndst > 1 {
-		p := w.row(x.dst[1])
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			p[l] = w.sc.out2[l]
-		}
-	}
-}
-
-// shflConstClamp is shfl with a constant clamp and segment mask (as CUDA's
-// __shfl*_sync compile, the width giving the segment), the lane operand
-// in b: the same lanes as shfl's general case, the mode chosen once rather
-// than per lane.
-func (w *Warp) shflConstClamp(x *xinst, m uint32, a, b *[32]uint64, clamp, seg int) {
 	out := &w.sc.out
 	var okMask uint32
 	// take reads lane j for lane l where ok, else l's own value.
@@ -1509,30 +1458,46 @@ func (w *Warp) shflConstClamp(x *xinst, m uint32, a, b *[32]uint64, clamp, seg i
 		}
 		out[l] = uint64(uint32(a[j]))
 	}
+	// bounds gives a lane's segment mask and highest source lane; a
+	// constant c (as CUDA's __shfl*_sync compile, the width giving the
+	// segment) is decoded once, a register's lane by lane.
+	perLane := x.src[2].kind != okConst
+	seg, clamp := int(c[0]>>8)&31, int(c[0])&31
+	bounds := func(l int) (laneSeg, hi int) {
+		laneSeg, laneClamp := seg, clamp
+		if perLane {
+			laneSeg, laneClamp = int(c[l]>>8)&31, int(c[l])&31
+		}
+		return laneSeg, l&laneSeg | laneClamp&^laneSeg
+	}
 	switch x.in.Shfl {
 	case ptx.ShflUp:
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			bv := int(b[l] & 31)
-			take(l, l-bv, l-bv >= l&seg|clamp&^seg)
+			_, hi := bounds(l)
+			j := l - int(b[l]&31)
+			take(l, j, j >= hi)
 		}
 	case ptx.ShflDown:
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			bv := int(b[l] & 31)
-			take(l, l+bv, l+bv <= l&seg|clamp&^seg)
+			_, hi := bounds(l)
+			j := l + int(b[l]&31)
+			take(l, j, j <= hi)
 		}
 	case ptx.ShflBfly:
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			bv := int(b[l] & 31)
-			take(l, l^bv, l^bv <= l&seg|clamp&^seg)
+			_, hi := bounds(l)
+			j := l ^ int(b[l]&31)
+			take(l, j, j <= hi)
 		}
 	default: // idx
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			j := l&seg | int(b[l]&31)&^seg
-			take(l, j, j <= l&seg|clamp&^seg)
+			laneSeg, hi := bounds(l)
+			j := l&laneSeg | int(b[l]&31)&^laneSeg
+			take(l, j, j <= hi)
 		}
 	}
 	d := w.row(x.dst[0])
