@@ -17,7 +17,7 @@ func TestMicroAllMatchesEachBenchmarkAlone(t *testing.T) {
 		t.Skip("runs every microbenchmark twice in simulation")
 	}
 	// Small sizes: the carry-over this checks does not depend on them.
-	flags := []string{"--target", "sim", "--config", "tiny", "--grids", "2", "--no-boundary", "--elements", "65536", "--tables", "16,256", "--json", "--heartbeat", "0"}
+	flags := []string{"--target", "sim", "--config", "tiny", "--grids", "2", "--no-boundary", "--elements", "65536", "--tables", "16,256", "--offsets", "0,256", "--json", "--heartbeat", "0"}
 	tables := func(name string) []micro.Table {
 		out, status, err := execute(t, append([]string{"micro", name}, flags...)...)
 		require.NoError(t, err, out)

@@ -55,16 +55,9 @@ func perTable(ctx context.Context, dev kernels.Device, name, what, checked strin
 		return nil, settingError("%s: %d %s: at least 1", name, n, what)
 	}
 	props := dev.Properties()
-	perSM, err := dev.Occupancy(k, gatherBlock, 0)
+	grid, err := tableGrid(dev, k, ctas, name)
 	if err != nil {
 		return nil, err
-	}
-	grid := props.SMs * perSM
-	switch {
-	case ctas < 0:
-		return nil, settingError("%s: %d CTAs: 0 or 1 for the co-resident grid, or more", name, ctas)
-	case ctas > 1:
-		grid = ctas
 	}
 	t := &Table{Name: name, Device: props.Name,
 		Columns: []string{"table (KB)", what, "grid", "cost", "G " + what + "/s", "index GB/s", "validated"}}
@@ -77,18 +70,49 @@ func perTable(ctx context.Context, dev kernels.Device, name, what, checked strin
 		if err != nil {
 			return nil, fmt.Errorf("%s %d KB: %w", name, bytes>>10, err)
 		}
-		seconds := stats.Elapsed.Seconds()
-		if stats.Elapsed == 0 && stats.Cycles > 0 && props.ClockKHz > 0 {
-			seconds = float64(stats.Cycles) / (float64(props.ClockKHz) * 1e3)
-		}
-		rate, stream := "-", "-"
+		seconds := launchSeconds(dev, stats)
+		rate, stream := ratePerSecond(dev, stats, n), "-"
 		if seconds > 0 {
-			rate = formatCell(float64(n) / seconds / 1e9)
 			stream = formatCell(4 * float64(n) / seconds / 1e9)
 		}
 		t.add(bytes>>10, n, grid, cost(stats)+" "+costUnit(stats), rate, stream, checked)
 	}
 	return t, nil
+}
+
+// tableGrid is the grid of the table benchmarks: ctas CTAs when above 1,
+// else the co-resident grid of k in CTAs of gatherBlock threads.
+func tableGrid(dev kernels.Device, k *kernels.Kernel, ctas int, name string) (int, error) {
+	if ctas < 0 {
+		return 0, settingError("%s: %d CTAs: 0 or 1 for the co-resident grid, or more", name, ctas)
+	}
+	if ctas > 1 {
+		return ctas, nil
+	}
+	perSM, err := dev.Occupancy(k, gatherBlock, 0)
+	if err != nil {
+		return 0, err
+	}
+	return dev.Properties().SMs * perSM, nil
+}
+
+// launchSeconds is a launch's time: the measured one, or on the simulator
+// its cycles at the configured clock.
+func launchSeconds(dev kernels.Device, stats kernels.LaunchStats) float64 {
+	seconds := stats.Elapsed.Seconds()
+	if props := dev.Properties(); stats.Elapsed == 0 && stats.Cycles > 0 && props.ClockKHz > 0 {
+		seconds = float64(stats.Cycles) / (float64(props.ClockKHz) * 1e3)
+	}
+	return seconds
+}
+
+// ratePerSecond is n operations over the launch's time in G/s ("-" for a
+// launch of no time).
+func ratePerSecond(dev kernels.Device, stats kernels.LaunchStats, n int) string {
+	if s := launchSeconds(dev, stats); s > 0 {
+		return formatCell(float64(n) / s / 1e9)
+	}
+	return "-"
 }
 
 // gatherIndices are n uniform word indices below words, from seed.
@@ -114,7 +138,7 @@ func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
 	threads := grid * gatherBlock
-	stats, _, dSums, err := launchOverTable(ctx, dev, mem, k, table, idx, grid, p, simulated)
+	stats, _, dSums, err := launchOverTable(ctx, dev, mem, k, table, idx, warmIndices(words, n), grid, p, simulated)
 	if err != nil {
 		return stats, err
 	}
@@ -131,10 +155,10 @@ func runGather(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words
 
 // launchOverTable copies table and idx to the device and launches k(idx,
 // table, sums, n) on grid CTAs of gatherBlock threads with p's timing;
-// in simulation it first launches k once over indices of another seed
-// (warmIndices), whose effect a caller checking table must include. It
+// in simulation it first launches k once over warmIdx (indices of
+// another seed), whose effect a caller checking table must include. It
 // returns the timed launch's statistics and the table and sums buffers.
-func launchOverTable(ctx context.Context, dev kernels.Device, mem *kernels.Allocations, k *kernels.Kernel, table, idx []uint32, grid int, p Params, simulated bool) (stats kernels.LaunchStats, dTable, dSums kernels.DevPtr, err error) {
+func launchOverTable(ctx context.Context, dev kernels.Device, mem *kernels.Allocations, k *kernels.Kernel, table, idx, warmIdx []uint32, grid int, p Params, simulated bool) (stats kernels.LaunchStats, dTable, dSums kernels.DevPtr, err error) {
 	if dTable, err = kernels.Copy(mem, table); err != nil {
 		return
 	}
@@ -148,7 +172,7 @@ func launchOverTable(ctx context.Context, dev kernels.Device, mem *kernels.Alloc
 	n := uint32(len(idx))
 	if simulated {
 		var warm kernels.DevPtr
-		if warm, err = kernels.Copy(mem, warmIndices(len(table), len(idx))); err != nil {
+		if warm, err = kernels.Copy(mem, warmIdx); err != nil {
 			return
 		}
 		if _, err = dev.Launch(ctx, k, kernels.LaunchConfig{Grid: kernels.D1(grid), Block: kernels.D1(gatherBlock)}, warm, dTable, dSums, n); err != nil {

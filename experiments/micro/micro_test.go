@@ -439,3 +439,30 @@ func TestScatterValidatesEveryWord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, tableNumber(t, atomics, 0, 4), tableNumber(t, gathers, 0, 4), "G/s: atomics below gathers")
 }
+
+func TestLinePairsSeeWhichLinesShareASlice(t *testing.T) {
+	// tiny (with 8 SMs, so that the slices bind) maps 256-byte chunks to its 4 slices in turn: line 0 shares its
+	// slice with the line 128 bytes on (same chunk) and 1024 bytes on
+	// (chunk 4), not with the line 256 bytes on (chunk 1).
+	tab, err := micro.LinePairs(ctx(t), timingDevice(t, "tiny+sms=8"), []int{0, 128, 256, 1024}, 1<<13, micro.Params{}, true)
+	require.NoError(t, err)
+	require.Len(t, tab.Rows, 4)
+	rate := func(row int) float64 { return tableNumber(t, tab, row, 4) }
+	for row := range tab.Rows {
+		assert.Equal(t, "every table word", tab.Rows[row][5])
+	}
+	t.Logf("G atomics/s: one line %.3g, +128 B %.3g, +256 B %.3g, +1 KB %.3g", rate(0), rate(1), rate(2), rate(3))
+	assert.Greater(t, rate(2), 1.5*rate(3), "two slices serve a pair faster than one")
+	assert.Greater(t, rate(2), 1.5*rate(1), "two slices serve a pair faster than one")
+
+	b, err := micro.Default.Lookup("atomic_line_pairs")
+	require.NoError(t, err)
+	var bad *micro.SettingError
+	for _, off := range []int{-128, 100, 64<<20 + 128} {
+		_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 100, Offsets: []int{off}})
+		assert.ErrorAs(t, err, &bad, "offset %d is the caller's error", off)
+	}
+	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000})
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, 1+16<<10/128, "by default line 0 alone and every line of the next 16 KB")
+}

@@ -25,6 +25,7 @@ const (
 	Grids      Setting = "grids"
 	NoBoundary Setting = "no-boundary"
 	Tables     Setting = "tables"
+	Offsets    Setting = "offsets"
 )
 
 // Settings are the values a run of a benchmark is given.
@@ -43,6 +44,9 @@ type Settings struct {
 	// Tables are table sizes in KB (random_gather, random_atomic); none:
 	// their defaults.
 	Tables []int
+	// Offsets are the byte offsets of the second line (atomic_line_pairs);
+	// none: its default.
+	Offsets []int
 
 	// defaulted lists the settings that took the benchmark's default.
 	defaulted []Setting
@@ -204,7 +208,7 @@ func init() {
 		globalBarrierBenchmark(), barriersBenchmark(), divModBenchmark(),
 		launchOverheadBenchmark(), loadLatencyBenchmark(), atomicSpreadBenchmark(),
 		partitionLatencyBenchmark(), loadedLatencyBenchmark(), sharedAddBenchmark(),
-		gatherBenchmark(), scatterBenchmark(),
+		gatherBenchmark(), scatterBenchmark(), linePairsBenchmark(),
 	} {
 		Default.Register(b)
 	}

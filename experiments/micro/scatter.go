@@ -3,6 +3,7 @@ package micro
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/warpgraph/warpgraph/kernels"
 )
@@ -35,6 +36,13 @@ func Scatter(ctx context.Context, dev kernels.Device, tables []int, n int, p Par
 func scatterKey(i uint32) uint32 { return (i * 2654435761) ^ (i >> 7) }
 
 func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words, n, grid int, p Params, simulated bool) (kernels.LaunchStats, error) {
+	return scatterOver(ctx, dev, k, words, gatherIndices(words, n, 1), warmIndices(words, n), grid, p, simulated)
+}
+
+// scatterOver launches random_atomic_min over idx on a table of words
+// (in simulation after a launch over warm) and checks every table word
+// against the host's minimum.
+func scatterOver(ctx context.Context, dev kernels.Device, k *kernels.Kernel, words int, idx, warm []uint32, grid int, p Params, simulated bool) (kernels.LaunchStats, error) {
 	table := make([]uint32, words)
 	for w := range table {
 		table[w] = gatherWord(w)
@@ -45,15 +53,14 @@ func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, word
 			want[w] = min(want[w], scatterKey(uint32(i)))
 		}
 	}
-	idx := gatherIndices(words, n, 1)
 	mem := kernels.NewAllocations(dev)
 	defer mem.FreeAll()
-	stats, dTable, _, err := launchOverTable(ctx, dev, mem, k, table, idx, grid, p, simulated)
+	stats, dTable, _, err := launchOverTable(ctx, dev, mem, k, table, idx, warm, grid, p, simulated)
 	if err != nil {
 		return stats, err
 	}
 	if simulated {
-		offer(warmIndices(words, n))
+		offer(warm)
 	}
 	offer(idx)
 	got := make([]uint32, words)
@@ -65,4 +72,94 @@ func runScatter(ctx context.Context, dev kernels.Device, k *kernels.Kernel, word
 
 func scatterBenchmark() *Benchmark {
 	return tableBenchmark("random_atomic", "atomics", Scatter)
+}
+
+// LinePairs measures random returning atomics confined to two lines of
+// the L2: line 0 of a table and the line offset bytes after it (offset 0:
+// line 0 alone), for each offset. n atomicMin spread uniformly over the
+// two lines' words, on the co-resident grid (p.CTAs CTAs when above 1).
+// Where the two lines share the unit that serves atomics (a slice of the
+// L2), the pair runs at one unit's rate, as line 0 alone does; on two
+// units at up to twice that: the offsets at which the rate halves map
+// the address-to-slice hash around line 0. Every table word is checked.
+func LinePairs(ctx context.Context, dev kernels.Device, offsets []int, n int, p Params, simulated bool) (*Table, error) {
+	k, err := kernels.Lookup("random_atomic_min")
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, settingError("atomic_line_pairs: %d atomics: at least 1", n)
+	}
+	grid, err := tableGrid(dev, k, p.CTAs, "atomic_line_pairs")
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Name: "atomic_line_pairs", Device: dev.Properties().Name,
+		Columns: []string{"offset (B)", "atomics", "grid", "cost", "G atomics/s", "validated"}}
+	for _, off := range offsets {
+		if off < 0 || off%pairLineBytes != 0 || off > maxPairOffset {
+			return nil, settingError("--offsets %d: each offset must be a multiple of %d bytes from 0 to %d", off, pairLineBytes, maxPairOffset)
+		}
+		words := (off + pairLineBytes) / 4
+		stats, err := scatterOver(ctx, dev, k, words, pairIndices(off, n, 1), pairIndices(off, n, 2), grid, p, simulated)
+		if err != nil {
+			return nil, fmt.Errorf("atomic_line_pairs offset %d: %w", off, err)
+		}
+		t.add(off, n, grid, cost(stats)+" "+costUnit(stats), ratePerSecond(dev, stats, n), "every table word")
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Each atomic is an atomicMin on a random word of line 0 or of the line the offset names (each with probability 1/2; offset 0: line 0 only), the old value summed by the thread; the same kernel as random_atomic, CTAs of %d threads, four atomics in flight per thread.", gatherBlock),
+		"Two lines served by one L2 slice run at that slice's rate, as one line does; on two slices up to twice as fast.")
+	return t, nil
+}
+
+// The line and the farthest offset of atomic_line_pairs.
+const (
+	pairLineBytes = 128
+	maxPairOffset = 64 << 20
+)
+
+// pairIndices are n word indices, each uniform over line 0's words or
+// (with probability 1/2, when off > 0) over the words of the line off bytes
+// on, from seed.
+func pairIndices(off, n int, seed uint64) []uint32 {
+	r := rand.New(rand.NewPCG(seed, uint64(off)))
+	const lineWords = pairLineBytes / 4
+	idx := make([]uint32, n)
+	for i := range idx {
+		w := uint32(r.IntN(lineWords))
+		if off > 0 && r.IntN(2) == 1 {
+			w += uint32(off / 4)
+		}
+		idx[i] = w
+	}
+	return idx
+}
+
+// defaultPairOffsets are line 0 alone and every line of the next 16 KB.
+func defaultPairOffsets() []int {
+	offs := []int{0}
+	for off := pairLineBytes; off <= 16<<10; off += pairLineBytes {
+		offs = append(offs, off)
+	}
+	return offs
+}
+
+func linePairsBenchmark() *Benchmark {
+	return &Benchmark{
+		Name:     "atomic_line_pairs",
+		Defaults: map[Setting]PerTarget{Elements: {HW: 1 << 20, Sim: 1 << 18}},
+		Help: map[Setting]string{Elements: "atomics per offset (0: 1M on hw, 256K in simulation)",
+			Offsets: "byte offsets of the second line, multiples of 128 (default 0 and every line up to 16 KB)",
+			CTAs:    "CTAs of 256 threads (0 or 1: the co-resident grid)"},
+		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
+			offsets := s.Offsets
+			if len(offsets) == 0 {
+				offsets = defaultPairOffsets()
+			}
+			p := s.timing()
+			p.CTAs = s.CTAs
+			return LinePairs(ctx, dev, offsets, s.Elements, p, s.Simulated)
+		},
+	}
 }
