@@ -22,7 +22,7 @@ type microOptions struct {
 	reps, warmup, repeat    int
 	elements                int
 	iterations              int
-	ctas                    int
+	ctas, base              int
 	spinBudget              int64
 	barriers                []string
 	grids                   []int
@@ -123,6 +123,8 @@ func newMicroCommand() *cobra.Command {
 	f.IntSliceVar(&o.tables, name, nil, about)
 	name, about = help(micro.Offsets)
 	f.IntSliceVar(&o.offsets, name, nil, about)
+	name, about = help(micro.Base)
+	f.IntVar(&o.base, name, 0, about)
 	name, about = help(micro.SpinBudget)
 	f.Int64Var(&o.spinBudget, name, -1, about)
 	f.DurationVar(&o.timeout, "timeout", 0, "time limit for all launches (default 5m on hw, where it guards the GPU; 1h in simulation, where global_barrier at h100 scale in timing mode takes many minutes: use --config tiny or --sim-mode functional for a quick look)")
@@ -206,7 +208,7 @@ func runMicro(ctx context.Context, env *deviceEnv, name string, o microOptions) 
 		Simulated: o.target == "sim", Warmup: o.warmup, Repeat: o.repeat,
 		Reps: o.reps, Elements: o.elements, Iterations: o.iterations, CTAs: o.ctas,
 		SpinBudget: o.spinBudget, Barriers: o.barriers, Grids: o.grids, NoBoundary: o.noBoundary,
-		Tables: o.tables, Offsets: o.offsets,
+		Tables: o.tables, Offsets: o.offsets, Base: o.base,
 	})
 	var bad *micro.SettingError
 	if errors.As(err, &bad) {

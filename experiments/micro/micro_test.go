@@ -444,7 +444,7 @@ func TestLinePairsSeeWhichLinesShareASlice(t *testing.T) {
 	// tiny (with 8 SMs, so that the slices bind) maps 256-byte chunks to its 4 slices in turn: line 0 shares its
 	// slice with the line 128 bytes on (same chunk) and 1024 bytes on
 	// (chunk 4), not with the line 256 bytes on (chunk 1).
-	tab, err := micro.LinePairs(ctx(t), timingDevice(t, "tiny+sms=8"), []int{0, 128, 256, 1024}, 1<<13, micro.Params{}, true)
+	tab, err := micro.LinePairs(ctx(t), timingDevice(t, "tiny+sms=8"), 0, []int{0, 128, 256, 1024}, 1<<13, micro.Params{}, true)
 	require.NoError(t, err)
 	require.Len(t, tab.Rows, 4)
 	rate := func(row int) float64 { return tableNumber(t, tab, row, 4) }
@@ -462,7 +462,18 @@ func TestLinePairsSeeWhichLinesShareASlice(t *testing.T) {
 		_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 100, Offsets: []int{off}})
 		assert.ErrorAs(t, err, &bad, "offset %d is the caller's error", off)
 	}
+	_, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 100, Offsets: []int{0}, Base: 64})
+	assert.ErrorAs(t, err, &bad, "a base off a line is the caller's error")
 	tab, err = b.Run(ctx(t), tinyDevice(t), micro.Settings{Simulated: true, Elements: 2000})
 	require.NoError(t, err)
 	assert.Len(t, tab.Rows, 1+16<<10/128, "by default line 0 alone and every line of the next 16 KB")
+
+	// From a base line, the pair is the same pair of slices as from line 0
+	// shifted by it: on tiny, base 256 (chunk 1) with +768 B is chunk 4
+	// (slice 0), a pair on two slices; with +1024 B chunk 5 (slice 1), the
+	// base's own slice.
+	tab, err = micro.LinePairs(ctx(t), timingDevice(t, "tiny+sms=8"), 256, []int{768, 1024}, 1<<13, micro.Params{}, true)
+	require.NoError(t, err)
+	two, same := tableNumber(t, tab, 0, 4), tableNumber(t, tab, 1, 4)
+	assert.Greater(t, two, 1.5*same, "from base 256: +768 B two slices (%.3g), +1024 B one (%.3g)", two, same)
 }

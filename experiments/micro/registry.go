@@ -26,6 +26,7 @@ const (
 	NoBoundary Setting = "no-boundary"
 	Tables     Setting = "tables"
 	Offsets    Setting = "offsets"
+	Base       Setting = "base"
 )
 
 // Settings are the values a run of a benchmark is given.
@@ -47,6 +48,8 @@ type Settings struct {
 	// Offsets are the byte offsets of the second line (atomic_line_pairs);
 	// none: its default.
 	Offsets []int
+	// Base is the byte offset of atomic_line_pairs' first line.
+	Base int
 
 	// defaulted lists the settings that took the benchmark's default.
 	defaulted []Setting

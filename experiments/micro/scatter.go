@@ -75,20 +75,25 @@ func scatterBenchmark() *Benchmark {
 }
 
 // LinePairs measures random returning atomics confined to two lines of
-// the L2: line 0 of a table and the line offset bytes after it (offset 0:
-// line 0 alone), for each offset. n atomicMin spread uniformly over the
+// the L2: the line base bytes into a table (the first line) and the line
+// offset bytes after it (offset 0: the first line alone), for each
+// offset. n atomicMin spread uniformly over the
 // two lines' words, on the co-resident grid (p.CTAs CTAs when above 1).
 // Where the two lines share the unit that serves atomics (a slice of the
 // L2), the pair runs at one unit's rate, as line 0 alone does; on two
 // units at up to twice that: the offsets at which the rate halves map
-// the address-to-slice hash around line 0. Every table word is checked.
-func LinePairs(ctx context.Context, dev kernels.Device, offsets []int, n int, p Params, simulated bool) (*Table, error) {
+// the address-to-slice hash around the first line. Every table word is
+// checked.
+func LinePairs(ctx context.Context, dev kernels.Device, base int, offsets []int, n int, p Params, simulated bool) (*Table, error) {
 	k, err := kernels.Lookup("random_atomic_min")
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 {
 		return nil, settingError("atomic_line_pairs: %d atomics: at least 1", n)
+	}
+	if base < 0 || base%pairLineBytes != 0 || base > maxPairOffset {
+		return nil, settingError("--base %d: a multiple of %d bytes from 0 to %d", base, pairLineBytes, maxPairOffset)
 	}
 	grid, err := tableGrid(dev, k, p.CTAs, "atomic_line_pairs")
 	if err != nil {
@@ -100,15 +105,15 @@ func LinePairs(ctx context.Context, dev kernels.Device, offsets []int, n int, p 
 		if off < 0 || off%pairLineBytes != 0 || off > maxPairOffset {
 			return nil, settingError("--offsets %d: each offset must be a multiple of %d bytes from 0 to %d", off, pairLineBytes, maxPairOffset)
 		}
-		words := (off + pairLineBytes) / 4
-		stats, err := scatterOver(ctx, dev, k, words, pairIndices(off, n, 1), pairIndices(off, n, 2), grid, p, simulated)
+		words := (base + off + pairLineBytes) / 4
+		stats, err := scatterOver(ctx, dev, k, words, pairIndices(base, off, n, 1), pairIndices(base, off, n, 2), grid, p, simulated)
 		if err != nil {
 			return nil, fmt.Errorf("atomic_line_pairs offset %d: %w", off, err)
 		}
 		t.add(off, n, grid, cost(stats)+" "+costUnit(stats), ratePerSecond(dev, stats, n), "every table word")
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Each atomic is an atomicMin on a random word of line 0 or of the line the offset names (each with probability 1/2; offset 0: line 0 only), the old value summed by the thread; the same kernel as random_atomic, CTAs of %d threads, four atomics in flight per thread.", gatherBlock),
+		fmt.Sprintf("Each atomic is an atomicMin on a random word of the first line (%d bytes into the table) or of the line the offset names past it (each with probability 1/2; offset 0: the first line only), the old value summed by the thread; the same kernel as random_atomic, CTAs of %d threads, four atomics in flight per thread.", base, gatherBlock),
 		"Two lines served by one L2 slice run at that slice's rate, as one line does; on two slices up to twice as fast.")
 	return t, nil
 }
@@ -119,15 +124,15 @@ const (
 	maxPairOffset = 64 << 20
 )
 
-// pairIndices are n word indices, each uniform over line 0's words or
-// (with probability 1/2, when off > 0) over the words of the line off bytes
-// on, from seed.
-func pairIndices(off, n int, seed uint64) []uint32 {
-	r := rand.New(rand.NewPCG(seed, uint64(off)))
+// pairIndices are n word indices, each uniform over the words of the
+// line base bytes in or (with probability 1/2, when off > 0) of the line
+// off bytes past it, from seed.
+func pairIndices(base, off, n int, seed uint64) []uint32 {
+	r := rand.New(rand.NewPCG(seed, uint64(base)<<32|uint64(off)))
 	const lineWords = pairLineBytes / 4
 	idx := make([]uint32, n)
 	for i := range idx {
-		w := uint32(r.IntN(lineWords))
+		w := uint32(base/4 + r.IntN(lineWords))
 		if off > 0 && r.IntN(2) == 1 {
 			w += uint32(off / 4)
 		}
@@ -150,7 +155,8 @@ func linePairsBenchmark() *Benchmark {
 		Name:     "atomic_line_pairs",
 		Defaults: map[Setting]PerTarget{Elements: {HW: 1 << 20, Sim: 1 << 18}},
 		Help: map[Setting]string{Elements: "atomics per offset (0: 1M on hw, 256K in simulation)",
-			Offsets: "byte offsets of the second line, multiples of 128 (default 0 and every line up to 16 KB)",
+			Offsets: "byte offsets of the second line past the first, multiples of 128 (default 0 and every line up to 16 KB)",
+			Base:    "byte offset of the first line in the table, a multiple of 128 (default 0)",
 			CTAs:    "CTAs of 256 threads (0 or 1: the co-resident grid)"},
 		run: func(ctx context.Context, dev kernels.Device, s Settings) (*Table, error) {
 			offsets := s.Offsets
@@ -159,7 +165,7 @@ func linePairsBenchmark() *Benchmark {
 			}
 			p := s.timing()
 			p.CTAs = s.CTAs
-			return LinePairs(ctx, dev, offsets, s.Elements, p, s.Simulated)
+			return LinePairs(ctx, dev, s.Base, offsets, s.Elements, p, s.Simulated)
 		},
 	}
 }
