@@ -143,6 +143,11 @@ type Config struct {
 	// bits onto its low bits with XOR, as real GPUs' partition hashing
 	// does, so that every power-of-two stride spreads (sliceOf).
 	L2Hash string `yaml:"l2_hash"`
+	// L2HashSkipBit is an address bit the slice hash does not see (0:
+	// none): the address is taken with that bit removed before it is cut
+	// into chunks, so addresses that differ only there share a slice. It
+	// must lie above the chunk's own bits, and needs a hash (xor or mix).
+	L2HashSkipBit int `yaml:"l2_hash_skip_bit"`
 
 	// SMToL2BytesPerCycle is the data bandwidth between one SM's L1 and the
 	// interconnect in each direction: fills arriving and write-throughs
@@ -384,6 +389,14 @@ func (c Config) Validate() error {
 	case "", L2HashLinear, L2HashXOR, L2HashMix:
 	default:
 		bad("l2_hash must be %q, %q or %q, got %q", L2HashLinear, L2HashXOR, L2HashMix, c.L2Hash)
+	}
+	if k := c.L2HashSkipBit; k != 0 {
+		switch {
+		case c.linearL2():
+			bad("l2_hash_skip_bit (%d) needs l2_hash xor or mix", k)
+		case k < 0 || k > 47 || (c.L2InterleaveBytes > 0 && 1<<k < c.L2InterleaveBytes):
+			bad("l2_hash_skip_bit (%d) must be an address bit from log2(l2_interleave_bytes) to 47", k)
+		}
 	}
 	switch c.AtomicModel {
 	case "", AtomicLane, AtomicSector:

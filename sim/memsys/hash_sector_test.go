@@ -51,6 +51,31 @@ func TestMixHashCollidesLikeRandomDraws(t *testing.T) {
 	assert.Equal(t, sliceOf(cfg, 1<<40+4096), sliceOf(cfg, 1<<40+4096+255), "one chunk, one slice")
 }
 
+// TestSkipBitPairsChunks: with address bit 9 skipped, 256-byte chunk c
+// shares its slice with chunk c XOR 2 (as on the H200: results/random-atomic),
+// so the first 64 chunks use 32 slices where the XOR hash alone gives 64;
+// over many chunks every slice still gets its share.
+func TestSkipBitPairsChunks(t *testing.T) {
+	cfg := Config{L2Slices: 80, L2InterleaveBytes: 256, L2Hash: L2HashXOR, L2HashSkipBit: 9}
+	for c := uint64(0); c < 1024; c++ {
+		assert.Equal(t, sliceOf(cfg, c*256), sliceOf(cfg, (c^2)*256+128), "chunk %d and chunk %d", c, c^2)
+	}
+	assert.NotEqual(t, sliceOf(cfg, 0), sliceOf(cfg, 256), "chunks 0 and 1")
+	used := func() int {
+		n := 0
+		for _, k := range chunksPerSlice(cfg, 64) {
+			n += min(k, 1)
+		}
+		return n
+	}
+	assert.Equal(t, 32, used(), "the first 64 chunks")
+	for s, n := range chunksPerSlice(cfg, 80*64) {
+		assert.InDelta(t, 64, n, 16, "slice %d's share of 5120 consecutive chunks", s)
+	}
+	cfg.L2HashSkipBit = 0
+	assert.Equal(t, 64, used(), "without the skip")
+}
+
 // slicesUsed is how many slices 264 addresses stride bytes apart (the
 // atomic_spread benchmark's CTAs) land on.
 func slicesUsed(cfg Config, stride uint64) int {

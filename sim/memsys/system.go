@@ -123,9 +123,15 @@ func (s *System) SliceOf(address uint64) int {
 // land on different slices, while consecutive chunks still walk every
 // slice once per round. (Our own scheme, after the XOR partition hashing
 // that GPU simulators offer, e.g. Accel-Sim's memory_partition_indexing.)
-// The mix hash scrambles the chunk number first (mixChunk).
+// The mix hash scrambles the chunk number first (mixChunk). With
+// L2HashSkipBit set, the address loses that bit before it is cut into
+// chunks.
 func sliceOf(c Config, address uint64) int {
-	chunk := inDevice(address) / uint64(c.L2InterleaveBytes)
+	a := inDevice(address)
+	if k := uint(c.L2HashSkipBit); k > 0 {
+		a = a>>(k+1)<<k | a&(1<<k-1)
+	}
+	chunk := a / uint64(c.L2InterleaveBytes)
 	slices := uint64(c.L2Slices)
 	if slices <= 1 {
 		return 0
