@@ -25,7 +25,9 @@ import (
 // AtomicSameLineCycles set, a request on the line of the unit's previous
 // request chains its same-word lanes at that cost instead: one SM working
 // one line's words goes faster than many SMs alternating between lines
-// (sim/configs/README.md, "Global atomics at full scale").
+// (sim/configs/README.md, "Global atomics at full scale"). With
+// AtomicOpenLinePassCycles set, a request on an open line takes that issue
+// slot instead of 1/AtomicOpsPerCycle.
 //
 // With AtomicLineTurnCycles set, two requests on one line start at least
 // that many cycles apart (a line's read-modify-write in flight holds the
@@ -70,6 +72,7 @@ type atomicUnit struct {
 	cyclesPerOp    float64 // issue interval of the ALU
 	sameAddrCycles float64 // how long an operation holds its address
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
+	openPassCycles float64 // the issue slot of a request on an open line (0: cyclesPerOp)
 	oneWordCycles  float64 // the same, in a request on one word (0: off)
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
@@ -191,14 +194,20 @@ func (u *atomicUnit) execute(nowCycle float64, req *AtomicReq) float64 {
 // - 1) × AtomicSameAddressCycles for a request free to start).
 func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	slot := math.Max(u.aluFree, nowCycle)
-	busyUntil := slot + u.cyclesPerOp
-	finish := slot
+	pass := u.cyclesPerOp
 	perLane := u.sameAddrCycles
-	if line := u.lineOf(req.SectorAddress); u.sameLineCycles > 0 {
-		if u.openLine(line) {
-			perLane = u.sameLineCycles
+	if u.sameLineCycles > 0 || u.openPassCycles > 0 {
+		if u.openLine(u.lineOf(req.SectorAddress)) {
+			if u.sameLineCycles > 0 {
+				perLane = u.sameLineCycles
+			}
+			if u.openPassCycles > 0 {
+				pass = u.openPassCycles
+			}
 		}
 	}
+	busyUntil := slot + pass
+	finish := slot
 	if u.oneWordCycles > 0 && len(req.Ops) == 1 {
 		perLane = u.oneWordCycles
 	}
@@ -218,7 +227,7 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 		u.stats.MaxSameAddressDepth = max(u.stats.MaxSameAddressDepth, op.Lanes)
 		u.addrFree[op.Address] = start + chain + perLane
 		u.markLineBusy(op.Address, start+chain+perLane)
-		busyUntil = math.Max(busyUntil, start+chain+u.cyclesPerOp)
+		busyUntil = math.Max(busyUntil, start+chain+pass)
 		finish = math.Max(finish, start+chain+u.aluLatency)
 		u.stats.Operations += uint64(op.Lanes)
 	}

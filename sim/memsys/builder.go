@@ -409,6 +409,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		cyclesPerOp:         1 / cfg.AtomicOpsPerCycle,
 		sameAddrCycles:      cfg.AtomicSameAddressCycles,
 		sameLineCycles:      cfg.AtomicSameLineCycles,
+		openPassCycles:      cfg.AtomicOpenLinePassCycles,
 		oneWordCycles:       cfg.AtomicOneWordCycles,
 		lineBytes:           uint64(cfg.LineSizeBytes),
 		openLines:           openLines(cfg.AtomicOpenLines),

@@ -212,6 +212,12 @@ type Config struct {
 	// served (least recently used out) chains at the same-line cost. 0 or
 	// 1: the previous request's line only.
 	AtomicOpenLines int `yaml:"atomic_open_lines"`
+	// AtomicOpenLinePassCycles, in the sector model, is the issue slot a
+	// request on one of the unit's open lines (AtomicOpenLines) takes in
+	// place of 1/AtomicOpsPerCycle: a unit working a few lines turns its
+	// requests faster than one whose requests each bring another line.
+	// 0: every request takes 1/AtomicOpsPerCycle.
+	AtomicOpenLinePassCycles float64 `yaml:"atomic_open_line_pass_cycles"`
 	// AtomicOneWordCycles, in the sector model, is what each further lane
 	// costs in a request whose lanes all target one word (a warp's atomic
 	// on one address), whatever line the unit served before; requests
@@ -446,6 +452,7 @@ func (c Config) Validate() error {
 	nonNegative("atomic_same_address_cycles", c.AtomicSameAddressCycles, "no hold")
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
 	nonNegative("atomic_one_word_cycles", c.AtomicOneWordCycles, "no one-word cost")
+	nonNegative("atomic_open_line_pass_cycles", c.AtomicOpenLinePassCycles, "every pass at 1/atomic_ops_per_cycle")
 	if c.AtomicOpenLines < 0 || c.AtomicOpenLines > 64 {
 		bad("atomic_open_lines must be between 0 and 64, got %d", c.AtomicOpenLines)
 	}

@@ -187,6 +187,30 @@ func TestAtomicOpenLinesKeepAlternatingLinesFast(t *testing.T) {
 	assert.Equal(t, []uint64{slow, fast, slow, fast, fast}, run(2))
 }
 
+// TestAtomicOpenLinePassTurnsRequestsFaster: sixteen one-lane requests on
+// distinct words of one line, sent at once, each take a pass of
+// 1/atomic_ops_per_cycle; with atomic_open_line_pass_cycles set, the
+// requests after the first (the line is then open) take that shorter pass.
+func TestAtomicOpenLinePassTurnsRequestsFaster(t *testing.T) {
+	last := func(openPass float64) uint64 {
+		cfg := sectorConfig(10)
+		cfg.AtomicOpsPerCycle = 0.25 // a pass every 4 cycles
+		cfg.AtomicOpenLinePassCycles = openPass
+		r := newRig(t, cfg, 1)
+		sm := r.sms[0]
+		sm.perCycle = 16
+		for w := range uint64(16) {
+			sm.atomic(lineA+4*w&^31, AtomicOp{Address: lineA + 4*w, Lanes: 1})
+		}
+		r.run(t)
+		return slices.Max(r.latencies(0))
+	}
+	slow, fast := last(0), last(1)
+	// Up to fifteen passes of 1 cycle in place of 4 (a request that
+	// arrives after the unit went idle gains nothing).
+	assert.InDelta(t, 15*(4-1), float64(slow-fast), 4, "the last answer at cycle %d against %d", fast, slow)
+}
+
 // TestAtomicOneWordRequestsChainAtTheirCost: with atomic_one_word_cycles
 // set, a request whose 32 lanes hit one word chains them at that cost,
 // also right after a request on another line, while a request over two
