@@ -77,13 +77,12 @@ func scatterBenchmark() *Benchmark {
 // LinePairs measures random returning atomics confined to two lines of
 // the L2: the line base bytes into a table (the first line) and the line
 // offset bytes after it (offset 0: the first line alone), for each
-// offset. n atomicMin spread uniformly over the
-// two lines' words, on the co-resident grid (p.CTAs CTAs when above 1).
-// Where the two lines share the unit that serves atomics (a slice of the
-// L2), the pair runs at one unit's rate, as line 0 alone does; on two
-// units at up to twice that: the offsets at which the rate halves map
-// the address-to-slice hash around the first line. Every table word is
-// checked.
+// offset: n atomicMin spread uniformly over the two lines' words, on the
+// co-resident grid (p.CTAs CTAs when above 1). Where the two lines share
+// the unit that serves atomics (a slice of the L2), the pair runs at one
+// unit's rate, as the first line alone does; on two units at up to twice
+// that: the offsets at which the rate halves map the address-to-slice
+// hash around the first line. Every table word is checked.
 func LinePairs(ctx context.Context, dev kernels.Device, base int, offsets []int, n int, p Params, simulated bool) (*Table, error) {
 	k, err := kernels.Lookup("random_atomic_min")
 	if err != nil {
