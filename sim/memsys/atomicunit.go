@@ -73,9 +73,12 @@ type atomicUnit struct {
 	sameAddrCycles float64 // how long an operation holds its address
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	openPassCycles float64 // the issue slot of a request on an open line (0: cyclesPerOp)
-	oneWordCycles  float64 // the same, in a request on one word (0: off)
-	sectorPasses   bool    // the sector model: one pass per request
-	lineBytes      uint64
+	// packetLineCycles and packetSectorCycles are what a packet's further
+	// lines and sectors add to its pass (Config.AtomicPacketLineCycles).
+	packetLineCycles, packetSectorCycles float64
+	oneWordCycles                        float64 // the same, in a request on one word (0: off)
+	sectorPasses                         bool    // the sector model: one pass per request
+	lineBytes                            uint64
 	// openLines are the lines of the last requests booked, most recent
 	// first (noLine: none yet); a request on one of them pays
 	// sameLineCycles per lane.
@@ -110,14 +113,29 @@ func (u *atomicUnit) Handle(sim.Event) error { return nil }
 func (u *atomicUnit) NotifyRecv(sim.VTimeInSec, sim.Port)     {}
 func (u *atomicUnit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
 
-// accept takes an atomic request and sends its sector write to L2.
+// accept takes an atomic request and sends its sector write to L2 (a
+// packet: one write per sector).
 func (u *atomicUnit) accept(msg sim.Msg, now sim.VTimeInSec) bool {
 	req, ok := msg.(*AtomicReq)
 	if !ok {
 		panic(fmt.Sprintf("memsys: %s cannot handle %T", u.Name(), msg))
 	}
+	if req.Sectors == nil {
+		req.writesDue = 1
+		u.writeSector(req, req.SectorAddress, now)
+		return true
+	}
+	req.writesDue = len(req.Sectors)
+	for _, sec := range req.Sectors {
+		u.writeSector(req, sec, now)
+	}
+	return true
+}
+
+// writeSector sends req's write of the sector at addr to L2.
+func (u *atomicUnit) writeSector(req *AtomicReq, addr uint64, now sim.VTimeInSec) {
 	write := &mem.WriteReq{
-		Address: req.SectorAddress,
+		Address: addr,
 		Data:    u.zeroSector,
 	}
 	write.ID = u.ids.Next()
@@ -127,7 +145,6 @@ func (u *atomicUnit) accept(msg sim.Msg, now sim.VTimeInSec) bool {
 	write.TrafficBytes = len(u.zeroSector)
 	u.waitingForL2[u.ids.Last()] = req
 	u.fabric.sendDelayed(write, 0)
-	return true
 }
 
 // acceptSector takes L2's acknowledgement of a sector write, books the
@@ -144,6 +161,9 @@ func (u *atomicUnit) acceptSector(msg sim.Msg, now sim.VTimeInSec) bool {
 		panic(fmt.Sprintf("memsys: %s got a response to unknown write %s", u.Name(), done.RespondTo))
 	}
 	delete(u.waitingForL2, num)
+	if req.writesDue--; req.writesDue > 0 {
+		return true // a packet waits for its last sector
+	}
 	nowCycle := u.fabric.cycles(now)
 	finish := u.execute(nowCycle, req)
 	rsp := &AtomicRsp{RespondTo: req.ID}
@@ -206,6 +226,7 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 			}
 		}
 	}
+	pass += u.packetCycles(req)
 	busyUntil := slot + pass
 	finish := slot
 	if u.oneWordCycles > 0 && len(req.Ops) == 1 {
@@ -234,6 +255,29 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	u.aluFree = busyUntil
 	u.purgeIdleAddresses(nowCycle)
 	return finish
+}
+
+// packetCycles is what a packet's further lines and sectors add to its
+// pass (0 for a request of one sector).
+func (u *atomicUnit) packetCycles(req *AtomicReq) float64 {
+	if len(req.Sectors) < 2 || (u.packetLineCycles == 0 && u.packetSectorCycles == 0) {
+		return 0
+	}
+	lines := 1
+	for i, sec := range req.Sectors {
+		line := u.lineOf(sec)
+		first := true
+		for _, prev := range req.Sectors[:i] {
+			if u.lineOf(prev) == line {
+				first = false
+				break
+			}
+		}
+		if first && i > 0 {
+			lines++
+		}
+	}
+	return float64(lines-1)*u.packetLineCycles + float64(len(req.Sectors)-lines)*u.packetSectorCycles
 }
 
 // bookLoad books a strong load of lineAddr that reaches the slice at

@@ -410,6 +410,8 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		sameAddrCycles:      cfg.AtomicSameAddressCycles,
 		sameLineCycles:      cfg.AtomicSameLineCycles,
 		openPassCycles:      cfg.AtomicOpenLinePassCycles,
+		packetLineCycles:    cfg.AtomicPacketLineCycles,
+		packetSectorCycles:  cfg.AtomicPacketSectorCycles,
 		oneWordCycles:       cfg.AtomicOneWordCycles,
 		lineBytes:           uint64(cfg.LineSizeBytes),
 		openLines:           openLines(cfg.AtomicOpenLines),

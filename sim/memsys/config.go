@@ -218,6 +218,13 @@ type Config struct {
 	// requests faster than one whose requests each bring another line.
 	// 0: every request takes 1/AtomicOpsPerCycle.
 	AtomicOpenLinePassCycles float64 `yaml:"atomic_open_line_pass_cycles"`
+	// AtomicPacketLineCycles and AtomicPacketSectorCycles, in the sector
+	// model, are what a packet (one warp instruction's atomics on one
+	// slice, sent as one request when the SM's atomic_slice_packets is on)
+	// adds to its pass for each line after its first and for each sector
+	// beyond one per line.
+	AtomicPacketLineCycles   float64 `yaml:"atomic_packet_line_cycles"`
+	AtomicPacketSectorCycles float64 `yaml:"atomic_packet_sector_cycles"`
 	// AtomicOneWordCycles, in the sector model, is what each further lane
 	// costs in a request whose lanes all target one word (a warp's atomic
 	// on one address), whatever line the unit served before; requests
@@ -453,6 +460,8 @@ func (c Config) Validate() error {
 	nonNegative("atomic_same_line_cycles", c.AtomicSameLineCycles, "no same-line cost")
 	nonNegative("atomic_one_word_cycles", c.AtomicOneWordCycles, "no one-word cost")
 	nonNegative("atomic_open_line_pass_cycles", c.AtomicOpenLinePassCycles, "every pass at 1/atomic_ops_per_cycle")
+	nonNegative("atomic_packet_line_cycles", c.AtomicPacketLineCycles, "a packet's further lines free")
+	nonNegative("atomic_packet_sector_cycles", c.AtomicPacketSectorCycles, "a packet's further sectors free")
 	if c.AtomicOpenLines < 0 || c.AtomicOpenLines > 64 {
 		bad("atomic_open_lines must be between 0 and 64, got %d", c.AtomicOpenLines)
 	}

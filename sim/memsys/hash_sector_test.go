@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sarchlab/akita/v3/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -586,4 +587,51 @@ func TestAtomicLineTurnHoldsRequestsOnOneLine(t *testing.T) {
 	sameOff, sameOn := second(0, lineA), second(turn, lineA)
 	assert.GreaterOrEqual(t, sameOn, sameOff+turn/2, "the second request on the line waits for the turn")
 	assert.Equal(t, second(0, lineB), second(turn, lineB), "a request on another line does not")
+}
+
+// TestAtomicPacketPassGrowsWithLinesAndSectors: a packet (one warp
+// instruction's atomics on one slice) keeps the unit busy one pass, plus
+// atomic_packet_line_cycles for each line after its first and
+// atomic_packet_sector_cycles for each sector beyond one per line; a
+// request of one sector pays the pass alone.
+func TestAtomicPacketPassGrowsWithLinesAndSectors(t *testing.T) {
+	busy := func(sectors ...uint64) float64 {
+		u := &atomicUnit{cyclesPerOp: 4, sameAddrCycles: 10, lineBytes: 128, sectorPasses: true,
+			packetLineCycles: 10, packetSectorCycles: 3, openLines: openLines(1),
+			addrFree: map[uint64]float64{}, purgeAt: 1024}
+		req := &AtomicReq{SectorAddress: sectors[0]}
+		if len(sectors) > 1 {
+			req.Sectors = sectors
+		}
+		for _, sec := range sectors {
+			req.Ops = append(req.Ops, AtomicOp{Address: sec + 4, Lanes: 1})
+		}
+		u.executePass(0, req)
+		return u.aluFree
+	}
+	assert.Equal(t, 4.0, busy(lineA), "one sector: the pass")
+	assert.Equal(t, 4.0+3, busy(lineA, lineA+32), "two sectors of one line")
+	assert.Equal(t, 4.0+10, busy(lineA, lineA+1024), "two lines")
+	assert.Equal(t, 4.0+10+2*3, busy(lineA, lineA+32, lineA+1024, lineA+1024+64), "two lines, four sectors")
+}
+
+// TestAtomicPacketAnsweredAfterEverySectorWrite: a packet writes each of
+// its sectors through L2 (a missing line is fetched) and is answered once
+// the last write is done and its lanes have run; a packet whose sectors
+// lie on two slices is refused.
+func TestAtomicPacketAnsweredAfterEverySectorWrite(t *testing.T) {
+	cfg := sectorConfig(10)
+	r := newRig(t, cfg, 1)
+	sm := r.sms[0]
+	sectors := []uint64{lineA, lineA + 32, lineB} // lineB is on lineA's slice (chunk 512 of 4 slices)
+	sm.script = append(sm.script, func(sim.VTimeInSec) sim.Msg {
+		return sm.sys.NewAtomicPacket(sm.port, sectors, []AtomicOp{{Address: lineA, Lanes: 2}, {Address: lineA + 36, Lanes: 1}, {Address: lineB + 8, Lanes: 1}}, sm.nextID())
+	})
+	r.run(t)
+	require.Len(t, sm.records, 1)
+	assert.True(t, sm.records[0].ok, "answered")
+	st := r.sys.Stats()
+	assert.Equal(t, uint64(1), st.Atomics.Requests)
+	assert.Equal(t, uint64(4), st.Atomics.Operations)
+	assert.Panics(t, func() { r.sys.NewAtomicPacket(sm.port, []uint64{lineA, lineA + 256}, nil, "x") }, "chunks 256 and 257 are on two slices")
 }

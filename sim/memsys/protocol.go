@@ -44,10 +44,17 @@ type AtomicOp struct {
 type AtomicReq struct {
 	sim.MsgMeta
 
-	// SectorAddress is the first byte of the sector every Op falls in.
+	// SectorAddress is the first byte of the sector every Op falls in
+	// (of a packet: its first sector).
 	SectorAddress uint64
 	// Ops lists the distinct addresses and their lane counts.
 	Ops []AtomicOp
+	// Sectors lists a packet's sectors, SectorAddress first, all on one
+	// slice (NewAtomicPacket); nil for a request of one sector.
+	Sectors []uint64
+	// writesDue counts the packet's sector writes L2 has still to
+	// acknowledge.
+	writesDue int
 }
 
 // Meta returns the message's metadata.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/sarchlab/akita/v3/mem/cache"
@@ -437,6 +438,38 @@ func (s *System) NewAtomic(src sim.Port, sectorAddr uint64, ops []AtomicOp, id s
 	r.ID = id
 	r.Src = src
 	r.Dst = s.AtomicPortFor(sectorAddr)
+	r.SendTime = s.fabric.mustEnd(src, "send from").dom.engine.CurrentTime()
+	return r
+}
+
+// NewAtomicPacket builds the atomic request of one warp instruction for
+// every sector it touches on one L2 slice (Config.AtomicPacketLineCycles):
+// sectors lists them, the first the packet's SectorAddress, and ops every
+// distinct address in them with its lane count. One sector is NewAtomic's
+// request.
+func (s *System) NewAtomicPacket(src sim.Port, sectors []uint64, ops []AtomicOp, id string) *AtomicReq {
+	if len(sectors) == 0 {
+		panic("memsys: an atomic packet of no sector")
+	}
+	size := uint64(s.config.SectorSizeBytes)
+	slice := s.SliceOf(sectors[0])
+	for _, sec := range sectors {
+		if sec%size != 0 || s.SliceOf(sec) != slice {
+			panic(fmt.Sprintf("memsys: atomic packet sector %#x is not aligned or not on slice %d", sec, slice))
+		}
+	}
+	for _, op := range ops {
+		if op.Lanes < 1 || !slices.Contains(sectors, op.Address/size*size) {
+			panic(fmt.Sprintf("memsys: atomic op %+v is in none of the packet's sectors", op))
+		}
+	}
+	r := &AtomicReq{SectorAddress: sectors[0], Ops: ops}
+	if len(sectors) > 1 {
+		r.Sectors = sectors
+	}
+	r.ID = id
+	r.Src = src
+	r.Dst = s.AtomicPortFor(sectors[0])
 	r.SendTime = s.fabric.mustEnd(src, "send from").dom.engine.CurrentTime()
 	return r
 }

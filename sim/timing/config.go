@@ -158,6 +158,10 @@ type SMConfig struct {
 	// H100 SM sends scattered atomics at about 0.5 a cycle, loads at 1).
 	// 0 or at most 1/LSURequestsPerCycle: atomics go at the unit's rate.
 	AtomicRequestCycles float64 `yaml:"atomic_request_cycles"`
+	// AtomicSlicePackets sends a warp instruction's global atomics as one
+	// request per L2 slice (a packet of the sectors it touches there,
+	// memsys.System.NewAtomicPacket) instead of one per sector.
+	AtomicSlicePackets bool `yaml:"atomic_slice_packets"`
 	// MaxOutstandingRequests bounds the memory requests (lines and atomic
 	// sectors) one SM has in flight, like a table of miss-status holding
 	// registers; a memory instruction that would exceed it waits to issue.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
@@ -58,6 +59,7 @@ type memReq struct {
 	addr      uint64 // line (loads, stores) or sector (atomics) address
 	mask      uint32 // sectors of the line
 	ops       []memsys.AtomicOp
+	sectors   []uint64 // an atomic packet's sectors (SMConfig.AtomicSlicePackets)
 	notBefore uint64
 	warp      *warpCtx
 	gen       uint32
@@ -222,7 +224,11 @@ func (l *lsu) send(cyc uint64) {
 		case reqStore:
 			msg = mem.NewLineWrite(s.port, s.id, r.addr, r.mask, id)
 		default:
-			msg = mem.NewAtomic(s.port, r.addr, r.ops, id)
+			if r.sectors != nil {
+				msg = mem.NewAtomicPacket(s.port, r.sectors, r.ops, id)
+			} else {
+				msg = mem.NewAtomic(s.port, r.addr, r.ops, id)
+			}
 		}
 		if err := s.port.Send(msg); err != nil {
 			l.blocked.Store(true)
@@ -751,21 +757,30 @@ func (s *SM) coalesce(w *warpCtx, m *exec.MemAccess, lanes uint32, cyc uint64, o
 		var sectors [exec.WarpSize]uint64
 		var reqs [exec.WarpSize]*memReq
 		ns := 0
+		packets := s.cfg.AtomicSlicePackets
 		for mm := lanes; mm != 0; mm &= mm - 1 {
 			i := bits.TrailingZeros32(mm)
 			a := addrs[i]
 			sec := a >> l.sectorShift << l.sectorShift
+			// The request's key: its sector, or with packets its slice.
+			key := sec
+			if packets {
+				key = uint64(s.g.mem.SliceOf(sec))
+			}
 			k := 0
-			for k < ns && sectors[k] != sec {
+			for k < ns && sectors[k] != key {
 				k++
 			}
 			if k == ns {
-				sectors[k] = sec
+				sectors[k] = key
 				reqs[k] = l.newReq()
 				*reqs[k] = memReq{kind: reqAtomic, addr: sec, notBefore: notBefore, warp: w, gen: w.gen, load: op, task: w.cta.task}
 				ns++
 			}
 			r := reqs[k]
+			if packets && !slices.Contains(r.sectors, sec) {
+				r.sectors = append(r.sectors, sec)
+			}
 			j := 0
 			for j < len(r.ops) && r.ops[j].Address != a {
 				j++
