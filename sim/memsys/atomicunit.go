@@ -73,12 +73,12 @@ type atomicUnit struct {
 	sameAddrCycles float64 // how long an operation holds its address
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	openPassCycles float64 // the issue slot of a request on an open line (0: cyclesPerOp)
+	oneWordCycles  float64 // the same, in a request on one word (0: off)
+	sectorPasses   bool    // the sector model: one pass per request
+	lineBytes      uint64
 	// packetLineCycles and packetSectorCycles are what a packet's further
 	// lines and sectors add to its pass (Config.AtomicPacketLineCycles).
 	packetLineCycles, packetSectorCycles float64
-	oneWordCycles                        float64 // the same, in a request on one word (0: off)
-	sectorPasses                         bool    // the sector model: one pass per request
-	lineBytes                            uint64
 	// openLines are the lines of the last requests booked, most recent
 	// first (noLine: none yet); a request on one of them pays
 	// sameLineCycles per lane.
