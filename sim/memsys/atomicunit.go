@@ -3,6 +3,7 @@ package memsys
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
 	"github.com/sarchlab/akita/v3/sim"
@@ -123,11 +124,11 @@ func (u *atomicUnit) accept(msg sim.Msg, now sim.VTimeInSec) bool {
 	if req.Sectors == nil {
 		req.writesDue = 1
 		u.writeSector(req, req.SectorAddress, now)
-		return true
-	}
-	req.writesDue = len(req.Sectors)
-	for _, sec := range req.Sectors {
-		u.writeSector(req, sec, now)
+	} else {
+		req.writesDue = len(req.Sectors)
+		for _, sec := range req.Sectors {
+			u.writeSector(req, sec, now)
+		}
 	}
 	return true
 }
@@ -263,17 +264,9 @@ func (u *atomicUnit) packetCycles(req *AtomicReq) float64 {
 	if len(req.Sectors) < 2 || (u.packetLineCycles == 0 && u.packetSectorCycles == 0) {
 		return 0
 	}
-	lines := 1
+	lines := 0 // distinct lines among the sectors
 	for i, sec := range req.Sectors {
-		line := u.lineOf(sec)
-		first := true
-		for _, prev := range req.Sectors[:i] {
-			if u.lineOf(prev) == line {
-				first = false
-				break
-			}
-		}
-		if first && i > 0 {
+		if !slices.ContainsFunc(req.Sectors[:i], func(prev uint64) bool { return u.lineOf(prev) == u.lineOf(sec) }) {
 			lines++
 		}
 	}

@@ -434,10 +434,15 @@ func (s *System) NewAtomic(src sim.Port, sectorAddr uint64, ops []AtomicOp, id s
 			panic(fmt.Sprintf("memsys: atomic op %+v does not fit sector %#x", op, sectorAddr))
 		}
 	}
-	r := &AtomicReq{SectorAddress: sectorAddr, Ops: ops}
+	return s.atomicReq(src, &AtomicReq{SectorAddress: sectorAddr, Ops: ops}, id)
+}
+
+// atomicReq addresses r, from src, to the atomic unit of its first
+// sector's slice.
+func (s *System) atomicReq(src sim.Port, r *AtomicReq, id string) *AtomicReq {
 	r.ID = id
 	r.Src = src
-	r.Dst = s.AtomicPortFor(sectorAddr)
+	r.Dst = s.AtomicPortFor(r.SectorAddress)
 	r.SendTime = s.fabric.mustEnd(src, "send from").dom.engine.CurrentTime()
 	return r
 }
@@ -467,11 +472,7 @@ func (s *System) NewAtomicPacket(src sim.Port, sectors []uint64, ops []AtomicOp,
 	if len(sectors) > 1 {
 		r.Sectors = sectors
 	}
-	r.ID = id
-	r.Src = src
-	r.Dst = s.AtomicPortFor(sectors[0])
-	r.SendTime = s.fabric.mustEnd(src, "send from").dom.engine.CurrentTime()
-	return r
+	return s.atomicReq(src, r, id)
 }
 
 func (s *System) sectorSpan(lineAddr uint64, sectorMask uint32) (first, span int) {
