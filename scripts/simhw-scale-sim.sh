@@ -170,6 +170,7 @@ for path in sorted(glob.glob(os.path.join(root, "cells", "*", "data.csv"))):
                 have.add(r["key"])
                 rows.append(r)
 new = not os.path.exists(dest)
+os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
 with open(dest, "a", newline="") as f:
     w = csv.DictWriter(f, fieldnames=header)
     if new:
