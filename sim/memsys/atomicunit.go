@@ -75,6 +75,7 @@ type atomicUnit struct {
 	sameLineCycles float64 // the same, after a request on the same line (0: off)
 	openPassCycles float64 // the issue slot of a request on an open line (0: cyclesPerOp)
 	oneWordCycles  float64 // the same, in a request on one word (0: off)
+	oneWordOpen    bool    // oneWordCycles only on an open line
 	sectorPasses   bool    // the sector model: one pass per request
 	lineBytes      uint64
 	// packetLineCycles and packetSectorCycles are what a packet's further
@@ -217,8 +218,10 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	slot := math.Max(u.aluFree, nowCycle)
 	pass := u.cyclesPerOp
 	perLane := u.sameAddrCycles
-	if u.sameLineCycles > 0 || u.openPassCycles > 0 {
-		if u.openLine(u.lineOf(req.SectorAddress)) {
+	open := false
+	if u.sameLineCycles > 0 || u.openPassCycles > 0 || u.oneWordOpen {
+		open = u.openLine(u.lineOf(req.SectorAddress))
+		if open {
 			if u.sameLineCycles > 0 {
 				perLane = u.sameLineCycles
 			}
@@ -230,7 +233,7 @@ func (u *atomicUnit) executePass(nowCycle float64, req *AtomicReq) float64 {
 	pass += u.packetCycles(req)
 	busyUntil := slot + pass
 	finish := slot
-	if u.oneWordCycles > 0 && len(req.Ops) == 1 {
+	if u.oneWordCycles > 0 && len(req.Ops) == 1 && (open || !u.oneWordOpen) {
 		perLane = u.oneWordCycles
 	}
 	afterLoads := math.Max(slot, u.loadHeldUntil(req.SectorAddress))

@@ -413,6 +413,7 @@ func (b Builder) buildAtomicUnit(s *System, slice int, l2Top sim.Port) *atomicUn
 		packetLineCycles:    cfg.AtomicPacketLineCycles,
 		packetSectorCycles:  cfg.AtomicPacketSectorCycles,
 		oneWordCycles:       cfg.AtomicOneWordCycles,
+		oneWordOpen:         cfg.AtomicOneWordOpenLineOnly,
 		lineBytes:           uint64(cfg.LineSizeBytes),
 		openLines:           openLines(cfg.AtomicOpenLines),
 		sectorPasses:        cfg.AtomicModel == AtomicSector,

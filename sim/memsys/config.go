@@ -231,6 +231,12 @@ type Config struct {
 	// over several words chain each word's lanes at the cost above. 0: no
 	// such distinction.
 	AtomicOneWordCycles float64 `yaml:"atomic_one_word_cycles"`
+	// AtomicOneWordOpenLineOnly limits AtomicOneWordCycles to a request on
+	// one of the unit's open lines (AtomicOpenLines): a one-word request
+	// after requests on other lines chains at AtomicSameAddressCycles, as
+	// when a slice interleaves many warps' hot words. false: the one-word
+	// cost whatever line the unit served before.
+	AtomicOneWordOpenLineOnly bool `yaml:"atomic_one_word_open_line_only"`
 	// AtomicLineLoadCycles makes a line with atomics booked on it one queue
 	// for strong loads too: a strong load (volatile, relaxed or acquire: it
 	// bypasses L1) that hits in the slice while the atomic unit has work

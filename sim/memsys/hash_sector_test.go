@@ -228,6 +228,28 @@ func TestAtomicOneWordRequestsChainAtTheirCost(t *testing.T) {
 	assert.Equal(t, []uint64{latency + 31*3, latency + 31*3, latency + 15*10}, r.latencies(0)[2:])
 }
 
+// TestAtomicOneWordCostOnlyOnAnOpenLine: with
+// atomic_one_word_open_line_only, a one-word request chains at the one-word
+// cost only when the unit's previous request was on its line; after a
+// request on another line it chains at the same-address cost. Without the
+// option every one-word request takes the one-word cost.
+func TestAtomicOneWordCostOnlyOnAnOpenLine(t *testing.T) {
+	run := func(openOnly bool) []uint64 {
+		cfg := sectorConfig(10)
+		cfg.AtomicOneWordCycles = 3
+		cfg.AtomicOneWordOpenLineOnly = openOnly
+		r, sm := warmedRig(t, cfg, 1)
+		sm.atomic(lineA, AtomicOp{Address: lineA + 8, Lanes: 32})  // after the warm-up's reads: no line open
+		sm.atomic(lineA, AtomicOp{Address: lineA + 16, Lanes: 32}) // line A open
+		sm.atomic(lineB, AtomicOp{Address: lineB + 8, Lanes: 32})  // after line A
+		r.run(t)
+		return r.latencies(0)[2:]
+	}
+	latency := uint64(sectorConfig(10).AtomicLatency)
+	assert.Equal(t, []uint64{latency + 31*3, latency + 31*3, latency + 31*3}, run(false))
+	assert.Equal(t, []uint64{latency + 31*10, latency + 31*3, latency + 31*10}, run(true))
+}
+
 // TestStrongLoadsQueueBehindAtomicsOnTheirLine: with
 // atomic_line_load_cycles set, a strong load of a line whose atomic unit
 // has a long same-word chain booked answers after the chain and holds the
