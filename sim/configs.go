@@ -90,8 +90,10 @@ func LoadConfig(nameOrPath string) (FullConfig, error) {
 		return f, nil
 	}
 	if isOverride(nameOrPath) {
-		// A file of that name wins; there is seldom one.
-		if _, err := os.Stat(nameOrPath); errors.Is(err, fs.ErrNotExist) {
+		// A file of that name wins; there is seldom one. Any error from
+		// Stat means there is none to read (a long override is longer
+		// than a file name may be).
+		if _, err := os.Stat(nameOrPath); err != nil {
 			return loadOverride(nameOrPath)
 		}
 	}

@@ -31,6 +31,21 @@ func TestOverrideSetsOnlyItsKeys(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
+// TestLongOverride: an override longer than a file name may be (255 bytes)
+// loads as any other; looking for a file of that name first must not fail
+// it.
+func TestLongOverride(t *testing.T) {
+	name := "h100+memory.l2_hash_skip_bit=9+sm.atomic_slice_packets=true+memory.atomic_packet_line_cycles=1.5" +
+		"+memory.atomic_packet_sector_cycles=1.8+memory.atomic_same_address_cycles=4.5+memory.atomic_same_line_cycles=2.5" +
+		"+memory.atomic_one_word_cycles=1.25+memory.atomic_one_word_open_line_only=true"
+	require.Greater(t, len(name), 255)
+	got, err := LoadConfig(name)
+	require.NoError(t, err)
+	assert.Equal(t, 1.25, got.Memory.AtomicOneWordCycles)
+	assert.True(t, got.Memory.AtomicOneWordOpenLineOnly)
+	assert.Equal(t, uint(9), uint(got.Memory.L2HashSkipBit))
+}
+
 // TestOverrideOfAFile: the base may be a YAML file, itself on a base.
 func TestOverrideOfAFile(t *testing.T) {
 	got, err := LoadConfig("testdata/configs/h100-16sms.yaml+sms=8")
