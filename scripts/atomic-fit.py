@@ -8,6 +8,7 @@ microbenchmarks, calibration and checks apart.
 The simulated CSVs are `warpgraph sweep atomics` and `sweep
 atomic-occupancy` runs over several --config values; the hardware ones
 default to results/atomics/data.csv and results/atomic-occupancy/hw/data.csv.
+A file whose name ends in .gz is read through gzip.
 For each configuration it prints the mean absolute percentage error of the
 simulated global-atomic time (global_us) against the H100's over
 
@@ -20,15 +21,20 @@ best calibration first, then each set's ratios (simulated ÷ measured) for
 the best configuration and for the one named h100.
 """
 import csv
+import gzip
 import sys
 from collections import defaultdict
 
 DEGREES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 
 
+def open_csv(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def load(path, key, cfg_of=lambda r: r.get("config") or "hw"):
     out = defaultdict(dict)
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(open_csv(path)):
         if r["status"] == "ok":
             out[cfg_of(r)][key(r)] = float(r["global_us"])
     return out
@@ -47,7 +53,7 @@ def main(args):
     okey = lambda r: ("occupancy", int(r["ctas"]), int(r["degree"]))
     hw = {}
     for path, key in ((atom_hw, akey), (occ_hw, okey)):
-        for r in csv.DictReader(open(path)):
+        for r in csv.DictReader(open_csv(path)):
             if r["status"] == "ok" and r["target"] == "hw":
                 hw[key(r)] = float(r["global_us"])
     sims = defaultdict(dict)
