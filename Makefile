@@ -77,13 +77,11 @@ bench:
 	$(GO) test -pgo=$(CURDIR)/cmd/warpgraph/default.pgo -run '^$$' -bench . -benchmem ./...
 
 # Profile-guided optimisation: `go build` applies cmd/warpgraph/default.pgo,
-# a CPU profile of the simulator's timing benchmarks (BFS bsp on
-# rmat:scale=16+perm=1 and the 1M stream, h100), to the command-line
-# binary; it made the simulator some 5-8% faster. Regenerate it after
-# large changes to the simulator.
+# a CPU profile of five simulations on generated graphs (timing on one and
+# two threads, functional, sampled: scripts/pgo-profile.sh), to the
+# command-line binary. Regenerate it after large changes to the simulator.
 pgo:
-	$(GO) test -run '^$$' -bench 'BFS/mode=timing|StreamTiming1M/engine=serial' -benchtime 1x -cpuprofile cmd/warpgraph/default.pgo ./sim
-	@rm -f sim.test # go test keeps the binary it profiled
+	bash scripts/pgo-profile.sh $(GO)
 
 # Simulator speed against MGPUSim v4.2.0, in one run: its vectoradd sample
 # and our stream kernel at the same sizes in timing mode, side by side in
