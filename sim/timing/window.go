@@ -1,10 +1,12 @@
 package timing
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -96,10 +98,12 @@ type windowEngine struct {
 	// parts, so that each counts once (mergeItem.multi).
 	changed [][]atomic.Bool
 	// smEnds are what each SM's task left for the window's end (noteEnd).
-	smEnds  []smEnd
-	cur     []int // mergeSequence's place in each SM's log
-	evCur   []int // and in its L1's changes
-	laneBuf [64]uint32
+	smEnds []smEnd
+	// mergeSequence's buckets: where each cycle's operations and L1
+	// changes start in opOrder and evOrder.
+	opStart, evStart []int32
+	opOrder, evOrder []logRef
+	laneBuf          [64]uint32
 
 	pool    workPool
 	tasks   []int // this window's tasks: the merge's (taskMergeAll, ...) or a domain
@@ -172,8 +176,6 @@ func newWindowEngine(g *GPU, threads int, mems, sms []*serialEngine) *windowEngi
 		spareLogs: make([]*exec.OpLog, n),
 		spareEv:   make([][]memsys.L1Event, n),
 		parts:     make([]mergePart, mergeParts),
-		cur:       make([]int, n),
-		evCur:     make([]int, n),
 		smEnds:    make([]smEnd, n),
 	}
 	for j, e := range mems {
@@ -898,9 +900,6 @@ func (we *windowEngine) mergeSequence() {
 		shift, mask = we.vals.PartShift(), we.vals.PartMask()
 	}
 	active := we.active // ascending
-	for _, sm := range active {
-		we.cur[sm], we.evCur[sm] = 0, 0
-	}
 	if we.changed == nil {
 		we.changed = make([][]atomic.Bool, n)
 	}
@@ -909,67 +908,92 @@ func (we *windowEngine) mergeSequence() {
 			we.changed[sm] = make([]atomic.Bool, 2*log.Len())
 		}
 	}
-	// next is the cycle of SM sm's next operation or change (never: none).
-	next := func(sm int) uint64 {
-		c := uint64(never)
-		if log := we.pend[sm]; log != nil && we.cur[sm] < log.Len() {
-			c = log.Cycle(we.cur[sm])
-		}
-		if evs := we.pendEv[sm]; we.evCur[sm] < len(evs) {
-			c = min(c, evs[we.evCur[sm]].Cycle)
-		}
-		return c
+	// Bucket every operation and L1 change by its cycle (a counting sort:
+	// each cycle's operations come SM by SM in ascending order, each SM's
+	// in its own order), then walk the cycles.
+	w := int(we.window)
+	if cap(we.opStart) < w+1 {
+		we.opStart = make([]int32, w+1)
+		we.evStart = make([]int32, w+1)
 	}
-	for {
-		c := uint64(never)
-		for _, sm := range active {
-			c = min(c, next(sm))
-		}
-		if c == never {
-			break
-		}
+	opStart, evStart := we.opStart[:w+1], we.evStart[:w+1]
+	clear(opStart)
+	clear(evStart)
+	slot := func(c uint64) int {
 		if c < we.pendFrom || c >= we.pendFrom+we.window {
 			panic(fmt.Sprintf("timing: an operation or L1 change at cycle %d, outside its window from %d", c, we.pendFrom))
 		}
-		// The SMs' ticks of cycle c, SM c mod n first.
-		at := sort.SearchInts(active, int(c%uint64(n)))
-		for j := range active {
-			sm := active[(at+j)%len(active)]
-			log := we.pend[sm]
-			if log == nil {
-				continue
-			}
-			for we.cur[sm] < log.Len() && log.Cycle(we.cur[sm]) == c {
-				i := we.cur[sm]
-				we.cur[sm]++
-				if tag, ok := log.Mark(i); ok {
-					if tag == markInvalidateL1 && we.vals != nil {
-						for k := range we.parts {
-							we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: -1})
-						}
-					}
-					continue
-				}
-				m := log.SplitLanes(i, shift, mask, &we.laneBuf)
-				multi := m&(m-1) != 0
-				for ; m != 0; m &= m - 1 {
-					k := bits.TrailingZeros64(m)
-					we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(i), lanes: we.laneBuf[k], multi: multi})
-					we.laneBuf[k] = 0
-				}
+		return int(c - we.pendFrom)
+	}
+	for _, sm := range active {
+		if log := we.pend[sm]; log != nil {
+			for i := range log.Len() {
+				opStart[slot(log.Cycle(i))+1]++
 			}
 		}
-		// Then the deliveries of cycle c.
-		for _, sm := range active {
-			evs := we.pendEv[sm]
-			for we.evCur[sm] < len(evs) && evs[we.evCur[sm]].Cycle == c {
-				k := we.vals.EventPart(&evs[we.evCur[sm]])
-				we.parts[k].items = append(we.parts[k].items, mergeItem{sm: int32(sm), i: int32(we.evCur[sm]), ev: true})
-				we.evCur[sm]++
+		for i := range we.pendEv[sm] {
+			evStart[slot(we.pendEv[sm][i].Cycle)+1]++
+		}
+	}
+	for c := range w {
+		opStart[c+1] += opStart[c]
+		evStart[c+1] += evStart[c]
+	}
+	we.opOrder = slices.Grow(we.opOrder[:0], int(opStart[w]))[:opStart[w]]
+	we.evOrder = slices.Grow(we.evOrder[:0], int(evStart[w]))[:evStart[w]]
+	for _, sm := range active {
+		if log := we.pend[sm]; log != nil {
+			for i := range log.Len() {
+				c := slot(log.Cycle(i))
+				we.opOrder[opStart[c]] = logRef{sm: int32(sm), i: int32(i)}
+				opStart[c]++
 			}
+		}
+		for i := range we.pendEv[sm] {
+			c := slot(we.pendEv[sm][i].Cycle)
+			we.evOrder[evStart[c]] = logRef{sm: int32(sm), i: int32(i)}
+			evStart[c]++
+		}
+	}
+	// opStart[c] and evStart[c] are now where cycle c's entries end.
+	opFrom, evFrom := int32(0), int32(0)
+	for c := range w {
+		ops := we.opOrder[opFrom:opStart[c]]
+		evs := we.evOrder[evFrom:evStart[c]]
+		opFrom, evFrom = opStart[c], evStart[c]
+		// The SMs' ticks of the cycle, SM cycle mod n first.
+		first := int32((we.pendFrom + uint64(c)) % uint64(n))
+		at, _ := slices.BinarySearchFunc(ops, first, func(r logRef, sm int32) int { return cmp.Compare(r.sm, sm) })
+		for j := range ops {
+			r := ops[(at+j)%len(ops)]
+			sm, i := int(r.sm), int(r.i)
+			log := we.pend[sm]
+			if tag, ok := log.Mark(i); ok {
+				if tag == markInvalidateL1 && we.vals != nil {
+					for k := range we.parts {
+						we.parts[k].items = append(we.parts[k].items, mergeItem{sm: r.sm, i: -1})
+					}
+				}
+				continue
+			}
+			m := log.SplitLanes(i, shift, mask, &we.laneBuf)
+			multi := m&(m-1) != 0
+			for ; m != 0; m &= m - 1 {
+				k := bits.TrailingZeros64(m)
+				we.parts[k].items = append(we.parts[k].items, mergeItem{sm: r.sm, i: r.i, lanes: we.laneBuf[k], multi: multi})
+				we.laneBuf[k] = 0
+			}
+		}
+		// Then the deliveries of the cycle.
+		for _, r := range evs {
+			k := we.vals.EventPart(&we.pendEv[r.sm][r.i])
+			we.parts[k].items = append(we.parts[k].items, mergeItem{sm: r.sm, i: r.i, ev: true})
 		}
 	}
 }
+
+// logRef is an operation or L1 change of an SM's log in pend.
+type logRef struct{ sm, i int32 }
 
 // mergePart applies part k's sequence (mergeSequence).
 func (we *windowEngine) mergePart(k int) {
@@ -1046,6 +1070,13 @@ type workPool struct {
 	// callerParked: the caller waits for the batch's last task on done.
 	callerParked atomic.Bool
 	done         chan struct{}
+
+	// spin is how long a wait spins before it parks, in nanoseconds
+	// (noteBatch), from gap, the mean time from one batch to the next,
+	// which lastBatch began.
+	spin      atomic.Int64
+	gap       time.Duration
+	lastBatch time.Time
 }
 
 // batch is one call of workPool.do or doOwned: a helper that comes late
@@ -1064,17 +1095,24 @@ type batch struct {
 	taken  []atomic.Bool
 }
 
-// spinFor is how long a helper looks for work, or the caller for the end
-// of a batch, before it parks: a window's end takes some microseconds, and
-// waking a parked goroutine about as long again. On a host whose cores are
-// busy with other work, the spinning takes time from it and a descheduled
-// goroutine holds up every window: give the engine no more threads than
-// free cores.
-const spinFor = 100 * time.Microsecond
+// spinMin and spinMax bound how long a helper looks for work, or the
+// caller for the end of a batch, before it parks: a window's end takes some
+// microseconds, and waking a parked goroutine about as long again, or far
+// longer where the host's scheduler is slow to run it. Between the bounds
+// the wait follows twice the recent time from one batch to the next, so
+// that a helper that finished its tasks early in a long window (a
+// PageRank sweep's) is still spinning when the next begins. On a host whose
+// cores are busy with other work, the spinning takes time from it and a
+// descheduled goroutine holds up every window: give the engine no more
+// threads than free cores.
+const (
+	spinMin = 100 * time.Microsecond
+	spinMax = time.Millisecond
+)
 
 // spinning says whether a wait that began at start (zero: not yet
-// looked at) should go on spinning at round k.
-func spinning(start *time.Time, k int) bool {
+// looked at) should go on spinning at round k, for at most limit.
+func spinning(start *time.Time, k int, limit time.Duration) bool {
 	if k&127 != 0 {
 		return true
 	}
@@ -1083,7 +1121,22 @@ func spinning(start *time.Time, k int) bool {
 		*start = now
 		return true
 	}
-	return now.Sub(*start) < spinFor
+	return now.Sub(*start) < limit
+}
+
+// spinLimit is how long the pool's waits spin now.
+func (p *workPool) spinLimit() time.Duration { return time.Duration(p.spin.Load()) }
+
+// noteBatch updates the spin limit from the time since the last batch
+// began (the caller calls it as each begins).
+func (p *workPool) noteBatch() {
+	now := time.Now()
+	if !p.lastBatch.IsZero() {
+		gap := now.Sub(p.lastBatch)
+		p.gap = (3*p.gap + gap) / 4
+		p.spin.Store(int64(min(max(2*p.gap, spinMin), spinMax)))
+	}
+	p.lastBatch = now
 }
 
 // start starts helpers goroutines.
@@ -1093,6 +1146,8 @@ func (p *workPool) start(helpers int) {
 	p.parked = make([]atomic.Bool, helpers)
 	p.wake = make([]chan struct{}, helpers)
 	p.done = make(chan struct{}, 1)
+	p.spin.Store(int64(spinMin))
+	p.gap, p.lastBatch = 0, time.Time{}
 	for i := range helpers {
 		p.wake[i] = make(chan struct{}, 1)
 		p.exited.Add(1)
@@ -1110,7 +1165,7 @@ func (p *workPool) helper(i int) {
 			if p.quit.Load() {
 				return
 			}
-			if !spinning(&since, k) {
+			if !spinning(&since, k, p.spinLimit()) {
 				p.parked[i].Store(true)
 				if p.cur.Load() == seen && !p.quit.Load() {
 					<-p.wake[i]
@@ -1156,6 +1211,7 @@ func (p *workPool) do(n int, run func(int)) { p.doOwned(n, run, nil) }
 // caller, i+1: helper i; nil: any), the others taking it when they have
 // run their own and it still waits.
 func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
+	p.noteBatch()
 	b := &batch{n: n, run: run}
 	if owner != nil {
 		workers := len(p.wake) + 1
@@ -1169,7 +1225,7 @@ func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 	b.work(0)
 	var since time.Time
 	for k := 0; b.finished.Load() < int64(n); k++ {
-		if !spinning(&since, k) {
+		if !spinning(&since, k, p.spinLimit()) {
 			p.callerParked.Store(true)
 			if b.finished.Load() < int64(n) {
 				<-p.done
