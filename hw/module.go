@@ -31,6 +31,11 @@ type loadedModule struct {
 type loadedFunction struct {
 	handle C.CUfunction
 	attrs  kernels.KernelAttrs
+	// perSM caches the driver's occupancy by block (threads, dynamic
+	// shared bytes): a persistent or cooperative launch asks for it on
+	// every run, and the driver's query costs the host several
+	// microseconds each time for an answer that cannot change.
+	perSM map[[2]int]int
 }
 
 // Load JIT-compiles k's module, if this device has not yet, and finds k in
@@ -90,11 +95,19 @@ func (d *Device) Occupancy(k *kernels.Kernel, blockThreads, dynamicSmem int) (in
 }
 
 func (d *Device) occupancy(name string, f *loadedFunction, blockThreads, dynamicSmem int) (int, error) {
+	key := [2]int{blockThreads, dynamicSmem}
+	if n, ok := f.perSM[key]; ok {
+		return n, nil
+	}
 	var n C.int
 	r := C.wg_cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f.handle, C.int(blockThreads), C.size_t(dynamicSmem))
-	if err := d.sticky(check(fmt.Sprintf("cuOccupancyMaxActiveBlocksPerMultiprocessor(%s)", name), r)); err != nil {
-		return 0, err
+	if r != cudaSuccess {
+		return 0, d.sticky(cudaError(fmt.Sprintf("cuOccupancyMaxActiveBlocksPerMultiprocessor(%s)", name), r))
 	}
+	if f.perSM == nil {
+		f.perSM = map[[2]int]int{}
+	}
+	f.perSM[key] = int(n)
 	return int(n), nil
 }
 
