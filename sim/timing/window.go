@@ -1083,16 +1083,27 @@ type workPool struct {
 // to one only finds its tasks taken.
 type batch struct {
 	next     atomic.Int64 // the next task to take (do)
-	finished atomic.Int64 // tasks finished
+	finished atomic.Int64 // tasks finished, added once per worker
 	n        int
 	run      func(int)
-	// doOwned: each task's worker (owners, computed when the batch is
-	// made, so that a helper late to it reads nothing the next window
-	// changes) runs it first; a worker that has run its own takes others'
-	// that are still waiting, from the end of the batch. taken marks the
-	// tasks taken.
-	owners []int32
-	taken  []atomic.Bool
+	// doOwned: each worker's tasks, in order, are order[start[w]:start[w+1]]
+	// (computed when the batch is made, so that a helper late to it reads
+	// nothing the next window changes), and cursors[w] counts those taken
+	// (paddedCursor.claim). A worker runs its own, then takes those still
+	// waiting in the other workers' lists. Each list's cursor has a cache
+	// line of its own,
+	// so that the workers claim their own tasks without touching each
+	// other's lines until they steal, and each adds the tasks it ran to
+	// finished once, when none is left to take.
+	order   []int32
+	start   []int32
+	cursors []paddedCursor
+}
+
+// paddedCursor is a list's cursor on a cache line of its own.
+type paddedCursor struct {
+	atomic.Int64
+	_ [56]byte
 }
 
 // spinMin and spinMax bound how long a helper looks for work, or the
@@ -1215,10 +1226,24 @@ func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 	b := &batch{n: n, run: run}
 	if owner != nil {
 		workers := len(p.wake) + 1
-		b.owners, b.taken = make([]int32, n), make([]atomic.Bool, n)
-		for i := range b.owners {
-			b.owners[i] = int32(owner(i) % workers)
+		b.order, b.start, b.cursors = make([]int32, n), make([]int32, workers+1), make([]paddedCursor, workers)
+		owners := b.order // each task's worker first, then the lists in place
+		for i := range n {
+			w := int32(owner(i) % workers)
+			owners[i] = w
+			b.start[w+1]++
 		}
+		for w := range workers {
+			b.start[w+1] += b.start[w]
+		}
+		fill := make([]int32, workers, 64)
+		copy(fill, b.start[:workers])
+		lists := make([]int32, n)
+		for i, w := range owners {
+			lists[fill[w]] = int32(i)
+			fill[w]++
+		}
+		b.order = lists
 	}
 	p.cur.Store(b)
 	p.signal()
@@ -1239,35 +1264,60 @@ func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 // work runs the batch's tasks that are left, as worker w, and reports
 // whether it finished the last.
 func (b *batch) work(w int) (last bool) {
-	if b.owners != nil {
-		return b.workOwned(w)
-	}
-	for {
-		i := int(b.next.Add(1)) - 1
-		if i >= b.n {
-			return last
+	ran := 0
+	if b.cursors != nil {
+		ran = b.workOwned(w)
+	} else {
+		for {
+			i := int(b.next.Add(1)) - 1
+			if i >= b.n {
+				break
+			}
+			b.run(i)
+			ran++
 		}
-		b.run(i)
-		last = b.finished.Add(1) == int64(b.n)
 	}
+	return ran > 0 && b.finished.Add(int64(ran)) == int64(b.n)
 }
 
 // workOwned is work for a batch whose tasks have owners: worker w's own
-// tasks in order, then any still waiting, from the end.
-func (b *batch) workOwned(w int) (last bool) {
-	take := func(i int) {
-		if !b.taken[i].Load() && !b.taken[i].Swap(true) {
-			b.run(i)
-			last = b.finished.Add(1) == int64(b.n)
+// tasks from the front of its list, then those still waiting in the other
+// workers' lists, from the next worker's on, each from the back, so that a
+// thief meets the list's owner in the middle. It returns how many it ran.
+func (b *batch) workOwned(w int) (ran int) {
+	workers := len(b.cursors)
+	for k := range workers {
+		v := (w + k) % workers
+		list := b.order[b.start[v]:b.start[v+1]]
+		for {
+			i, ok := b.cursors[v].claim(len(list), k > 0)
+			if !ok {
+				break
+			}
+			b.run(int(list[i]))
+			ran++
 		}
 	}
-	for i, o := range b.owners {
-		if int(o) == w {
-			take(i)
+	return ran
+}
+
+// claim takes the next task of a list of n from the front (the owner) or
+// the back (a thief), reporting false once none is left. The cursor holds
+// the tasks taken from the front in its low 32 bits, from the back in its
+// high 32.
+func (c *paddedCursor) claim(n int, back bool) (int, bool) {
+	for {
+		cur := c.Load()
+		front, fromBack := int(uint32(cur)), int(cur>>32)
+		if front+fromBack >= n {
+			return 0, false
+		}
+		if back {
+			if c.CompareAndSwap(cur, cur+1<<32) {
+				return n - 1 - fromBack, true
+			}
+		} else if c.CompareAndSwap(cur, cur+1) {
+			return front, true
 		}
 	}
-	for i := b.n - 1; i >= 0 && b.finished.Load() < int64(b.n); i-- {
-		take(i)
-	}
-	return last
 }
