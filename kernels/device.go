@@ -107,6 +107,15 @@ type Device interface {
 	Close() error
 }
 
+// RunMarker is an optional interface of a Device that wants to know where
+// each whole run of an enactment begins and ends: scheduler.Plan.Enact
+// calls MarkRun around the part of each run that its end-to-end time
+// covers (begin true before, false after a run that finished). run counts
+// from 0, the untimed warm-up runs first.
+type RunMarker interface {
+	MarkRun(run int, timed, begin bool)
+}
+
 // DeadlockError reports a launch in which no warp could make progress.
 type DeadlockError struct {
 	Kernel string

@@ -280,6 +280,10 @@ func (e *Enactment) runAll(res *Result) error {
 				return err
 			}
 		}
+		marker, marks := dev.(kernels.RunMarker)
+		if marks {
+			marker.MarkRun(run, run >= ro.Warmup, true)
+		}
 		start, simStart := time.Now(), simulatedHost(dev)
 		// A system of several devices keeps the time of their steps; one
 		// device's own clock is the time of everything it ran.
@@ -291,6 +295,9 @@ func (e *Enactment) runAll(res *Result) error {
 			return &StoppedRunError{Err: fmt.Errorf("%s under %s: %w", a.Name, v, err), Iterations: slices.Clone(e.iterations), Run: run}
 		}
 		wall := time.Since(start)
+		if marks {
+			marker.MarkRun(run, run >= ro.Warmup, false)
+		}
 		t := Timing{EndToEnd: wall, Kernel: e.total.Elapsed}
 		if several { // the system's clock: simulated, or the wall
 			t.EndToEnd = ro.System.Clock() - simStart

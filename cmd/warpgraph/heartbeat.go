@@ -188,11 +188,13 @@ func (w *launchWatch) launched(s kernels.LaunchStats) {
 type watchedDevice struct {
 	kernels.Device
 	watch *launchWatch
+	// calls, when not nil, records every device call (--host-calls).
+	calls *hostCallLog
 }
 
 func (d *watchedDevice) Launch(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args ...any) (kernels.LaunchStats, error) {
 	d.watch.launching(k.Name)
-	s, err := d.Device.Launch(ctx, k, cfg, args...)
+	s, err := d.launchLogged(ctx, k, cfg, args)
 	d.watch.launched(s)
 	if err != nil && ctx.Err() != nil {
 		// Stopped by the context (a signal, --timeout): say where.
@@ -233,10 +235,11 @@ func (d *watchedSimulator) Reserve(bytes int) {
 	}
 }
 
-// watchDevice wraps dev so that w sees its launches.
-func watchDevice(dev kernels.Device, w *launchWatch) kernels.Device {
+// watchDevice wraps dev so that w sees its launches, and calls (nil:
+// none) every call to it.
+func watchDevice(dev kernels.Device, w *launchWatch, calls *hostCallLog) kernels.Device {
 	if c, ok := dev.(interface{ HostClock() time.Duration }); ok {
-		return &watchedSimulator{watchedDevice{dev, w}, c}
+		return &watchedSimulator{watchedDevice{dev, w, calls}, c}
 	}
-	return &watchedDevice{dev, w}
+	return &watchedDevice{dev, w, calls}
 }

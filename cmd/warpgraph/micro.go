@@ -179,7 +179,7 @@ func runMicroOnFreshDevice(ctx context.Context, name string, o microOptions) (*m
 	defer env.close()
 	watch := newLaunchWatch(o.progress, o.heartbeat)
 	watch.record = o.asJSON
-	env.dev = watchDevice(env.dev, watch)
+	env.dev = watchDevice(env.dev, watch, nil)
 	watch.begin()
 	defer watch.end()
 	t, err := runMicro(ctx, env, name, o)

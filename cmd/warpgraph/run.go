@@ -36,9 +36,11 @@ type runOptions struct {
 	checkBounds        bool
 	perIteration       bool
 	outFile, outFormat string
-	timeout            time.Duration
-	heartbeat          time.Duration
-	asJSON             bool
+	// hostCalls is --host-calls: the file the device calls' log goes to.
+	hostCalls string
+	timeout   time.Duration
+	heartbeat time.Duration
+	asJSON    bool
 	// monitor is --monitor and --monitor-hold (nil: the command has
 	// none).
 	monitor *monitorFlags
@@ -156,6 +158,8 @@ type runResult struct {
 	Provenance *provenance `json:"provenance,omitempty"`
 	// values is the per-vertex result, for --out (not in the JSON).
 	values *scheduler.Values
+	// hostCalls is the device calls' log (--host-calls; nil: none).
+	hostCalls *hostCallLog
 }
 
 func newRunCommand() *cobra.Command {
@@ -201,6 +205,7 @@ func newRunCommand() *cobra.Command {
 	f.Int64Var(&o.spinBudget, "spin-budget", -1, "polls a spinning wait (a fused kernel's grid barrier) may make before the run gives up; -1: 1048576 on hw, unbounded (0) on sim, where the deadlock detector ends a hung launch; 0 is refused on hw")
 	f.StringVar(&o.outFile, "out", "", "write the per-vertex result (depth, distance, width, label, membership, rank, belief, colour) to FILE, with a header naming the algorithm, graph, source, target and scheduler (--out-format)")
 	f.StringVar(&o.outFormat, "out-format", "text", "--out's format: text ('#' header lines, then 'vertex value' lines) or binary (magic, a JSON header, then little-endian uint32 or float64 values)")
+	f.StringVar(&o.hostCalls, "host-calls", "", "write every device call of each whole run (launches, copies, memsets, occupancy queries) to FILE as CSV: the run, whether it is timed, the call, when it began from the run's start, how long it took and the host's own time before it; on the simulator on its simulated host clock, on hardware on the wall clock, so that the two show where end-to-end time goes beyond the kernels")
 	f.BoolVar(&o.perIteration, "per-iteration", false, "print the per-iteration table (always in --json when given)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "host timeout for a device run (a hung GPU kernel ends the process)")
 	f.DurationVar(&o.heartbeat, "heartbeat", 10*time.Second, heartbeatHelp)
@@ -224,6 +229,11 @@ func runAndPrint(cmd *cobra.Command, o runOptions) error {
 	res.Provenance = runProvenance(o)
 	if o.outFile != "" {
 		if err := writeValues(o.outFile, o.outFormat, res); err != nil {
+			return err
+		}
+	}
+	if res.hostCalls != nil {
+		if err := res.hostCalls.write(o.hostCalls); err != nil {
 			return err
 		}
 	}
@@ -264,6 +274,12 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--out-format %q: use text or binary", o.outFormat)
 	case o.set["out-format"] && o.outFile == "":
 		return nil, badInput("--out-format applies only with --out FILE")
+	case o.hostCalls != "" && o.target == "cpu":
+		return nil, badInput("--host-calls records a device's calls: use --target sim or hw")
+	case o.hostCalls != "" && o.sources > 0:
+		return nil, badInput("--host-calls records one traversal's runs: leave out --sources")
+	case o.hostCalls != "" && o.gpus > 1:
+		return nil, badInput("--host-calls records one device's calls: leave out --gpus")
 	case o.heartbeat < 0:
 		return nil, badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout <= 0:
@@ -428,6 +444,7 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	}
 	var env *deviceEnv
 	var watch *launchWatch
+	var calls *hostCallLog
 	var plan *scheduler.Plan
 	if o.target != "cpu" {
 		if a.Setups == nil {
@@ -459,7 +476,10 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 		if env.system == nil {
 			// The heartbeat follows one device; a multi-GPU run has none.
 			watch = newWatch(o)
-			env.dev = watchDevice(env.dev, watch)
+			if o.hostCalls != "" {
+				calls = newHostCallLog(env.dev)
+			}
+			env.dev = watchDevice(env.dev, watch, calls)
 		}
 	}
 	g, parsed, took, err := loadGraph(o.spec)
@@ -476,7 +496,11 @@ func runAlgorithm(ctx context.Context, o runOptions) (*runResult, error) {
 	if o.sources > 0 {
 		return runSources(ctx, a, plan, env, o, given, g, parsed, took)
 	}
-	return runLoaded(ctx, a, plan, env, o, given, g, parsed, took)
+	res, err := runLoaded(ctx, a, plan, env, o, given, g, parsed, took)
+	if res != nil {
+		res.hostCalls = calls
+	}
+	return res, err
 }
 
 // runLoaded runs a on the loaded graph: on the CPU reference (plan nil) or
