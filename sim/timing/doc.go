@@ -235,9 +235,10 @@
 //     in any order (no domain can affect another within a window, so
 //     which goroutine runs which changes nothing; each domain goes first
 //     to the same goroutine window after window, so that its state stays
-//     in one core's caches, and idle goroutines take what waits); between
-//     busy stretches
-//     the engine jumps to the next event. W is the shortest of: the
+//     in one core's caches: each goroutine claims its own list of a
+//     window's tasks from the front and, once it is done, the others'
+//     from the back, each list's cursor on a cache line of its own);
+//     between busy stretches the engine jumps to the next event. W is the shortest of: the
 //     fewest cycles a message takes between an SM's domain and the L2 side
 //     (memsys.System.MinCrossingCycles); cta_launch_cycles, since a CTA
 //     that a retirement lets in is placed at the window's end and issues
@@ -304,7 +305,8 @@
 // launch with few busy SMs spends much of its time between windows: one
 // busy warp runs slower than on the serial engine, at any thread count.
 // The goroutines spin between
-// windows for a while before they park; on a host whose cores are busy
+// windows for a while (twice the recent time from one window's tasks to
+// the next, 100 µs to 1 ms) before they park; on a host whose cores are busy
 // with other work a descheduled goroutine holds up every window, so the
 // engine wants no more threads than free cores.
 //
