@@ -1091,10 +1091,9 @@ type batch struct {
 	// nothing the next window changes), and cursors[w] counts those taken
 	// (paddedCursor.claim). A worker runs its own, then takes those still
 	// waiting in the other workers' lists. Each list's cursor has a cache
-	// line of its own,
-	// so that the workers claim their own tasks without touching each
-	// other's lines until they steal, and each adds the tasks it ran to
-	// finished once, when none is left to take.
+	// line of its own, so that the workers claim their own tasks without
+	// touching each other's lines until they steal, and each adds the
+	// tasks it ran to finished once, when none is left to take.
 	order   []int32
 	start   []int32
 	cursors []paddedCursor
@@ -1226,8 +1225,9 @@ func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 	b := &batch{n: n, run: run}
 	if owner != nil {
 		workers := len(p.wake) + 1
-		b.order, b.start, b.cursors = make([]int32, n), make([]int32, workers+1), make([]paddedCursor, workers)
-		owners := b.order // each task's worker first, then the lists in place
+		// A counting sort of the tasks by worker, each list in task order.
+		owners := make([]int32, n)
+		b.start, b.cursors = make([]int32, workers+1), make([]paddedCursor, workers)
 		for i := range n {
 			w := int32(owner(i) % workers)
 			owners[i] = w
@@ -1236,14 +1236,12 @@ func (p *workPool) doOwned(n int, run func(int), owner func(int) int) {
 		for w := range workers {
 			b.start[w+1] += b.start[w]
 		}
-		fill := make([]int32, workers, 64)
-		copy(fill, b.start[:workers])
-		lists := make([]int32, n)
+		next := slices.Clone(b.start[:workers])
+		b.order = make([]int32, n)
 		for i, w := range owners {
-			lists[fill[w]] = int32(i)
-			fill[w]++
+			b.order[next[w]] = int32(i)
+			next[w]++
 		}
-		b.order = lists
 	}
 	p.cur.Store(b)
 	p.signal()
