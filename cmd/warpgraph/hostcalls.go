@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -118,6 +120,22 @@ func (l *hostCallLog) write(path string) error {
 		return fmt.Errorf("--host-calls: %w", err)
 	}
 	return nil
+}
+
+// checkWritable reports why a file could not be written at path once a run
+// is done (its folder missing or not writable, or path a folder), so that
+// a long run's output is not lost to a bad path given at its start.
+func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	probe, err := os.CreateTemp(filepath.Dir(path), ".warpgraph-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write to %s: %w", filepath.Dir(path), errors.Unwrap(err))
+	}
+	name := probe.Name()
+	probe.Close()
+	return os.Remove(name)
 }
 
 // The device calls watchedDevice passes through its hostCallLog.

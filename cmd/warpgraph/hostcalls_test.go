@@ -88,19 +88,28 @@ func TestHostCallsAddUpToEndToEnd(t *testing.T) {
 	}
 }
 
+// TestHostCallsRefusals: combinations --host-calls cannot record, and a
+// path no file can be written at (for it and for --out), are bad input
+// before the run starts.
 func TestHostCallsRefusals(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "calls.csv")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "calls.csv")
+	missing := filepath.Join(dir, "missing", "calls.csv")
 	for _, c := range []struct {
 		args    []string
 		mention string
 	}{
-		{[]string{"--target", "cpu"}, "--host-calls records a device's calls: use --target sim or hw"},
-		{[]string{"--target", "sim", "--config", "tiny", "--sources", "2"}, "--host-calls records one traversal's runs: leave out --sources"},
+		{[]string{"--host-calls", out, "--target", "cpu"}, "--host-calls records a device's calls: use --target sim or hw"},
+		{[]string{"--host-calls", out, "--target", "sim", "--config", "tiny", "--sources", "2"}, "--host-calls records one traversal's runs: leave out --sources"},
+		{[]string{"--host-calls", missing, "--target", "sim", "--config", "tiny"}, "--host-calls: cannot write to " + filepath.Dir(missing)},
+		{[]string{"--host-calls", dir, "--target", "sim", "--config", "tiny"}, "--host-calls: " + dir + " is a folder"},
+		{[]string{"--out", missing}, "--out: cannot write to " + filepath.Dir(missing)},
 	} {
-		args := append([]string{"run", "--algo", "bfs", "--graph", "grid:w=4,h=4", "--host-calls", out}, c.args...)
+		args := append([]string{"run", "--algo", "bfs", "--graph", "grid:w=4,h=4"}, c.args...)
 		_, stderr, status := runCLI(t, args...)
 		assert.Equal(t, exitBadInput, status, stderr)
 		assert.Contains(t, stderr, c.mention)
 		assert.NoFileExists(t, out)
+		assert.NoFileExists(t, missing)
 	}
 }

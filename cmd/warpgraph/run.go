@@ -280,6 +280,10 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--host-calls records one traversal's runs: leave out --sources")
 	case o.hostCalls != "" && o.gpus > 1:
 		return nil, badInput("--host-calls records one device's calls: leave out --gpus")
+	case o.outFile != "" && checkWritable(o.outFile) != nil:
+		return nil, badInput("--out: %v", checkWritable(o.outFile))
+	case o.hostCalls != "" && checkWritable(o.hostCalls) != nil:
+		return nil, badInput("--host-calls: %v", checkWritable(o.hostCalls))
 	case o.heartbeat < 0:
 		return nil, badInput("--heartbeat %s is negative (0 turns progress off)", o.heartbeat)
 	case o.timeout <= 0:
