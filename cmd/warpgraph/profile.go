@@ -91,10 +91,15 @@ func (p *profileFlags) check(target, simMode string) error {
 		// --profile alone.
 	case p.file.on && filepath.Ext(p.file.file) != ".json":
 		return badInput("--profile=%s: the profile is written as JSON; name a FILE.json", p.file.file)
+	case p.file.on && checkWritable(p.file.file) != nil:
+		return badInput("--profile=%s: %v", p.file.file, checkWritable(p.file.file))
 	}
 	if p.trace != "" {
 		if _, err := os.Stat(sim.TraceFile(p.trace)); err == nil {
 			return badInput("--trace %s: %s exists; akita's trace writer will not overwrite it", p.trace, sim.TraceFile(p.trace))
+		}
+		if err := checkWritable(sim.TraceFile(p.trace)); err != nil {
+			return badInput("--trace %s: %v", p.trace, err)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ func TestProfileFlagsWhereTheyDoNotApply(t *testing.T) {
 	bfs := []string{"run", "--algo", "bfs", "--graph", "rmat:scale=5"}
 	existing := filepath.Join(t.TempDir(), "old")
 	require.NoError(t, os.WriteFile(existing+".sqlite3", nil, 0o644))
+	missing := filepath.Join(t.TempDir(), "missing")
 	tests := []struct {
 		name    string
 		args    []string
@@ -28,6 +29,8 @@ func TestProfileFlagsWhereTheyDoNotApply(t *testing.T) {
 		{"trace on the cpu", append(bfs, "--trace", "t"), "--trace is of a simulation's cycles"},
 		{"trace in functional mode", append(bfs, "--target", "sim", "--sim-mode", "functional", "--trace", "t"), "--sim-mode functional has none"},
 		{"trace file exists", append(bfs, "--target", "sim", "--config", "tiny", "--trace", existing), "exists"},
+		{"profile in a missing folder", append(bfs, "--target", "sim", "--config", "tiny", "--profile="+filepath.Join(missing, "p.json")), "cannot write to " + missing},
+		{"trace in a missing folder", append(bfs, "--target", "sim", "--config", "tiny", "--trace", filepath.Join(missing, "t")), "cannot write to " + missing},
 		{"micro on hw", []string{"micro", "stream", "--profile"}, "needs --target sim, not hw"},
 		{"micro functional", []string{"micro", "stream", "--target", "sim", "--sim-mode", "functional", "--trace", "t"}, "has none"},
 	}
