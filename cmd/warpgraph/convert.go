@@ -22,6 +22,9 @@ func newConvertCommand() *cobra.Command {
 			if filepath.Ext(outPath) != ".wgc" {
 				return badInput("--out %q: the binary cache file must end in .wgc", outPath)
 			}
+			if err := checkWritable(outPath); err != nil {
+				return badInput("--out: %v", err)
+			}
 			g, parsed, took, err := loadGraph(spec)
 			if err != nil {
 				return err

@@ -111,6 +111,7 @@ func TestBadInputExitsWithStatus2(t *testing.T) {
 		{"unknown scheduler key", []string{"run", "--algo", "bfs", "--graph", "grid:w=2,h=2", "--target", "sim", "--scheduler", "bsp:filter=jit"}, "has no key"},
 		{"unknown flag", []string{"info", "--grpah", "x"}, "unknown flag"},
 		{"convert needs .wgc", []string{"convert", "--graph", "grid:w=2,h=2", "--out", "x.bin"}, ".wgc"},
+		{"convert into a missing folder", []string{"convert", "--graph", "grid:w=2,h=2", "--out", filepath.Join("no-such-folder", "x.wgc")}, "--out: cannot write to no-such-folder"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -153,6 +153,11 @@ func runSweep(cmd *cobra.Command, name string, o sweepOptions) error {
 	if o.reportOnly && (o.slurm || o.retryFailed || pl.Shards > 0) {
 		return badInput("--report-only runs nothing and reports a whole sweep: leave out --slurm, --retry-failed and --shard")
 	}
+	if !o.reportOnly {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return badInput("--out %s: %v", out, err)
+		}
+	}
 	if err := o.threads.check(o.target, o.simMode, nil, nil); err != nil {
 		return err
 	}

@@ -332,3 +332,14 @@ func TestSweepFinishBy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(script), "--finish-by 50m0s --longest-first "+costs)
 }
+
+// TestSweepOutThatCannotBeAFolderIsBadInput: an --out folder that cannot
+// be made is bad input, before any point runs.
+func TestSweepOutThatCannotBeAFolderIsBadInput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, stderr, status := runCLI(t, "sweep", "simhw", "--target", "sim", "--out", filepath.Join(file, "dir"),
+		"--points", "graph=grid128;algorithm=bfs;variant=bsp")
+	assert.Equal(t, exitBadInput, status, stderr)
+	assert.Contains(t, stderr, "--out "+filepath.Join(file, "dir"))
+}
