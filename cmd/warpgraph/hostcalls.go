@@ -54,8 +54,10 @@ func newHostCallLog(dev kernels.Device) *hostCallLog {
 	return l
 }
 
-// call runs f, recording it as call with detail when a run is in progress.
-func (l *hostCallLog) call(name, detail string, f func() error) error {
+// call runs f, recording it as call with detail() when a run is in
+// progress; without a log it runs f alone, so that a run without
+// --host-calls pays nothing on the host for the log.
+func (l *hostCallLog) call(name string, detail func() string, f func() error) error {
 	if l == nil {
 		return f()
 	}
@@ -65,6 +67,7 @@ func (l *hostCallLog) call(name, detail string, f func() error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.run >= 0 {
+		detail := detail()
 		if err != nil {
 			detail += " (failed)"
 		}
@@ -140,8 +143,11 @@ func checkWritable(path string) error {
 
 // The device calls watchedDevice passes through its hostCallLog.
 
+// bytesOf is a call's detail: its size.
+func bytesOf(n int) func() string { return func() string { return fmt.Sprintf("%d bytes", n) } }
+
 func (d *watchedDevice) Alloc(bytes int) (p kernels.DevPtr, err error) {
-	err = d.calls.call("Alloc", fmt.Sprintf("%d bytes", bytes), func() error {
+	err = d.calls.call("Alloc", bytesOf(bytes), func() error {
 		p, err = d.Device.Alloc(bytes)
 		return err
 	})
@@ -149,23 +155,23 @@ func (d *watchedDevice) Alloc(bytes int) (p kernels.DevPtr, err error) {
 }
 
 func (d *watchedDevice) Free(p kernels.DevPtr) error {
-	return d.calls.call("Free", "", func() error { return d.Device.Free(p) })
+	return d.calls.call("Free", func() string { return "" }, func() error { return d.Device.Free(p) })
 }
 
 func (d *watchedDevice) CopyToDevice(dst kernels.DevPtr, src []byte) error {
-	return d.calls.call("CopyToDevice", fmt.Sprintf("%d bytes", len(src)), func() error { return d.Device.CopyToDevice(dst, src) })
+	return d.calls.call("CopyToDevice", bytesOf(len(src)), func() error { return d.Device.CopyToDevice(dst, src) })
 }
 
 func (d *watchedDevice) CopyFromDevice(dst []byte, src kernels.DevPtr) error {
-	return d.calls.call("CopyFromDevice", fmt.Sprintf("%d bytes", len(dst)), func() error { return d.Device.CopyFromDevice(dst, src) })
+	return d.calls.call("CopyFromDevice", bytesOf(len(dst)), func() error { return d.Device.CopyFromDevice(dst, src) })
 }
 
 func (d *watchedDevice) Memset(p kernels.DevPtr, value byte, bytes int) error {
-	return d.calls.call("Memset", fmt.Sprintf("%d bytes", bytes), func() error { return d.Device.Memset(p, value, bytes) })
+	return d.calls.call("Memset", bytesOf(bytes), func() error { return d.Device.Memset(p, value, bytes) })
 }
 
 func (d *watchedDevice) Occupancy(k *kernels.Kernel, blockThreads, dynamicSmem int) (n int, err error) {
-	err = d.calls.call("Occupancy", k.Name, func() error {
+	err = d.calls.call("Occupancy", func() string { return k.Name }, func() error {
 		n, err = d.Device.Occupancy(k, blockThreads, dynamicSmem)
 		return err
 	})
@@ -181,7 +187,7 @@ func (d *watchedDevice) MarkRun(run int, timed, begin bool) {
 
 // launchLogged is Launch through the log.
 func (d *watchedDevice) launchLogged(ctx context.Context, k *kernels.Kernel, cfg kernels.LaunchConfig, args []any) (s kernels.LaunchStats, err error) {
-	err = d.calls.call("Launch", fmt.Sprintf("%s grid %d block %d", k.Name, cfg.Grid.Count(), cfg.Block.Count()), func() error {
+	err = d.calls.call("Launch", func() string { return fmt.Sprintf("%s grid %d block %d", k.Name, cfg.Grid.Count(), cfg.Block.Count()) }, func() error {
 		s, err = d.Device.Launch(ctx, k, cfg, args...)
 		return err
 	})
