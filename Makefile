@@ -44,7 +44,7 @@ test: vet
 	@echo "test: $(GO) test ./... (every package's tests: about 3 minutes on 2 cores, cmd/warpgraph and scheduler the longest; one line per package as it finishes; a package past 20 minutes fails)"
 	@$(GO) test -timeout 20m ./...
 	@echo "test: the parallel timing engine's and functional rounds' tests under the race detector (about 2 minutes)"
-	@$(GO) test -race -run 'TestWorkPoolRunsEachTaskOnce|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers|TestFunctionalThreadsRunSchedulers|TestDevicesShareParsesConcurrently|TestRounds|TestStoreOverlay|TestCoLaunchSameAtEveryThreadCount' ./sim/timing ./sim ./sim/exec
+	@$(GO) test -race -run 'TestPool|TestWarmL2InSliceGroups|TestThreadsGiveTheSameFigures|TestThreadsGiveTheSameProfiles|TestThreadsRunSchedulers|TestFunctionalThreadsRunSchedulers|TestDevicesShareParsesConcurrently|TestRounds|TestStoreOverlay|TestCoLaunchSameAtEveryThreadCount' ./sim/internal/workpool ./sim/memsys ./sim/timing ./sim ./sim/exec
 
 vet:
 	@echo "vet: $(GO) vet ./... (compiles and checks every package: about 2 minutes on an empty build cache, seconds after)"

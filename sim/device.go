@@ -96,6 +96,8 @@ type options struct {
 	sampleInside int
 	// stretchSlice: WithStretchSlice (0: SampleStretchSlice).
 	stretchSlice int
+	// roundsIssue: WithStretchRoundsIssue (negative: SampleRoundsIssue).
+	roundsIssue float64
 	// stopsOnly: WithStopsOnly.
 	stopsOnly bool
 }
@@ -147,6 +149,14 @@ func WithSamplingInside(ratio int) Option { return func(o *options) { o.sampleIn
 // functional stretches of WithSamplingInside (default SampleStretchSlice;
 // WithSlice is whole functional launches').
 func WithStretchSlice(n int) Option { return func(o *options) { o.stretchSlice = max(n, 0) } }
+
+// WithStretchRoundsIssue sets the detailed pace, in warp-instructions a
+// cycle, from which a functional stretch of WithSamplingInside runs in
+// rounds on the device's threads rather than in issue-time order on one
+// (default SampleRoundsIssue; 0: every stretch in rounds).
+func WithStretchRoundsIssue(issue float64) Option {
+	return func(o *options) { o.roundsIssue = max(issue, 0) }
+}
 
 // WithStopsOnly runs every stretch of WithSamplingInside in detail: the
 // timing model stops and resumes as sampled mode makes it, with no
@@ -203,7 +213,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming, threads: -1}
+	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming, threads: -1, roundsIssue: -1}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -734,7 +744,7 @@ func (d *Device) launchFunctional(ctx context.Context, p *exec.Program, el exec.
 func (d *Device) runFunctional(ctx context.Context, g *exec.Grid, resident int) (map[string]float64, error) {
 	opt := exec.RunOptions{Resident: resident, Slice: d.opts.slice, QuietWindow: d.opts.quietWindow, Threads: d.Threads()}
 	if d.sampler != nil && d.gpu != nil {
-		opt.Warm = warmL2(d.gpu)
+		opt.Warm, opt.WarmPartOf = warmL2(d.gpu), d.gpu.Memory().WarmL2SliceOf
 	}
 	err := g.Run(ctx, opt)
 	return map[string]float64{

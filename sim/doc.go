@@ -83,8 +83,10 @@
 // A functional launch's global loads, stores and atomics bring their
 // lines into the timing model's L2 tags (memsys.System.WarmL2; stores and
 // atomics leave their sectors dirty), at no time and uncounted, handed
-// over at the end of each of its rounds SM by SM (exec.RunOptions.Warm),
-// so the same for every thread count: a detailed launch after functional
+// over at the end of each of its rounds SM by SM (exec.RunOptions.Warm;
+// on several threads each warms a group of L2 slices, each slice's lines
+// in that order: RunOptions.WarmPartOf), so the same for every thread
+// count: a detailed launch after functional
 // ones finds in the L2 what full timing would have left there (the L1s,
 // which hold values, start empty after any launch).
 //
@@ -153,10 +155,11 @@
 // stretch does about the work the timing model would in its place, where
 // long turns let a warp run ahead on fresher values and do less. A
 // stretch after a detailed one that issued at least SampleRoundsIssue
-// warp-instructions a cycle runs in exec's rounds on the device's threads
-// (another SM's stores seen a round later); after a slower pace, whose
-// rounds would hold too few turns to share, its turns run one after
-// another on one thread (issue-time order). The choice rests on the
+// warp-instructions a cycle (WithStretchRoundsIssue) runs in exec's
+// rounds on the device's threads (another SM's stores seen a round
+// later); after a slower pace its turns run one after another on one
+// thread (issue-time order), which follows the timing model's races more
+// closely where few warps work at once (a grid's wavefront). The choice rests on the
 // timing model's pace, so the figures are the same for every thread
 // count. Its loads, stores and atomics bring their lines into the L2's tags
 // (memsys.System.WarmL2; stores and atomics leave their sectors dirty),

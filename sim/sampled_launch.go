@@ -237,10 +237,6 @@ func (p *stretchProbe) stretchCycles(st timing.Stats) uint64 {
 	return max(st.Cycles, st.StoppedAt+1)
 }
 
-// roundsIssue is SampleRoundsIssue; tests set it to send every stretch
-// one way.
-var roundsIssue float64 = SampleRoundsIssue
-
 // stopInsts is a functional stretch's RunOptions.StopAfterInsts, given
 // the warp-instructions the detailed stretch would issue over its span.
 // A kernel charged by its warp-instructions stops at them. A kernel that
@@ -330,7 +326,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: p.stopInsts(instBudget),
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
-				WorkingFall: p.workingFall(), Warm: warmL2(gpu), InOrder: issue < roundsIssue, Threads: d.Threads()})
+				WorkingFall: p.workingFall(), Warm: warmL2(gpu), WarmPartOf: gpu.Memory().WarmL2SliceOf, InOrder: issue < d.stretchRoundsIssue(), Threads: d.Threads()})
 			functionalAtomics += g.GlobalAtomics - atomics0
 			if err != nil {
 				return st, counters, err
@@ -453,6 +449,15 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 		k.stretchCharge = ChargeWarpInstructions
 	}
 	k.rateChanges = append(k.rateChanges, changes...)
+}
+
+// stretchRoundsIssue is the detailed pace from which a functional stretch
+// runs in rounds (WithStretchRoundsIssue).
+func (d *Device) stretchRoundsIssue() float64 {
+	if d.opts.roundsIssue >= 0 {
+		return d.opts.roundsIssue
+	}
+	return SampleRoundsIssue
 }
 
 // stretchSlice is a functional stretch's turn (WithStretchSlice).

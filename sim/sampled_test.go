@@ -550,20 +550,18 @@ func TestStretchInstructionBudget(t *testing.T) {
 
 // TestSampledStretchesInRoundsAndInOrder: functional stretches run in
 // rounds on the device's threads (a detailed pace of at least
-// SampleRoundsIssue warp-instructions a cycle) or in issue-time order on
-// one thread, and either way the figures are the same at 1, 2 and 3
-// threads and the values exact; the two orders give other cycles.
+// WithStretchRoundsIssue warp-instructions a cycle) or in issue-time
+// order on one thread, and either way the figures are the same at 1, 2
+// and 3 threads and the values exact; the two orders give other cycles.
 func TestSampledStretchesInRoundsAndInOrder(t *testing.T) {
 	const spec = "rmat:scale=10+perm=1"
 	timing, _ := enactOn(t, ModeTiming, "sswp", "atos", spec)
-	defer func(v float64) { roundsIssue = v }(roundsIssue)
 	cycles := map[string]uint64{}
 	for name, issue := range map[string]float64{"rounds": 0, "in order": math.Inf(1)} {
-		roundsIssue = issue
 		var first *scheduler.Result
 		for _, n := range []int{1, 2, 3} {
 			res, d := enactOn(t, ModeSampled, "sswp", "atos", spec,
-				withSamplePolicy(insidePolicy()), WithSamplingInside(2), WithThreads(n))
+				withSamplePolicy(insidePolicy()), WithSamplingInside(2), WithStretchRoundsIssue(issue), WithThreads(n))
 			r, _ := d.SamplingReport()
 			require.Positive(t, r.Stopped, "%s: some launch ran in stretches", name)
 			assert.Equal(t, timing.Values, res.Values, "%s: widest paths do not depend on the interleaving", name)

@@ -55,6 +55,10 @@ type runOptions struct {
 	// sampleSlice is --sample-slice: the instructions a warp runs per turn
 	// in those functional stretches (0: the simulator's default).
 	sampleSlice int
+	// sampleRoundsPace is --sample-rounds: the detailed pace (warp-
+	// instructions a cycle) from which those stretches run in rounds on
+	// the threads (negative: the simulator's default).
+	sampleRoundsPace float64
 	// sampleStopsOnly is --sample-stops-only: every stretch in detail.
 	sampleStopsOnly bool
 	// progress, when not nil, reports the device's launches while a
@@ -193,6 +197,7 @@ func newRunCommand() *cobra.Command {
 	f.IntVar(&o.sampleInside, "sample-inside", 0, "with --sim-mode sampled: run each launch simulated in detail in detailed and functional stretches, a functional stretch making N detailed stretches' progress and charged at their rate (--sample-inside=N; alone, N = 8; larger N, less wall time and more error; an asynchronous kernel may do other work in its functional stretches: sim's package comment)")
 	f.Lookup("sample-inside").NoOptDefVal = strconv.Itoa(sim.SampleFunctionalRatio)
 	f.IntVar(&o.sampleSlice, "sample-slice", 0, fmt.Sprintf("with --sample-inside: the instructions a warp runs per turn in the functional stretches (default %d: short turns keep an asynchronous kernel's races, and so its work, close to the detailed stretches'; functional mode's own turn is 256)", sim.SampleStretchSlice))
+	f.Float64Var(&o.sampleRoundsPace, "sample-rounds", sim.SampleRoundsIssue, "with --sample-inside: a functional stretch after a detailed one that issued at least this many warp-instructions a cycle runs in rounds on the simulator's threads (another SM's stores seen a round later), one after a slower pace its turns one after another on one thread (issue-time order); 0: every stretch in rounds (the figures are the same at every thread count either way)")
 	f.BoolVar(&o.sampleStopsOnly, "sample-stops-only", false, "with --sample-inside: run every stretch in detail, the timing model stopped and resumed as the stretches make it but no functional stretch between: against full timing, what the stops alone change (a diagnostic of the sampling method; as slow as full timing)")
 	f.StringVar(&o.config, "config", "h100", "simulator configuration: a shipped name (h100, v100, gtx780ti, tiny), a YAML file, or an inline override (h100+sms=16+memory.l2_slices=20)")
 	registerParamFlags(f, o.params)
@@ -303,6 +308,10 @@ func (o runOptions) check(a *scheduler.Algorithm) (scheduler.Params, error) {
 		return nil, badInput("--sample-slice %d: use 1 to %d instructions (0: the default, %d)", o.sampleSlice, maxSampleSlice, sim.SampleStretchSlice)
 	case o.sampleSlice > 0 && o.sampleInside == 0:
 		return nil, badInput("--sample-slice applies with --sample-inside")
+	case o.set["sample-rounds"] && o.sampleInside == 0:
+		return nil, badInput("--sample-rounds applies with --sample-inside")
+	case o.sampleRoundsPace < 0 || math.IsNaN(o.sampleRoundsPace):
+		return nil, badInput("--sample-rounds %g: use a pace of 0 or more warp-instructions a cycle", o.sampleRoundsPace)
 	case o.sampleStopsOnly && o.sampleInside == 0:
 		return nil, badInput("--sample-stops-only applies with --sample-inside")
 	}

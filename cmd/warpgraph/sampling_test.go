@@ -37,6 +37,9 @@ func TestSampledModeWhereItDoesNotApply(t *testing.T) {
 		{"slice without inside", append(sampled, "--sample-slice=4"), "--sample-slice applies with --sample-inside"},
 		{"slice negative", append(sampled, "--sample-inside", "--sample-slice=-1"), "--sample-slice -1: use 1 to 65536 instructions"},
 		{"slice too long", append(sampled, "--sample-inside", "--sample-slice=65537"), "--sample-slice 65537: use 1 to 65536 instructions"},
+		{"rounds without inside", append(sampled, "--sample-rounds=0"), "--sample-rounds applies with --sample-inside"},
+		{"rounds negative", append(sampled, "--sample-inside", "--sample-rounds=-2"), "--sample-rounds -2: use a pace of 0 or more"},
+		{"rounds not a number", append(sampled, "--sample-inside", "--sample-rounds=NaN"), "--sample-rounds NaN: use a pace of 0 or more"},
 		{"stops only without inside", append(sampled, "--sample-stops-only"), "--sample-stops-only applies with --sample-inside"},
 	}
 	for _, tc := range tests {

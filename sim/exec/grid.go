@@ -58,9 +58,10 @@ type Grid struct {
 	scratch warpScratch
 	// warm is RunOptions.Warm while a run in order warms the L2, and
 	// warmAcc and warmAddr the access it is handed (accessed).
-	warm     func(acc *MemAccess)
-	warmAcc  MemAccess
-	warmAddr [WarpSize]uint64
+	warm       func(acc *MemAccess)
+	warmPartOf func(addr uint64) int
+	warmAcc    MemAccess
+	warmAddr   [WarpSize]uint64
 
 	ctas int // CTAs in the grid
 	next int // CTAs dispatched
@@ -567,6 +568,13 @@ type RunOptions struct {
 	// same for every thread count). Sampled simulation warms the timing
 	// model's L2 with it.
 	Warm func(acc *MemAccess)
+	// WarmPartOf, when set with Warm, lets a run in rounds warm on its
+	// threads: it maps a global address to its part of the warmed state
+	// (an L2 slice), parts sharing no state, and Warm is then called from
+	// several goroutines at once, each call with the lanes of one group
+	// of parts, each part's lanes in the order above. It is called from
+	// several goroutines too.
+	WarmPartOf func(addr uint64) int
 	// Threads is how many threads run a round's SMs (below 1: one). The
 	// result is the same for every count.
 	Threads int
@@ -860,9 +868,14 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		g.beginRounds()
 		defer g.endRounds()
 		r = rounder{g: g, slots: slots, slice: slice, threads: max(opt.Threads, 1)}
+		r.startPool()
+		defer r.stopPool()
 		if opt.Warm != nil {
 			g.warm = opt.Warm
-			defer func() { g.warm = nil }()
+			if r.pool != nil {
+				g.warmPartOf = opt.WarmPartOf
+			}
+			defer func() { g.warm, g.warmPartOf = nil, nil }()
 		}
 	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)
@@ -888,6 +901,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 				return err
 			}
 		} else {
+			r.live = live
 			if err := r.turns(); err != nil {
 				return err
 			}

@@ -3,13 +3,17 @@ package exec
 import (
 	"math/bits"
 	"sync"
-	"sync/atomic"
 
+	"github.com/warpgraph/warpgraph/sim/internal/workpool"
 	"github.com/warpgraph/warpgraph/sim/ptx"
 )
 
 // Functional rounds: how Run and Continue execute a grid, on one thread or
-// several, with the same result for every thread count.
+// several (a pool of spinning helpers, sim/internal/workpool, kept for the
+// run: a round is often tens of microseconds), with the same result for
+// every thread count. A round's bookkeeping visits the warps that took a
+// turn, and its end (the warm, the logs, each SM's turns) runs on the
+// threads too.
 //
 // The grid is split by SM (Split) for the run. A round gives every ready
 // warp of the resident CTAs one turn; the SMs' turns run at once, each
@@ -52,6 +56,9 @@ func (o *storeOverlay) empty() bool { return len(o.used) == 0 }
 
 // reset empties the overlay, keeping its storage.
 func (o *storeOverlay) reset() {
+	if len(o.used) == 0 {
+		return // put sets seen bits only with a word it uses
+	}
 	for _, i := range o.used {
 		o.keys[i] = 0
 	}
@@ -165,7 +172,11 @@ func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, 
 		// the SM's log.
 		sh.warmLoads = append(sh.warmLoads, warmLoad{lanes: lanes, size: int32(x.size) * int32(x.vec), at: int32(len(sh.warmAddrs))})
 		for mm := lanes; mm != 0; mm &= mm - 1 {
-			sh.warmAddrs = append(sh.warmAddrs, base[bits.TrailingZeros32(mm)]+off)
+			a := base[bits.TrailingZeros32(mm)] + off
+			sh.warmAddrs = append(sh.warmAddrs, a)
+			if g.warmPartOf != nil {
+				sh.warmParts = append(sh.warmParts, uint32(g.warmPartOf(a)))
+			}
 		}
 		return
 	}
@@ -203,6 +214,28 @@ func (w *Warp) overlayStore(lanes uint32, base *[32]uint64, off uint64, size, ve
 	}
 }
 
+// startPool starts the rounder's pool when it has more than one thread;
+// stopPool ends it.
+func (r *rounder) startPool() {
+	if r.threads <= 1 {
+		return
+	}
+	r.pool = new(workpool.Pool)
+	r.pool.Start(r.threads - 1)
+	r.smTask = func(k int) { s := r.busy[k]; r.errs[s] = r.smTurns(s) }
+	r.settleTask = r.settleSM
+	r.warmAccs = make([]warmScratch, r.threads)
+	r.warmTask = func(p int) { r.warmGroup(p, r.threads, &r.warmAccs[p].acc, &r.warmAccs[p].addr) }
+	r.smOwner = func(k int) int { return r.busy[k] }
+}
+
+func (r *rounder) stopPool() {
+	if r.pool != nil {
+		r.pool.Stop()
+		r.pool = nil
+	}
+}
+
 // beginRounds splits the grid for a functional run in rounds.
 func (g *Grid) beginRounds() {
 	g.Split(g.SMs())
@@ -217,7 +250,7 @@ func (g *Grid) endRounds() {
 	for _, s := range g.shards {
 		s.log.Reset()
 		s.over.reset()
-		s.warmLoads, s.warmAddrs = s.warmLoads[:0], s.warmAddrs[:0]
+		s.warmLoads, s.warmAddrs, s.warmParts = s.warmLoads[:0], s.warmAddrs[:0], s.warmParts[:0]
 	}
 	if err := g.Unsplit(); err != nil {
 		panic(err)
@@ -231,10 +264,26 @@ type rounder struct {
 	slice   int
 	threads int
 	// bySM lists, per SM, the slots of its CTAs in slot order, and busy
-	// the SMs with any.
-	bySM [][]int
-	busy []int
-	errs []error
+	// the SMs with any, as they were when live (the slots holding a CTA,
+	// which runSlots keeps) was builtLive; ran lists, per SM, the warps
+	// that took a turn in the round, in order.
+	bySM      [][]int
+	busy      []int
+	live      int
+	builtLive int
+	ran       [][]ranTurn
+	errs      []error
+	// pool runs the SMs' turns when threads > 1; smTask and smOwner are
+	// its task and owner functions, made once.
+	pool       *workpool.Pool
+	smTask     func(int)
+	settleTask func(int)
+	warmTask   func(int)
+	warmAccs   []warmScratch
+	smOwner    func(int) int
+	// before is the grid's change count before the round's logs were
+	// applied (turnState.backOff).
+	before uint64
 	// changed says, per SM and logged operation, whether applying it
 	// changed memory; hits collects, per part of memory, the operations
 	// whose lanes in it did (apply).
@@ -316,16 +365,20 @@ func (r *rounder) apply() {
 		}
 		r.hits[p] = hits
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			part(p)
-		}()
+	if r.pool != nil {
+		r.pool.Do(parts, part)
+	} else {
+		var wg sync.WaitGroup
+		for p := 1; p < parts; p++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				part(p)
+			}()
+		}
+		part(0)
+		wg.Wait()
 	}
-	part(0)
-	wg.Wait()
 	for _, hits := range r.hits[:parts] {
 		for _, h := range hits {
 			r.changed[h.s][h.k] = true
@@ -339,50 +392,39 @@ func (r *rounder) turns() error {
 	g := r.g
 	if r.bySM == nil {
 		r.bySM = make([][]int, len(g.shards))
+		r.ran = make([][]ranTurn, len(g.shards))
 		r.errs = make([]error, len(g.shards))
+		r.builtLive = -1
 	}
-	for s := range r.bySM {
-		r.bySM[s] = r.bySM[s][:0]
-	}
-	for i, c := range r.slots {
-		if c != nil {
-			r.bySM[c.SM] = append(r.bySM[c.SM], i)
+	if r.live != r.builtLive {
+		// A slot emptied since the lists were made (a finished CTA's slot
+		// takes the next waiting CTA of the same SM, so only an emptied
+		// slot changes them).
+		r.builtLive = r.live
+		for s := range r.bySM {
+			r.bySM[s] = r.bySM[s][:0]
+		}
+		for i, c := range r.slots {
+			if c != nil {
+				r.bySM[c.SM] = append(r.bySM[c.SM], i)
+			}
+		}
+		r.busy = r.busy[:0]
+		for s, idx := range r.bySM {
+			if len(idx) > 0 {
+				r.busy = append(r.busy, s)
+			}
 		}
 	}
-	busy := r.busy[:0]
-	for s, idx := range r.bySM {
-		if len(idx) > 0 {
-			busy = append(busy, s)
-		}
-	}
-	r.busy = busy
-	if r.threads <= 1 || len(busy) <= 1 {
+	busy := r.busy
+	if r.pool == nil || len(busy) <= 1 {
 		for _, s := range busy {
 			r.errs[s] = r.smTurns(s)
 		}
 	} else {
-		// The SMs are handed out in turn to the threads, this one among
-		// them.
-		var next atomic.Int64
-		work := func() {
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(busy) {
-					return
-				}
-				r.errs[busy[k]] = r.smTurns(busy[k])
-			}
-		}
-		var wg sync.WaitGroup
-		for range min(r.threads, len(busy)) - 1 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work()
-			}()
-		}
-		work()
-		wg.Wait()
+		// Each SM goes first to the same worker round after round, so
+		// that its warps stay in one core's caches.
+		r.pool.DoOwned(len(busy), r.smTask, r.smOwner)
 	}
 	for _, s := range busy {
 		if err := r.errs[s]; err != nil {
@@ -392,17 +434,33 @@ func (r *rounder) turns() error {
 	return nil
 }
 
-// smTurns runs the turns of SM s's warps, in slot order.
+// warmScratch is one warm worker's access (rounder.warmGroup).
+type warmScratch struct {
+	acc  MemAccess
+	addr [WarpSize]uint64
+	_    [64]byte // keeps workers' scratch off each other's cache lines
+}
+
+// ranTurn is a warp that took a turn in the round: warp j of the CTA in
+// slot i.
+type ranTurn struct{ slot, warp int32 }
+
+// smTurns runs the turns of SM s's ready warps, in slot order, and lists
+// them in r.ran[s]. A warp that a barrier releases during the round still
+// runs in it when it comes after the releasing one.
 func (r *rounder) smTurns(s int) error {
 	sh := r.g.shards[s]
+	ran := r.ran[s][:0]
+	defer func() { r.ran[s] = ran }()
 	for _, i := range r.bySM[s] {
 		c := r.slots[i]
-		for j := range c.turns {
-			t := &c.turns[j]
-			t.turnN = -1
-			if t.state != WarpReady {
-				continue
+		for j := 0; j < len(c.turns); j++ {
+			rest := c.ready >> j
+			if rest == 0 {
+				break
 			}
+			j += bits.TrailingZeros64(rest)
+			t := &c.turns[j]
 			if t.sitsOut(r.g.changes) {
 				sh.satOut++
 				continue
@@ -412,6 +470,7 @@ func (r *rounder) smTurns(s int) error {
 			w.turnReads = 0
 			n, err := w.run(r.slice)
 			t.turnN, w.turnOps, w.turnChanged = int32(n), len(sh.log.ops), sh.changes != changes
+			ran = append(ran, ranTurn{int32(i), int32(j)})
 			if err != nil {
 				return err
 			}
@@ -420,106 +479,155 @@ func (r *rounder) smTurns(s int) error {
 	return nil
 }
 
-// settle ends a round: it applies the SMs' logs (apply), folds the shards' counts into the
-// grid, and records each warp's turn (backOff). It returns the warps
-// whose turn was not idle, whether any warp ran, whether any sat out, and
-// the warp-instructions the sat-out turns stand for.
+// settle ends a round: it applies the SMs' logs (apply), records each
+// warp's turn (settleSM, the SMs at once), and folds the shards' counts
+// into the grid. It returns the warps whose turn was not idle, whether
+// any warp ran, whether any sat out, and the warp-instructions the
+// sat-out turns stand for.
 func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64) {
 	g := r.g
-	before := g.changes
+	r.before = g.changes
 	r.warm()
 	r.apply()
-	for s, sh := range g.shards {
-		lg := sh.log
-		changed := r.changed[s]
-		k := 0
-		for _, i := range r.bySM[s] {
-			c := r.slots[i]
-			for j := range c.turns {
-				if c.turns[j].turnN < 0 {
-					continue
-				}
-				w := c.warps[j]
-				for ; k < w.turnOps; k++ {
-					if changed[k] {
-						g.epoch++
-						g.changes++
-						w.turnChanged = true // the turn changed memory
-					}
-				}
-			}
+	if r.pool != nil && len(r.busy) > 1 {
+		r.pool.DoOwned(len(r.busy), r.settleTask, r.smOwner)
+	} else {
+		for k := range r.busy {
+			r.settleSM(k)
 		}
-		for k := range lg.ops {
-			if op := &lg.ops[k]; op.kind == opAtom {
-				g.GlobalAtomics += uint64(bits.OnesCount32(op.lanes))
-			}
-		}
-		lg.Reset()
-		sh.over.reset()
+	}
+	for _, s := range r.busy {
+		sh := g.shards[s]
+		working += sh.working
+		progressed = progressed || sh.progressed
+		sh.working, sh.progressed = 0, false
+	}
+	for _, sh := range g.shards {
 		g.WarpInsts += sh.warpInsts
 		g.ThreadInsts += sh.threadInsts
 		g.Finished += sh.finished
 		g.epoch += sh.epoch
 		g.changes += sh.changes
+		g.GlobalAtomics += sh.atomics
 		if sh.satOut > 0 {
 			waiting = true
 			satOut += sh.satOut * uint64(r.slice)
 		}
-		sh.warpInsts, sh.threadInsts, sh.finished, sh.epoch, sh.changes, sh.satOut = 0, 0, 0, 0, 0, 0
-	}
-	for s := range g.shards {
-		for _, i := range r.bySM[s] {
-			c := r.slots[i]
-			for j := range c.turns {
-				t := &c.turns[j]
-				n := int(t.turnN)
-				if n < 0 {
-					continue
-				}
-				if n > 0 {
-					progressed = true
-				}
-				w := c.warps[j]
-				idle := n == r.slice && !w.turnChanged && w.turnReads == readStrong
-				t.backOff(idle, before)
-				if n > 0 && !idle {
-					working++
-				}
-			}
-		}
+		sh.warpInsts, sh.threadInsts, sh.finished, sh.epoch, sh.changes, sh.atomics, sh.satOut = 0, 0, 0, 0, 0, 0, 0
 	}
 	return working, progressed, waiting, satOut
+}
+
+// settleSM records the turns of the round's k-th busy SM once its log is
+// applied: which changed memory (counted as the SM's changes), each
+// warp's back-off, and the SM's working turns and atomics; then it
+// empties the SM's log and overlay. It touches that SM's warps and shard
+// alone.
+func (r *rounder) settleSM(k int) {
+	s := r.busy[k]
+	sh := r.g.shards[s]
+	lg := sh.log
+	changed := r.changed[s]
+	op := 0
+	for _, rt := range r.ran[s] {
+		c := r.slots[rt.slot]
+		w := c.warps[rt.warp]
+		for ; op < w.turnOps; op++ {
+			if changed[op] {
+				sh.epoch++
+				sh.changes++
+				w.turnChanged = true // the turn changed memory
+			}
+		}
+		t := &c.turns[rt.warp]
+		n := int(t.turnN)
+		if n > 0 {
+			sh.progressed = true
+		}
+		idle := n == r.slice && !w.turnChanged && w.turnReads == readStrong
+		t.backOff(idle, r.before)
+		if n > 0 && !idle {
+			sh.working++
+		}
+	}
+	for k := range lg.ops {
+		if op := &lg.ops[k]; op.kind == opAtom {
+			sh.atomics += uint64(bits.OnesCount32(op.lanes))
+		}
+	}
+	lg.Reset()
+	sh.over.reset()
 }
 
 // warm hands the round's global accesses to RunOptions.Warm, when the run
 // warms an L2: SM by SM in their order, each SM's loads in issue order,
 // then its logged stores and atomics in issue order, so that the L2's tags
-// end the same for every thread count.
+// end the same for every thread count. With RunOptions.WarmPartOf and a
+// pool, the workers warm at once, each the lanes of its group of parts
+// (part modulo the workers), in that same order: a part's state sees the
+// accesses the serial warm would hand it, in the same order.
 func (r *rounder) warm() {
 	g := r.g
 	if g.warm == nil {
 		return
 	}
-	hand := func(kind MemKind, lanes uint32, size int, addrs []uint64) {
-		i := 0
-		for mm := lanes; mm != 0; mm &= mm - 1 {
-			g.warmAddr[bits.TrailingZeros32(mm)] = addrs[i]
-			i++
-		}
-		g.handWarm(kind, lanes, size)
+	if r.pool == nil || g.warmPartOf == nil {
+		r.warmGroup(0, 1, &g.warmAcc, &g.warmAddr)
+	} else {
+		r.pool.Do(r.threads, r.warmTask)
 	}
 	for _, sh := range g.shards {
-		for _, ld := range sh.warmLoads {
-			hand(MemLoad, ld.lanes, int(ld.size), sh.warmAddrs[ld.at:])
+		sh.warmLoads, sh.warmAddrs, sh.warmParts = sh.warmLoads[:0], sh.warmAddrs[:0], sh.warmParts[:0]
+	}
+}
+
+// warmGroup hands RunOptions.Warm the round's accesses of lanes whose part
+// is group modulo groups (every lane when groups is 1), using acc and addr
+// for the access.
+func (r *rounder) warmGroup(group, groups int, acc *MemAccess, addr *[WarpSize]uint64) {
+	g := r.g
+	hand := func(kind MemKind, lanes uint32, size int, addrs []uint64, parts []uint32) {
+		var mine uint32
+		i := 0
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			if groups == 1 || int(parts[i]%uint32(groups)) == group {
+				addr[l] = addrs[i]
+				mine |= 1 << l
+			}
+			i++
 		}
-		sh.warmLoads, sh.warmAddrs = sh.warmLoads[:0], sh.warmAddrs[:0]
+		if mine != 0 {
+			*acc = MemAccess{Kind: kind, Size: size, Lanes: mine, Space: &allGlobal, Addr: addr}
+			g.warm(acc)
+		}
+	}
+	var logParts []uint32
+	for _, sh := range g.shards {
+		for _, ld := range sh.warmLoads {
+			var parts []uint32
+			if groups > 1 {
+				parts = sh.warmParts[ld.at:]
+			}
+			hand(MemLoad, ld.lanes, int(ld.size), sh.warmAddrs[ld.at:], parts)
+		}
 		lg := sh.log
 		for k := range lg.ops {
-			switch op := &lg.ops[k]; op.kind {
-			case opStore:
-				hand(MemStore, op.lanes, int(op.x.size)*int(op.x.vec), lg.vals[op.at:])
-			case opAtom:
-				hand(MemAtomic, op.lanes, int(op.x.size), lg.vals[op.at:])
+			op := &lg.ops[k]
+			if op.kind != opStore && op.kind != opAtom {
+				continue
+			}
+			addrs := lg.vals[op.at:]
+			if groups > 1 {
+				logParts = logParts[:0]
+				for i := range bits.OnesCount32(op.lanes) {
+					logParts = append(logParts, uint32(g.warmPartOf(addrs[i])))
+				}
+			}
+			if op.kind == opStore {
+				hand(MemStore, op.lanes, int(op.x.size)*int(op.x.vec), addrs, logParts)
+			} else {
+				hand(MemAtomic, op.lanes, int(op.x.size), addrs, logParts)
 			}
 		}
 	}

@@ -47,11 +47,20 @@ type Shard struct {
 	rounds bool
 	over   storeOverlay
 	satOut uint64
+	// atomics, working and progressed are the round's global atomic
+	// lanes, turns that were not idle, and whether any turn issued
+	// (rounder.settleSM).
+	atomics    uint64
+	working    int
+	progressed bool
 	// warmLoads and warmAddrs are the round's global loads while the run
 	// warms an L2 (RunOptions.Warm), handed over at the round's end in SM
 	// order (rounder.warm) with the logged stores and atomics.
 	warmLoads []warmLoad
 	warmAddrs []uint64
+	// warmParts is each of warmAddrs' part (RunOptions.WarmPartOf), when
+	// the run warms in parts.
+	warmParts []uint32
 }
 
 // warmLoad is one global load of a round: its lanes, their byte size,

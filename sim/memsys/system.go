@@ -622,6 +622,18 @@ func (s *System) ResetStats() {
 	s.fabric.resetStats()
 }
 
+// WarmL2SliceOf is the L2 slice whose tags WarmL2 changes for an access
+// at addr: calls of WarmL2 whose lanes lie in distinct slices share no
+// state and may run at once. It returns 0 under the akita_writeback L2
+// model, where WarmL2 does nothing.
+func (s *System) WarmL2SliceOf(addr uint64) int {
+	if len(s.sectoredL2s) == 0 {
+		return 0
+	}
+	shift := s.sectoredL2s[0].lineShift
+	return s.SliceOf(addr >> shift << shift)
+}
+
 // WarmL2 brings the lines that a warp's access touches into their L2
 // slices' tags, as sampled simulation's functional execution does so that
 // a detailed stretch after it does not find the L2 cold: each lane in

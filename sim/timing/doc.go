@@ -231,7 +231,8 @@
 //     a window at once, the receivers take theirs between the windows
 //     instead, before the engine jumps to the next event.
 //   - Windows. The domains with events in a window [T, T+W) run up to its
-//     end concurrently, on a pool of n goroutines that take them as tasks
+//     end concurrently, on a pool of n goroutines (sim/internal/workpool)
+//     that take them as tasks
 //     in any order (no domain can affect another within a window, so
 //     which goroutine runs which changes nothing; each domain goes first
 //     to the same goroutine window after window, so that its state stays
