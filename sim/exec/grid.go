@@ -60,6 +60,9 @@ type Grid struct {
 	// warmAcc and warmAddr the access it is handed (accessed).
 	warm       func(acc *MemAccess)
 	warmPartOf func(addr uint64) int
+	// warmGroups is how many groups a run in rounds files its warm's
+	// accesses under (Shard.noteWarm): the pool's workers, or 1.
+	warmGroups int
 	warmAcc    MemAccess
 	warmAddr   [WarpSize]uint64
 
@@ -872,10 +875,10 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		defer r.stopPool()
 		if opt.Warm != nil {
 			g.warm = opt.Warm
-			if r.pool != nil {
-				g.warmPartOf = opt.WarmPartOf
+			if r.pool != nil && opt.WarmPartOf != nil {
+				g.warmPartOf, g.warmGroups = opt.WarmPartOf, len(r.warmAccs)
 			}
-			defer func() { g.warm, g.warmPartOf = nil, nil }()
+			defer func() { g.warm, g.warmPartOf, g.warmGroups = nil, nil, 0 }()
 		}
 	}
 	watch := NewWatchdog(g, g.WarpInsts, window, 0)

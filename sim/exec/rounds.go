@@ -170,14 +170,7 @@ func (w *Warp) accessed(kind MemKind, x *xinst, lanes uint32, base *[32]uint64, 
 	if sh := w.sh; sh != nil && sh.rounds {
 		// Only loads come here in a round: its stores and atomics are in
 		// the SM's log.
-		sh.warmLoads = append(sh.warmLoads, warmLoad{lanes: lanes, size: int32(x.size) * int32(x.vec), at: int32(len(sh.warmAddrs))})
-		for mm := lanes; mm != 0; mm &= mm - 1 {
-			a := base[bits.TrailingZeros32(mm)] + off
-			sh.warmAddrs = append(sh.warmAddrs, a)
-			if g.warmPartOf != nil {
-				sh.warmParts = append(sh.warmParts, uint32(g.warmPartOf(a)))
-			}
-		}
+		sh.noteWarm(g, MemLoad, lanes, int32(x.size)*int32(x.vec), func(l int) uint64 { return base[l] + off })
 		return
 	}
 	for mm := lanes; mm != 0; mm &= mm - 1 {
@@ -224,8 +217,9 @@ func (r *rounder) startPool() {
 	r.pool.Start(r.threads - 1)
 	r.smTask = func(k int) { s := r.busy[k]; r.errs[s] = r.smTurns(s) }
 	r.settleTask = r.settleSM
-	r.warmAccs = make([]warmScratch, r.threads)
-	r.warmTask = func(p int) { r.warmGroup(p, r.threads, &r.warmAccs[p].acc, &r.warmAccs[p].addr) }
+	// One warm group per thread, at most 64 (noteWarm's mask of groups).
+	r.warmAccs = make([]warmScratch, min(r.threads, 64))
+	r.warmTask = func(p int) { r.warmGroup(p, &r.warmAccs[p].acc, &r.warmAccs[p].addr) }
 	r.smOwner = func(k int) int { return r.busy[k] }
 }
 
@@ -250,7 +244,9 @@ func (g *Grid) endRounds() {
 	for _, s := range g.shards {
 		s.log.Reset()
 		s.over.reset()
-		s.warmLoads, s.warmAddrs, s.warmParts = s.warmLoads[:0], s.warmAddrs[:0], s.warmParts[:0]
+		for k := range s.warmBy {
+			s.warmBy[k].recs, s.warmBy[k].addrs = s.warmBy[k].recs[:0], s.warmBy[k].addrs[:0]
+		}
 	}
 	if err := g.Unsplit(); err != nil {
 		panic(err)
@@ -476,6 +472,9 @@ func (r *rounder) smTurns(s int) error {
 			}
 		}
 	}
+	if g := r.g; g.warm != nil && g.warmGroups > 1 {
+		sh.noteLogWarm(g)
+	}
 	return nil
 }
 
@@ -564,71 +563,113 @@ func (r *rounder) settleSM(k int) {
 // then its logged stores and atomics in issue order, so that the L2's tags
 // end the same for every thread count. With RunOptions.WarmPartOf and a
 // pool, the workers warm at once, each the lanes of its group of parts
-// (part modulo the workers), in that same order: a part's state sees the
-// accesses the serial warm would hand it, in the same order.
+// (part modulo the workers), which the SMs' turns filed by group
+// (Shard.noteWarm, noteLogWarm), in that same order: a part's state sees
+// the accesses the serial warm would hand it, in the same order.
 func (r *rounder) warm() {
 	g := r.g
 	if g.warm == nil {
 		return
 	}
 	if r.pool == nil || g.warmPartOf == nil {
-		r.warmGroup(0, 1, &g.warmAcc, &g.warmAddr)
+		for _, sh := range g.shards {
+			sh.noteLogWarm(g)
+		}
+		r.warmGroup(0, &g.warmAcc, &g.warmAddr)
 	} else {
-		r.pool.Do(r.threads, r.warmTask)
+		r.pool.Do(len(r.warmAccs), r.warmTask)
 	}
 	for _, sh := range g.shards {
-		sh.warmLoads, sh.warmAddrs, sh.warmParts = sh.warmLoads[:0], sh.warmAddrs[:0], sh.warmParts[:0]
+		for k := range sh.warmBy {
+			sh.warmBy[k].recs, sh.warmBy[k].addrs = sh.warmBy[k].recs[:0], sh.warmBy[k].addrs[:0]
+		}
 	}
 }
 
-// warmGroup hands RunOptions.Warm the round's accesses of lanes whose part
-// is group modulo groups (every lane when groups is 1), using acc and addr
-// for the access.
-func (r *rounder) warmGroup(group, groups int, acc *MemAccess, addr *[WarpSize]uint64) {
+// warmGroup hands RunOptions.Warm the round's accesses filed under group,
+// SM by SM, using acc and addr for the access.
+func (r *rounder) warmGroup(group int, acc *MemAccess, addr *[WarpSize]uint64) {
 	g := r.g
-	hand := func(kind MemKind, lanes uint32, size int, addrs []uint64, parts []uint32) {
-		var mine uint32
-		i := 0
-		for mm := lanes; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			if groups == 1 || int(parts[i]%uint32(groups)) == group {
-				addr[l] = addrs[i]
-				mine |= 1 << l
-			}
-			i++
+	for _, sh := range g.shards {
+		if group >= len(sh.warmBy) {
+			continue
 		}
-		if mine != 0 {
-			*acc = MemAccess{Kind: kind, Size: size, Lanes: mine, Space: &allGlobal, Addr: addr}
+		wb := &sh.warmBy[group]
+		for _, rec := range wb.recs {
+			i := int(rec.at)
+			for mm := rec.lanes; mm != 0; mm &= mm - 1 {
+				addr[bits.TrailingZeros32(mm)] = wb.addrs[i]
+				i++
+			}
+			*acc = MemAccess{Kind: rec.kind, Size: int(rec.size), Lanes: rec.lanes, Space: &allGlobal, Addr: addr}
 			g.warm(acc)
 		}
 	}
-	var logParts []uint32
-	for _, sh := range g.shards {
-		for _, ld := range sh.warmLoads {
-			var parts []uint32
-			if groups > 1 {
-				parts = sh.warmParts[ld.at:]
-			}
-			hand(MemLoad, ld.lanes, int(ld.size), sh.warmAddrs[ld.at:], parts)
+}
+
+// noteWarm files a global access of lanes for the round's warm, the
+// address of lane l being addr(l): under group 0 alone, or, when the run
+// warms in parts, each lane under its part's group.
+func (sh *Shard) noteWarm(g *Grid, kind MemKind, lanes uint32, size int32, addr func(l int) uint64) {
+	groups := max(g.warmGroups, 1)
+	if len(sh.warmBy) < groups {
+		sh.warmBy = append(sh.warmBy, make([]warmRecords, groups-len(sh.warmBy))...)
+	}
+	if groups == 1 {
+		wb := &sh.warmBy[0]
+		wb.recs = append(wb.recs, warmRecord{kind: kind, lanes: lanes, size: size, at: int32(len(wb.addrs))})
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			wb.addrs = append(wb.addrs, addr(bits.TrailingZeros32(mm)))
 		}
-		lg := sh.log
-		for k := range lg.ops {
-			op := &lg.ops[k]
-			if op.kind != opStore && op.kind != opAtom {
-				continue
-			}
-			addrs := lg.vals[op.at:]
-			if groups > 1 {
-				logParts = logParts[:0]
-				for i := range bits.OnesCount32(op.lanes) {
-					logParts = append(logParts, uint32(g.warmPartOf(addrs[i])))
-				}
-			}
-			if op.kind == opStore {
-				hand(MemStore, op.lanes, int(op.x.size)*int(op.x.vec), addrs, logParts)
-			} else {
-				hand(MemAtomic, op.lanes, int(op.x.size), addrs, logParts)
+		return
+	}
+	// The lanes' groups, then a record per group with lanes.
+	var mine [WarpSize]uint8
+	var used uint64
+	for mm := lanes; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		k := g.warmPartOf(addr(l)) % groups
+		mine[l] = uint8(k)
+		used |= 1 << k
+	}
+	for ; used != 0; used &= used - 1 {
+		k := bits.TrailingZeros64(used)
+		wb := &sh.warmBy[k]
+		var ls uint32
+		at := int32(len(wb.addrs))
+		for mm := lanes; mm != 0; mm &= mm - 1 {
+			if l := bits.TrailingZeros32(mm); int(mine[l]) == k {
+				ls |= 1 << l
+				wb.addrs = append(wb.addrs, addr(l))
 			}
 		}
+		wb.recs = append(wb.recs, warmRecord{kind: kind, lanes: ls, size: size, at: at})
+	}
+}
+
+// noteLogWarm files the SM's logged stores and atomics of the round for
+// the warm (noteWarm), after its loads.
+func (sh *Shard) noteLogWarm(g *Grid) {
+	lg := sh.log
+	for k := range lg.ops {
+		op := &lg.ops[k]
+		var kind MemKind
+		var size int32
+		switch op.kind {
+		case opStore:
+			kind, size = MemStore, int32(op.x.size)*int32(op.x.vec)
+		case opAtom:
+			kind, size = MemAtomic, int32(op.x.size)
+		default:
+			continue
+		}
+		addrs := lg.vals[op.at:]
+		var pos [WarpSize]uint8
+		i := uint8(0)
+		for mm := op.lanes; mm != 0; mm &= mm - 1 {
+			pos[bits.TrailingZeros32(mm)] = i
+			i++
+		}
+		sh.noteWarm(g, kind, op.lanes, size, func(l int) uint64 { return addrs[pos[l]] })
 	}
 }

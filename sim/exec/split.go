@@ -53,19 +53,23 @@ type Shard struct {
 	atomics    uint64
 	working    int
 	progressed bool
-	// warmLoads and warmAddrs are the round's global loads while the run
-	// warms an L2 (RunOptions.Warm), handed over at the round's end in SM
-	// order (rounder.warm) with the logged stores and atomics.
-	warmLoads []warmLoad
-	warmAddrs []uint64
-	// warmParts is each of warmAddrs' part (RunOptions.WarmPartOf), when
-	// the run warms in parts.
-	warmParts []uint32
+	// warmBy is the round's global accesses while the run warms an L2
+	// (RunOptions.Warm), filed by group of parts (noteWarm; one group
+	// when the warm runs on one thread), handed over at the round's end in
+	// SM order (rounder.warm).
+	warmBy []warmRecords
 }
 
-// warmLoad is one global load of a round: its lanes, their byte size,
-// and where its lanes' addresses start in Shard.warmAddrs.
-type warmLoad struct {
+// warmRecords is one group's accesses of a round: each record's lanes'
+// addresses lie in addrs from its at on, in lane order.
+type warmRecords struct {
+	recs  []warmRecord
+	addrs []uint64
+}
+
+// warmRecord is one global access of a round, or its lanes in one group.
+type warmRecord struct {
+	kind  MemKind
 	lanes uint32
 	size  int32
 	at    int32
