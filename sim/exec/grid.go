@@ -905,16 +905,19 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			}
 		} else {
 			r.live = live
+			finished := g.Finished
 			if err := r.turns(); err != nil {
 				return err
 			}
 			var sat uint64
 			working, progressed, waiting, sat = r.settle()
 			satOut += sat
-			for i, c := range slots {
-				if c != nil && c.Done() {
-					g.replace(slots, i, &live)
-					progressed = true
+			if g.Finished != finished { // some CTA finished in the round
+				for i, c := range slots {
+					if c != nil && c.Done() {
+						g.replace(slots, i, &live)
+						progressed = true
+					}
 				}
 			}
 			if overBudget() {

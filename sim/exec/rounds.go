@@ -215,12 +215,21 @@ func (r *rounder) startPool() {
 	}
 	r.pool = new(workpool.Pool)
 	r.pool.Start(r.threads - 1)
-	r.smTask = func(k int) { s := r.busy[k]; r.errs[s] = r.smTurns(s) }
-	r.settleTask = r.settleSM
+	r.smTask = func(k int) {
+		for _, s := range r.chunk(k) {
+			r.errs[s] = r.smTurns(s)
+		}
+	}
+	r.settleTask = func(k int) {
+		lo := k * r.chunkSMs
+		for i := range r.chunk(k) {
+			r.settleSM(lo + i)
+		}
+	}
 	// One warm group per thread, at most 64 (noteWarm's mask of groups).
 	r.warmAccs = make([]warmScratch, min(r.threads, 64))
 	r.warmTask = func(p int) { r.warmGroup(p, &r.warmAccs[p].acc, &r.warmAccs[p].addr) }
-	r.smOwner = func(k int) int { return r.busy[k] }
+	r.smOwner = func(k int) int { return k }
 }
 
 func (r *rounder) stopPool() {
@@ -277,6 +286,8 @@ type rounder struct {
 	warmTask   func(int)
 	warmAccs   []warmScratch
 	smOwner    func(int) int
+	// chunkSMs is how many busy SMs one task takes (chunk).
+	chunkSMs int
 	// before is the grid's change count before the round's logs were
 	// applied (turnState.backOff).
 	before uint64
@@ -420,7 +431,7 @@ func (r *rounder) turns() error {
 	} else {
 		// Each SM goes first to the same worker round after round, so
 		// that its warps stay in one core's caches.
-		r.pool.DoOwned(len(busy), r.smTask, r.smOwner)
+		r.pool.DoOwned(r.chunks(), r.smTask, r.smOwner)
 	}
 	for _, s := range busy {
 		if err := r.errs[s]; err != nil {
@@ -435,6 +446,24 @@ type warmScratch struct {
 	acc  MemAccess
 	addr [WarpSize]uint64
 	_    [64]byte // keeps workers' scratch off each other's cache lines
+}
+
+// chunksPerThread is how many tasks a thread's share of a round's busy
+// SMs is cut into: an SM's turns are often a microsecond or two of work,
+// so a task per SM would cost its claim as much again, and a few per
+// thread leave some to take from a thread that falls behind.
+const chunksPerThread = 4
+
+// chunks cuts the busy SMs into consecutive runs for the pool's tasks
+// (chunkSMs SMs each, the last fewer) and returns how many there are.
+func (r *rounder) chunks() int {
+	r.chunkSMs = max((len(r.busy)+r.threads*chunksPerThread-1)/(r.threads*chunksPerThread), 1)
+	return (len(r.busy) + r.chunkSMs - 1) / r.chunkSMs
+}
+
+// chunk is task k's busy SMs.
+func (r *rounder) chunk(k int) []int {
+	return r.busy[k*r.chunkSMs : min((k+1)*r.chunkSMs, len(r.busy))]
 }
 
 // ranTurn is a warp that took a turn in the round: warp j of the CTA in
@@ -489,7 +518,7 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 	r.warm()
 	r.apply()
 	if r.pool != nil && len(r.busy) > 1 {
-		r.pool.DoOwned(len(r.busy), r.settleTask, r.smOwner)
+		r.pool.DoOwned(r.chunks(), r.settleTask, r.smOwner)
 	} else {
 		for k := range r.busy {
 			r.settleSM(k)
