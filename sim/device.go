@@ -153,7 +153,7 @@ func WithStretchSlice(n int) Option { return func(o *options) { o.stretchSlice =
 // WithStretchRoundsIssue sets the detailed pace, in warp-instructions a
 // cycle, from which a functional stretch of WithSamplingInside runs in
 // rounds on the device's threads rather than in issue-time order on one
-// (default SampleRoundsIssue; 0: every stretch in rounds).
+// (default SampleRoundsIssue: 0, every stretch in rounds).
 func WithStretchRoundsIssue(issue float64) Option {
 	return func(o *options) { o.roundsIssue = max(issue, 0) }
 }

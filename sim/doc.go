@@ -154,12 +154,11 @@
 // asynchronous kernel's warps race about as the timing model's do, so a
 // stretch does about the work the timing model would in its place, where
 // long turns let a warp run ahead on fresher values and do less. A
-// stretch after a detailed one that issued at least SampleRoundsIssue
-// warp-instructions a cycle (WithStretchRoundsIssue) runs in exec's
-// rounds on the device's threads (another SM's stores seen a round
-// later); after a slower pace its turns run one after another on one
-// thread (issue-time order), which follows the timing model's races more
-// closely where few warps work at once (a grid's wavefront). The choice rests on the
+// stretch runs in exec's rounds on the device's threads (another SM's
+// stores seen a round later); WithStretchRoundsIssue keeps a stretch
+// after a detailed one that issued fewer warp-instructions a cycle in
+// issue-time order, its turns one after another on one thread (default
+// SampleRoundsIssue, 0: every stretch in rounds). The choice rests on the
 // timing model's pace, so the figures are the same for every thread
 // count. Its loads, stores and atomics bring their lines into the L2's tags
 // (memsys.System.WarmL2; stores and atomics leave their sectors dirty),
@@ -171,7 +170,11 @@
 // issues); one of a kernel charged by its warp-instructions counts until
 // the stop, its resumed stretch already slower than the launch was. It is charged its progress at the
 // rate the detailed stretch measured over its second half (the first half
-// warms the L1s); a detailed
+// warms the L1s); a stretch in rounds that is charged by its changes
+// charges its last round's changes for no more than that round's
+// warp-instructions at the detailed issue rate, since a round is applied
+// as one and may hold the burst of changes a launch's warps make together
+// as they finish, which the GPU makes at its issue rate; a detailed
 // stretch whose second half changed memory fewer than SampleMinChanges
 // times is followed by another detailed one. Progress, for a kernel with
 // a spin budget (kernels.SpinParams: it may wait on other warps), is the

@@ -57,11 +57,13 @@ const (
 	// issued at least this many warp-instructions a cycle runs in rounds
 	// on the device's threads (exec's rounds: another SM's stores seen a
 	// round later); one after fewer runs its turns one after another on
-	// one thread (exec.RunOptions.InOrder, issue-time order), since its
-	// rounds would hold too few turns to share. The choice rests on the
-	// timing model's pace alone, so the figures are the same for every
-	// thread count.
-	SampleRoundsIssue = 32
+	// one thread (exec.RunOptions.InOrder, issue-time order). The default,
+	// 0, runs every stretch in rounds: since rounds cost little per turn
+	// they pay off even in a grid's wavefront, and over the Atos cells and
+	// the inside set of results/sampled they come as close to full timing
+	// as issue-time order or closer. The choice rests on the timing model's
+	// pace alone, so the figures are the same for every thread count.
+	SampleRoundsIssue = 0
 	// maxStretchCycles bounds a detailed stretch lengthened for want of
 	// changes.
 	maxStretchCycles = 1 << 24
@@ -237,6 +239,30 @@ func (p *stretchProbe) stretchCycles(st timing.Stats) uint64 {
 	return max(st.Cycles, st.StoppedAt+1)
 }
 
+// roundsCharge is the cycles charged to a functional stretch in rounds of
+// a kernel charged by its changes, which began at start changes: its
+// progress at rate, but its last round's changes for no more than that
+// round's warp-instructions at the detailed issue rate. A round is applied
+// as one and the stretch stops at the end of the one that reaches its
+// budget, so the last round may hold a burst that the detailed stretches
+// never measured: the changes a launch's warps make together as they
+// finish (their counters, the termination), which the GPU makes at its
+// issue rate, not at the pace of the launch's tail.
+func (*stretchProbe) roundsCharge(g *exec.Grid, start uint64, rate, issue float64) uint64 {
+	insts, _ := g.Instructions()
+	changes := g.Changes()
+	roundInsts, roundChanges := g.LastRound()
+	return chargeRounds(roundChanges-start, changes-roundChanges, insts-roundInsts, rate, issue)
+}
+
+// chargeRounds is roundsCharge's sum: the changes before the last round
+// at rate (changes a cycle), the last round's changes at rate but for no
+// more than its warp-instructions at issue (warp-instructions a cycle).
+func chargeRounds(before, lastChanges, lastInsts uint64, rate, issue float64) uint64 {
+	last := min(float64(lastChanges)/rate, float64(lastInsts)/issue)
+	return uint64(math.Round(float64(before)/rate + last))
+}
+
 // stopInsts is a functional stretch's RunOptions.StopAfterInsts, given
 // the warp-instructions the detailed stretch would issue over its span.
 // A kernel charged by its warp-instructions stops at them. A kernel that
@@ -323,10 +349,11 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// copies belong to the timing model.
 			g.SetL1(nil)
 			atomics0 := g.GlobalAtomics
+			inOrder := issue < d.stretchRoundsIssue()
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: p.stopInsts(instBudget),
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
-				WorkingFall: p.workingFall(), Warm: warmL2(gpu), WarmPartOf: gpu.Memory().WarmL2SliceOf, InOrder: issue < d.stretchRoundsIssue(), Threads: d.Threads()})
+				WorkingFall: p.workingFall(), Warm: warmL2(gpu), WarmPartOf: gpu.Memory().WarmL2SliceOf, InOrder: inOrder, Threads: d.Threads()})
 			functionalAtomics += g.GlobalAtomics - atomics0
 			if err != nil {
 				return st, counters, err
@@ -337,6 +364,9 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 				chargeRate = issue
 			}
 			c := uint64(math.Round(float64(progress) / chargeRate))
+			if !inOrder && !p.byInsts {
+				c = p.roundsCharge(g, start, rate, issue)
+			}
 			charged += c
 			if p.lastRate > 0 {
 				// Held out: the rate this stretch was charged at

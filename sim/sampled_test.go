@@ -604,3 +604,16 @@ func TestStretchCyclesCountTheDrain(t *testing.T) {
 	assert.Equal(t, uint64(9000), (&stretchProbe{}).stretchCycles(st))
 	assert.Equal(t, uint64(8192), (&stretchProbe{byInsts: true}).stretchCycles(st))
 }
+
+// TestChargeRounds: a stretch in rounds is charged its changes at the
+// detailed rate, but its last round's burst of changes (a launch's warps
+// finishing together) no more than that round's instructions at the
+// detailed issue rate; a last round at the launch's pace is charged at
+// the rate as before.
+func TestChargeRounds(t *testing.T) {
+	const rate, issue = 0.01, 10.0 // a change per 100 cycles, 10 warp-instructions a cycle
+	assert.Equal(t, uint64(50_000), chargeRounds(400, 100, 1_000_000, rate, issue), "a round at the pace: 500 changes at the rate")
+	assert.Equal(t, uint64(40_000+2_000), chargeRounds(400, 1_400, 20_000, rate, issue), "a burst: 1,400 changes in 20,000 instructions")
+	assert.Equal(t, uint64(40_000), chargeRounds(400, 0, 5_000, rate, issue), "a last round without changes")
+	assert.Zero(t, chargeRounds(0, 0, 0, rate, issue))
+}

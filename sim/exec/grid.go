@@ -65,6 +65,9 @@ type Grid struct {
 	warmGroups int
 	warmAcc    MemAccess
 	warmAddr   [WarpSize]uint64
+	// roundInsts and roundChanges are WarpInsts and the change count as
+	// the last round in rounds began (LastRound).
+	roundInsts, roundChanges uint64
 
 	ctas int // CTAs in the grid
 	next int // CTAs dispatched
@@ -892,6 +895,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 	overBudget := func() bool {
 		return budget > 0 && g.changes-changes0 >= budget || instBudget > 0 && g.WarpInsts+satOut-insts0 >= instBudget
 	}
+	g.roundInsts, g.roundChanges = g.WarpInsts, g.changes
 	slow := slowdown{window: max(opt.SlowdownWindow, 4096), insts: g.WarpInsts, changes: g.changes,
 		workingWindow: opt.WorkingWindow, blockStart: g.WarpInsts, fall: opt.WorkingFall}
 	for live > 0 {
@@ -905,6 +909,7 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 			}
 		} else {
 			r.live = live
+			g.roundInsts, g.roundChanges = g.WarpInsts, g.changes
 			finished := g.Finished
 			if err := r.turns(); err != nil {
 				return err
@@ -943,6 +948,14 @@ func (g *Grid) runSlots(ctx context.Context, opt RunOptions, slots []*CTA) error
 		}
 	}
 	return nil
+}
+
+// LastRound returns the warp-instructions and changes (Changes) the grid
+// had counted when the last round of a run in rounds began (when the run
+// began, before any round): a round is applied as one, so a stretch
+// stopped at a budget of changes may pass it by a round's worth.
+func (g *Grid) LastRound() (warpInsts, changes uint64) {
+	return g.roundInsts, g.roundChanges
 }
 
 // replace retires the finished CTA in slots[i] and starts the next waiting
