@@ -815,6 +815,20 @@ func wakeIdle(slots []*CTA) uint64 {
 	return uint64(least) * ready
 }
 
+// nextReady is the index of c's first ready warp at or after j (-1:
+// none), read from its ready mask as it is now, so that a loop over it
+// meets a warp that a barrier released earlier in the loop.
+func (c *CTA) nextReady(j int) int {
+	if j >= len(c.turns) {
+		return -1
+	}
+	rest := c.ready >> j
+	if rest == 0 {
+		return -1
+	}
+	return j + bits.TrailingZeros64(rest)
+}
+
 // ctaTurns is c's warps' turn states, none for an empty slot.
 func ctaTurns(c *CTA) []turnState {
 	if c == nil {
@@ -984,12 +998,7 @@ func (g *Grid) turnsInOrder(opt RunOptions, slots []*CTA, slice int, satOut *uin
 		// The ready warps in order, each looked up as the round reaches
 		// it: a warp that a barrier releases during the round still runs
 		// in it when it comes after the releasing one.
-		for j := 0; j < len(c.turns); j++ {
-			rest := c.ready >> j
-			if rest == 0 {
-				break
-			}
-			j += bits.TrailingZeros64(rest)
+		for j := c.nextReady(0); j >= 0; j = c.nextReady(j + 1) {
 			t := &c.turns[j]
 			if t.sitsOut(g.changes) {
 				waiting = true

@@ -479,12 +479,7 @@ func (r *rounder) smTurns(s int) error {
 	defer func() { r.ran[s] = ran }()
 	for _, i := range r.bySM[s] {
 		c := r.slots[i]
-		for j := 0; j < len(c.turns); j++ {
-			rest := c.ready >> j
-			if rest == 0 {
-				break
-			}
-			j += bits.TrailingZeros64(rest)
+		for j := c.nextReady(0); j >= 0; j = c.nextReady(j + 1) {
 			t := &c.turns[j]
 			if t.sitsOut(r.g.changes) {
 				sh.satOut++
