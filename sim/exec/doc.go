@@ -35,7 +35,8 @@
 // its own SM's stores, and a turn ending after a global atomic or a fence
 // wider than the CTA. The result does not depend on the thread count.
 // RunOptions.InOrder instead runs the turns one after another on the
-// memory image itself (issue-time order; sampled simulation's stretches).
+// memory image itself (issue-time order; sampled simulation's stretches
+// after a slow detailed pace, when asked for).
 // A warp whose turns only poll (strong loads and atomics that change
 // nothing) backs off, and then waits until some warp changes memory
 // (Grid.runSlots), so idle pollers cost little. A timing model instead dispatches CTAs itself

@@ -586,9 +586,9 @@ type RunOptions struct {
 	Threads int
 	// InOrder runs the warps' turns one after another on one thread,
 	// each on the memory image as the turns before it left it, instead of
-	// in rounds: the interleaving of issue-time order, which a timing
-	// model's racing warps follow more closely (sampled simulation's
-	// functional stretches run so).
+	// in rounds: the interleaving of issue-time order (sampled
+	// simulation's functional stretches after a slow detailed pace, when
+	// asked for: sim.WithStretchRoundsIssue).
 	InOrder bool
 }
 

@@ -429,8 +429,8 @@ func (r *rounder) turns() error {
 			r.errs[s] = r.smTurns(s)
 		}
 	} else {
-		// Each SM goes first to the same worker round after round, so
-		// that its warps stay in one core's caches.
+		// Each run of SMs goes first to the same worker round after
+		// round, so that its warps stay in one core's caches.
 		r.pool.DoOwned(r.chunks(), r.smTask, r.smOwner)
 	}
 	for _, s := range busy {
