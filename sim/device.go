@@ -96,7 +96,7 @@ type options struct {
 	sampleInside int
 	// stretchSlice: WithStretchSlice (0: SampleStretchSlice).
 	stretchSlice int
-	// roundsIssue: WithStretchRoundsIssue (negative: SampleRoundsIssue).
+	// roundsIssue: WithStretchRoundsIssue.
 	roundsIssue float64
 	// stopsOnly: WithStopsOnly.
 	stopsOnly bool
@@ -213,7 +213,7 @@ func New(cfg Config, opts ...Option) (*Device, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming, threads: -1, roundsIssue: -1}
+	o := options{memLimit: cfg.GlobalMemBytes, mode: ModeTiming, threads: -1, roundsIssue: SampleRoundsIssue}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -349,7 +349,7 @@ func (d *Device) runInStretches(ctx context.Context, gpu *timing.GPU, l timing.L
 			// copies belong to the timing model.
 			g.SetL1(nil)
 			atomics0 := g.GlobalAtomics
-			inOrder := issue < d.stretchRoundsIssue()
+			inOrder := issue < d.opts.roundsIssue
 			done, err = g.Continue(ctx, exec.RunOptions{Resident: p.resident, Slice: d.stretchSlice(),
 				QuietWindow: d.opts.quietWindow, StopAfterChanges: budget, StopAfterInsts: p.stopInsts(instBudget),
 				StopOnSlowdown: true, SlowdownWindow: instBudget / 8, WorkingWindow: workingWindow(steadyAt, instBudget),
@@ -479,15 +479,6 @@ func (s *sampler) extrapolated(p *stretchProbe, detail, charged, unchecked uint6
 		k.stretchCharge = ChargeWarpInstructions
 	}
 	k.rateChanges = append(k.rateChanges, changes...)
-}
-
-// stretchRoundsIssue is the detailed pace from which a functional stretch
-// runs in rounds (WithStretchRoundsIssue).
-func (d *Device) stretchRoundsIssue() float64 {
-	if d.opts.roundsIssue >= 0 {
-		return d.opts.roundsIssue
-	}
-	return SampleRoundsIssue
 }
 
 // stretchSlice is a functional stretch's turn (WithStretchSlice).

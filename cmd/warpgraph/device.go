@@ -84,10 +84,8 @@ func openDevice(o runOptions) (*deviceEnv, error) {
 			extra = append(extra, sim.WithBoundsCheck())
 		}
 		if o.sampleInside > 0 {
-			extra = append(extra, sim.WithSamplingInside(o.sampleInside), sim.WithStretchSlice(o.sampleSlice))
-			if o.set["sample-rounds"] {
-				extra = append(extra, sim.WithStretchRoundsIssue(o.sampleRoundsPace))
-			}
+			extra = append(extra, sim.WithSamplingInside(o.sampleInside), sim.WithStretchSlice(o.sampleSlice),
+				sim.WithStretchRoundsIssue(o.sampleRoundsPace))
 			if o.sampleStopsOnly {
 				extra = append(extra, sim.WithStopsOnly())
 			}

@@ -57,7 +57,7 @@ type runOptions struct {
 	sampleSlice int
 	// sampleRoundsPace is --sample-rounds: the detailed pace (warp-
 	// instructions a cycle) from which those stretches run in rounds on
-	// the threads (negative: the simulator's default).
+	// the threads (default sim.SampleRoundsIssue).
 	sampleRoundsPace float64
 	// sampleStopsOnly is --sample-stops-only: every stretch in detail.
 	sampleStopsOnly bool

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"math/bits"
-	"sync"
 
 	"github.com/warpgraph/warpgraph/sim/internal/workpool"
 	"github.com/warpgraph/warpgraph/sim/ptx"
@@ -286,8 +285,9 @@ type rounder struct {
 	warmTask   func(int)
 	warmAccs   []warmScratch
 	smOwner    func(int) int
-	// chunkSMs is how many busy SMs one task takes (chunk).
-	chunkSMs int
+	// chunkSMs is how many busy SMs one task takes (chunk), nChunks the
+	// round's tasks.
+	chunkSMs, nChunks int
 	// before is the grid's change count before the round's logs were
 	// applied (turnState.backOff).
 	before uint64
@@ -372,20 +372,8 @@ func (r *rounder) apply() {
 		}
 		r.hits[p] = hits
 	}
-	if r.pool != nil {
-		r.pool.Do(parts, part)
-	} else {
-		var wg sync.WaitGroup
-		for p := 1; p < parts; p++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				part(p)
-			}()
-		}
-		part(0)
-		wg.Wait()
-	}
+	// parts > 1 means more than one thread, so the pool is there.
+	r.pool.Do(parts, part)
 	for _, hits := range r.hits[:parts] {
 		for _, h := range hits {
 			r.changed[h.s][h.k] = true
@@ -431,7 +419,7 @@ func (r *rounder) turns() error {
 	} else {
 		// Each run of SMs goes first to the same worker round after
 		// round, so that its warps stay in one core's caches.
-		r.pool.DoOwned(r.chunks(), r.smTask, r.smOwner)
+		r.pool.DoOwned(r.chunks(), r.smTask, r.smOwner) // settle reuses the runs
 	}
 	for _, s := range busy {
 		if err := r.errs[s]; err != nil {
@@ -455,10 +443,12 @@ type warmScratch struct {
 const chunksPerThread = 4
 
 // chunks cuts the busy SMs into consecutive runs for the pool's tasks
-// (chunkSMs SMs each, the last fewer) and returns how many there are.
+// (chunkSMs SMs each, the last fewer) and returns how many there are
+// (nChunks, which the round's settle uses again).
 func (r *rounder) chunks() int {
 	r.chunkSMs = max((len(r.busy)+r.threads*chunksPerThread-1)/(r.threads*chunksPerThread), 1)
-	return (len(r.busy) + r.chunkSMs - 1) / r.chunkSMs
+	r.nChunks = (len(r.busy) + r.chunkSMs - 1) / r.chunkSMs
+	return r.nChunks
 }
 
 // chunk is task k's busy SMs.
@@ -496,7 +486,7 @@ func (r *rounder) smTurns(s int) error {
 			}
 		}
 	}
-	if g := r.g; g.warm != nil && g.warmGroups > 1 {
+	if g := r.g; g.warm != nil {
 		sh.noteLogWarm(g)
 	}
 	return nil
@@ -513,7 +503,7 @@ func (r *rounder) settle() (working int, progressed, waiting bool, satOut uint64
 	r.warm()
 	r.apply()
 	if r.pool != nil && len(r.busy) > 1 {
-		r.pool.DoOwned(r.chunks(), r.settleTask, r.smOwner)
+		r.pool.DoOwned(r.nChunks, r.settleTask, r.smOwner)
 	} else {
 		for k := range r.busy {
 			r.settleSM(k)
@@ -596,9 +586,6 @@ func (r *rounder) warm() {
 		return
 	}
 	if r.pool == nil || g.warmPartOf == nil {
-		for _, sh := range g.shards {
-			sh.noteLogWarm(g)
-		}
 		r.warmGroup(0, &g.warmAcc, &g.warmAddr)
 	} else {
 		r.pool.Do(len(r.warmAccs), r.warmTask)
